@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+// The only reader of process.env. Parsed once, at start-up, failing fast and readably.
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+// TRUST_PROXY: false (default), true, a hop count, or a comma-separated list of addresses
+// or subnets (Express "trust proxy" semantics: X-Forwarded-For is honoured only from these).
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((v): boolean | number | string[] => {
+    const s = v.trim();
+    if (s === '' || s === 'false' || s === '0') return false;
+    if (s === 'true') return true;
+    if (/^\d+$/.test(s)) return Number(s);
+    return s.split(',').map((p) => p.trim()).filter(Boolean);
+  });
+
+const optionalUrl = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: optionalUrl,
+  REDIS_URL: optionalUrl,
+  PUBLIC_BASE_URL: z.url().default('http://localhost:3000').transform((u) => u.replace(/\/+$/, '')),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_PRETTY: bool.optional(),
+  TRUST_PROXY: trustProxy,
+  STATS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
+  REDIS_TIMEOUT_MS: z.coerce.number().int().min(50).max(5000).default(300),
+  EMBEDDED_PG_DIR: z.string().default('.data/pg'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

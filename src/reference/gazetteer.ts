@@ -1,0 +1,225 @@
+// Commune and locality resolution against the reference data: one place for the API's
+// `commune` filter and the importer's normalizer. Pure: built from rows, no I/O.
+
+export interface CommuneRef {
+  lau2: string;
+  name: string;
+  name_lb: string;
+  name_de: string;
+  canton: string;
+  lat: number;
+  lng: number;
+}
+
+export interface LocalityRef {
+  locality: string;
+  official_form: string | null;
+  commune: string;
+  kind: string;
+  alt_names: string[];
+  lat: number | null;
+  lng: number | null;
+}
+
+export type Place =
+  | { kind: 'commune'; commune: string }
+  // A locality or quarter; `communes` has more than one entry only for a name that several
+  // communes share (Eschweiler, Grundhof, ...), which the caller may narrow down.
+  | { kind: 'locality'; locality: string; communes: string[] };
+
+// Lower case, accents removed, everything but letters and digits dropped:
+// "Lëtzebuerg" -> "letzebuerg", "ESCH/ALZETTE" -> "eschalzette".
+export function placeKey(s: string): string {
+  return s
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/ß/g, 'ss')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '');
+}
+
+// Linking words that typists drop or swap: "Esch/Alzette" for "Esch-sur-Alzette",
+// "Reckange/Mess", "Erpeldingen an der Sauer".
+const FILLERS = new Set(['sur', 'sous', 'an', 'der', 'op', 'la', 'les', 'de', 'du', 'l', 'zum', 'am', 'bei']);
+
+function tokens(s: string): string[] {
+  return s
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/ß/g, 'ss')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+function keysOf(name: string): string[] {
+  const t = tokens(name);
+  const full = t.join('');
+  const core = t.filter((w) => !FILLERS.has(w)).join('');
+  return core && core !== full ? [full, core] : [full];
+}
+
+// Common ways of writing the capital and a few other names that the reference data lacks.
+const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
+  Luxembourg: ['Luxembourg-Ville', 'Luxembourg Ville', 'Ville de Luxembourg', 'Luxembourg City', 'Stad Lëtzebuerg', 'Luxemburg-Stadt', 'Luxemburg Stadt'],
+  'Esch-sur-Alzette': ['Esch', 'Esch-Alzette'],
+  'Redange/Attert': ['Redange', 'Redange-sur-Attert'],
+  'Mondorf-les-Bains': ['Mondorf'],
+  'Lac de la Haute-Sûre': ['Haute-Sûre'],
+};
+
+export interface Gazetteer {
+  communes: CommuneRef[];
+  resolve(input: string): Place | null;
+  // Up to `max` names (communes and localities) close to an unknown input.
+  suggest(input: string, max?: number): string[];
+  commune(name: string): CommuneRef | undefined;
+  localitiesOf(commune: string): LocalityRef[];
+  // Nearest commune by its centroid or one of its localities' points (approximate: the
+  // reference data has no boundaries).
+  nearestCommune(lat: number, lng: number): { commune: string; locality: string | null; km: number };
+}
+
+export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const R = 6371.0088;
+  const toRad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * toRad;
+  const dLng = (lng2 - lng1) * toRad;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.sin(dLng / 2) ** 2;
+  return 2 * R * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]): Gazetteer {
+  const communeByKey = new Map<string, string>();
+  const communeByName = new Map<string, CommuneRef>();
+  for (const c of communes) {
+    communeByName.set(c.name, c);
+    const names = [c.name, c.name_lb, c.name_de, ...(EXTRA_COMMUNE_ALIASES[c.name] ?? [])];
+    for (const n of names) for (const k of keysOf(n)) if (!communeByKey.has(k)) communeByKey.set(k, c.name);
+  }
+
+  // locality key -> canonical locality name -> communes
+  const localityByKey = new Map<string, Map<string, Set<string>>>();
+  const localitiesByCommune = new Map<string, LocalityRef[]>();
+  const addLocalityKey = (k: string, l: LocalityRef) => {
+    let byName = localityByKey.get(k);
+    if (!byName) localityByKey.set(k, (byName = new Map()));
+    let set = byName.get(l.locality);
+    if (!set) byName.set(l.locality, (set = new Set()));
+    set.add(l.commune);
+  };
+  for (const l of localities) {
+    const list = localitiesByCommune.get(l.commune) ?? [];
+    list.push(l);
+    localitiesByCommune.set(l.commune, list);
+    const names = [l.locality, ...(l.official_form ? [l.official_form] : []), ...l.alt_names];
+    // "Bonnevoie-Nord / Verlorenkost" is also known by each half.
+    if (l.locality.includes(' / ')) names.push(...l.locality.split(' / '));
+    for (const n of names) for (const k of keysOf(n)) addLocalityKey(k, l);
+  }
+
+  function lookup(key: string): Place | null {
+    const commune = communeByKey.get(key);
+    if (commune) return { kind: 'commune', commune };
+    const loc = localityByKey.get(key);
+    if (!loc) return null;
+    // A name shared by a locality and a different locality elsewhere: prefer the first
+    // canonical name (the map keeps insertion order, i.e. the reference order).
+    const [locality, set] = loc.entries().next().value as [string, Set<string>];
+    // A locality that carries its commune's own name is the commune.
+    if (set.size === 1 && communeByName.has(locality) && [...set][0] === locality) return { kind: 'commune', commune: locality };
+    return { kind: 'locality', locality, communes: [...set].sort() };
+  }
+
+  function resolve(input: string): Place | null {
+    const t = tokens(input);
+    if (t.length === 0) return null;
+    const direct = lookup(t.join('')) ?? lookup(t.filter((w) => !FILLERS.has(w)).join(''));
+    if (direct) return direct;
+    // Compound forms: "Luxembourg-Gare", "Kirchberg (Luxembourg)", "Belvaux, Sanem".
+    for (let i = 1; i < t.length; i++) {
+      const left = t.slice(0, i).join('');
+      const right = t.slice(i).join('');
+      for (const [a, b] of [
+        [left, right],
+        [right, left],
+      ]) {
+        const c = communeByKey.get(a);
+        const l = lookup(b);
+        if (c && l?.kind === 'locality' && l.communes.includes(c)) return { kind: 'locality', locality: l.locality, communes: [c] };
+        if (c && l?.kind === 'commune' && l.commune === c) return { kind: 'commune', commune: c };
+      }
+    }
+    return null;
+  }
+
+  const suggestionNames = [...new Set([...communes.map((c) => c.name), ...localities.map((l) => l.locality)])];
+  const suggestionKeys = suggestionNames.map((n) => ({ name: n, key: placeKey(n) }));
+  for (const c of communes) for (const n of [c.name_lb, c.name_de]) suggestionKeys.push({ name: c.name, key: placeKey(n) });
+
+  function suggest(input: string, max = 3): string[] {
+    const key = placeKey(input).slice(0, 60);
+    if (!key) return [];
+    const limit = Math.max(2, Math.floor(key.length / 3));
+    const scored: { name: string; d: number }[] = [];
+    for (const s of suggestionKeys) {
+      // Prefix match counts as close ("esch" -> Esch-sur-Alzette, Esch-sur-Sûre).
+      const d = s.key.startsWith(key) && key.length >= 3 ? 0.5 : editDistance(key, s.key, limit);
+      if (d <= limit) scored.push({ name: s.name, d });
+    }
+    scored.sort((a, b) => a.d - b.d || a.name.localeCompare(b.name));
+    const out: string[] = [];
+    for (const s of scored) {
+      if (!out.includes(s.name)) out.push(s.name);
+      if (out.length === max) break;
+    }
+    return out;
+  }
+
+  const points: { commune: string; locality: string | null; lat: number; lng: number }[] = [
+    ...communes.map((c) => ({ commune: c.name, locality: null, lat: c.lat, lng: c.lng })),
+    ...localities
+      .filter((l) => l.lat !== null && l.lng !== null)
+      .map((l) => ({ commune: l.commune, locality: l.locality === l.commune ? null : l.locality, lat: l.lat!, lng: l.lng! })),
+  ];
+
+  function nearestCommune(lat: number, lng: number) {
+    let best = points[0];
+    let bestKm = Infinity;
+    for (const p of points) {
+      const km = haversineKm(lat, lng, p.lat, p.lng);
+      if (km < bestKm) {
+        bestKm = km;
+        best = p;
+      }
+    }
+    return { commune: best.commune, locality: best.locality, km: bestKm };
+  }
+
+  return {
+    communes,
+    resolve,
+    suggest,
+    commune: (name) => communeByName.get(name),
+    localitiesOf: (c) => localitiesByCommune.get(c) ?? [],
+    nearestCommune,
+  };
+}
+
+// Levenshtein distance with an early exit once every cell of a row exceeds `limit`.
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > limit) return limit + 1;
+    prev = cur;
+  }
+  return prev[b.length];
+}
