@@ -1,0 +1,90 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Store } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { KeyUsageTracker } from './auth/key-usage.js';
+import type { Config } from './config.js';
+import { requireApiKey } from './http/auth.js';
+import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
+import { createStore, dailyQuota, statsLimit, type StoreHealth } from './http/quota.js';
+import { requestId } from './http/request-id.js';
+import { communesRouter } from './http/routes/communes.js';
+import { listingsRouter } from './http/routes/listings.js';
+import { marketRouter } from './http/routes/market.js';
+import { statsRouter } from './http/routes/stats.js';
+import type { Gazetteer } from './reference/gazetteer.js';
+
+export interface AppDeps {
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'>;
+  db: Knex;
+  redis: Redis | null;
+  logger: Logger;
+  gazetteer: Gazetteer;
+  clock?: () => Date;
+  keyUsage?: KeyUsageTracker;
+  // Tests may inject stores; by default Redis when configured, else in-process memory.
+  quotaStore?: Store;
+  statsStore?: Store;
+  redisPrefix?: string;
+}
+
+export interface App extends Express {
+  locals: Express['locals'] & { storeHealth: StoreHealth };
+}
+
+// Builds the Express application; never listens (server.ts does, tests use supertest).
+export function buildApp(deps: AppDeps): App {
+  const clock = deps.clock ?? (() => new Date());
+  const prefix = deps.redisPrefix ?? 'lf:';
+  const storeHealth: StoreHealth = { errors: 0, lastError: null };
+  const quotaStore = deps.quotaStore ?? createStore(deps.redis, `${prefix}quota:`, storeHealth, deps.logger);
+  const statsStore = deps.statsStore ?? createStore(deps.redis, `${prefix}stats-ip:`, storeHealth, deps.logger);
+
+  const app = express() as App;
+  app.locals.storeHealth = storeHealth;
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.TRUST_PROXY);
+  app.set('query parser', 'simple'); // repeated parameters arrive as arrays and are refused
+  app.set('json spaces', 0);
+
+  app.use(requestId);
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (_req, res) => (res as express.Response).locals.requestId ?? '',
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      serializers: {
+        req: (req) => ({ method: req.method, path: String(req.url).split('?')[0] }),
+        res: (res) => ({ status: res.statusCode }),
+      },
+      customProps: (_req, res) => ({ key_id: (res as express.Response).locals.apiKey?.id }),
+      customSuccessMessage: (req, res, ms) => `${req.method} ${String(req.url).split('?')[0]} ${res.statusCode} ${Math.round(ms)}ms`,
+      customErrorMessage: (req, res) => `${req.method} ${String(req.url).split('?')[0]} ${res.statusCode}`,
+      wrapSerializers: false,
+    }),
+  );
+
+  // The API is read-only: anything but GET/HEAD is refused before authentication.
+  const readOnly: RequestHandler = (req, _res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    next(new ApiError(405, 'method_not_allowed', `${req.method} is not supported: the API is read-only`, undefined, { Allow: 'GET, HEAD' }));
+  };
+  app.use('/api/v1', readOnly);
+
+  app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter(deps));
+
+  const keyed = express.Router();
+  keyed.use(requireApiKey({ db: deps.db, usage: deps.keyUsage, clock }));
+  keyed.use(dailyQuota({ store: quotaStore, clock }));
+  keyed.use('/listings', listingsRouter({ db: deps.db, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL }));
+  keyed.use('/market', marketRouter(deps));
+  keyed.use('/communes', communesRouter(deps));
+  keyed.use(notFoundHandler);
+  app.use('/api/v1', keyed);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

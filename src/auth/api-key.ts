@@ -1,0 +1,24 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+// 32 random bytes (256 bits) in base64url behind a recognisable prefix. Such a key cannot
+// be guessed, so a plain SHA-256 digest is a safe thing to store and to look up by:
+// no bcrypt on the request path (bcrypt is for low-entropy passwords).
+export const KEY_PREFIX = 'lfk_';
+export const KEY_PATTERN = /^lfk_[A-Za-z0-9_-]{43}$/;
+
+export function generateApiKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateKeyId(): string {
+  return 'key_' + randomBytes(8).toString('hex');
+}
+
+// What a person sees of a key after creation: the prefix and the last four characters.
+export function displayParts(key: string): { prefix: string; last4: string } {
+  return { prefix: key.slice(0, KEY_PREFIX.length + 4), last4: key.slice(-4) };
+}

@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { touchApiKeys } from '../repositories/api-keys.js';
+
+// Keeps api_keys.last_used_at without a database write per request: keys seen are
+// collected in memory and written in one UPDATE at most every `intervalMs`.
+export class KeyUsageTracker {
+  private seen = new Map<string, Date>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly logger: Logger,
+    private readonly intervalMs = 30_000,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.flush(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  record(keyId: string, at: Date): void {
+    this.seen.set(keyId, at);
+  }
+
+  async flush(): Promise<void> {
+    if (this.seen.size === 0) return;
+    const batch = this.seen;
+    this.seen = new Map();
+    // One timestamp per flush is precise enough for "last used" and keeps it one statement.
+    const latest = new Date(Math.max(...[...batch.values()].map((d) => d.getTime())));
+    try {
+      await touchApiKeys(this.db, [...batch.keys()], latest);
+    } catch (err) {
+      this.logger.warn({ err }, 'could not record api key usage');
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+}

@@ -1,0 +1,31 @@
+import type { PublicListingRow } from '../repositories/listings.js';
+
+// The public shape of a listing (spec 2.1 + contract section 4): every field always present,
+// nullable ones null; `flags` only for tiers that may see flagged data; `distance_km` only
+// on geo searches.
+export function presentListing(row: PublicListingRow, opts: { baseUrl: string; showFlags: boolean }) {
+  return {
+    id: row.id,
+    url: `${opts.baseUrl}/listings/${encodeURIComponent(row.id)}`,
+    source: row.source,
+    external_id: row.external_id,
+    title: row.title,
+    price_eur: row.price_eur,
+    area_m2: row.area_m2,
+    rooms: row.rooms,
+    commune: row.commune,
+    locality: row.locality,
+    lat: row.lat,
+    lng: row.lng,
+    listing_type: row.listing_type,
+    accepts_students: row.accepts_students,
+    images: row.images ?? [],
+    source_url: row.source_url,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    ...(opts.showFlags ? { flags: row.flags ?? [] } : {}),
+    ...(row.distance_km !== undefined ? { distance_km: Math.round(row.distance_km * 1000) / 1000 } : {}),
+  };
+}
+
+export type ApiListing = ReturnType<typeof presentListing>;

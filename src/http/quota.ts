@@ -1,0 +1,161 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { MemoryStore, rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { RedisStore } from 'rate-limit-redis';
+import { DAILY_QUOTA } from '../domain/tiers.js';
+import { ApiError } from './errors.js';
+
+const DAY_MS = 86_400_000;
+
+export function utcDay(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+export function secondsUntilUtcMidnight(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+}
+
+export interface StoreHealth {
+  errors: number;
+  lastError: Date | null;
+}
+
+// Wraps the real store (Redis, or memory when no Redis is configured) so that a store
+// error is counted and logged (throttled) before express-rate-limit lets the request pass.
+class GuardedStore implements Store {
+  localKeys: boolean;
+  prefix?: string;
+  constructor(
+    private readonly inner: Store,
+    private readonly health: StoreHealth,
+    private readonly logger: Logger,
+    private readonly label: string,
+  ) {
+    this.localKeys = inner.localKeys ?? false;
+    this.prefix = inner.prefix;
+  }
+  init(options: Options): void {
+    this.inner.init?.(options);
+  }
+  private lastLog = 0;
+  private fail(err: unknown): never {
+    this.health.errors++;
+    this.health.lastError = new Date();
+    const now = Date.now();
+    if (now - this.lastLog > 10_000) {
+      this.lastLog = now;
+      this.logger.error({ err: { message: (err as Error)?.message }, store: this.label, errors: this.health.errors }, 'rate-limit store unavailable: request served without limiting');
+    }
+    throw err;
+  }
+  async increment(key: string): Promise<IncrementResponse> {
+    try {
+      return await this.inner.increment(key);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+  async decrement(key: string): Promise<void> {
+    try {
+      await this.inner.decrement(key);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+  async resetKey(key: string): Promise<void> {
+    await this.inner.resetKey(key);
+  }
+  async get(key: string) {
+    return this.inner.get?.(key);
+  }
+}
+
+export function createStore(redis: Redis | null, prefix: string, health: StoreHealth, logger: Logger): Store {
+  if (!redis) return new GuardedStore(new MemoryStore(), health, logger, 'memory');
+  const store = new RedisStore({
+    prefix,
+    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<never>,
+  });
+  // rate-limit-redis loads its Lua scripts in its constructor; with Redis down that promise
+  // rejects before anyone awaits it. Mark it handled: the store reloads the script on the
+  // next increment, which is how limiting resumes once Redis is back.
+  const s = store as unknown as { incrementScriptSha: Promise<string>; getScriptSha: Promise<string> };
+  s.incrementScriptSha.catch(() => undefined);
+  s.getScriptSha.catch(() => undefined);
+  return new GuardedStore(store, health, logger, 'redis');
+}
+
+export interface QuotaInfo {
+  limit: number;
+  used: number;
+  remaining: number;
+}
+
+function setQuotaHeaders(res: Response, info: QuotaInfo, now: Date): void {
+  const reset = secondsUntilUtcMidnight(now);
+  // IETF draft-6 RateLimit fields: the policy (quota per 86,400 s window, resetting at
+  // 00:00 UTC) and what remains of it.
+  res.setHeader('RateLimit-Policy', `${info.limit};w=86400`);
+  res.setHeader('RateLimit-Limit', String(info.limit));
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, info.limit - info.used)));
+  res.setHeader('RateLimit-Reset', String(reset));
+}
+
+// The daily quota per API key: counted per key and per UTC calendar day (the day is part of
+// the counter's key, so it resets at 00:00:00 UTC whatever the store's own window says).
+// Requests answered 429 do not count. Pro and Enterprise have no cap and are not counted.
+export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHandler[] {
+  const limiter = rateLimit({
+    windowMs: DAY_MS + 3_600_000, // counters outlive their day by an hour, then expire
+    limit: (_req: Request, res: Response) => DAILY_QUOTA[res.locals.apiKey!.tier] ?? Number.MAX_SAFE_INTEGER,
+    skip: (_req: Request, res: Response) => DAILY_QUOTA[res.locals.apiKey!.tier] === null,
+    keyGenerator: (_req: Request, res: Response) => `${res.locals.apiKey!.id}:${utcDay(deps.clock())}`,
+    store: deps.store,
+    standardHeaders: false,
+    legacyHeaders: false,
+    passOnStoreError: true,
+    skipFailedRequests: true,
+    requestWasSuccessful: (_req: Request, res: Response) => res.statusCode !== 429,
+    validate: { trustProxy: false, xForwardedForHeader: false, ip: false, singleCount: false },
+    handler: (req: Request, res: Response) => {
+      const now = deps.clock();
+      const info = (req as Request & { rateLimit: QuotaInfo }).rateLimit;
+      setQuotaHeaders(res, info, now);
+      throw new ApiError(
+        429,
+        'quota_exceeded',
+        `The daily quota of ${info.limit} requests for this key is used up; it resets at 00:00 UTC`,
+        undefined,
+        { 'Retry-After': String(secondsUntilUtcMidnight(now)) },
+      );
+    },
+  });
+  const headers: RequestHandler = (req, res, next) => {
+    const info = (req as Request & { rateLimit?: QuotaInfo }).rateLimit;
+    if (info) setQuotaHeaders(res, info, deps.clock());
+    next();
+  };
+  return [limiter, headers];
+}
+
+// GET /api/v1/stats needs no key: it is limited per client IP (req.ip honours
+// X-Forwarded-For only from the trusted proxies of TRUST_PROXY).
+export function statsLimit(deps: { store: Store; perMinute: number }): RequestHandler {
+  return rateLimit({
+    windowMs: 60_000,
+    limit: deps.perMinute,
+    store: deps.store,
+    standardHeaders: 'draft-6',
+    legacyHeaders: false,
+    passOnStoreError: true,
+    validate: { trustProxy: false, xForwardedForHeader: false, singleCount: false },
+    handler: (_req: Request, res: Response) => {
+      const retry = res.getHeader('Retry-After') ?? '60';
+      throw new ApiError(429, 'rate_limited', `Too many requests from this address: at most ${deps.perMinute} per minute`, undefined, {
+        'Retry-After': String(retry),
+      });
+    },
+  });
+}

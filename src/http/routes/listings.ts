@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import type { Knex } from 'knex';
+import { SEES_FLAGGED } from '../../domain/tiers.js';
+import type { Gazetteer } from '../../reference/gazetteer.js';
+import { lastUpdated, iso } from '../../repositories/freshness.js';
+import { findActiveListing, findListings, type ListingFilter } from '../../repositories/listings.js';
+import { resolveCommuneParam } from '../commune-param.js';
+import { ApiError } from '../errors.js';
+import { presentListing } from '../present.js';
+import { listingsQuery, listingsQueryShape } from '../schemas/listings.js';
+import { validateQuery } from '../validate.js';
+
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: string }): Router {
+  const router = Router();
+
+  router.get('/', async (req, res) => {
+    const q = validateQuery(listingsQueryShape, req.query, listingsQuery);
+    const seesFlagged = SEES_FLAGGED[res.locals.apiKey!.tier];
+    if (q.flagged !== undefined && !seesFlagged) {
+      throw new ApiError(403, 'forbidden_for_tier', 'The flagged parameter needs a Pro or Enterprise key', [
+        { param: 'flagged', message: 'is available to Pro and Enterprise keys only' },
+      ]);
+    }
+    const place = q.commune !== undefined ? resolveCommuneParam(deps.gazetteer, q.commune) : undefined;
+    const geo = q.lat !== undefined && q.lng !== undefined && q.radius_km !== undefined ? { lat: q.lat, lng: q.lng, radiusKm: q.radius_km } : undefined;
+    const filter: ListingFilter = {
+      communes: place?.communes,
+      locality: place?.locality,
+      minPrice: q.min_price,
+      maxPrice: q.max_price,
+      minRooms: q.min_rooms,
+      listingType: q.listing_type,
+      source: q.source,
+      studentOnly: q.student === true,
+      geo,
+      includeFlagged: seesFlagged,
+      flagged: q.flagged,
+    };
+    const page = q.page ?? 1;
+    const perPage = q.per_page ?? 20;
+    const sort = q.sort ?? (geo ? 'distance' : '-createdAt');
+    const [{ rows, total }, updated] = await Promise.all([findListings(deps.db, filter, { sort, page, perPage }), lastUpdated(deps.db)]);
+    res.json({
+      data: rows.map((r) => presentListing(r, { baseUrl: deps.baseUrl, showFlags: seesFlagged })),
+      meta: { total, page, per_page: perPage, sort, last_updated: iso(updated) },
+    });
+  });
+
+  router.get('/:id', async (req, res) => {
+    validateQuery(listingsQueryShape.pick({}), req.query);
+    const id = req.params.id;
+    const seesFlagged = SEES_FLAGGED[res.locals.apiKey!.tier];
+    const row = ID_PATTERN.test(id) ? await findActiveListing(deps.db, id, seesFlagged) : null;
+    if (!row) throw new ApiError(404, 'not_found', `No active listing with id ${JSON.stringify(id.slice(0, 64))}`);
+    res.json(presentListing(row, { baseUrl: deps.baseUrl, showFlags: seesFlagged }));
+  });
+
+  return router;
+}

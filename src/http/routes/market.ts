@@ -1,0 +1,40 @@
+import { Router } from 'express';
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import type { Gazetteer } from '../../reference/gazetteer.js';
+import { iso, lastUpdated } from '../../repositories/freshness.js';
+import { marketPrices, type MarketRecord } from '../../repositories/market.js';
+import { resolveCommuneParam } from '../commune-param.js';
+import { textParam, validateQuery } from '../validate.js';
+
+export const marketQuery = z.object({ commune: textParam(100).optional() });
+
+const byName = new Intl.Collator('fr', { sensitivity: 'base' });
+
+export function marketRouter(deps: { db: Knex; gazetteer: Gazetteer }): Router {
+  const router = Router();
+  router.get('/prices', async (req, res) => {
+    const q = validateQuery(marketQuery, req.query);
+    const place = q.commune !== undefined ? resolveCommuneParam(deps.gazetteer, q.commune) : undefined;
+    const [rows, updated] = await Promise.all([marketPrices(deps.db, place ?? {}), lastUpdated(deps.db)]);
+    let data: MarketRecord[] = rows.sort((a, b) => byName.compare(a.commune, b.commune));
+    if (place) {
+      // A named commune (or quarter) with no rentals still answers: one record of zeros.
+      const communes = place.communes;
+      data = communes.map(
+        (c) =>
+          rows.find((r) => r.commune === c) ?? {
+            commune: c,
+            listings: 0,
+            avg_rent_eur: null,
+            avg_price_per_m2_eur: null,
+            median_rent_eur: null,
+            median_price_per_m2_eur: null,
+          },
+      );
+      if (place.locality) data = data.map(({ commune, ...rest }) => ({ commune, locality: place.locality, ...rest }));
+    }
+    res.json({ data, meta: { listing_type: 'RENT', last_updated: iso(updated) } });
+  });
+  return router;
+}

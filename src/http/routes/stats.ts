@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { iso, lastUpdated } from '../../repositories/freshness.js';
+import { computeStats } from '../../repositories/stats.js';
+import { validateQuery } from '../validate.js';
+
+export const statsQuery = z.object({});
+
+export function statsRouter(deps: { db: Knex }): Router {
+  const router = Router();
+  router.get('/', async (req, res) => {
+    validateQuery(statsQuery, req.query);
+    const [stats, updated] = await Promise.all([computeStats(deps.db), lastUpdated(deps.db)]);
+    res.setHeader('Cache-Control', 'public, max-age=60');
+    res.json({
+      total_active: stats.total_active,
+      flagged: stats.flagged,
+      by_source: stats.by_source,
+      by_commune: stats.by_commune,
+      last_updated: iso(updated),
+      sources: stats.sources.map((s) => ({ source: s.source, last_import_at: iso(s.last_import_at), status: s.status })),
+    });
+  });
+  return router;
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { ApiError, type ParamError } from './errors.js';
+
+// Query-string parameter types (contract section 3). Every value arrives as a string;
+// these schemas turn it into a typed value or a message that reads after the parameter's
+// name ("per_page must be between 1 and 100").
+
+export function intParam(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^-?\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, min === 0 ? 'must not be negative' : `must be between ${min} and ${max}`)
+        .max(max, `must be between ${min} and ${max}`),
+    );
+}
+
+export function numberParam(min: number, max: number, opts: { exclusiveMin?: boolean } = {}) {
+  const range = `must be ${opts.exclusiveMin ? 'greater than' : 'between'} ${min}${opts.exclusiveMin ? ' and at most' : ' and'} ${max}`;
+  const n = z.number();
+  return z
+    .string()
+    .regex(/^-?(?:\d+(?:\.\d*)?|\.\d+)$/, 'must be a decimal number')
+    .transform(Number)
+    .pipe((opts.exclusiveMin ? n.gt(min, range) : n.min(min, range)).max(max, range));
+}
+
+export function boolParam() {
+  return z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(['true', 'false', '1', '0'], 'must be true, false, 1 or 0'))
+    .transform((s) => s === 'true' || s === '1');
+}
+
+export function textParam(maxLength: number) {
+  return z
+    .string()
+    .transform((s) => s.trim())
+    .pipe(z.string().min(1, 'must not be empty').max(maxLength, `must be at most ${maxLength} characters`));
+}
+
+export function enumParam<const T extends readonly [string, ...string[]]>(values: T, opts: { caseInsensitive?: boolean } = {}) {
+  const msg = `must be one of ${values.join(', ')}`;
+  return z
+    .string()
+    .transform((s) => (opts.caseInsensitive ? s.toUpperCase() : s))
+    .pipe(z.enum(values, msg));
+}
+
+type Shape = z.ZodObject<z.ZodRawShape>;
+
+// "price_min" -> "min_price": the same words in another order, or a close spelling.
+function closest(name: string, allowed: string[]): string | undefined {
+  const words = name.toLowerCase().split(/[_-]/).sort().join('_');
+  return allowed.find((a) => a.split('_').sort().join('_') === words) ?? allowed.find((a) => a.toLowerCase() === name.toLowerCase());
+}
+
+// Validates a parsed query string against an object schema: unknown and repeated
+// parameters first, then every field, each problem naming its parameter.
+export function validateQuery<S extends Shape>(schema: S, query: Record<string, unknown>, refine?: z.ZodType): z.infer<S> {
+  const allowed = Object.keys(schema.shape);
+  const unknown = Object.keys(query).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) {
+    const errors: ParamError[] = unknown.map((param) => {
+      const hint = closest(param, allowed);
+      return { param, message: `is not a known parameter${hint ? ` (did you mean ${hint}?)` : ''}` };
+    });
+    const first = errors[0];
+    throw new ApiError(400, 'unknown_parameter', `${first.param} ${first.message}; allowed parameters: ${allowed.join(', ')}`, errors, undefined, {
+      allowed_parameters: allowed,
+    });
+  }
+  const repeated = Object.entries(query)
+    .filter(([, v]) => typeof v !== 'string')
+    .map(([param]) => ({ param, message: 'was given more than once' }));
+  if (repeated.length > 0) {
+    throw new ApiError(400, 'invalid_parameter', `${repeated[0].param} ${repeated[0].message}`, repeated);
+  }
+  const parsed = (refine ?? schema).safeParse(query);
+  if (!parsed.success) throw zodToApiError(parsed.error);
+  return parsed.data as z.infer<S>;
+}
+
+export function zodToApiError(error: z.ZodError): ApiError {
+  const errors: ParamError[] = error.issues.map((i) => ({ param: String(i.path[0] ?? 'query'), message: i.message }));
+  const detail = errors.map((e) => `${e.param} ${e.message}`).join('; ');
+  return new ApiError(400, 'invalid_parameter', detail, errors);
+}

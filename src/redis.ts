@@ -1,0 +1,45 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+// Redis trouble must never turn into a 5xx or a hung request, so the client fails fast:
+// no offline queue (a command while disconnected fails at once), one retry at most, short
+// connect and command timeouts (a hung server costs a request at most `timeoutMs`), and
+// reconnection forever with a capped back-off so quotas resume by themselves.
+export function createRedis(url: string, opts: { timeoutMs: number; logger: Logger }): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: Math.max(opts.timeoutMs, 500),
+    commandTimeout: opts.timeoutMs,
+    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2000),
+    enableAutoPipelining: true,
+    lazyConnect: false,
+  });
+  let lastLog = 0;
+  let suppressed = 0;
+  redis.on('error', (err) => {
+    const now = Date.now();
+    if (now - lastLog > 10_000) {
+      opts.logger.error({ err: { message: err.message, code: (err as { code?: string }).code }, suppressed }, 'redis error');
+      lastLog = now;
+      suppressed = 0;
+    } else suppressed++;
+  });
+  redis.on('ready', () => opts.logger.info('redis ready'));
+  return redis;
+}
+
+export async function waitForRedis(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const t = setTimeout(() => {
+      redis.off('ready', onReady);
+      resolve(false);
+    }, ms);
+    const onReady = () => {
+      clearTimeout(t);
+      resolve(true);
+    };
+    redis.once('ready', onReady);
+  });
+}

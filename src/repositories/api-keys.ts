@@ -1,0 +1,91 @@
+import type { Knex } from 'knex';
+import { displayParts, generateApiKey, generateKeyId, hashApiKey } from '../auth/api-key.js';
+import type { Tier } from '../domain/tiers.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  account_id: number;
+  email: string;
+  name: string;
+  tier: Tier;
+  prefix: string;
+  last4: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface AuthenticatedKey {
+  id: string;
+  account_id: number;
+  tier: Tier;
+}
+
+export async function findActiveKeyByHash(db: Knex, keyHash: string): Promise<AuthenticatedKey | null> {
+  const row = await db('api_keys')
+    .select('id', 'account_id', 'tier')
+    .where({ key_hash: keyHash })
+    .whereNull('revoked_at')
+    .first();
+  return (row as AuthenticatedKey | undefined) ?? null;
+}
+
+export async function findOrCreateAccount(db: Knex | Knex.Transaction, email: string): Promise<number> {
+  const existing = await db('accounts').select('id').whereRaw('lower(email) = lower(?)', [email]).first();
+  if (existing) return existing.id as number;
+  const [row] = await db('accounts')
+    .insert({ email })
+    .onConflict(db.raw('(lower(email))'))
+    .ignore()
+    .returning('id');
+  if (row) return row.id as number;
+  const again = await db('accounts').select('id').whereRaw('lower(email) = lower(?)', [email]).first();
+  return again.id as number;
+}
+
+// Returns the plaintext key: the only moment it exists outside the client's hands.
+export async function createApiKey(
+  db: Knex | Knex.Transaction,
+  input: { accountId: number; tier: Tier; name?: string },
+): Promise<{ record: ApiKeyRecord; key: string }> {
+  const key = generateApiKey();
+  const { prefix, last4 } = displayParts(key);
+  const id = generateKeyId();
+  await db('api_keys').insert({
+    id,
+    account_id: input.accountId,
+    name: input.name ?? '',
+    tier: input.tier,
+    prefix,
+    last4,
+    key_hash: hashApiKey(key),
+  });
+  const record = (await listApiKeys(db, { id }))[0];
+  return { record, key };
+}
+
+export async function listApiKeys(db: Knex | Knex.Transaction, filter: { email?: string; id?: string; accountId?: number } = {}): Promise<ApiKeyRecord[]> {
+  const q = db('api_keys as k')
+    .join('accounts as a', 'a.id', 'k.account_id')
+    .select('k.id', 'k.account_id', 'a.email', 'k.name', 'k.tier', 'k.prefix', 'k.last4', 'k.created_at', 'k.last_used_at', 'k.revoked_at')
+    .orderBy([{ column: 'k.created_at' }, { column: 'k.id' }]);
+  if (filter.email) q.whereRaw('lower(a.email) = lower(?)', [filter.email]);
+  if (filter.id) q.where('k.id', filter.id);
+  if (filter.accountId !== undefined) q.where('k.account_id', filter.accountId);
+  return (await q) as ApiKeyRecord[];
+}
+
+export async function revokeApiKey(db: Knex | Knex.Transaction, id: string, now: Date): Promise<boolean> {
+  const n = await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: now });
+  return n > 0;
+}
+
+export async function setApiKeyTier(db: Knex | Knex.Transaction, id: string, tier: Tier): Promise<boolean> {
+  const n = await db('api_keys').where({ id }).update({ tier });
+  return n > 0;
+}
+
+export async function touchApiKeys(db: Knex, ids: string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db('api_keys').whereIn('id', ids).update({ last_used_at: at });
+}

@@ -1,0 +1,155 @@
+import type { Knex } from 'knex';
+import type { Flag, ListingType } from '../domain/listing.js';
+import type { Sort } from '../http/schemas/listings.js';
+
+export const EARTH_RADIUS_KM = 6371.0088;
+const KM_PER_DEG_LAT = (Math.PI / 180) * EARTH_RADIUS_KM;
+
+export interface ListingFilter {
+  // Canonical commune names (one, or several for a locality name that communes share).
+  communes?: string[];
+  locality?: string;
+  minPrice?: number;
+  maxPrice?: number;
+  minRooms?: number;
+  listingType?: ListingType;
+  source?: string;
+  studentOnly?: boolean;
+  geo?: { lat: number; lng: number; radiusKm: number };
+  // Free and Starter keys never see flagged listings.
+  includeFlagged: boolean;
+  flagged?: boolean;
+}
+
+export interface PublicListingRow {
+  id: string;
+  source: string;
+  external_id: string;
+  title: string;
+  price_eur: number;
+  area_m2: number | null;
+  rooms: number | null;
+  commune: string;
+  locality: string | null;
+  lat: number | null;
+  lng: number | null;
+  listing_type: ListingType;
+  accepts_students: boolean;
+  images: string[];
+  source_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+  flags: Flag[];
+  distance_km?: number;
+}
+
+const COLUMNS = [
+  'id',
+  'source',
+  'external_id',
+  'title',
+  'price_eur',
+  'area_m2',
+  'rooms',
+  'commune',
+  'locality',
+  'lat',
+  'lng',
+  'listing_type',
+  'accepts_students',
+  'images',
+  'source_url',
+  'created_at',
+  'updated_at',
+  'flags',
+];
+
+// Great-circle distance in km from (?, ?) to the row's coordinates (haversine).
+const HAVERSINE = `(2 * ${EARTH_RADIUS_KM} * asin(least(1, sqrt(
+  power(sin(radians(lat - ?) / 2), 2) + cos(radians(?)) * cos(radians(lat)) * power(sin(radians(lng - ?) / 2), 2)))))`;
+
+function haversineSql(db: Knex, g: { lat: number; lng: number }) {
+  return db.raw(HAVERSINE, [g.lat, g.lat, g.lng]);
+}
+
+// A box around the circle, for the GiST index on `geo`; the exact distance then decides.
+function boundingBox(g: { lat: number; lng: number; radiusKm: number }) {
+  const dLat = g.radiusKm / KM_PER_DEG_LAT;
+  const latMin = Math.max(-90, g.lat - dLat);
+  const latMax = Math.min(90, g.lat + dLat);
+  const maxAbsLat = Math.max(Math.abs(latMin), Math.abs(latMax));
+  const cos = Math.cos((maxAbsLat * Math.PI) / 180);
+  const dLng = cos > 1e-6 ? g.radiusKm / (KM_PER_DEG_LAT * cos) : 360;
+  // Near a pole or across the antimeridian the box would wrap: fall back to a latitude band.
+  const lngMin = dLng >= 180 ? -180 : g.lng - dLng;
+  const lngMax = dLng >= 180 ? 180 : g.lng + dLng;
+  return { latMin, latMax, lngMin: Math.max(-180, lngMin), lngMax: Math.min(180, lngMax), wraps: lngMin < -180 || lngMax > 180 };
+}
+
+function applyFilter(db: Knex, q: Knex.QueryBuilder, f: ListingFilter): Knex.QueryBuilder {
+  q.where('status', 'active');
+  if (!f.includeFlagged) q.where('flagged', false);
+  else if (f.flagged !== undefined) q.where('flagged', f.flagged);
+  if (f.communes) q.whereIn('commune', f.communes);
+  if (f.locality) q.where('locality', f.locality);
+  if (f.minPrice !== undefined) q.where('price_eur', '>=', f.minPrice);
+  if (f.maxPrice !== undefined) q.where('price_eur', '<=', f.maxPrice);
+  if (f.minRooms !== undefined) q.where('rooms', '>=', f.minRooms);
+  if (f.listingType) q.where('listing_type', f.listingType);
+  if (f.source) q.where('source', f.source.toLowerCase()); // feed names are lower-case slugs
+  if (f.studentOnly) q.where('accepts_students', true);
+  if (f.geo) {
+    const b = boundingBox(f.geo);
+    q.whereNotNull('lat');
+    if (b.wraps) q.whereBetween('lat', [b.latMin, b.latMax]);
+    else q.whereRaw('geo <@ box(point(?, ?), point(?, ?))', [b.lngMin, b.latMin, b.lngMax, b.latMax]);
+    q.where(haversineSql(db, f.geo), '<=', f.geo.radiusKm);
+  }
+  return q;
+}
+
+function orderBy(db: Knex, q: Knex.QueryBuilder, sort: Sort, f: ListingFilter): void {
+  switch (sort) {
+    case 'price':
+      q.orderByRaw('price_eur ASC, id ASC');
+      break;
+    case '-price':
+      q.orderByRaw('price_eur DESC, id ASC');
+      break;
+    case 'size':
+      q.orderByRaw('area_m2 ASC NULLS LAST, id ASC');
+      break;
+    case '-size':
+      q.orderByRaw('area_m2 DESC NULLS LAST, id ASC');
+      break;
+    case 'createdAt':
+      q.orderByRaw('created_at ASC, id ASC');
+      break;
+    case '-createdAt':
+      q.orderByRaw('created_at DESC, id ASC');
+      break;
+    case 'distance':
+      q.orderByRaw(`${HAVERSINE} ASC, id ASC`, [f.geo!.lat, f.geo!.lat, f.geo!.lng]);
+      break;
+  }
+}
+
+export async function findListings(
+  db: Knex,
+  f: ListingFilter,
+  opts: { sort: Sort; page: number; perPage: number },
+): Promise<{ rows: PublicListingRow[]; total: number }> {
+  const page = applyFilter(db, db('listings').select(COLUMNS), f);
+  if (f.geo) page.select(db.raw(`${HAVERSINE} AS distance_km`, [f.geo.lat, f.geo.lat, f.geo.lng]));
+  orderBy(db, page, opts.sort, f);
+  page.limit(opts.perPage).offset((opts.page - 1) * opts.perPage);
+  const count = applyFilter(db, db('listings').count<{ count: number }[]>('* as count'), f);
+  const [rows, [{ count: total }]] = await Promise.all([page, count]);
+  return { rows: rows as PublicListingRow[], total: Number(total) };
+}
+
+export async function findActiveListing(db: Knex, id: string, includeFlagged: boolean): Promise<PublicListingRow | null> {
+  const q = db('listings').select(COLUMNS).where({ id, status: 'active' });
+  if (!includeFlagged) q.where('flagged', false);
+  return ((await q.first()) as PublicListingRow | undefined) ?? null;
+}

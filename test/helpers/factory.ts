@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import { Redis } from 'ioredis';
+import { buildApp, type AppDeps } from '../../src/app.js';
+import { listingId, type ListingRow } from '../../src/domain/listing.js';
+import type { Tier } from '../../src/domain/tiers.js';
+import { loadGazetteer } from '../../src/reference/load.js';
+import { createApiKey, findOrCreateAccount } from '../../src/repositories/api-keys.js';
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const silentLogger = pino({ level: 'silent' });
+
+export async function ensureSource(db: Knex, name: string): Promise<void> {
+  await db('sources').insert({ name, display_name: name, format: name === 'native' ? 'native' : 'csv' }).onConflict('name').ignore();
+}
+
+let seq = 0;
+export type ListingInput = Partial<Omit<ListingRow, 'id'>> & { id?: string };
+
+// A listing with plausible defaults; every field can be overridden.
+export async function insertListing(db: Knex, input: ListingInput = {}): Promise<ListingRow> {
+  const source = input.source ?? 'test-agency';
+  await ensureSource(db, source);
+  const externalId = input.external_id ?? `EXT-${++seq}-${randomBytes(3).toString('hex')}`;
+  const created = input.created_at ?? new Date('2026-11-01T10:00:00.000Z');
+  const row: ListingRow = {
+    id: input.id ?? listingId(source, externalId),
+    source,
+    external_id: externalId,
+    title: 'Appartement',
+    price_eur: 1500,
+    area_m2: 60,
+    rooms: 2,
+    commune: 'Luxembourg',
+    locality: null,
+    lat: 49.6116,
+    lng: 6.1319,
+    listing_type: 'RENT',
+    accepts_students: false,
+    images: [],
+    source_url: `https://agency.example/${externalId}`,
+    status: 'active',
+    merged_into: null,
+    flags: [],
+    created_at: created,
+    updated_at: created,
+    first_seen_at: created,
+    last_seen_at: created,
+    removed_at: null,
+    ...input,
+  } as ListingRow;
+  await db('listings').insert({ ...row, images: JSON.stringify(row.images) });
+  return row;
+}
+
+export async function createKey(db: Knex, tier: Tier, email = `user-${randomBytes(4).toString('hex')}@example.com`) {
+  const accountId = await findOrCreateAccount(db, email);
+  const { record, key } = await createApiKey(db, { accountId, tier, name: `${tier} test key` });
+  return { id: record.id, key, tier };
+}
+
+export async function buildTestApp(db: Knex, overrides: Partial<AppDeps> = {}) {
+  const gazetteer = await loadGazetteer(db);
+  const redis = overrides.redis === undefined ? null : overrides.redis;
+  return buildApp({
+    config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 },
+    db,
+    redis,
+    logger: silentLogger,
+    gazetteer,
+    redisPrefix: `lftest:${randomBytes(4).toString('hex')}:`,
+    ...overrides,
+  });
+}
+
+export function testRedis(): Redis {
+  return new Redis(TEST_REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
