@@ -88,6 +88,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendProblem(res, new ApiError(400, 'invalid_parameter', 'The request could not be understood'));
       return;
     }
+    // SQLSTATE class 22 (data exception: a value PostgreSQL cannot take) is bad input that
+    // slipped past validation, not a server fault.
+    if (typeof err?.code === 'string' && /^22/.test(err.code)) {
+      logger.warn({ err, request_id: res.locals.requestId }, 'data exception from the database');
+      sendProblem(res, new ApiError(400, 'invalid_parameter', 'A parameter value could not be used'));
+      return;
+    }
     if (isUnavailable(err)) {
       logger.error({ err, request_id: res.locals.requestId }, 'dependency unavailable');
       sendProblem(res, new ApiError(503, 'unavailable', 'The service is temporarily unavailable; try again shortly', undefined, { 'Retry-After': '5' }));

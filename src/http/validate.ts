@@ -40,7 +40,14 @@ export function textParam(maxLength: number) {
   return z
     .string()
     .transform((s) => s.trim())
-    .pipe(z.string().min(1, 'must not be empty').max(maxLength, `must be at most ${maxLength} characters`));
+    .pipe(
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .max(maxLength, `must be at most ${maxLength} characters`)
+        // eslint-disable-next-line no-control-regex
+        .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
+    );
 }
 
 export function enumParam<const T extends readonly [string, ...string[]]>(values: T, opts: { caseInsensitive?: boolean } = {}) {

@@ -103,7 +103,9 @@ function applyFilter(db: Knex, q: Knex.QueryBuilder, f: ListingFilter): Knex.Que
     q.whereNotNull('lat');
     if (b.wraps) q.whereBetween('lat', [b.latMin, b.latMax]);
     else q.whereRaw('geo <@ box(point(?, ?), point(?, ?))', [b.lngMin, b.latMin, b.lngMax, b.latMax]);
-    q.where(haversineSql(db, f.geo), '<=', f.geo.radiusKm);
+    // Inclusive boundary; the micrometre of slack absorbs floating-point noise, so a point
+    // computed to lie exactly on the circle is not lost to the last bit of a sine.
+    q.where(haversineSql(db, f.geo), '<=', f.geo.radiusKm + 1e-9);
   }
   return q;
 }

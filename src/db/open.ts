@@ -1,0 +1,86 @@
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import type { Config } from '../config.js';
+import { projectRoot } from '../lib/paths.js';
+import { startEmbeddedPostgres } from './embedded.js';
+import { createDb, migrateLatest } from './knex.js';
+
+export interface OpenDatabase {
+  db: Knex;
+  url: string;
+  embedded: boolean;
+  freshlyInitialised: boolean;
+  close(): Promise<void>;
+}
+
+// While `npm start` runs on the embedded PostgreSQL, it leaves its address here so that the
+// admin commands (keys, seed, ingest) talk to the same server instead of starting another.
+function runtimeFile(config: Config): string {
+  return path.join(path.resolve(projectRoot, config.EMBEDDED_PG_DIR), '..', 'embedded-server.json');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function runningServer(config: Config): { pid: number; url: string } | null {
+  const file = runtimeFile(config);
+  if (!existsSync(file)) return null;
+  try {
+    const info = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; url: string };
+    return info.pid !== process.pid && isAlive(info.pid) ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+// DATABASE_URL when configured; otherwise the embedded PostgreSQL in EMBEDDED_PG_DIR (the
+// one a running `npm start` already serves, or one started for this process).
+export async function openDatabase(
+  config: Config,
+  opts: { role: 'server' | 'cli'; migrate?: boolean; log?: (msg: string) => void },
+): Promise<OpenDatabase> {
+  const dbOpts = { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS };
+  if (config.DATABASE_URL) {
+    const db = createDb(config.DATABASE_URL, dbOpts);
+    if (opts.migrate !== false) await migrateLatest(db);
+    return { db, url: config.DATABASE_URL, embedded: false, freshlyInitialised: false, close: () => db.destroy() };
+  }
+  const running = runningServer(config);
+  if (running) {
+    if (opts.role === 'server') throw new Error(`another server (pid ${running.pid}) is already running on the embedded PostgreSQL; stop it first`);
+    const db = createDb(running.url, dbOpts);
+    return { db, url: running.url, embedded: true, freshlyInitialised: false, close: () => db.destroy() };
+  }
+  const pg = await startEmbeddedPostgres({ dir: config.EMBEDDED_PG_DIR, port: config.EMBEDDED_PG_PORT, log: opts.log });
+  const db = createDb(pg.url, dbOpts);
+  const file = runtimeFile(config);
+  try {
+    if (opts.migrate !== false) await migrateLatest(db);
+    if (opts.role === 'server') {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify({ pid: process.pid, url: pg.url }), { mode: 0o600 });
+    }
+  } catch (err) {
+    await db.destroy();
+    await pg.stop();
+    throw err;
+  }
+  return {
+    db,
+    url: pg.url,
+    embedded: true,
+    freshlyInitialised: pg.freshlyInitialised,
+    async close() {
+      await db.destroy();
+      if (opts.role === 'server') rmSync(file, { force: true });
+      await pg.stop();
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { listingId } from '../domain/listing.js';
+import type { Gazetteer } from '../reference/gazetteer.js';
+import { fixCoordinates, resolvePlace } from './place.js';
+import type { NormalizedListing, RawRecord } from './types.js';
+import { isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parsePrice, show } from './values.js';
+
+export const MAX_TITLE_CHARS = 300;
+export const MAX_IMAGES = 100;
+const MAX_PRICE_EUR = 100_000_000;
+
+export type NormalizeResult = { ok: true; listing: NormalizedListing } | { ok: false; reason: string };
+
+export interface NormalizeContext {
+  source: string;
+  gazetteer: Gazetteer;
+  now: Date;
+}
+
+// Title language preference: English, then French, then German, then whatever is there.
+const TITLE_LANGS = ['en', 'fr', 'de'];
+
+export function pickTitle(v: unknown): string | null {
+  let text: unknown = v;
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const obj = v as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    const byLang = (lang: string) => keys.find((k) => k.toLowerCase() === lang || k.toLowerCase().startsWith(`${lang}-`) || k.toLowerCase().startsWith(`${lang}_`));
+    const key = TITLE_LANGS.map(byLang).find((k) => k !== undefined && cleanText(obj[k]) !== null) ?? keys.find((k) => cleanText(obj[k]) !== null);
+    text = key === undefined ? null : obj[key];
+  }
+  return cleanText(text);
+}
+
+function cleanText(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  // Control characters and runs of white space come from copy-paste in agency software.
+  const s = v.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/\s+/g, ' ').trim();
+  if (s === '') return null;
+  if (s.length <= MAX_TITLE_CHARS) return s;
+  return s.slice(0, MAX_TITLE_CHARS - 1).trimEnd() + '…';
+}
+
+const PERIODS: Record<string, 'month' | 'week'> = {
+  month: 'month', monthly: 'month', mois: 'month', mensuel: 'month', monat: 'month', m: 'month',
+  week: 'week', weekly: 'week', semaine: 'week', hebdomadaire: 'week', woche: 'week', w: 'week',
+};
+
+export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeResult {
+  const fail = (reason: string): NormalizeResult => ({ ok: false, reason });
+  const externalId = r.externalId;
+  if (!externalId) return fail('no external id (the agency reference is missing)');
+
+  if (!r.listingType) {
+    return fail(r.typeText ? `unknown kind of offer ${show(r.typeText)}` : 'the kind of offer (rent, sale, flatshare, sublet) is missing');
+  }
+
+  const title = pickTitle(r.title);
+  if (!title) return fail('no title');
+
+  const price = parsePrice(r.price);
+  if (!price.ok) return fail(price.reason);
+  if (!price.value) return fail('no price');
+  const explicit = r.currency ? r.currency.trim().toUpperCase() : null;
+  const currency = explicit || price.value.currency || 'EUR';
+  if (explicit && price.value.currency && explicit !== price.value.currency) {
+    return fail(`price ${show(r.price)} contradicts currency ${explicit}`);
+  }
+  if (currency !== 'EUR' && currency !== '€') return fail(`price in ${currency}: only EUR is accepted`);
+  let amount = price.value.amount;
+  const periodText = r.pricePeriod ? r.pricePeriod.trim().toLowerCase() : 'month';
+  const period = PERIODS[periodText];
+  if (!period) return fail(`unknown price period ${show(r.pricePeriod)} (expected month or week)`);
+  if (period === 'week') amount = (amount * 52) / 12;
+  const priceEur = Math.round(amount);
+  if (priceEur <= 0) return fail(`price ${show(r.price)} is not positive`);
+  if (priceEur > MAX_PRICE_EUR) return fail(`price ${show(r.price)} is not plausible`);
+
+  const area = parseArea(r.area);
+  if (!area.ok) return fail(area.reason);
+  const roomsP = parseCount(r.rooms, 'rooms');
+  if (!roomsP.ok) return fail(roomsP.reason);
+  const bedroomsP = parseCount(r.bedrooms, 'bedrooms');
+  if (!bedroomsP.ok) return fail(bedroomsP.reason);
+  // A studio with 0 bedrooms has 1 room.
+  const rooms = roomsP.value ?? (bedroomsP.value !== null ? bedroomsP.value + 1 : null);
+
+  if (r.country && !/^(lu|lux|luxembourg|luxemburg|lëtzebuerg)$/i.test(r.country.trim())) {
+    return fail(`country ${show(r.country)} is not Luxembourg`);
+  }
+  const coords = fixCoordinates(parseCoordinate(r.lat), parseCoordinate(r.lng));
+  const place = resolvePlace(ctx.gazetteer, { town: r.town, quarter: r.quarter, postcode: r.postcode, coords });
+  if (!place.ok) return fail(place.reason);
+
+  const students = parseBool(r.students, 'students');
+  if (!students.ok) return fail(students.reason);
+
+  const date = parseFeedDate(r.date);
+  if (!date.ok) return fail(date.reason);
+  // A creation date in the future would sit on top of every newest-first list for ever.
+  const createdAt = date.value && date.value > ctx.now ? ctx.now : date.value;
+
+  const images: string[] = [];
+  for (const u of r.images ?? []) {
+    const url = typeof u === 'string' ? u.trim() : '';
+    if (isHttpUrl(url) && !images.includes(url)) images.push(url);
+    if (images.length === MAX_IMAGES) break;
+  }
+  const sourceUrl = isHttpUrl(r.sourceUrl) ? r.sourceUrl.trim() : null;
+
+  const listing: Omit<NormalizedListing, 'content_hash'> = {
+    id: listingId(ctx.source, externalId),
+    source: ctx.source,
+    external_id: externalId,
+    title,
+    price_eur: priceEur,
+    area_m2: area.value,
+    rooms,
+    commune: place.commune,
+    locality: place.locality,
+    lat: coords?.lat ?? null,
+    lng: coords?.lng ?? null,
+    listing_type: r.listingType,
+    accepts_students: students.value ?? false,
+    images,
+    source_url: sourceUrl,
+    created_at: createdAt,
+    created_at_kind: createdAt ? (r.dateKind ?? 'created') : null,
+  };
+  return { ok: true, listing: { ...listing, content_hash: contentHash(listing) } };
+}
+
+// Everything that, when it changes, makes the listing "updated". A last-change date
+// (openimmo stand_vom) is not content: it moves on every edit without saying what changed.
+export function contentHash(l: Omit<NormalizedListing, 'content_hash'>): string {
+  const content = [
+    l.title, l.price_eur, l.area_m2, l.rooms, l.commune, l.locality, l.lat, l.lng, l.listing_type,
+    l.accepts_students, l.images, l.source_url,
+    l.created_at_kind === 'created' && l.created_at ? l.created_at.toISOString() : null,
+  ];
+  return createHash('sha256').update(JSON.stringify(content)).digest('base64url').slice(0, 32);
+}
+
+export function cleanExternalId(v: unknown): string | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v !== 'string') return null;
+  const s = v.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return s === '' || s.length > 200 ? null : s;
+}

@@ -1,0 +1,138 @@
+import type { Gazetteer, Place } from '../reference/gazetteer.js';
+
+// Luxembourg's bounding box (FORMATS.md): coordinates outside it are dropped.
+export const LU_BOX = { minLat: 49.44, maxLat: 50.19, minLng: 5.73, maxLng: 6.54 };
+
+const inBox = (lat: number, lng: number) => lat >= LU_BOX.minLat && lat <= LU_BOX.maxLat && lng >= LU_BOX.minLng && lng <= LU_BOX.maxLng;
+
+// Swapped pairs are recognised (a latitude of 6.1 cannot be in Luxembourg, a longitude of
+// 49.6 neither); anything else outside the box is dropped, never guessed.
+export function fixCoordinates(lat: number | null, lng: number | null): { lat: number; lng: number } | null {
+  if (lat === null || lng === null || !Number.isFinite(lat) || !Number.isFinite(lng)) return null;
+  if (inBox(lat, lng)) return { lat, lng };
+  if (inBox(lng, lat)) return { lat: lng, lng: lat };
+  return null;
+}
+
+// Luxembourg postcodes are four digits, written `L-1234`, `L1234` or `1234`.
+export function parsePostcode(s: string | null | undefined): number | null {
+  if (!s) return null;
+  const m = /^\s*(?:L\s*-?\s*)?(\d{4})\s*$/i.exec(s);
+  return m ? Number(m[1]) : null;
+}
+
+// The first digit of a postcode tells the region. This is coarse and generous (a region
+// maps to every canton that has postcodes starting with that digit), so it only ever
+// narrows down a locality name that several communes share; it never picks a commune on
+// its own, except for 1xxx and 2xxx, which belong to the City of Luxembourg alone.
+const POSTCODE_REGION_CANTONS: Record<number, string[]> = {
+  1: ['Luxembourg'],
+  2: ['Luxembourg'],
+  3: ['Esch-sur-Alzette', 'Luxembourg'],
+  4: ['Esch-sur-Alzette', 'Capellen'],
+  5: ['Remich', 'Luxembourg', 'Grevenmacher', 'Esch-sur-Alzette'],
+  6: ['Grevenmacher', 'Echternach', 'Luxembourg'],
+  7: ['Mersch', 'Luxembourg', 'Capellen', 'Diekirch', 'Echternach'],
+  8: ['Capellen', 'Luxembourg', 'Redange', 'Mersch'],
+  9: ['Diekirch', 'Clervaux', 'Wiltz', 'Vianden', 'Redange', 'Echternach', 'Mersch'],
+};
+
+export interface PlaceInput {
+  town?: string | null;
+  quarter?: string | null;
+  postcode?: string | null;
+  coords: { lat: number; lng: number } | null;
+}
+
+export type PlaceResult =
+  | { ok: true; commune: string; locality: string | null; by: 'text' | 'postcode' | 'coordinates' }
+  | { ok: false; reason: string };
+
+// Resolves the commune (and locality when known) of a record. Order: the texts the record
+// gives (quarter with its town, town, quarter), each in any language form, case or accent;
+// a name several communes share is narrowed by the town, the postcode, then the
+// coordinates; the coordinates alone come last (nearest reference point).
+export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
+  const town = clean(input.town);
+  const quarter = clean(input.quarter);
+  const postcode = parsePostcode(input.postcode);
+  const texts = [quarter && town ? `${quarter} ${town}` : null, town, quarter].filter((t): t is string => !!t);
+  const townPlace = town ? gz.resolve(town) : null;
+  const townCommunes = townPlace ? communesOf(townPlace) : [];
+
+  let ambiguous: { name: string; communes: string[] } | null = null;
+  for (const text of texts) {
+    const place = gz.resolve(text);
+    if (!place) continue;
+    if (place.kind === 'commune') {
+      // The town is only a commune; a quarter the gazetteer knows in that commune is kept.
+      const locality = text === town && quarter ? localityIn(gz, quarter, place.commune) : null;
+      return { ok: true, commune: place.commune, locality, by: 'text' };
+    }
+    const narrowed = narrow(gz, place.communes, townCommunes, postcode, input.coords);
+    if (narrowed) return { ok: true, commune: narrowed, locality: place.locality, by: 'text' };
+    ambiguous ??= { name: place.locality, communes: place.communes };
+  }
+
+  if (!ambiguous && postcode !== null && postcode >= 1000 && postcode < 3000) {
+    return { ok: true, commune: 'Luxembourg', locality: null, by: 'postcode' };
+  }
+  if (input.coords) {
+    const near = gz.nearestCommune(input.coords.lat, input.coords.lng);
+    if (!ambiguous || ambiguous.communes.includes(near.commune)) {
+      return { ok: true, commune: near.commune, locality: ambiguous ? ambiguous.name : null, by: 'coordinates' };
+    }
+  }
+  if (ambiguous) {
+    return {
+      ok: false,
+      reason: `"${ambiguous.name}" is a locality of several communes (${ambiguous.communes.join(', ')}); give a postcode or coordinates`,
+    };
+  }
+  if (texts.length === 0) return { ok: false, reason: 'no commune, locality, postcode or coordinates given' };
+  const shown = town ?? quarter ?? '';
+  const hints = gz.suggest(shown, 3);
+  return {
+    ok: false,
+    reason: `unknown commune or locality "${shown.slice(0, 80)}"${hints.length ? ` (did you mean ${hints.join(', ')}?)` : ''}`,
+  };
+}
+
+function clean(s: string | null | undefined): string | null {
+  if (typeof s !== 'string') return null;
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t === '' ? null : t.slice(0, 200);
+}
+
+function communesOf(p: Place): string[] {
+  return p.kind === 'commune' ? [p.commune] : p.communes;
+}
+
+function localityIn(gz: Gazetteer, text: string, commune: string): string | null {
+  const p = gz.resolve(text);
+  if (p?.kind === 'locality' && p.communes.includes(commune)) return p.locality;
+  return null;
+}
+
+function narrow(
+  gz: Gazetteer,
+  candidates: string[],
+  townCommunes: string[],
+  postcode: number | null,
+  coords: { lat: number; lng: number } | null,
+): string | null {
+  if (candidates.length === 1) return candidates[0];
+  let left = candidates;
+  const byTown = left.filter((c) => townCommunes.includes(c));
+  if (byTown.length > 0) left = byTown;
+  if (left.length > 1 && postcode !== null) {
+    const cantons = POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? [];
+    const byPostcode = left.filter((c) => cantons.includes(gz.commune(c)?.canton ?? ''));
+    if (byPostcode.length > 0) left = byPostcode;
+  }
+  if (left.length > 1 && coords) {
+    const near = gz.nearestCommune(coords.lat, coords.lng);
+    if (left.includes(near.commune)) left = [near.commune];
+  }
+  return left.length === 1 ? left[0] : null;
+}

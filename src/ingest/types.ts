@@ -1,0 +1,111 @@
+import type { ListingType } from '../domain/listing.js';
+
+export const FEED_FORMATS = ['openimmo', 'csv', 'json', 'native'] as const;
+export type FeedFormat = (typeof FEED_FORMATS)[number];
+
+export type FeedMode = 'full' | 'delta';
+
+// What an adapter makes of one record of a feed: the values as the format gives them, with
+// only the format's own vocabulary translated. The shared normalizer does the rest.
+export interface RawRecord {
+  // Where the record sits in the file, for a person: "line 4", "listings[2]", "immobilie 3 (line 51)".
+  position: string;
+  externalId: string | null;
+  // upsert: an active listing. withdraw: the record says the listing is no longer on offer
+  // (sold, let, a withdrawn native post). delete: a delta's deletion.
+  action: 'upsert' | 'withdraw' | 'delete';
+  listingType: ListingType | null;
+  // The format's own words for the type, quoted in the reject reason when unknown.
+  typeText?: string | null;
+  title?: unknown;
+  price?: unknown;
+  currency?: string | null;
+  pricePeriod?: string | null;
+  area?: unknown;
+  rooms?: unknown;
+  bedrooms?: unknown;
+  // Place as given: a commune, locality or quarter name, a quarter, a postcode.
+  town?: string | null;
+  quarter?: string | null;
+  postcode?: string | null;
+  country?: string | null;
+  lat?: unknown;
+  lng?: unknown;
+  images?: string[];
+  students?: unknown;
+  // created: the agency's creation or publication date (content, kept up to date).
+  // changed: a last-change date (openimmo stand_vom), used as created_at only on first sight.
+  date?: unknown;
+  dateKind?: 'created' | 'changed';
+  // How a date without an offset is read: local wall time in Luxembourg.
+  sourceUrl?: string | null;
+}
+
+export interface Reject {
+  external_id: string | null;
+  position: string;
+  reason: string;
+}
+
+export interface ParsedFeed {
+  // What the file says of itself (openimmo umfang, json mode); null when it cannot say (csv).
+  mode: FeedMode | null;
+  records: RawRecord[];
+  // Records the adapter could not read at all (not an object, wrong column count...).
+  rejects: Reject[];
+}
+
+// A record ready for the listings table.
+export interface NormalizedListing {
+  id: string;
+  source: string;
+  external_id: string;
+  title: string;
+  price_eur: number;
+  area_m2: number | null;
+  rooms: number | null;
+  commune: string;
+  locality: string | null;
+  lat: number | null;
+  lng: number | null;
+  listing_type: ListingType;
+  accepts_students: boolean;
+  images: string[];
+  source_url: string | null;
+  created_at: Date | null;
+  created_at_kind: 'created' | 'changed' | null;
+  content_hash: string;
+}
+
+export interface ImportCounts {
+  read: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  reactivated: number;
+  withdrawn: number;
+  merged: number;
+  flagged: number;
+  rejected: number;
+}
+
+export interface ImportReport {
+  source: string;
+  format: FeedFormat;
+  mode: FeedMode;
+  status: 'ok' | 'refused';
+  run_id: number;
+  started_at: string;
+  finished_at: string;
+  counts: ImportCounts;
+  rejects: Reject[];
+  // Set when the withdrawal guard refused the import.
+  refusal?: { live: number; would_withdraw: number };
+}
+
+export type ProgressEvent =
+  | { phase: 'parsed'; records: number }
+  | { phase: 'normalize'; done: number; total: number }
+  | { phase: 'waiting-for-lock'; source: string }
+  | { phase: 'write'; step: string }
+  | { phase: 'done' };

@@ -1,0 +1,97 @@
+import type { Server } from 'node:http';
+import type { Redis } from 'ioredis';
+import { buildApp } from './app.js';
+import { KeyUsageTracker } from './auth/key-usage.js';
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/open.js';
+import { mintDemoKeys } from './demo/keys.js';
+import { seedDemo } from './demo/seed.js';
+import { createLogger } from './logger.js';
+import { createRedis, waitForRedis } from './redis.js';
+import { loadGazetteer } from './reference/load.js';
+
+// config -> dependencies -> listen -> graceful shutdown.
+async function main(): Promise<void> {
+  const started = Date.now();
+  const config = loadConfig();
+  const logger = createLogger(config);
+
+  const database = await openDatabase(config, { role: 'server' });
+  const { db } = database;
+  if (database.embedded) {
+    logger.info('no DATABASE_URL: running on the embedded PostgreSQL in %s', config.EMBEDDED_PG_DIR);
+    const [{ count }] = await db('listings').count<{ count: number }[]>('* as count');
+    if (Number(count) === 0) {
+      logger.info('first start: loading the demo data set');
+      const seeded = await seedDemo(db, { now: new Date() });
+      logger.info('demo data loaded: %d active listings', seeded.active);
+    }
+  }
+
+  let redis: Redis | null = null;
+  if (config.REDIS_URL) {
+    redis = createRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS, logger });
+    if (!(await waitForRedis(redis, 1500))) {
+      logger.error('Redis is not reachable at start-up: serving without quota enforcement until it is back');
+    }
+  } else {
+    logger.warn('no REDIS_URL: quotas and rate limits use an in-process store (per process, lost on restart)');
+  }
+
+  const gazetteer = await loadGazetteer(db);
+  const keyUsage = new KeyUsageTracker(db, logger);
+  keyUsage.start();
+  const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage });
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+    s.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const url = `http://localhost:${port}`;
+  logger.info({ port, startup_ms: Date.now() - started }, 'listening on %s', url);
+
+  if (database.embedded) {
+    const keys = await mintDemoKeys(db, new Date());
+    const lines = [
+      '',
+      `  Luxembourg listings feed API on ${url}/api/v1  (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      '  Demo API keys (fresh at every start; the previous ones are revoked):',
+      ...keys.map((k) => `    ${k.tier.padEnd(10)} ${k.key}`),
+      '',
+      `  Try: curl -H "Authorization: Bearer ${keys[0].key}" "${url}/api/v1/listings?commune=Luxembourg&per_page=2"`,
+      `       curl ${url}/api/v1/stats`,
+      '',
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.warn('in-flight requests did not finish within 10 s; closing them');
+      server.closeAllConnections();
+    }, 10_000);
+    force.unref();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    clearTimeout(force);
+    await keyUsage.stop();
+    await database.close();
+    if (redis) await redis.quit().catch(() => redis?.disconnect());
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

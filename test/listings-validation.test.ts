@@ -1,0 +1,168 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
+import { createTestDb, type TestDb } from './helpers/pg.js';
+
+let t: TestDb;
+let app: Awaited<ReturnType<typeof buildTestApp>>;
+let key: string;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  app = await buildTestApp(t.db);
+  key = (await createKey(t.db, 'pro')).key;
+  await insertListing(t.db);
+});
+afterAll(async () => t?.drop());
+
+const get = (qs: string) => request(app).get(`/api/v1/listings${qs}`).set(bearer(key));
+
+async function expect400(qs: string, param: string, code = 'invalid_parameter') {
+  const res = await get(qs);
+  expect(res.status, `${qs} -> ${JSON.stringify(res.body)}`).toBe(400);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body.code).toBe(code);
+  expect(res.body.status).toBe(400);
+  expect(res.body.errors.map((e: { param: string }) => e.param), qs).toContain(param);
+  expect(res.body.detail).toContain(param);
+  return res.body;
+}
+
+describe('query validation (contract section 3)', () => {
+  it('names an unknown parameter and lists the allowed ones', async () => {
+    const body = await expect400('?price_min=1000', 'price_min', 'unknown_parameter');
+    expect(body.detail).toContain('min_price');
+    expect(body.allowed_parameters).toContain('min_price');
+    await expect400('?foo=1', 'foo', 'unknown_parameter');
+    await expect400('?commune[a]=x', 'commune[a]', 'unknown_parameter');
+  });
+
+  it('refuses a parameter given twice', async () => {
+    await expect400('?page=1&page=2', 'page');
+    await expect400('?commune=Luxembourg&commune=Mamer', 'commune');
+  });
+
+  for (const [qs, param] of [
+    ['?page=0', 'page'],
+    ['?page=-1', 'page'],
+    ['?page=abc', 'page'],
+    ['?page=1.5', 'page'],
+    ['?page=', 'page'],
+    ['?per_page=0', 'per_page'],
+    ['?per_page=101', 'per_page'],
+    ['?per_page=1000', 'per_page'],
+    ['?min_price=12abc', 'min_price'],
+    ['?min_price=1e3', 'min_price'],
+    ['?min_price=1.5', 'min_price'],
+    ['?min_price=-1', 'min_price'],
+    ['?max_price=-5', 'max_price'],
+    ['?min_price=99999999999999999999', 'min_price'],
+    ['?min_rooms=-1', 'min_rooms'],
+    ['?min_rooms=two', 'min_rooms'],
+    ['?min_price=2000&max_price=1000', 'min_price'],
+    ['?listing_type=HOUSE', 'listing_type'],
+    ['?student=yes', 'student'],
+    ['?student=', 'student'],
+    ['?sort=cheapest', 'sort'],
+    ['?sort=distance', 'sort'],
+    ['?lat=49.6', 'lng'],
+    ['?lat=49.6', 'radius_km'],
+    ['?lat=49.6&lng=6.1', 'radius_km'],
+    ['?radius_km=2', 'lat'],
+    ['?lat=91&lng=6&radius_km=1', 'lat'],
+    ['?lat=49&lng=181&radius_km=1', 'lng'],
+    ['?lat=49&lng=6&radius_km=0', 'radius_km'],
+    ['?lat=49&lng=6&radius_km=101', 'radius_km'],
+    ['?lat=49&lng=6&radius_km=-1', 'radius_km'],
+    ['?lat=NaN&lng=6&radius_km=1', 'lat'],
+    ['?lat=Infinity&lng=6&radius_km=1', 'lat'],
+    ['?lat=1e1&lng=6&radius_km=1', 'lat'],
+    ['?commune=', 'commune'],
+    ['?commune=Parisss', 'commune'],
+    [`?commune=${'x'.repeat(5000)}`, 'commune'],
+    ['?flagged=maybe', 'flagged'],
+  ] as const) {
+    it(`400 for ${qs.slice(0, 60)}`, async () => {
+      await expect400(qs, param);
+    });
+  }
+
+  it('names every missing parameter of a partial geo triple', async () => {
+    const body = await expect400('?lat=49.6', 'lng');
+    expect(body.errors.map((e: { param: string }) => e.param).sort()).toEqual(['lng', 'radius_km']);
+  });
+
+  it('suggests communes for a misspelt name', async () => {
+    const body = await expect400('?commune=Esch-sur-Alzete', 'commune');
+    expect(body.suggestions).toContain('Esch-sur-Alzette');
+    expect(body.suggestions.length).toBeLessThanOrEqual(3);
+    expect(body.detail).toContain('did you mean');
+  });
+
+  it('accepts every valid form', async () => {
+    for (const qs of [
+      '?page=1&per_page=100',
+      '?per_page=1',
+      '?listing_type=rent',
+      '?listing_type=FlatShare',
+      '?student=true',
+      '?student=1',
+      '?student=false',
+      '?student=0',
+      '?lat=49.6116&lng=6.1319&radius_km=100',
+      '?lat=-90&lng=-180&radius_km=0.001',
+      '?sort=-price',
+      '?sort=createdAt',
+      '?min_price=0&max_price=0',
+      '?min_price=1000&max_price=1000',
+      '?flagged=true',
+    ]) {
+      const res = await get(qs);
+      expect(res.status, `${qs} ${JSON.stringify(res.body)}`).toBe(200);
+    }
+  });
+
+  it('treats SQL-looking and hostile values as bad input or no match, never a 500', async () => {
+    const hostile = [
+      "?commune=' OR 1=1 --",
+      '?commune=Luxembourg%27%3B%20DROP%20TABLE%20listings%3B--',
+      "?source=' OR '1'='1",
+      '?source=%00',
+      '?sort=price;DROP TABLE listings',
+      '?listing_type=RENT%27--',
+      '?commune=%F0%9F%8F%A0',
+      '?commune=%E0%A4%A',
+      `?source=${'a'.repeat(8000)}`,
+      '?page=1%00',
+    ];
+    for (const qs of hostile) {
+      const res = await get(qs);
+      expect([200, 400], `${qs.slice(0, 60)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`).toContain(res.status);
+      if (res.status === 200) expect(res.body.data).toEqual([]);
+    }
+    const [{ count }] = await t.db('listings').count<{ count: number }[]>('* as count');
+    expect(Number(count)).toBe(1);
+  });
+
+  it('the single-listing route refuses query parameters and answers 404 for odd ids', async () => {
+    const res = await request(app).get('/api/v1/listings/lst_x?foo=1').set(bearer(key));
+    expect(res.status).toBe(400);
+    for (const id of ['%27%20OR%201%3D1', 'x'.repeat(500), '..%2F..%2Fetc%2Fpasswd', '%00']) {
+      const r = await request(app).get(`/api/v1/listings/${id}`).set(bearer(key));
+      expect(r.status, id).toBe(404);
+      expect(r.body.code).toBe('not_found');
+    }
+  });
+
+  it('market prices and stats refuse unknown parameters too', async () => {
+    const m = await request(app).get('/api/v1/market/prices?comune=Mamer').set(bearer(key));
+    expect(m.status).toBe(400);
+    expect(m.body.code).toBe('unknown_parameter');
+    const s = await request(app).get('/api/v1/stats?x=1');
+    expect(s.status).toBe(400);
+    expect(s.body.code).toBe('unknown_parameter');
+    const c = await request(app).get('/api/v1/market/prices?commune=Nowhereville').set(bearer(key));
+    expect(c.status).toBe(400);
+    expect(c.body.errors[0].param).toBe('commune');
+  });
+});
