@@ -10,5 +10,7 @@ export default defineConfig({
     // Each test file gets its own database cloned from a migrated template, so files may
     // run in parallel; two workers keep the 2-core machine responsive.
     maxWorkers: 2,
+    // The JSON report lets CI print a plain 'N passed, N failed' closing line.
+    reporters: ['default', ['json', { outputFile: 'test-output/vitest.json' }]],
   },
 });

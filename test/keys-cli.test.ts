@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, buildTestApp } from './helpers/factory.js';
+import { createTestDb, type TestDb } from './helpers/pg.js';
+
+const run = promisify(execFile);
+let t: TestDb;
+
+beforeAll(async () => {
+  t = await createTestDb();
+});
+afterAll(async () => t?.drop());
+
+async function keys(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli/keys.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
+      timeout: 30_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('npm run keys', () => {
+  it('creates a key (printed once), lists, changes tier and revokes it', async () => {
+    const created = await keys('create', '--email', 'Ops@Example.com', '--tier', 'free', '--name', 'ci key', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(created.stdout.trim().split('\n').at(-1)!);
+    expect(key).toMatchObject({ tier: 'free', name: 'ci key' });
+    expect(key.id).toMatch(/^key_/);
+    expect(key.key).toMatch(/^lfk_[A-Za-z0-9_-]{43}$/);
+
+    const app = await buildTestApp(t.db);
+    const ok = await request(app).get('/api/v1/listings').set(bearer(key.key));
+    expect(ok.status).toBe(200);
+    expect(ok.headers['ratelimit-limit']).toBe('100');
+
+    // the account is found again whatever the letter case of the address
+    const second = await keys('create', '--email', 'ops@example.com', '--tier', 'pro', '--json');
+    expect(second.code).toBe(0);
+    const listed = await keys('list', '--email', 'OPS@example.com', '--json');
+    const rows = JSON.parse(listed.stdout.trim().split('\n').at(-1)!);
+    expect(rows.map((r: { tier: string }) => r.tier)).toEqual(['free', 'pro']);
+    expect(listed.stdout).not.toContain(key.key);
+    expect(rows[0].key).toBe(`${key.key.slice(0, 8)}…${key.key.slice(-4)}`);
+
+    const human = await keys('list');
+    expect(human.stdout).toContain(key.id);
+    expect(human.stdout).not.toContain(key.key);
+
+    expect((await keys('set-tier', key.id, 'starter')).code).toBe(0);
+    const starter = await request(app).get('/api/v1/listings').set(bearer(key.key));
+    expect(starter.headers['ratelimit-limit']).toBe('5000');
+
+    expect((await keys('revoke', key.id)).code).toBe(0);
+    const revoked = await request(app).get('/api/v1/listings').set(bearer(key.key));
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.code).toBe('invalid_key');
+    expect((await keys('revoke', key.id)).code).toBe(1);
+  });
+
+  it('answers usage errors with exit code 2 and the usage text', async () => {
+    const cases = [
+      ['create', '--email', 'x@example.com', '--tier', 'gold'],
+      ['create', '--email', 'not-an-email', '--tier', 'free'],
+      ['create', '--tier', 'free'],
+      ['frobnicate'],
+      ['set-tier', 'key_x', 'platinum'],
+      ['revoke'],
+      ['create', '--bogus'],
+    ];
+    const results = await Promise.all(cases.map((args) => keys(...args)));
+    results.forEach((r, i) => {
+      expect(r.code, cases[i].join(' ')).toBe(2);
+      expect(r.stderr).toContain('Usage:');
+    });
+  });
+});
