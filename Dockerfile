@@ -1,0 +1,25 @@
+# syntax=docker/dockerfile:1
+# Build: compile TypeScript to JavaScript.
+FROM node:20-slim AS build
+WORKDIR /build
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json knexfile.ts ./
+COPY src ./src
+COPY migrations ./migrations
+COPY seeds ./seeds
+RUN npm run build
+
+# Run: production dependencies only, non-root user.
+FROM node:20-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /build/dist/ ./
+COPY data ./data
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/v1/stats').then(r=>process.exit(r.status<500?0:1)).catch(()=>process.exit(1))"
+CMD ["node", "src/server.js"]
