@@ -29,7 +29,8 @@ export const configSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: optionalUrl,
   REDIS_URL: optionalUrl,
-  PUBLIC_BASE_URL: z.url().default('http://localhost:3000').transform((u) => u.replace(/\/+$/, '')),
+  // Default: http://localhost:<PORT>.
+  PUBLIC_BASE_URL: optionalUrl.pipe(z.url('PUBLIC_BASE_URL must be an absolute URL').optional()).transform((u) => u?.replace(/\/+$/, '')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_PRETTY: bool.optional(),
   TRUST_PROXY: trustProxy,
@@ -41,7 +42,7 @@ export const configSchema = z.object({
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
@@ -49,5 +50,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  return parsed.data;
+  const c = parsed.data;
+  return { ...c, PUBLIC_BASE_URL: c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}` };
 }
