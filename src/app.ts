@@ -59,7 +59,10 @@ export function buildApp(deps: AppDeps): App {
         req: (req) => ({ method: req.method, path: String(req.url).split('?')[0] }),
         res: (res) => ({ status: res.statusCode }),
       },
-      customProps: (_req, res) => ({ key_id: (res as express.Response).locals.apiKey?.id }),
+      customProps: (_req, res) => ({
+        request_id: (res as express.Response).locals.requestId,
+        key_id: (res as express.Response).locals.apiKey?.id,
+      }),
       customSuccessMessage: (req, res, ms) => `${req.method} ${String(req.url).split('?')[0]} ${res.statusCode} ${Math.round(ms)}ms`,
       customErrorMessage: (req, res) => `${req.method} ${String(req.url).split('?')[0]} ${res.statusCode}`,
       wrapSerializers: false,

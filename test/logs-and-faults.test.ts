@@ -1,0 +1,78 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../src/db/knex.js';
+import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
+import { createTestDb, type TestDb } from './helpers/pg.js';
+
+let t: TestDb;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  await insertListing(t.db);
+});
+afterAll(async () => t?.drop());
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n').filter(Boolean)) {
+        raw.push(l);
+        lines.push(JSON.parse(l));
+      }
+      cb();
+    },
+  });
+  const logger = pino(
+    { level: 'info', redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' } },
+    stream,
+  );
+  return { logger, lines, raw };
+}
+
+describe('request logs', () => {
+  it('one JSON line per request with method, path, status, duration, request id and key id; never the key', async () => {
+    const { logger, lines, raw } = capture();
+    const app = await buildTestApp(t.db, { logger });
+    const k = await createKey(t.db, 'free');
+    const res = await request(app).get('/api/v1/listings?commune=Luxembourg').set(bearer(k.key)).set('Cookie', 'session=secret');
+    expect(res.status).toBe(200);
+    await request(app).get('/api/v1/listings').set(bearer('lfk_' + 'z'.repeat(43)));
+    const reqLines = lines.filter((l) => l.req);
+    expect(reqLines).toHaveLength(2);
+    const first = reqLines[0] as { req: { method: string; path: string }; res: { status: number }; responseTime: number; request_id: string; key_id: string };
+    expect(first.req).toEqual({ method: 'GET', path: '/api/v1/listings' });
+    expect(first.res.status).toBe(200);
+    expect(typeof first.responseTime).toBe('number');
+    expect(first.request_id).toBe(res.headers['x-request-id']);
+    expect(first.key_id).toBe(k.id);
+    expect((reqLines[1] as { res: { status: number } }).res.status).toBe(401);
+    const all = raw.join('\n');
+    expect(all).not.toContain(k.key);
+    expect(all).not.toContain('z'.repeat(43));
+    expect(all).not.toContain('session=secret');
+  });
+});
+
+describe('database faults', () => {
+  it('answers 503 unavailable quickly when PostgreSQL cannot be reached; never a 500 or a hang', async () => {
+    const dead = createDb('postgres://postgres@127.0.0.1:1/none', { poolMax: 2 });
+    try {
+      const app = await buildTestApp(t.db, { db: dead });
+      for (const path of ['/api/v1/stats', '/api/v1/listings']) {
+        const started = Date.now();
+        const res = await request(app).get(path).set(bearer('lfk_' + 'y'.repeat(43)));
+        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        expect(res.body.code).toBe('unavailable');
+        expect(res.headers['retry-after']).toBe('5');
+        expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/);
+        expect(Date.now() - started).toBeLessThan(3000);
+      }
+    } finally {
+      await dead.destroy();
+    }
+  });
+});
