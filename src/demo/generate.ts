@@ -149,9 +149,6 @@ function byCantons(cantons: string[], w: number): Record<string, number> {
   return Object.fromEntries(cantons.map((c) => [c, w]));
 }
 
-// ---------------------------------------------------------------------------------------
-// PRNG
-
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -205,9 +202,6 @@ class Rng {
     return items;
   }
 }
-
-// ---------------------------------------------------------------------------------------
-// Reference data: where listings are and what they cost
 
 interface Spot {
   locality: string | null;
@@ -345,9 +339,6 @@ function typedNames(c: CommuneRow, own: LocalityRow[], gazetteer: Gazetteer): [s
   return ok.length ? ok : [[c.name, 1]];
 }
 
-// ---------------------------------------------------------------------------------------
-// Property, price and title
-
 interface Property {
   kind: Kind;
   area: number;
@@ -403,10 +394,11 @@ function makeProperty(rng: Rng, type: ListingType, place: Place, spot: Spot): Pr
   const noise = (sd: number) => Math.exp(sd * rng.normal());
   let price: number;
   if (type === 'FLATSHARE') {
-    // A room's rent depends on its size and, a little, on the commune's rent level.
-    const level = ((spot.aptRent ?? place.aptRent) / NATIONAL.aptRent - 1) * 150;
-    const raw = 600 + ((area - 9) / 16) * 320 + level + 60 * rng.normal();
-    price = roundTo(Math.min(1100, Math.max(600, raw)), 10);
+    // 600-1,100 EUR: mostly the room's size, then the commune's rent level, then luck.
+    const size = (area - 9) / 16;
+    const level = Math.min(1, Math.max(0, ((spot.aptRent ?? place.aptRent) - 18) / 36));
+    const mix = 0.5 * size + 0.3 * level + 0.2 * rng.float();
+    price = roundTo(600 + 500 * Math.min(1, Math.max(0, mix)), 10);
   } else if (type === 'SALE') {
     const rate = kind === 'house' ? (spot.houseSale ?? place.houseSale) : (spot.aptSale ?? place.aptSale);
     const raw = rate * area * noise(0.14);
@@ -436,9 +428,11 @@ const EXTRA: Record<Lang, string[]> = {
   de: ['mit Balkon', 'mit Terrasse', 'nahe Bahnhof', 'mit Stellplatz', 'möbliert', 'nahe Tram'],
 };
 
-function makeTitle(rng: Rng, lang: Lang, type: ListingType, kind: Kind, rooms: number, placeName: string): string {
+function makeTitle(rng: Rng, lang: Lang, type: ListingType, kind: Kind, rooms: number, placeName: string, city: boolean): string {
   const beds = rooms - 1;
-  const extra = rng.chance(0.45) ? ' ' + rng.pick(EXTRA[lang]) : '';
+  // Only the capital has a tram.
+  const extras = city ? EXTRA[lang] : EXTRA[lang].filter((e) => !/tram/i.test(e));
+  const extra = rng.chance(0.45) ? ' ' + rng.pick(extras) : '';
   let core: string;
   if (lang === 'fr') {
     const plural = beds > 1 ? 's' : '';
@@ -478,9 +472,6 @@ function makeTitle(rng: Rng, lang: Lang, type: ListingType, kind: Kind, rooms: n
   }
   return core;
 }
-
-// ---------------------------------------------------------------------------------------
-// Generation
 
 const FIRST_NAMES = ['marie', 'laura', 'tom', 'luc', 'sarah', 'paul', 'anne', 'max', 'lea', 'noah', 'julie', 'ben', 'sofia', 'mia', 'jeff', 'claude', 'ana', 'joao', 'marco', 'elena'];
 const LAST_NAMES = ['schmit', 'muller', 'weber', 'hoffmann', 'wagner', 'thill', 'schroeder', 'reuter', 'klein', 'kremer', 'faber', 'schneider', 'meyer', 'becker', 'da.silva', 'ferreira'];
@@ -581,7 +572,7 @@ export function generateDemoData(opts: DemoOptions): DemoData {
 
     const externalId = nextExternalId(source);
     const lang = langFor(source);
-    const title = makeTitle(rng, lang, type, prop.kind, prop.rooms, placeName(place, spot));
+    const title = makeTitle(rng, lang, type, prop.kind, prop.rooms, placeName(place, spot), place.commune.name === 'Luxembourg');
 
     let createdAt: number;
     let lastSeen: number;
@@ -678,7 +669,8 @@ export function generateDemoData(opts: DemoOptions): DemoData {
     const externalId = nextExternalId(source);
     const lang = langFor(source);
     const merged = status === 'merged';
-    const area = merged ? t.area_m2 : Math.max(1, (t.area_m2 ?? 0) + rng.int(-3, 3));
+    const [lo, hi] = KIND_RANGES[target.kind];
+    const area = merged ? t.area_m2 : Math.min(hi, Math.max(lo, (t.area_m2 ?? lo) + rng.int(-3, 3)));
     const price = roundTo(t.price_eur * (merged ? rng.between(0.98, 1.03) : rng.between(0.92, 1.08)), t.listing_type === 'SALE' ? 1000 : 10);
     const createdAt = Math.min(now - 3 * HOUR, Math.max(now - MAX_AGE_DAYS * DAY, t.created_at.getTime() + Math.round(rng.between(-5 * DAY, 5 * DAY))));
     const lastSeen = runs.get(source)!.finished;
@@ -688,7 +680,7 @@ export function generateDemoData(opts: DemoOptions): DemoData {
       id: listingId(source, externalId),
       source,
       external_id: externalId,
-      title: makeTitle(rng, lang, t.listing_type, target.kind, t.rooms ?? 2, t.locality ?? t.commune),
+      title: makeTitle(rng, lang, t.listing_type, target.kind, t.rooms ?? 2, t.locality ?? t.commune, t.commune === 'Luxembourg'),
       price_eur: price,
       area_m2: area,
       lat: coords ? coords[0] : null,
