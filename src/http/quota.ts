@@ -24,6 +24,9 @@ export interface StoreHealth {
 
 // Wraps the real store (Redis, or memory when no Redis is configured) so that a store
 // error is counted and logged (throttled) before express-rate-limit lets the request pass.
+// Each store operation also gets one overall deadline: rate-limit-redis retries a failed
+// EVALSHA with SCRIPT LOAD + EVALSHA whatever the error was, so against a hung Redis one
+// increment would cost two or three command timeouts; the deadline keeps it to one.
 class GuardedStore implements Store {
   localKeys: boolean;
   prefix?: string;
@@ -32,6 +35,7 @@ class GuardedStore implements Store {
     private readonly health: StoreHealth,
     private readonly logger: Logger,
     private readonly label: string,
+    private readonly deadlineMs: number | null = null,
   ) {
     this.localKeys = inner.localKeys ?? false;
     this.prefix = inner.prefix;
@@ -39,6 +43,18 @@ class GuardedStore implements Store {
   init(options: Options): void {
     this.inner.init?.(options);
   }
+  // express-rate-limit's own logger: store errors reach it only after fail() has counted
+  // and logged them (throttled), so they are dropped here instead of being written to the
+  // console once per request; anything else goes to the service's log.
+  readonly limiterLogger = {
+    error: (err: unknown, message?: string) => {
+      if (typeof message === 'string' && message.includes('error from store')) return;
+      this.logger.error({ err: { message: (err as Error)?.message ?? String(err) }, store: this.label }, message ?? 'express-rate-limit error');
+    },
+    warn: (err: unknown, message?: string) => {
+      this.logger.warn({ err: { message: (err as Error)?.message ?? String(err) }, store: this.label }, message ?? 'express-rate-limit warning');
+    },
+  };
   private lastLog = 0;
   private fail(err: unknown): never {
     this.health.errors++;
@@ -50,26 +66,42 @@ class GuardedStore implements Store {
     }
     throw err;
   }
+  private bounded<T>(op: () => T | Promise<T>): Promise<T> {
+    const run = new Promise<T>((resolve) => resolve(op())); // a synchronous throw rejects too
+    const ms = this.deadlineMs;
+    if (ms === null) return run;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`rate-limit store did not answer within ${ms} ms`)), ms);
+    });
+    // Promise.race subscribes to op's promise, so its late rejection is never unhandled.
+    return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
+  }
   async increment(key: string): Promise<IncrementResponse> {
     try {
-      return await this.inner.increment(key);
+      return await this.bounded(() => this.inner.increment(key));
     } catch (err) {
       this.fail(err);
     }
   }
   async decrement(key: string): Promise<void> {
     try {
-      await this.inner.decrement(key);
+      await this.bounded(() => this.inner.decrement(key));
     } catch (err) {
       this.fail(err);
     }
   }
   async resetKey(key: string): Promise<void> {
-    await this.inner.resetKey(key);
+    await this.bounded(() => this.inner.resetKey(key));
   }
   async get(key: string) {
-    return this.inner.get?.(key);
+    return this.bounded(() => this.inner.get?.(key));
   }
+}
+
+// The logger to give express-rate-limit for a store (its default writes to the console).
+function limiterLogger(store: Store) {
+  return store instanceof GuardedStore ? store.limiterLogger : undefined;
 }
 
 export function createStore(redis: Redis | null, prefix: string, health: StoreHealth, logger: Logger): Store {
@@ -84,7 +116,11 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
   const s = store as unknown as { incrementScriptSha: Promise<string>; getScriptSha: Promise<string> };
   s.incrementScriptSha.catch(() => undefined);
   s.getScriptSha.catch(() => undefined);
-  return new GuardedStore(store, health, logger, 'redis');
+  // One store operation is at most one round trip over a few ms in health, three when the
+  // script must be reloaded (after a Redis restart): bound the whole by the client's
+  // command timeout plus a little, so a hung Redis costs a request about one timeout.
+  const commandTimeout = redis.options.commandTimeout ?? 500;
+  return new GuardedStore(store, health, logger, 'redis', commandTimeout + 50);
 }
 
 export interface QuotaInfo {
@@ -119,6 +155,7 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
     skipFailedRequests: true,
     requestWasSuccessful: (_req: Request, res: Response) => res.statusCode !== 429,
     validate: { trustProxy: false, xForwardedForHeader: false, ip: false, singleCount: false },
+    logger: limiterLogger(deps.store),
     handler: (req: Request, res: Response) => {
       const now = deps.clock();
       const info = (req as Request & { rateLimit: QuotaInfo }).rateLimit;
@@ -151,6 +188,7 @@ export function statsLimit(deps: { store: Store; perMinute: number }): RequestHa
     legacyHeaders: false,
     passOnStoreError: true,
     validate: { trustProxy: false, xForwardedForHeader: false, singleCount: false },
+    logger: limiterLogger(deps.store),
     handler: (_req: Request, res: Response) => {
       const retry = res.getHeader('Retry-After') ?? '60';
       throw new ApiError(429, 'rate_limited', `Too many requests from this address: at most ${deps.perMinute} per minute`, undefined, {
