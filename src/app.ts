@@ -1,3 +1,5 @@
+import compression from 'compression';
+import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
@@ -10,11 +12,17 @@ import { requireApiKey } from './http/auth.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
 import { createStore, dailyQuota, statsLimit, type StoreHealth } from './http/quota.js';
 import { requestId } from './http/request-id.js';
+import { buildOpenApiDocument } from './http/openapi.js';
 import { communesRouter } from './http/routes/communes.js';
+import { docsRouter, openApiRoute } from './http/routes/docs.js';
+import { healthRouter } from './http/routes/health.js';
 import { listingsRouter } from './http/routes/listings.js';
 import { marketRouter } from './http/routes/market.js';
 import { statsRouter } from './http/routes/stats.js';
+import { createMetrics, type Metrics } from './metrics.js';
 import type { Gazetteer } from './reference/gazetteer.js';
+import type { WebOptions } from './web/options.js';
+import { webRouter } from './web/index.js';
 
 export interface AppDeps {
   config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'>;
@@ -28,10 +36,12 @@ export interface AppDeps {
   quotaStore?: Store;
   statsStore?: Store;
   redisPrefix?: string;
+  // Web pages (issue 4): tests may lower the bcrypt cost and the sign-in throttling limits.
+  web?: Partial<WebOptions>;
 }
 
 export interface App extends Express {
-  locals: Express['locals'] & { storeHealth: StoreHealth };
+  locals: Express['locals'] & { storeHealth: StoreHealth; metrics: Metrics };
 }
 
 // Builds the Express application; never listens (server.ts does, tests use supertest).
@@ -44,12 +54,17 @@ export function buildApp(deps: AppDeps): App {
 
   const app = express() as App;
   app.locals.storeHealth = storeHealth;
+  const metrics = createMetrics({ db: deps.db, storeHealth });
+  app.locals.metrics = metrics;
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.set('query parser', 'simple'); // repeated parameters arrive as arrays and are refused
   app.set('json spaces', 0);
 
   app.use(requestId);
+  app.use(metrics.middleware);
+  // gzip or brotli (whichever the client prefers) for bodies over 1 KB.
+  app.use(compression({ threshold: 1024 }));
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -69,6 +84,32 @@ export function buildApp(deps: AppDeps): App {
     }),
   );
 
+  // Browsers may call the API from any origin: no cookies are involved (keys travel in
+  // Authorization), so a wildcard is safe. Not applied to the HTML pages.
+  app.use(
+    '/api/v1',
+    cors({
+      origin: '*',
+      methods: ['GET', 'HEAD', 'OPTIONS'],
+      allowedHeaders: ['Authorization', 'If-None-Match', 'X-Request-Id', 'Content-Type'],
+      exposedHeaders: [
+        'RateLimit-Policy',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'RateLimit',
+        'Retry-After',
+        'ETag',
+        'Link',
+        'X-Request-Id',
+        'WWW-Authenticate',
+      ],
+      maxAge: 600,
+    }),
+  );
+
+  app.use(healthRouter(deps));
+
   // The API is read-only: anything but GET/HEAD is refused before authentication.
   const readOnly: RequestHandler = (req, _res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
@@ -76,16 +117,29 @@ export function buildApp(deps: AppDeps): App {
   };
   app.use('/api/v1', readOnly);
 
+  app.get('/api/v1/openapi.json', openApiRoute(buildOpenApiDocument({ serverUrl: deps.config.PUBLIC_BASE_URL })));
+  app.use('/docs', docsRouter());
   app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter(deps));
 
   const keyed = express.Router();
   keyed.use(requireApiKey({ db: deps.db, usage: deps.keyUsage, clock }));
   keyed.use(dailyQuota({ store: quotaStore, clock }));
+  // Keyed answers depend on the key (tier, flags): caches may keep them, but only privately
+  // and revalidated (the ETag makes revalidation cheap).
+  keyed.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
+    next();
+  });
   keyed.use('/listings', listingsRouter({ db: deps.db, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL }));
   keyed.use('/market', marketRouter(deps));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);
+
+  // --- web pages (issue 4) ---
+  // HTML pages: /api-keys (accounts and keys), /listings/:id, /web/* assets. They read
+  // today's quota counts from the same store the API counts in.
+  app.use(webRouter({ ...deps, clock, redisPrefix: prefix, storeHealth, quotaStore }));
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

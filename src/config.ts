@@ -38,6 +38,9 @@ export const configSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(50).max(5000).default(300),
+  // Prometheus metrics listen here, apart from the public API port. -1 turns them off.
+  METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9464),
+  METRICS_HOST: z.string().default('127.0.0.1'),
   EMBEDDED_PG_DIR: z.string().default('.data/pg'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
 });

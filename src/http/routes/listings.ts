@@ -12,6 +12,20 @@ import { validateQuery } from '../validate.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+// RFC 8288 links to the first, previous, next and last pages, keeping the other parameters.
+export function linkHeader(base: string, query: Record<string, string>, page: number, perPage: number, total: number): string {
+  const last = Math.max(1, Math.ceil(total / perPage));
+  const href = (p: number) => {
+    const qs = new URLSearchParams({ ...query, page: String(p), per_page: String(perPage) });
+    return `<${base}?${qs.toString()}>`;
+  };
+  const links = [`${href(1)}; rel="first"`];
+  if (page > 1) links.push(`${href(Math.min(page - 1, last))}; rel="prev"`);
+  if (page < last) links.push(`${href(page + 1)}; rel="next"`);
+  links.push(`${href(last)}; rel="last"`);
+  return links.join(', ');
+}
+
 export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: string }): Router {
   const router = Router();
 
@@ -42,6 +56,7 @@ export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: 
     const perPage = q.per_page ?? 20;
     const sort = q.sort ?? (geo ? 'distance' : '-createdAt');
     const [{ rows, total }, updated] = await Promise.all([findListings(deps.db, filter, { sort, page, perPage }), lastUpdated(deps.db)]);
+    res.setHeader('Link', linkHeader(`${deps.baseUrl}/api/v1/listings`, req.query as Record<string, string>, page, perPage, total));
     res.json({
       data: rows.map((r) => presentListing(r, { baseUrl: deps.baseUrl, showFlags: seesFlagged })),
       meta: { total, page, per_page: perPage, sort, last_updated: iso(updated) },

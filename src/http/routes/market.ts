@@ -5,9 +5,10 @@ import type { Gazetteer } from '../../reference/gazetteer.js';
 import { iso, lastUpdated } from '../../repositories/freshness.js';
 import { marketPrices, type MarketRecord } from '../../repositories/market.js';
 import { resolveCommuneParam } from '../commune-param.js';
-import { textParam, validateQuery } from '../validate.js';
+import { communeParam } from '../schemas/listings.js';
+import { validateQuery } from '../validate.js';
 
-export const marketQuery = z.object({ commune: textParam(100).optional() });
+export const marketQuery = z.object({ commune: communeParam.optional() });
 
 const byName = new Intl.Collator('fr', { sensitivity: 'base' });
 

@@ -1,0 +1,22 @@
+// A typed call to the API with plain fetch, using the types that `npm run gen:client`
+// generates from the OpenAPI document (client/api-types.ts).
+import type { components, operations } from './api-types.js';
+
+type Listing = components['schemas']['Listing'];
+type ListingsQuery = NonNullable<operations['listListings']['parameters']['query']>;
+type ListingsPage = operations['listListings']['responses']['200']['content']['application/json'];
+type Problem = components['schemas']['Problem'];
+
+export async function findListings(baseUrl: string, key: string, query: ListingsQuery): Promise<ListingsPage> {
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const res = await fetch(`${baseUrl}/api/v1/listings?${qs}`, { headers: { Authorization: `Bearer ${key}` } });
+  if (!res.ok) {
+    const problem = (await res.json()) as Problem;
+    throw new Error(`${problem.status} ${problem.code}: ${problem.detail}`);
+  }
+  return (await res.json()) as ListingsPage;
+}
+
+export function describe(l: Listing): string {
+  return `${l.title} – ${l.price_eur} EUR, ${l.area_m2 ?? '?'} m², ${l.commune}${l.locality ? ` (${l.locality})` : ''}`;
+}

@@ -1,0 +1,249 @@
+import { z } from 'zod';
+import { DAILY_QUOTA, SEES_FLAGGED, TIERS } from '../domain/tiers.js';
+import { communesQuery } from './routes/communes.js';
+import { marketQuery } from './routes/market.js';
+import { statsQuery } from './routes/stats.js';
+import { listingsQueryShape } from './schemas/listings.js';
+import {
+  communesSchema,
+  healthSchema,
+  listingSchema,
+  listingsPageSchema,
+  marketPricesSchema,
+  problemSchema,
+  readinessSchema,
+  statsSchema,
+} from './schemas/responses.js';
+import { queryParamMeta } from './validate.js';
+
+// The OpenAPI 3.1 document, generated from the zod schemas that validate the requests
+// (query parameters, with their rules carried as metadata) and shape the responses.
+
+type Schema = Record<string, unknown>;
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const problem = (description: string, codes: string[], headers: Schema = {}) => ({
+  description: `${description} (code: ${codes.join(', ')})`,
+  headers,
+  content: { 'application/problem+json': { schema: ref('Problem') } },
+});
+
+const rateLimitHeaders = {
+  'RateLimit-Policy': { description: 'Daily quota policy, e.g. 100;w=86400 (Free and Starter keys)', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'Requests allowed per UTC day', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left today', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the quota resets at 00:00 UTC', schema: { type: 'integer' } },
+};
+const commonHeaders = {
+  'X-Request-Id': { description: 'Id of this request (the client’s own when it sent a sane one)', schema: { type: 'string' } },
+  ETag: { description: 'Entity tag; send it back in If-None-Match to get a 304', schema: { type: 'string' } },
+};
+const retryAfter = { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
+
+function queryParameters(shape: z.ZodObject<z.ZodRawShape>) {
+  return Object.entries(shape.shape).map(([name, field]) => {
+    const meta = queryParamMeta(field as z.ZodType);
+    return {
+      name,
+      in: 'query',
+      required: !(field instanceof z.ZodOptional),
+      ...(meta?.description ? { description: meta.description } : {}),
+      schema: meta?.schema ?? { type: 'string' },
+      ...(meta?.example !== undefined ? { example: meta.example } : {}),
+    };
+  });
+}
+
+function keyedErrors(extra: Record<string, unknown> = {}) {
+  return {
+    '400': problem('Invalid or unknown query parameter', ['invalid_parameter', 'unknown_parameter']),
+    '401': problem('Missing, malformed, unknown or revoked API key', ['unauthorized', 'invalid_key'], {
+      'WWW-Authenticate': { description: 'Bearer realm="api" (with error="invalid_token" for a bad key)', schema: { type: 'string' } },
+    }),
+    ...extra,
+    '429': problem('Daily quota exceeded', ['quota_exceeded'], retryAfter),
+    '503': problem('The database is unreachable', ['unavailable'], retryAfter),
+    '500': problem('Internal error', ['internal']),
+  };
+}
+
+function json(description: string, schemaId: string, headers: Schema = {}) {
+  return { description, headers: { ...commonHeaders, ...headers }, content: { 'application/json': { schema: ref(schemaId) } } };
+}
+
+export function buildOpenApiDocument(opts: { serverUrl: string; version?: string }) {
+  // Every response schema carries a zod `id` (see schemas/responses.ts); the global registry
+  // turns them into components with $refs between them.
+  void [listingSchema, listingsPageSchema, marketPricesSchema, statsSchema, communesSchema, problemSchema, healthSchema, readinessSchema];
+  const generated = z.toJSONSchema(z.globalRegistry, {
+    target: 'draft-2020-12',
+    io: 'output',
+    unrepresentable: 'any',
+    uri: (id: string) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Schema> };
+  const schemas: Record<string, Schema> = {};
+  for (const [name, s] of Object.entries(generated.schemas)) {
+    const { id: _id, ...rest } = s; // zod's own `id` keyword at the top of each component
+    schemas[name] = tidy(rest) as Schema;
+  }
+
+  const tierLines = TIERS.map(
+    (t) => `| ${t[0].toUpperCase()}${t.slice(1)} | ${DAILY_QUOTA[t] === null ? 'unlimited' : DAILY_QUOTA[t]!.toLocaleString('en')} | ${SEES_FLAGGED[t] ? 'yes' : 'no'} |`,
+  );
+  const description = [
+    'One clean, read-only feed of the property listings of Luxembourg: agency feeds and native posts, normalized and deduplicated across sources.',
+    '',
+    'Authenticate with `Authorization: Bearer <key>` (keys are created on the /api-keys page). Every endpoint except /stats, /openapi.json and the health checks needs a key.',
+    '',
+    '| tier | requests per UTC day | flagged data |',
+    '|---|---|---|',
+    ...tierLines,
+    '',
+    'Quotas count per key and per UTC day and reset at 00:00 UTC; every request counts except those answered 429. Free and Starter responses carry RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Over quota: 429 quota_exceeded with Retry-After (seconds until midnight UTC).',
+    '',
+    'Errors are RFC 9457 problem details (application/problem+json) with a stable `code`.',
+  ].join('\n');
+
+  const keyed = [{ bearerAuth: [] as string[] }];
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Luxembourg listings feed API',
+      version: opts.version ?? '1.0.0',
+      description,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'API support', email: 'support@listings-feed.example' },
+    },
+    servers: [{ url: opts.serverUrl }],
+    security: keyed,
+    tags: [
+      { name: 'listings', description: 'Listings, filterable and searchable by radius' },
+      { name: 'market', description: 'Live market prices per commune' },
+      { name: 'reference', description: 'Reference data' },
+      { name: 'stats', description: 'Public statistics' },
+      { name: 'operations', description: 'Health checks and the API description' },
+    ],
+    paths: {
+      '/api/v1/listings': {
+        get: {
+          operationId: 'listListings',
+          tags: ['listings'],
+          summary: 'A page of active listings',
+          description:
+            'Filters combine. A partial geo triple is 400 naming the missing parameters. Free and Starter keys never see flagged listings. The Link header (RFC 8288) gives first, prev, next and last pages.',
+          parameters: queryParameters(listingsQueryShape),
+          responses: {
+            '200': json('A page of listings', 'ListingsPage', {
+              ...rateLimitHeaders,
+              Link: { description: 'first, prev, next and last pages (RFC 8288)', schema: { type: 'string' } },
+            }),
+            '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+            ...keyedErrors({ '403': problem('The flagged parameter needs a Pro or Enterprise key', ['forbidden_for_tier']) }),
+          },
+        },
+      },
+      '/api/v1/listings/{id}': {
+        get: {
+          operationId: 'getListing',
+          tags: ['listings'],
+          summary: 'One active listing',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 }, example: 'lst_3f9a0c1d2e4b5a6c7d8e' }],
+          responses: {
+            '200': json('The listing', 'Listing', rateLimitHeaders),
+            '304': { description: 'Not modified' },
+            ...keyedErrors({ '404': problem('No such active listing (or flagged, for a tier that does not see flagged data)', ['not_found']) }),
+          },
+        },
+      },
+      '/api/v1/market/prices': {
+        get: {
+          operationId: 'getMarketPrices',
+          tags: ['market'],
+          summary: 'Average and median rent and price per m² by commune, live',
+          description: 'From active, unflagged listings of type RENT. Rents in whole euros, per-m² figures in cents. A named commune with no rentals gives one record with listings 0 and null figures.',
+          parameters: queryParameters(marketQuery),
+          responses: { '200': json('Market prices', 'MarketPrices', rateLimitHeaders), '304': { description: 'Not modified' }, ...keyedErrors() },
+        },
+      },
+      '/api/v1/communes': {
+        get: {
+          operationId: 'listCommunes',
+          tags: ['reference'],
+          summary: 'The 100 communes with names, canton, centroid and localities',
+          parameters: queryParameters(communesQuery),
+          responses: { '200': json('The communes', 'Communes', rateLimitHeaders), '304': { description: 'Not modified' }, ...keyedErrors() },
+        },
+      },
+      '/api/v1/stats': {
+        get: {
+          operationId: 'getStats',
+          tags: ['stats'],
+          summary: 'Public statistics (no key)',
+          description: 'Limited per client IP (default 60 a minute). Cache-Control: public, max-age=60.',
+          security: [],
+          parameters: queryParameters(statsQuery),
+          responses: {
+            '200': json('Statistics', 'Stats'),
+            '304': { description: 'Not modified' },
+            '400': problem('Unknown query parameter', ['unknown_parameter']),
+            '429': problem('Too many requests from this address', ['rate_limited'], retryAfter),
+            '503': problem('The database is unreachable', ['unavailable'], retryAfter),
+            '500': problem('Internal error', ['internal']),
+          },
+        },
+      },
+      '/api/v1/openapi.json': {
+        get: {
+          operationId: 'getOpenApi',
+          tags: ['operations'],
+          summary: 'This document (no key)',
+          security: [],
+          responses: { '200': { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+      '/healthz': {
+        get: {
+          operationId: 'getHealth',
+          tags: ['operations'],
+          summary: 'Liveness: the process is up (checks no dependency)',
+          security: [],
+          responses: { '200': json('Alive', 'Health') },
+        },
+      },
+      '/readyz': {
+        get: {
+          operationId: 'getReadiness',
+          tags: ['operations'],
+          summary: 'Readiness: the database and Redis are reachable',
+          security: [],
+          responses: {
+            '200': json('Ready', 'Readiness'),
+            '503': { description: 'A dependency is down: checks says which', content: { 'application/json': { schema: ref('Readiness') } } },
+          },
+        },
+      },
+    },
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'lfk_ API key', description: 'Authorization: Bearer lfk_…' },
+      },
+    },
+  };
+}
+
+// JSON Schema details that are noise in an API description: zod's safe-integer bounds on
+// every integer and the per-schema $id/$schema.
+function tidy(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(tidy);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === 'minimum' || k === 'maximum') && Math.abs(v as number) === Number.MAX_SAFE_INTEGER) continue;
+    if (k === '$schema' || k === '$id') continue;
+    out[k] = tidy(v);
+  }
+  return out;
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;

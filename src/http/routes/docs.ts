@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import express, { Router, type RequestHandler } from 'express';
+import swaggerUiDist from 'swagger-ui-dist';
+import { projectRoot } from '../../lib/paths.js';
+import type { OpenApiDocument } from '../openapi.js';
+
+// The machine-readable description and a human page rendering it. Every asset of the page is
+// served from here (Swagger UI from the swagger-ui-dist package): nothing from a CDN, so the
+// page works with no internet access.
+export function openApiRoute(doc: OpenApiDocument): RequestHandler {
+  const body = JSON.stringify(doc);
+  return (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type('application/json').send(body);
+  };
+}
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Luxembourg listings feed API – reference</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+</head>
+<body>
+  <noscript><p>This page needs JavaScript. The raw description is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></noscript>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>`;
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'", // Swagger UI sets inline styles on its elements
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+export function docsRouter(): Router {
+  const router = Router();
+  const initJs = readFileSync(path.join(projectRoot, 'public/docs-init.js'), 'utf8');
+  const pageHeaders: RequestHandler = (_req, res, next) => {
+    res.setHeader('Content-Security-Policy', CSP);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Frame-Options', 'DENY');
+    next();
+  };
+  router.use(pageHeaders);
+  router.get('/', (_req, res) => {
+    res.type('html').send(PAGE);
+  });
+  router.get('/init.js', (_req, res) => {
+    res.type('application/javascript').send(initJs);
+  });
+  router.use('/assets', express.static(swaggerUiDist.getAbsoluteFSPath(), { index: false, maxAge: '1d', fallthrough: true }));
+  return router;
+}

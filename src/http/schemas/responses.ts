@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { FLAGS, LISTING_TYPES } from '../../domain/listing.js';
+
+// The shapes of every response: the handlers are typed against them and the OpenAPI
+// document is generated from them (the `id` of each becomes a components/schemas entry).
+
+const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds', example: '2026-11-21T09:15:02.123Z' });
+
+export const listingSchema = z
+  .object({
+    id: z.string().meta({ description: 'Opaque id, stable for a (source, external_id) across re-imports', example: 'lst_3f9a0c1d2e4b5a6c7d8e' }),
+    url: z.string().meta({ format: 'uri', description: 'The listing’s public page on this service' }),
+    source: z.string().meta({ description: 'Feed name, or native for posts made on the service', example: 'capital-homes' }),
+    external_id: z.string().meta({ description: 'Identifier of the listing in its source feed', example: 'CH-1042' }),
+    title: z.string(),
+    price_eur: z.int().meta({ description: 'Monthly rent in EUR for RENT, SUBLET and FLATSHARE; asking price for SALE', example: 1850 }),
+    area_m2: z.number().nullable().meta({ description: 'Area in square metres; null when the source did not give it', example: 74 }),
+    rooms: z.int().nullable().meta({ example: 3 }),
+    commune: z.string().meta({ description: 'One of the 100 communes, official name', example: 'Sanem' }),
+    locality: z.string().nullable().meta({ description: 'Village or quarter when known', example: 'Belvaux' }),
+    lat: z.number().nullable().meta({ example: 49.5127 }),
+    lng: z.number().nullable().meta({ example: 5.9301 }),
+    listing_type: z.enum(LISTING_TYPES),
+    accepts_students: z.boolean(),
+    images: z.array(z.string().meta({ format: 'uri' })),
+    source_url: z.string().nullable().meta({ description: 'The origin page at the agency; null for native posts' }),
+    created_at: timestamp,
+    updated_at: timestamp,
+    flags: z.array(z.enum(FLAGS)).optional().meta({ description: 'Pro and Enterprise keys only; empty when clean' }),
+    distance_km: z.number().optional().meta({ description: 'Geo searches only: great-circle distance from the centre, 3 decimals' }),
+  })
+  .meta({ id: 'Listing' });
+
+export const listingsPageSchema = z
+  .object({
+    data: z.array(listingSchema),
+    meta: z.object({
+      total: z.int().meta({ description: 'Number of listings matching the request (exact)' }),
+      page: z.int(),
+      per_page: z.int(),
+      sort: z.string().meta({ description: 'The sort used' }),
+      last_updated: timestamp.nullable().meta({ description: 'Freshness of the data: the latest successful import or native post change' }),
+    }),
+  })
+  .meta({ id: 'ListingsPage' });
+
+export const marketRecordSchema = z
+  .object({
+    commune: z.string(),
+    locality: z.string().optional().meta({ description: 'Present when the commune parameter named a quarter or locality' }),
+    listings: z.int().meta({ description: 'Rentals counted (active, unflagged, type RENT)' }),
+    avg_rent_eur: z.int().nullable(),
+    avg_price_per_m2_eur: z.number().nullable().meta({ description: 'Averaged per listing over those with an area > 0; cents' }),
+    median_rent_eur: z.int().nullable(),
+    median_price_per_m2_eur: z.number().nullable(),
+  })
+  .meta({ id: 'MarketRecord' });
+
+export const marketPricesSchema = z
+  .object({
+    data: z.array(marketRecordSchema),
+    meta: z.object({ listing_type: z.literal('RENT'), last_updated: timestamp.nullable() }),
+  })
+  .meta({ id: 'MarketPrices' });
+
+export const statsSchema = z
+  .object({
+    total_active: z.int(),
+    flagged: z.int().meta({ description: 'How many of the active listings are flagged' }),
+    by_source: z.array(z.object({ source: z.string(), active: z.int() })),
+    by_commune: z.array(z.object({ commune: z.string(), active: z.int() })),
+    last_updated: timestamp.nullable(),
+    sources: z.array(
+      z.object({
+        source: z.string(),
+        last_import_at: timestamp.nullable(),
+        status: z.enum(['ok', 'failed', 'refused', 'never']).meta({ description: 'Outcome of the latest import' }),
+      }),
+    ),
+  })
+  .meta({ id: 'Stats' });
+
+export const communesSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        lau2: z.string(),
+        name: z.string(),
+        name_lb: z.string(),
+        name_de: z.string(),
+        canton: z.string(),
+        canton_iso: z.string(),
+        lat: z.number(),
+        lng: z.number(),
+        population: z.int().nullable(),
+        localities: z.array(z.object({ name: z.string(), kind: z.enum(['locality', 'quarter']) })),
+      }),
+    ),
+    meta: z.object({ total: z.int() }),
+  })
+  .meta({ id: 'Communes' });
+
+export const ERROR_CODES = [
+  'invalid_parameter',
+  'unknown_parameter',
+  'unauthorized',
+  'invalid_key',
+  'forbidden_for_tier',
+  'not_found',
+  'method_not_allowed',
+  'quota_exceeded',
+  'rate_limited',
+  'unavailable',
+  'internal',
+] as const;
+
+export const problemSchema = z
+  .object({
+    type: z.string().meta({ example: 'about:blank' }),
+    title: z.string(),
+    status: z.int(),
+    code: z.enum(ERROR_CODES),
+    detail: z.string(),
+    errors: z.array(z.object({ param: z.string(), message: z.string() })).optional(),
+    suggestions: z.array(z.string()).optional().meta({ description: 'Close commune names, for an unknown commune' }),
+    allowed_parameters: z.array(z.string()).optional(),
+    request_id: z.string().nullable(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
+
+export const healthSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+export const readinessSchema = z
+  .object({
+    status: z.enum(['ok', 'unavailable']),
+    checks: z.object({ database: z.enum(['ok', 'down']), redis: z.enum(['ok', 'down', 'not_configured']) }),
+  })
+  .meta({ id: 'Readiness' });
+
+export type ApiListingShape = z.infer<typeof listingSchema>;

@@ -1,0 +1,114 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import client from 'prom-client';
+import type { StoreHealth } from './http/quota.js';
+
+// Prometheus metrics, on their own registry (one per app, so tests can build many) and
+// served by a separate listener (METRICS_PORT), never on the public API port.
+export interface Metrics {
+  registry: client.Registry;
+  middleware: RequestHandler;
+}
+
+export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Metrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new client.Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames, registers: [registry] });
+  const latency = new client.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const quotaRejections = new client.Counter({
+    name: 'quota_rejections_total',
+    help: 'Requests refused with 429 (daily quota or /stats per-IP limit)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  let seenErrors = 0;
+  new client.Counter({
+    name: 'rate_limit_store_errors_total',
+    help: 'Errors of the quota store (Redis): requests served without limiting',
+    registers: [registry],
+    collect() {
+      const delta = deps.storeHealth.errors - seenErrors;
+      if (delta > 0) this.inc(delta);
+      seenErrors = deps.storeHealth.errors;
+    },
+  });
+  const pool = () => (deps.db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+  new client.Gauge({
+    name: 'db_pool_connections',
+    help: 'Database pool connections by state',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const p = pool();
+      if (!p) return;
+      this.set({ state: 'used' }, p.numUsed());
+      this.set({ state: 'free' }, p.numFree());
+      this.set({ state: 'pending' }, p.numPendingAcquires());
+    },
+  });
+  new client.Gauge({
+    name: 'import_runs',
+    help: 'Feed import runs recorded in the database, by source and outcome',
+    labelNames: ['source', 'status'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        const rows = (await deps.db('import_runs').select('source', 'status').count<{ source: string; status: string; count: number }[]>('* as count').groupBy('source', 'status')) as {
+          source: string;
+          status: string;
+          count: number;
+        }[];
+        for (const r of rows) this.set({ source: r.source, status: r.status }, Number(r.count));
+      } catch {
+        // the database being down shows in readiness; metrics still answer
+      }
+    },
+  });
+
+  const middleware: RequestHandler = (req, res, next) => {
+    const end = latency.startTimer();
+    // The route template, not the raw path, keeps label values bounded. Express sets req.route
+    // when a route matches, while req.baseUrl still holds the routers' mount path (it is reset
+    // by the time the response finishes), so the label is taken at that moment.
+    let route = 'unmatched'; // rejected before any route matched (401, 429, unknown path)
+    let matched: unknown;
+    Object.defineProperty(req, 'route', {
+      configurable: true,
+      get: () => matched,
+      set: (v: { path: string }) => {
+        matched = v;
+        route = `${req.baseUrl}${v.path}`;
+      },
+    });
+    res.once('finish', () => {
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      requests.inc(labels);
+      end(labels);
+      if (res.statusCode === 429) quotaRejections.inc({ reason: res.locals.apiKey ? 'daily_quota' : 'stats_ip_limit' });
+    });
+    next();
+  };
+  return { registry, middleware };
+}
+
+export function buildMetricsApp(metrics: Metrics): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+  app.use((_req, res) => {
+    res.status(404).type('text/plain').send('not found\n');
+  });
+  return app;
+}

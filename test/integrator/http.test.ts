@@ -1,0 +1,235 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import pino from 'pino';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMetricsApp } from '../../src/metrics.js';
+import { createRedis } from '../../src/redis.js';
+import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { freePort, startRedisServer } from '../helpers/redis-server.js';
+
+let t: TestDb;
+let app: Awaited<ReturnType<typeof buildTestApp>>;
+let key: string;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  app = await buildTestApp(t.db);
+  key = (await createKey(t.db, 'free')).key;
+  for (let i = 0; i < 45; i++) await insertListing(t.db, { external_id: `L${String(i).padStart(3, '0')}`, price_eur: 1000 + i, title: `Flat number ${i} with a long enough title to make the page big` });
+});
+afterAll(async () => t?.drop());
+
+describe('HTTP caching', () => {
+  it('sends an ETag and answers If-None-Match with 304 (no body), still counted, with RateLimit headers', async () => {
+    const k = (await createKey(t.db, 'free')).key;
+    const first = await request(app).get('/api/v1/listings?per_page=5').set(bearer(k));
+    expect(first.status).toBe(200);
+    expect(first.headers.etag).toBeTruthy();
+    expect(first.headers['cache-control']).toBe('private, max-age=0, must-revalidate');
+    expect(first.headers['ratelimit-remaining']).toBe('99');
+    const second = await request(app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', first.headers.etag);
+    expect(second.status).toBe(304);
+    expect(second.text ?? '').toBe('');
+    expect(second.headers['ratelimit-remaining']).toBe('98');
+    const third = await request(app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', '"something-else"');
+    expect(third.status).toBe(200);
+    expect(third.headers['ratelimit-remaining']).toBe('97');
+  });
+
+  it('stats are public for 60 s', async () => {
+    const res = await request(app).get('/api/v1/stats');
+    expect(res.headers['cache-control']).toBe('public, max-age=60');
+    expect(res.headers.etag).toBeTruthy();
+  });
+});
+
+// Raw bytes over a fresh connection (no client-side decompression, no keep-alive reuse).
+function rawGet(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('compression', () => {
+  it('gzips and brotli-compresses bodies over 1 KB when asked, leaves small ones alone', async () => {
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const auth = { Authorization: `Bearer ${key}` };
+      const gz = await rawGet(port, '/api/v1/listings?per_page=40', { ...auth, 'Accept-Encoding': 'gzip' });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(JSON.parse(gunzipSync(gz.body).toString()).data).toHaveLength(40);
+      const br = await rawGet(port, '/api/v1/listings?per_page=40', { ...auth, 'Accept-Encoding': 'br' });
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(JSON.parse(brotliDecompressSync(br.body).toString()).data).toHaveLength(40);
+      const small = await rawGet(port, '/healthz', { 'Accept-Encoding': 'gzip, br' });
+      expect(small.headers['content-encoding']).toBeUndefined();
+      const none = await rawGet(port, '/api/v1/listings?per_page=40', auth);
+      expect(none.headers['content-encoding']).toBeUndefined();
+      expect(JSON.parse(none.body.toString()).data).toHaveLength(40);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('CORS', () => {
+  it('answers a preflight from any origin, allowing Authorization and exposing the useful headers', async () => {
+    const res = await request(app)
+      .options('/api/v1/listings')
+      .set('Origin', 'https://portal.relocation.example')
+      .set('Access-Control-Request-Method', 'GET')
+      .set('Access-Control-Request-Headers', 'authorization');
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-headers'].toLowerCase()).toContain('authorization');
+    expect(res.headers['access-control-allow-methods']).toContain('GET');
+    const get = await request(app).get('/api/v1/listings').set(bearer(key)).set('Origin', 'https://portal.relocation.example');
+    expect(get.headers['access-control-allow-origin']).toBe('*');
+    const exposed = get.headers['access-control-expose-headers'];
+    for (const h of ['RateLimit-Remaining', 'Retry-After', 'ETag', 'Link', 'X-Request-Id']) expect(exposed).toContain(h);
+    expect(get.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
+  it('is not applied to the HTML pages', async () => {
+    const res = await request(app).get('/docs').set('Origin', 'https://evil.example');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('Link header', () => {
+  const links = (h: string) =>
+    Object.fromEntries(
+      h.split(', ').map((part) => {
+        const m = /^<([^>]+)>; rel="(\w+)"$/.exec(part)!;
+        const u = new URL(m[1]);
+        return [m[2], Number(u.searchParams.get('page'))];
+      }),
+    );
+
+  it('gives first, next and last on the first page; all four on a middle page; first, prev and last on the last', async () => {
+    const first = await request(app).get('/api/v1/listings?per_page=10&listing_type=RENT').set(bearer(key));
+    expect(links(first.headers.link)).toEqual({ first: 1, next: 2, last: 5 });
+    expect(first.headers.link).toContain('listing_type=RENT');
+    expect(first.headers.link).toContain('https://api.example.test/api/v1/listings?');
+    const middle = await request(app).get('/api/v1/listings?per_page=10&page=3').set(bearer(key));
+    expect(links(middle.headers.link)).toEqual({ first: 1, prev: 2, next: 4, last: 5 });
+    const last = await request(app).get('/api/v1/listings?per_page=10&page=5').set(bearer(key));
+    expect(links(last.headers.link)).toEqual({ first: 1, prev: 4, last: 5 });
+    const past = await request(app).get('/api/v1/listings?per_page=10&page=9').set(bearer(key));
+    expect(links(past.headers.link)).toEqual({ first: 1, prev: 5, last: 5 });
+  });
+});
+
+describe('operations endpoints', () => {
+  it('/healthz is up without dependencies; /readyz says 503 naming Redis when it is stopped', async () => {
+    const redisServer = await startRedisServer();
+    const redis = createRedis(redisServer.url, { timeoutMs: 300, logger: pino({ level: 'silent' }) });
+    try {
+      const a = await buildTestApp(t.db, { redis });
+      await new Promise((r) => setTimeout(r, 200));
+      const ok = await request(a).get('/readyz');
+      expect(ok.status).toBe(200);
+      expect(ok.body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
+      await redisServer.stop();
+      const down = await request(a).get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual({ status: 'unavailable', checks: { database: 'ok', redis: 'down' } });
+      expect((await request(a).get('/healthz')).body).toEqual({ status: 'ok' });
+    } finally {
+      redis.disconnect();
+      await redisServer.stop();
+    }
+  });
+
+  it('/docs is served entirely from this server', async () => {
+    const page = await request(app).get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+    const srcs = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(srcs.length).toBeGreaterThan(2);
+    for (const s of srcs) {
+      expect(s.startsWith('/'), s).toBe(true);
+      const asset = await request(app).get(s);
+      expect(asset.status, s).toBe(200);
+    }
+    expect(page.text).not.toMatch(/<script>(?!<\/script>)/);
+  });
+
+  it('/metrics is not on the public port; its own listener reports requests, quota rejections, store errors, pool and imports', async () => {
+    expect((await request(app).get('/metrics')).status).toBe(404);
+    const a = await buildTestApp(t.db);
+    const k = (await createKey(t.db, 'free')).key;
+    await t.db('import_runs').insert({ source: 'test-agency', mode: 'full', status: 'ok', started_at: new Date(), finished_at: new Date() });
+    for (let i = 0; i < 101; i++) await request(a).get('/api/v1/listings?per_page=1').set(bearer(k));
+    await request(a).get(`/api/v1/listings/lst_missing`).set(bearer(key));
+    const metrics = await request(buildMetricsApp(a.locals.metrics)).get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers['content-type']).toContain('text/plain');
+    const text = metrics.text;
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/listings\/",status="200"\} 100/);
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/listings\/:id",status="404"\} 1/);
+    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0.05",method="GET",route="\/api\/v1\/listings\/"/);
+    expect(text).toMatch(/quota_rejections_total\{reason="daily_quota"\} 1/);
+    expect(text).toMatch(/rate_limit_store_errors_total \d+/);
+    expect(text).toMatch(/db_pool_connections\{state="used"\} \d+/);
+    expect(text).toMatch(/import_runs\{source="test-agency",status="ok"\} 1/);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('on SIGTERM stops accepting, finishes the request in flight and exits 0', async () => {
+    const port = await freePort();
+    const k = (await createKey(t.db, 'pro')).key;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, DATABASE_URL: t.url, REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '-1', LOG_LEVEL: 'info', LOG_PRETTY: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      for (let i = 0; i < 150; i++) {
+        try {
+          if ((await fetch(`${base}/healthz`)).ok) break;
+        } catch {
+          /* not up yet */
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // Hold the api_keys table so the next request blocks in authentication: a slow request.
+      const trx = await t.db.transaction();
+      let slow: Promise<{ status: number; body: Buffer }>;
+      try {
+        await trx.raw('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
+        slow = rawGet(port, '/api/v1/listings?per_page=1', { Authorization: `Bearer ${k}` });
+        await new Promise((r) => setTimeout(r, 300));
+        child.kill('SIGTERM');
+        await new Promise((r) => setTimeout(r, 500));
+        // New connections are refused while the slow one is finishing.
+        await expect(rawGet(port, '/healthz')).rejects.toThrow();
+      } finally {
+        await trx.commit();
+      }
+      const res = await slow.catch((e) => { throw new Error(`${e.message}\n${output}`); });
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body.toString()).meta.total).toBe(45);
+      const [code] = (await once(child, 'exit')) as [number];
+      expect(code, output).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
