@@ -44,6 +44,12 @@ export interface App extends Express {
   locals: Express['locals'] & { storeHealth: StoreHealth; metrics: Metrics };
 }
 
+// The path without the query string (which may hold anything a client typed); originalUrl
+// because routers rewrite req.url while they run.
+function pathOf(req: { url?: string; originalUrl?: string }): string {
+  return String(req.originalUrl ?? req.url).split('?')[0];
+}
+
 // Builds the Express application; never listens (server.ts does, tests use supertest).
 export function buildApp(deps: AppDeps): App {
   const clock = deps.clock ?? (() => new Date());
@@ -71,15 +77,15 @@ export function buildApp(deps: AppDeps): App {
       genReqId: (_req, res) => (res as express.Response).locals.requestId ?? '',
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       serializers: {
-        req: (req) => ({ method: req.method, path: String(req.url).split('?')[0] }),
+        req: (req) => ({ method: req.method, path: pathOf(req) }),
         res: (res) => ({ status: res.statusCode }),
       },
       customProps: (_req, res) => ({
         request_id: (res as express.Response).locals.requestId,
         key_id: (res as express.Response).locals.apiKey?.id,
       }),
-      customSuccessMessage: (req, res, ms) => `${req.method} ${String(req.url).split('?')[0]} ${res.statusCode} ${Math.round(ms)}ms`,
-      customErrorMessage: (req, res) => `${req.method} ${String(req.url).split('?')[0]} ${res.statusCode}`,
+      customSuccessMessage: (req, res, ms) => `${req.method} ${pathOf(req)} ${res.statusCode} ${Math.round(ms)}ms`,
+      customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
       wrapSerializers: false,
     }),
   );
