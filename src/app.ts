@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { KeyUsageTracker } from './auth/key-usage.js';
+import { createApiCaches } from './cache/api-caches.js';
 import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
@@ -36,7 +37,7 @@ export interface AppDeps {
   quotaStore?: Store;
   statsStore?: Store;
   redisPrefix?: string;
-  // Web pages (issue 4): tests may lower the bcrypt cost and the sign-in throttling limits.
+  // Web pages (issue 4): bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
   web?: Partial<WebOptions>;
 }
 
@@ -58,6 +59,7 @@ export function buildApp(deps: AppDeps): App {
   const quotaStore = deps.quotaStore ?? createStore(deps.redis, `${prefix}quota:`, storeHealth, deps.logger);
   const statsStore = deps.statsStore ?? createStore(deps.redis, `${prefix}stats-ip:`, storeHealth, deps.logger);
 
+  const caches = createApiCaches();
   const app = express() as App;
   app.locals.storeHealth = storeHealth;
   const metrics = createMetrics({ db: deps.db, storeHealth });
@@ -125,7 +127,7 @@ export function buildApp(deps: AppDeps): App {
 
   app.get('/api/v1/openapi.json', openApiRoute(buildOpenApiDocument({ serverUrl: deps.config.PUBLIC_BASE_URL })));
   app.use('/docs', docsRouter());
-  app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter(deps));
+  app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter({ db: deps.db, caches }));
 
   const keyed = express.Router();
   keyed.use(requireApiKey({ db: deps.db, usage: deps.keyUsage, clock }));
@@ -136,8 +138,8 @@ export function buildApp(deps: AppDeps): App {
     res.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
     next();
   });
-  keyed.use('/listings', listingsRouter({ db: deps.db, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL }));
-  keyed.use('/market', marketRouter(deps));
+  keyed.use('/listings', listingsRouter({ db: deps.db, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
+  keyed.use('/market', marketRouter({ db: deps.db, gazetteer: deps.gazetteer, caches }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);

@@ -194,6 +194,28 @@ describe('sorting and paging', () => {
   });
 });
 
+describe('live totals', () => {
+  it('a committed change shows in the next answer (the cached count follows the data version)', async () => {
+    const before = await request(app).get('/api/v1/listings?commune=Mamer').set(bearer(key));
+    expect(before.body.meta.total).toBe(0);
+    const trx = await t.db.transaction();
+    try {
+      await insertListing(trx as unknown as typeof t.db, { id: 'lst_live_1', external_id: 'live-1', commune: 'Mamer' });
+      const during = await request(app).get('/api/v1/listings?commune=Mamer').set(bearer(key));
+      expect(during.body.meta.total).toBe(0); // not committed yet
+    } finally {
+      await trx.commit();
+    }
+    const after = await request(app).get('/api/v1/listings?commune=Mamer').set(bearer(key));
+    expect(after.body.meta.total).toBe(1);
+    expect(after.body.data[0].id).toBe('lst_live_1');
+    await t.db('listings').where({ id: 'lst_live_1' }).update({ status: 'inactive', removed_at: new Date() });
+    const gone = await request(app).get('/api/v1/listings?commune=Mamer').set(bearer(key));
+    expect(gone.body.meta.total).toBe(0);
+    await t.db('listings').where({ id: 'lst_live_1' }).del();
+  });
+});
+
 describe('single listing', () => {
   it('returns an active listing and 404 for inactive, merged or unknown ones', async () => {
     const ok = await request(app).get(`/api/v1/listings/${L.lux_centre.id}`).set(bearer(key));

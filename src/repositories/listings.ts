@@ -136,18 +136,34 @@ function orderBy(db: Knex, q: Knex.QueryBuilder, sort: Sort, f: ListingFilter): 
   }
 }
 
+export function listingsPageQuery(db: Knex, f: ListingFilter, opts: { sort: Sort; page: number; perPage: number }): Knex.QueryBuilder {
+  const page = applyFilter(db, db('listings').select(COLUMNS), f);
+  if (f.geo) page.select(db.raw(`${HAVERSINE} AS distance_km`, [f.geo.lat, f.geo.lat, f.geo.lng]));
+  orderBy(db, page, opts.sort, f);
+  return page.limit(opts.perPage).offset((opts.page - 1) * opts.perPage);
+}
+
+export function countListingsQuery(db: Knex, f: ListingFilter): Knex.QueryBuilder {
+  return applyFilter(db, db('listings').count<{ count: number }[]>('* as count'), f);
+}
+
+export async function findListingsPage(db: Knex, f: ListingFilter, opts: { sort: Sort; page: number; perPage: number }): Promise<PublicListingRow[]> {
+  return (await listingsPageQuery(db, f, opts)) as PublicListingRow[];
+}
+
+// The exact number of matching listings.
+export async function countListings(db: Knex, f: ListingFilter): Promise<number> {
+  const [{ count }] = (await countListingsQuery(db, f)) as { count: number }[];
+  return Number(count);
+}
+
 export async function findListings(
   db: Knex,
   f: ListingFilter,
   opts: { sort: Sort; page: number; perPage: number },
 ): Promise<{ rows: PublicListingRow[]; total: number }> {
-  const page = applyFilter(db, db('listings').select(COLUMNS), f);
-  if (f.geo) page.select(db.raw(`${HAVERSINE} AS distance_km`, [f.geo.lat, f.geo.lat, f.geo.lng]));
-  orderBy(db, page, opts.sort, f);
-  page.limit(opts.perPage).offset((opts.page - 1) * opts.perPage);
-  const count = applyFilter(db, db('listings').count<{ count: number }[]>('* as count'), f);
-  const [rows, [{ count: total }]] = await Promise.all([page, count]);
-  return { rows: rows as PublicListingRow[], total: Number(total) };
+  const [rows, total] = await Promise.all([findListingsPage(db, f, opts), countListings(db, f)]);
+  return { rows, total };
 }
 
 export async function findActiveListing(db: Knex, id: string, includeFlagged: boolean): Promise<PublicListingRow | null> {

@@ -3,7 +3,9 @@ import type { Knex } from 'knex';
 import { SEES_FLAGGED } from '../../domain/tiers.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
 import { lastUpdated, iso } from '../../repositories/freshness.js';
-import { findActiveListing, findListings, type ListingFilter } from '../../repositories/listings.js';
+import type { ApiCaches } from '../../cache/api-caches.js';
+import { currentDataVersion } from '../../repositories/data-version.js';
+import { countListings, findActiveListing, findListingsPage, type ListingFilter } from '../../repositories/listings.js';
 import { resolveCommuneParam } from '../commune-param.js';
 import { ApiError } from '../errors.js';
 import { presentListing } from '../present.js';
@@ -26,7 +28,7 @@ export function linkHeader(base: string, query: Record<string, string>, page: nu
   return links.join(', ');
 }
 
-export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: string }): Router {
+export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: string; caches: ApiCaches }): Router {
   const router = Router();
 
   router.get('/', async (req, res) => {
@@ -55,7 +57,14 @@ export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: 
     const page = q.page ?? 1;
     const perPage = q.per_page ?? 20;
     const sort = q.sort ?? (geo ? 'distance' : '-createdAt');
-    const [{ rows, total }, updated] = await Promise.all([findListings(deps.db, filter, { sort, page, perPage }), lastUpdated(deps.db)]);
+    // The exact total is cached per filter and data version: counting is the expensive part
+    // at scale, and the data changes only when a write commits (which bumps the version).
+    const version = await currentDataVersion(deps.db);
+    const [rows, total, updated] = await Promise.all([
+      findListingsPage(deps.db, filter, { sort, page, perPage }),
+      deps.caches.counts.get(version, JSON.stringify(filter), () => countListings(deps.db, filter)),
+      deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
+    ]);
     res.setHeader('Link', linkHeader(`${deps.baseUrl}/api/v1/listings`, req.query as Record<string, string>, page, perPage, total));
     res.json({
       data: rows.map((r) => presentListing(r, { baseUrl: deps.baseUrl, showFlags: seesFlagged })),

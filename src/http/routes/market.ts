@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import type { ApiCaches } from '../../cache/api-caches.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
+import { currentDataVersion } from '../../repositories/data-version.js';
 import { iso, lastUpdated } from '../../repositories/freshness.js';
 import { marketPrices, type MarketRecord } from '../../repositories/market.js';
 import { resolveCommuneParam } from '../commune-param.js';
@@ -12,13 +14,18 @@ export const marketQuery = z.object({ commune: communeParam.optional() });
 
 const byName = new Intl.Collator('fr', { sensitivity: 'base' });
 
-export function marketRouter(deps: { db: Knex; gazetteer: Gazetteer }): Router {
+export function marketRouter(deps: { db: Knex; gazetteer: Gazetteer; caches: ApiCaches }): Router {
   const router = Router();
   router.get('/prices', async (req, res) => {
     const q = validateQuery(marketQuery, req.query);
     const place = q.commune !== undefined ? resolveCommuneParam(deps.gazetteer, q.commune) : undefined;
-    const [rows, updated] = await Promise.all([marketPrices(deps.db, place ?? {}), lastUpdated(deps.db)]);
-    let data: MarketRecord[] = rows.sort((a, b) => byName.compare(a.commune, b.commune));
+    // Live: computed from the data as it stands, reused only while the data version is the same.
+    const version = await currentDataVersion(deps.db);
+    const [rows, updated] = await Promise.all([
+      deps.caches.market.get(version, JSON.stringify(place ?? {}), () => marketPrices(deps.db, place ?? {})),
+      deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
+    ]);
+    let data: MarketRecord[] = [...rows].sort((a, b) => byName.compare(a.commune, b.commune));
     if (place) {
       // A named commune (or quarter) with no rentals still answers: one record of zeros.
       const communes = place.communes;

@@ -1,17 +1,23 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import type { ApiCaches } from '../../cache/api-caches.js';
+import { currentDataVersion } from '../../repositories/data-version.js';
 import { iso, lastUpdated } from '../../repositories/freshness.js';
 import { computeStats } from '../../repositories/stats.js';
 import { validateQuery } from '../validate.js';
 
 export const statsQuery = z.object({});
 
-export function statsRouter(deps: { db: Knex }): Router {
+export function statsRouter(deps: { db: Knex; caches: ApiCaches }): Router {
   const router = Router();
   router.get('/', async (req, res) => {
     validateQuery(statsQuery, req.query);
-    const [stats, updated] = await Promise.all([computeStats(deps.db), lastUpdated(deps.db)]);
+    const version = await currentDataVersion(deps.db);
+    const [stats, updated] = await Promise.all([
+      deps.caches.stats.get(version, 'stats', () => computeStats(deps.db)),
+      deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
+    ]);
     res.setHeader('Cache-Control', 'public, max-age=60');
     res.json({
       total_active: stats.total_active,
