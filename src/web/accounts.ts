@@ -1,0 +1,26 @@
+import type { Knex } from 'knex';
+
+// Account queries of the web page. Emails are unique in any letter case (a unique index on
+// lower(email)); they are kept as the person typed them.
+
+export interface AccountCredentials {
+  id: number;
+  email: string;
+  password_hash: string | null; // null for accounts made by the admin command line
+}
+
+export async function findAccountByEmail(db: Knex, email: string): Promise<AccountCredentials | null> {
+  const row = await db('accounts').select('id', 'email', 'password_hash').whereRaw('lower(email) = lower(?)', [email]).first();
+  return (row as AccountCredentials | undefined) ?? null;
+}
+
+// Null when the email is taken (checked by the unique index, so two sign-ups racing for one
+// address cannot both win).
+export async function createAccount(db: Knex, email: string, passwordHash: string): Promise<{ id: number; email: string } | null> {
+  const [row] = await db('accounts')
+    .insert({ email, password_hash: passwordHash })
+    .onConflict(db.raw('(lower(email))'))
+    .ignore()
+    .returning(['id', 'email']);
+  return (row as { id: number; email: string } | undefined) ?? null;
+}

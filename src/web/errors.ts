@@ -1,0 +1,72 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { html } from './html.js';
+import { messagePage } from './layout.js';
+
+// The HTML pages answer in HTML, errors included; the JSON API keeps its problem+json.
+
+export const htmlNotFound: RequestHandler = (req, res) => {
+  const listing = req.baseUrl === '/listings';
+  res
+    .status(404)
+    .type('html')
+    .send(
+      messagePage({
+        title: listing ? 'Listing not found' : 'Page not found',
+        message: listing
+          ? 'This listing is not available any more: it may have been let or sold, or withdrawn by its agency.'
+          : 'There is no page at this address.',
+        back: listing ? { href: '/docs', label: 'Search the listings through the API' } : undefined,
+      }),
+    );
+};
+
+// Same rule as the API's error handler: a database that cannot be reached is a 503.
+function isUnavailable(err: { code?: unknown; name?: unknown }): boolean {
+  if (err.name === 'KnexTimeoutError') return true;
+  const code = typeof err.code === 'string' ? err.code : '';
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND'].includes(code) || /^08|^57P0[123]$|^53/.test(code);
+}
+
+export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    const e = (err ?? {}) as { code?: unknown; name?: unknown; status?: unknown; statusCode?: unknown; type?: unknown };
+    const send = (status: number, title: string, message: string, extra: Record<string, string> = {}) => {
+      for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
+      res.status(status).type('html').send(messagePage({ title, message }));
+    };
+    if (e.code === 'EBADCSRFTOKEN') {
+      send(403, 'This form has expired', 'The form was not sent from a page of ours, or it is too old. Reload the page and try again.');
+      return;
+    }
+    const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 500;
+    if (status === 413) {
+      send(413, 'Too much data', 'The form sent more data than it should. Go back and try again.');
+      return;
+    }
+    if (status >= 400 && status < 500) {
+      send(400, 'Bad request', 'The request could not be understood. Go back and try again.');
+      return;
+    }
+    const requestId = res.locals.requestId ?? '';
+    if (isUnavailable(e)) {
+      logger.error({ err, request_id: requestId }, 'web page: dependency unavailable');
+      send(503, 'Temporarily unavailable', 'The service is briefly unavailable. Try again in a moment.', { 'Retry-After': '5' });
+      return;
+    }
+    logger.error({ err, request_id: requestId }, 'web page: unhandled error');
+    res
+      .status(500)
+      .type('html')
+      .send(
+        messagePage({
+          title: 'Something went wrong',
+          message: html`An error on our side stopped this page. Please try again; if it happens again, quote this reference: <code>${requestId}</code>.`,
+        }),
+      );
+  };
+}

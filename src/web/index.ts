@@ -1,0 +1,68 @@
+import { Router, type RequestHandler } from 'express';
+import type { Store } from 'express-rate-limit';
+import helmet from 'helmet';
+import type { AppDeps } from '../app.js';
+import type { StoreHealth } from '../http/quota.js';
+import { ASSETS_MOUNT, assetsRouter } from './assets.js';
+import { htmlNotFound } from './errors.js';
+import { keysRouter } from './keys-router.js';
+import { listingPagesRouter } from './listing-page.js';
+import { webOptions } from './options.js';
+
+// Security headers for the HTML pages only (the JSON API under /api/v1 keeps its own):
+// a strict Content-Security-Policy (no inline script or style, nothing from elsewhere but
+// the listing photos), no framing, no Referer (a key page's address never leaks).
+function pageHeaders(opts: { https: boolean; externalImages: boolean }): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: opts.externalImages ? ["'self'", 'https:'] : ["'self'"],
+        fontSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        ...(opts.https ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity: opts.https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
+    xFrameOptions: { action: 'deny' },
+    crossOriginEmbedderPolicy: false,
+  });
+}
+
+export type WebDeps = AppDeps & { storeHealth: StoreHealth; quotaStore: Store; clock: () => Date; redisPrefix: string };
+
+// The HTML side of the service: /api-keys (accounts and keys), /listings/:id (the public
+// page of a listing) and /web/* (the stylesheet and the copy-button script).
+export function webRouter(deps: WebDeps): Router {
+  const options = webOptions(deps.web);
+  const https = deps.config.PUBLIC_BASE_URL.startsWith('https:');
+  const strict = pageHeaders({ https, externalImages: false });
+  const r = Router();
+  r.use(ASSETS_MOUNT, strict, assetsRouter(), htmlNotFound);
+  r.use('/listings', pageHeaders({ https, externalImages: true }), listingPagesRouter(deps));
+  r.use(
+    '/api-keys',
+    strict,
+    keysRouter({
+      db: deps.db,
+      logger: deps.logger,
+      clock: deps.clock,
+      baseUrl: deps.config.PUBLIC_BASE_URL,
+      secureCookie: https,
+      quotaStore: deps.quotaStore,
+      redis: deps.redis,
+      redisPrefix: deps.redisPrefix,
+      storeHealth: deps.storeHealth,
+      options,
+    }),
+  );
+  return r;
+}

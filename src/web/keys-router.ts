@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Store } from 'express-rate-limit';
+import { csrfSync } from 'csrf-sync';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { createAccount, findAccountByEmail } from './accounts.js';
+import { htmlErrorHandler, htmlNotFound } from './errors.js';
+import { accountKeys, createAccountKey, findAccountKey, KEY_ID_PATTERN, revokeAccountKey, usageToday } from './keys.js';
+import { confirmRevokePage, keyLabel, keysPage, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
+import type { WebOptions } from './options.js';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import { endSession, SESSION_COOKIE, SESSION_PATH, sessionMiddleware, startSignedInSession } from './session.js';
+import { signInThrottles, type ThrottleDeps } from './throttle.js';
+
+export interface KeysRouterDeps extends ThrottleDeps {
+  db: Knex;
+  logger: Logger;
+  clock: () => Date;
+  baseUrl: string;
+  secureCookie: boolean;
+  quotaStore: Store;
+  options: WebOptions;
+}
+
+const str = z.preprocess((v) => (typeof v === 'string' ? v : ''), z.string());
+const emailSchema = z.string().trim().max(254, 'An email address has at most 254 characters.').pipe(z.email('Enter an email address like name@example.com.'));
+const signInBody = z.object({ email: str, password: str });
+const signUpBody = z.object({ email: str, password: str, password_repeat: str });
+const createBody = z.object({ name: str, nonce: str });
+
+const WRONG_CREDENTIALS = 'That email and password do not match an account. Check them and try again.';
+
+export function keysRouter(deps: KeysRouterDeps): Router {
+  const r = Router();
+  const { perIp, perEmail } = signInThrottles(deps);
+  const { csrfSynchronisedProtection } = csrfSync({
+    getTokenFromRequest: (req) => (typeof req.body?._csrf === 'string' ? req.body._csrf : undefined),
+  });
+
+  // The timing of a sign-in must not tell whether the email has an account: an unknown
+  // email is checked against this hash, made once with the same cost.
+  let dummyHash: Promise<string> | null = null;
+  const dummy = () => (dummyHash ??= hashPassword(randomBytes(16).toString('hex'), deps.options.bcryptCost));
+
+  // Pages with keys, tokens or account data are never stored by a browser or a proxy, nor
+  // compressed (no-transform: the compression middleware skips them), so that a response
+  // holding a secret cannot be probed through its compressed length (BREACH).
+  r.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store, no-transform');
+    next();
+  });
+  r.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
+  r.use(sessionMiddleware(deps));
+  r.use(csrfSynchronisedProtection);
+
+  const token = (req: Request) => req.csrfToken!();
+  const takeNotice = (req: Request) => {
+    const n = req.session.notice;
+    delete req.session.notice;
+    return n;
+  };
+
+  const renderSignedOut = (req: Request, res: Response, status: number, v: Omit<SignedOutView, 'csrf'> = {}) => {
+    res.status(status).type('html').send(signedOutPage({ ...v, csrf: token(req) }));
+  };
+
+  const renderKeys = async (req: Request, res: Response, status: number, v: Pick<KeysView, 'newKey' | 'create'> = {}) => {
+    const accountId = req.session.accountId!;
+    const now = deps.clock();
+    const keys = await accountKeys(deps.db, accountId);
+    const withUsage = await Promise.all(keys.map(async (k) => (k.revoked_at ? k : { ...k, usage: await usageToday(deps.quotaStore, k, now) })));
+    // A fresh single-use nonce for the create form: sending the same form twice (a reload
+    // of the page that showed a new key) cannot make, and show, another key.
+    const nonce = randomBytes(16).toString('hex');
+    req.session.createNonce = nonce;
+    res
+      .status(status)
+      .type('html')
+      .send(keysPage({ ...v, csrf: token(req), nonce, email: req.session.email ?? '', baseUrl: deps.baseUrl, keys: withUsage, notice: takeNotice(req) }));
+  };
+
+  const requireSignedIn: RequestHandler = (req, res, next) => {
+    if (req.session.accountId) return next();
+    req.session.notice = 'Please sign in first.';
+    res.redirect(303, '/api-keys');
+  };
+
+  r.get('/', async (req, res) => {
+    if (req.session.accountId) return renderKeys(req, res, 200);
+    renderSignedOut(req, res, 200, { notice: takeNotice(req) });
+  });
+
+  // The forms post to these; a bookmark or a reload after a redirect lands on the page.
+  r.get(['/sign-in', '/sign-up', '/sign-out', '/keys'], (_req, res) => res.redirect(303, '/api-keys'));
+
+  r.post('/sign-in', perIp, perEmail, async (req, res) => {
+    const body = signInBody.parse(req.body ?? {});
+    const email = body.email.trim();
+    const errors: FieldErrors<'email' | 'password'> = {};
+    if (!email) errors.email = 'Enter your email address.';
+    if (!body.password) errors.password = 'Enter your password.';
+    if (Object.keys(errors).length > 0) return renderSignedOut(req, res, 400, { signIn: { email, errors } });
+
+    const account = await findAccountByEmail(deps.db, email);
+    const matches = await verifyPassword(body.password, account?.password_hash ?? (await dummy()));
+    if (!account || !account.password_hash || !matches) {
+      // One answer for an unknown email, an account without a password and a wrong password.
+      return renderSignedOut(req, res, 400, { signIn: { email, error: WRONG_CREDENTIALS } });
+    }
+    await startSignedInSession(req, account);
+    res.redirect(303, '/api-keys');
+  });
+
+  r.post('/sign-up', perIp, async (req, res) => {
+    const body = signUpBody.parse(req.body ?? {});
+    const errors: FieldErrors<'email' | 'password' | 'password_repeat'> = {};
+    const parsedEmail = emailSchema.safeParse(body.email);
+    if (!parsedEmail.success) errors.email = body.email.trim() ? parsedEmail.error.issues[0].message : 'Enter your email address.';
+    const email = parsedEmail.success ? parsedEmail.data : body.email.trim();
+    const weak = passwordProblem(body.password, email);
+    if (weak) errors.password = weak;
+    else if (body.password !== body.password_repeat) errors.password_repeat = 'The two passwords are not the same.';
+    if (Object.keys(errors).length > 0) return renderSignedOut(req, res, 400, { signUp: { email, errors } });
+
+    const account = await createAccount(deps.db, email, await hashPassword(body.password, deps.options.bcryptCost));
+    if (!account) {
+      return renderSignedOut(req, res, 400, {
+        signUp: { email, errors: { email: 'An account with this email already exists. Sign in instead.' } },
+      });
+    }
+    await startSignedInSession(req, account, 'Your account is ready. Create your first key below.');
+    res.redirect(303, '/api-keys');
+  });
+
+  r.post('/sign-out', async (req, res) => {
+    await endSession(req);
+    res.clearCookie(SESSION_COOKIE, { path: SESSION_PATH, httpOnly: true, sameSite: 'lax', secure: deps.secureCookie });
+    res.redirect(303, '/api-keys');
+  });
+
+  r.post('/keys', requireSignedIn, async (req, res) => {
+    const body = createBody.parse(req.body ?? {});
+    const expected = req.session.createNonce;
+    delete req.session.createNonce;
+    if (!expected || body.nonce !== expected) {
+      // The form was already used (or is from an older page): nothing is created.
+      req.session.notice = 'That form had already been sent, so no new key was made. Your keys are below.';
+      return res.redirect(303, '/api-keys');
+    }
+    const name = body.name.trim().replace(/\s+/g, ' ');
+    if (!name || name.length > 60) {
+      return renderKeys(req, res, 400, { create: { name, error: name ? 'Use at most 60 characters.' : 'Give the key a name.' } });
+    }
+    const created = await createAccountKey(deps.db, req.session.accountId!, name);
+    if (!created.ok) {
+      return renderKeys(req, res, 400, {
+        create: { name, error: 'You already have 5 active keys, the most an account can have. Revoke one you no longer use, then create the new one.' },
+      });
+    }
+    deps.logger.info({ key_id: created.record.id, account_id: req.session.accountId }, 'api key created on the web page');
+    // Shown in this response only (not stored anywhere in plaintext, not even in the session).
+    await renderKeys(req, res, 201, { newKey: { name, key: created.key } });
+  });
+
+  r.get('/keys/:id/revoke', requireSignedIn, async (req, res, next) => {
+    const id = String(req.params.id);
+    const key = KEY_ID_PATTERN.test(id) ? await findAccountKey(deps.db, req.session.accountId!, id) : null;
+    if (!key) return next(); // another account's key does not exist for this one: 404
+    if (key.revoked_at) {
+      req.session.notice = `The key “${key.name}” (${keyLabel(key)}) is already revoked.`;
+      return res.redirect(303, '/api-keys');
+    }
+    res.type('html').send(confirmRevokePage({ csrf: token(req), key }));
+  });
+
+  r.post('/keys/:id/revoke', requireSignedIn, async (req, res, next) => {
+    const id = String(req.params.id);
+    const key = KEY_ID_PATTERN.test(id) ? await findAccountKey(deps.db, req.session.accountId!, id) : null;
+    if (!key) return next();
+    const result = await revokeAccountKey(deps.db, req.session.accountId!, id, deps.clock());
+    if (result === 'not_found') return next();
+    if (result === 'revoked') deps.logger.info({ key_id: id, account_id: req.session.accountId }, 'api key revoked on the web page');
+    req.session.notice =
+      result === 'revoked'
+        ? `The key “${key.name}” (${keyLabel(key)}) is revoked: requests with it are refused from now on.`
+        : `The key “${key.name}” (${keyLabel(key)}) was already revoked.`;
+    res.redirect(303, '/api-keys');
+  });
+
+  r.use(htmlNotFound);
+  r.use(htmlErrorHandler(deps.logger));
+  return r;
+}

@@ -1,0 +1,63 @@
+import bcrypt from 'bcrypt';
+
+export const MIN_PASSWORD_LENGTH = 12;
+// bcrypt reads only the first 72 bytes of a password: longer ones are refused rather than
+// silently cut.
+export const MAX_PASSWORD_BYTES = 72;
+
+// The most common passwords of public breach lists that are long enough to pass the length
+// rule, and the words people most often pad with digits or symbols to get there
+// ("Password2024!", "iloveyou1234"). Compared in lower case.
+const COMMON_PASSWORDS = new Set([
+  '123456789012', '1234567890123', '12345678901234', '123123123123', '111111111111', '000000000000',
+  '123456123456', '112233445566', '123qweasdzxc', '1q2w3e4r5t6y', '1qaz2wsx3edc', 'zaq12wsxcde3',
+  'qwertyuiopasdfghjkl', 'qwertyuiop123', 'qwerty123456', 'qwertyqwerty', 'asdfghjkl123', 'azertyuiop12',
+  'passwordpassword', 'password1234', 'password12345', 'password123456', 'passw0rdpassw0rd', 'p@ssw0rd1234',
+  'iloveyouiloveyou', 'iloveyou1234', 'abc123abc123', 'abcd1234abcd', 'letmeinletmein', 'welcomewelcome',
+  'changeme1234', 'correcthorsebatterystaple', 'trustno1trustno1', 'administrator', 'administrator1',
+  'football1234', 'baseball1234', 'princess1234', 'sunshine1234', 'superman1234', 'starwars1234',
+]);
+const COMMON_STEMS = new Set([
+  'password', 'passw0rd', 'p@ssw0rd', 'p@ssword', 'qwerty', 'qwertyuiop', 'azerty', 'azertyuiop', 'asdfgh', 'asdfghjkl',
+  'iloveyou', 'letmein', 'welcome', 'admin', 'administrator', 'changeme', 'secret', 'monkey', 'dragon', 'master',
+  'shadow', 'sunshine', 'princess', 'football', 'baseball', 'soccer', 'superman', 'batman', 'starwars', 'trustno',
+  'whatever', 'freedom', 'michael', 'jennifer', 'charlie', 'computer', 'internet', 'luxembourg', 'letzebuerg',
+  'summer', 'winter', 'spring', 'autumn', 'hello', 'hellohello', 'loveme', 'mypassword', 'yourpassword',
+]);
+const SEQUENCES = ['abcdefghijklmnopqrstuvwxyz', '01234567890', '09876543210', 'qwertyuiopasdfghjklzxcvbnm', 'azertyuiopqsdfghjklmwxcvbn'];
+
+// What is wrong with a password for a new account, or null when it is acceptable.
+export function passwordProblem(password: string, email: string): string | null {
+  const p = password.normalize('NFC');
+  if ([...p].length < MIN_PASSWORD_LENGTH) return `Use at least ${MIN_PASSWORD_LENGTH} characters.`;
+  if (Buffer.byteLength(p, 'utf8') > MAX_PASSWORD_BYTES) return `Use at most ${MAX_PASSWORD_BYTES} characters (fewer with accented letters or emoji).`;
+  const lower = p.toLowerCase();
+  const stem = lower.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '');
+  const tooCommon =
+    COMMON_PASSWORDS.has(lower) ||
+    COMMON_STEMS.has(stem) ||
+    /^(.{1,4})\1+$/su.test(lower) || // one to four characters repeated: "aaaaaaaaaaaa", "abcabcabcabc"
+    SEQUENCES.some((s) => s.includes(lower) || (s + s).includes(lower));
+  if (tooCommon) return 'This password is too common: it is among the first that attackers try. A few unrelated words make a strong password that is easy to remember.';
+  const local = email.trim().toLowerCase().split('@')[0] ?? '';
+  if (lower === email.trim().toLowerCase() || (local.length >= 4 && lower.includes(local))) return 'Do not use your email address in your password.';
+  return null;
+}
+
+export async function hashPassword(password: string, cost: number): Promise<string> {
+  return bcrypt.hash(password.normalize('NFC'), cost);
+}
+
+export async function verifyPassword(password: string, hash: string): Promise<boolean> {
+  // Longer input could only match by bcrypt's truncation: refuse it outright.
+  if (Buffer.byteLength(password.normalize('NFC'), 'utf8') > MAX_PASSWORD_BYTES) {
+    await bcrypt.compare('', hash); // same time as a real check
+    return false;
+  }
+  return bcrypt.compare(password.normalize('NFC'), hash);
+}
+
+// The work factor a stored hash was made with ("$2b$12$..." -> 12).
+export function hashCost(hash: string): number {
+  return Number(/^\$2[aby]\$(\d{2})\$/.exec(hash)?.[1] ?? NaN);
+}

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import connectPgSimple from 'connect-pg-simple';
+import type { Request, RequestHandler } from 'express';
+import session from 'express-session';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { WebOptions } from './options.js';
+
+declare module 'express-session' {
+  interface SessionData {
+    accountId?: number;
+    email?: string;
+    notice?: string; // shown once on the next page
+    createNonce?: string; // makes the create-key form single-use (see keys-router.ts)
+  }
+}
+
+export const SESSION_COOKIE = 'lf_session';
+export const SESSION_PATH = '/api-keys';
+const SESSION_TABLE = 'web_sessions';
+
+// connect-pg-simple speaks to a pg.Pool-like `query(text, $n-params)`. This one runs its
+// statements through knex, so sessions share the service's pool, statement timeout and
+// shutdown instead of opening a second pool.
+function knexPool(db: Knex) {
+  return {
+    async query(text: string, params: unknown[] = []) {
+      const bindings: unknown[] = [];
+      const sql = text.replace(/\$(\d+)/g, (_m, n: string) => {
+        const v = params[Number(n) - 1];
+        bindings.push(v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v);
+        return '?';
+      });
+      return db.raw(sql, bindings as Knex.RawBinding[]);
+    },
+  };
+}
+
+// The cookie-signing secrets live in the database (newest first), so every instance of the
+// service and every restart agree on them without another setting to manage.
+async function sessionSecrets(db: Knex): Promise<string[]> {
+  await db('web_session_secrets').insert({ id: 1, secret: randomBytes(32).toString('base64url') }).onConflict('id').ignore();
+  const rows = await db('web_session_secrets').select('secret').orderBy('id', 'desc');
+  return rows.map((r: { secret: string }) => r.secret);
+}
+
+export function sessionMiddleware(deps: { db: Knex; logger: Logger; secureCookie: boolean; options: WebOptions }): RequestHandler {
+  const PgStore = connectPgSimple(session);
+  const store = new PgStore({
+    pool: knexPool(deps.db) as never,
+    tableName: SESSION_TABLE,
+    createTableIfMissing: false, // the migration made it
+    pruneSessionInterval: deps.options.sessionPruneIntervalS,
+    errorLog: (...args: unknown[]) => deps.logger.error({ err: args.find((a) => a instanceof Error) }, String(args[0])),
+  });
+
+  let ready: Promise<RequestHandler> | null = null;
+  const build = async (): Promise<RequestHandler> =>
+    session({
+      name: SESSION_COOKIE,
+      secret: await sessionSecrets(deps.db),
+      store,
+      resave: false,
+      saveUninitialized: false, // a visitor gets a session (and a cookie) only once a form needs one
+      rolling: false,
+      unset: 'destroy',
+      cookie: {
+        path: SESSION_PATH, // never sent to the API or the listing pages
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: deps.secureCookie,
+        maxAge: deps.options.sessionTtlMs,
+      },
+    });
+
+  let warned = false;
+  return (req, res, next) => {
+    if (deps.secureCookie && !req.secure && !warned) {
+      // express-session will not send a Secure cookie over what it sees as plain HTTP.
+      warned = true;
+      deps.logger.warn('PUBLIC_BASE_URL is https but a web page request arrived over plain HTTP: the session cookie cannot be set; behind a TLS proxy, set TRUST_PROXY');
+    }
+    ready ??= build().catch((err) => {
+      ready = null; // try again on the next request
+      throw err;
+    });
+    ready.then((mw) => mw(req, res, next), next);
+  };
+}
+
+function promisify(fn: (cb: (err?: unknown) => void) => void): Promise<void> {
+  return new Promise((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));
+}
+
+// A new session id at sign-in: whatever id the visitor had before (perhaps one an attacker
+// planted) is dropped with its data.
+export async function startSignedInSession(req: Request, account: { id: number; email: string }, notice?: string): Promise<void> {
+  await promisify((cb) => req.session.regenerate(cb));
+  req.session.accountId = account.id;
+  req.session.email = account.email;
+  if (notice) req.session.notice = notice;
+  await promisify((cb) => req.session.save(cb));
+}
+
+export async function endSession(req: Request): Promise<void> {
+  await promisify((cb) => req.session.destroy(cb));
+}

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { rateLimit, type Logger as LimiterLogger, type Store } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { createStore, type StoreHealth } from '../http/quota.js';
+import { messagePage } from './layout.js';
+import type { WebOptions } from './options.js';
+
+export interface ThrottleDeps {
+  redis: Redis | null;
+  redisPrefix: string;
+  storeHealth: StoreHealth;
+  logger: Logger;
+  options: WebOptions;
+}
+
+function emailKey(req: Request): string | null {
+  const email = typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : '';
+  // A digest, so the counters in Redis do not list the addresses people sign in with.
+  return email ? createHash('sha256').update(email).digest('hex').slice(0, 32) : null;
+}
+
+function throttled(what: 'address' | 'account') {
+  return (req: Request, res: Response) => {
+    const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+    const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + 15 * 60_000) - Date.now()) / 1000));
+    const minutes = Math.ceil(seconds / 60);
+    res.setHeader('Retry-After', String(seconds));
+    res
+      .status(429)
+      .type('html')
+      .send(
+        messagePage({
+          title: 'Too many attempts',
+          message:
+            what === 'account'
+              ? `There have been too many unsuccessful sign-ins to this account. To protect it, signing in is paused for about ${minutes} minute${minutes === 1 ? '' : 's'}. Try again after that.`
+              : `There have been too many sign-in attempts from your network. Please wait about ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
+        }),
+      );
+  };
+}
+
+// The store's own logger for express-rate-limit when it has one (it drops store errors the
+// store has already counted and logged); else express-rate-limit's default.
+function limiterLogger(store: Store): LimiterLogger | undefined {
+  return (store as Store & { limiterLogger?: LimiterLogger }).limiterLogger;
+}
+
+// Attempts are limited per client IP (every sign-in and sign-up counts) and per email
+// address (failed sign-ins only, so a person who gets in is not held back by earlier typos).
+// The counters live in Redis when it is configured, like the API's quotas; if Redis is down
+// the attempts pass (logged and counted by the store): an outage never locks people out.
+export function signInThrottles(deps: ThrottleDeps): { perIp: RequestHandler; perEmail: RequestHandler } {
+  const { options } = deps;
+  const common = {
+    windowMs: options.throttleWindowMs,
+    standardHeaders: false,
+    legacyHeaders: false,
+    passOnStoreError: true,
+    validate: { trustProxy: false, xForwardedForHeader: false, singleCount: false },
+  } as const;
+  const ipStore = createStore(deps.redis, `${deps.redisPrefix}web-attempts-ip:`, deps.storeHealth, deps.logger);
+  const emailStore = createStore(deps.redis, `${deps.redisPrefix}web-failures-email:`, deps.storeHealth, deps.logger);
+  const perIp = rateLimit({
+    ...common,
+    limit: options.attemptsPerIp,
+    store: ipStore,
+    logger: limiterLogger(ipStore),
+    handler: throttled('address'),
+  });
+  const perEmail = rateLimit({
+    ...common,
+    limit: options.failuresPerEmail,
+    store: emailStore,
+    logger: limiterLogger(emailStore),
+    keyGenerator: (req) => emailKey(req) ?? '',
+    skip: (req) => emailKey(req) === null,
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: (_req, res) => res.statusCode < 400,
+    handler: throttled('account'),
+  });
+  return { perIp, perEmail };
+}

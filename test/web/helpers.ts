@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import request from 'supertest';
+import { expect } from 'vitest';
+import type { AppDeps } from '../../src/app.js';
+import { buildTestApp } from '../helpers/factory.js';
+
+// The web tests run with the production bcrypt cost (12: about 0.3 s a hash here), except
+// the throttling file, which only counts attempts; the session store's pruning timer is off.
+export const WEB_TEST_OPTIONS = { sessionPruneIntervalS: false } as const;
+export const PASSWORD = 'tram stop kirchberg 42 violet';
+
+export async function buildWebApp(db: Knex, overrides: Partial<AppDeps> = {}) {
+  return buildTestApp(db, {
+    config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 },
+    ...overrides,
+    web: { ...WEB_TEST_OPTIONS, ...overrides.web },
+  });
+}
+
+export type WebApp = Awaited<ReturnType<typeof buildWebApp>>;
+export type Agent = ReturnType<typeof request.agent>;
+
+export const uniqueEmail = (tag = 'user') => `${tag}-${randomBytes(4).toString('hex')}@example.com`;
+
+export function csrfFrom(html: string): string {
+  const m = /name="_csrf" value="([^"]+)"/.exec(html);
+  if (!m) throw new Error(`no CSRF token in the page:\n${html.slice(0, 500)}`);
+  return m[1];
+}
+
+export function nonceFrom(html: string): string {
+  const m = /name="nonce" value="([^"]+)"/.exec(html);
+  if (!m) throw new Error('no create-key form in the page');
+  return m[1];
+}
+
+export function newKeyFrom(html: string): string | null {
+  return /<code id="new-key">(lfk_[A-Za-z0-9_-]{43})<\/code>/.exec(html)?.[1] ?? null;
+}
+
+// The table row of the active key with this name.
+export function keyRow(html: string, name: string): string {
+  const row = html.split('<tr>').find((r) => r.includes(`<td data-label="Name">${name}</td>`));
+  if (!row) throw new Error(`no key named ${name} in the page`);
+  return row.split('</tr>')[0];
+}
+
+// The id of the key whose revoke link is shown for a given name.
+export function keyIdFrom(html: string, name: string): string {
+  const row = keyRow(html, name);
+  const m = /\/api-keys\/keys\/(key_[0-9a-f]{16})\/revoke/.exec(row);
+  if (!m) throw new Error(`no revoke link for ${name}`);
+  return m[1];
+}
+
+export function sessionCookie(res: request.Response): string | null {
+  const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  return cookies.find((c) => c.startsWith('lf_session=')) ?? null;
+}
+
+export async function pageToken(agent: Agent): Promise<string> {
+  const res = await agent.get('/api-keys');
+  expect(res.status, res.text).toBe(200);
+  return csrfFrom(res.text);
+}
+
+export async function signUp(agent: Agent, email: string, password = PASSWORD) {
+  const _csrf = await pageToken(agent);
+  return agent.post('/api-keys/sign-up').type('form').send({ _csrf, email, password, password_repeat: password });
+}
+
+export async function signIn(agent: Agent, email: string, password = PASSWORD) {
+  const _csrf = await pageToken(agent);
+  return agent.post('/api-keys/sign-in').type('form').send({ _csrf, email, password });
+}
+
+export async function signOut(agent: Agent) {
+  const _csrf = await pageToken(agent);
+  return agent.post('/api-keys/sign-out').type('form').send({ _csrf });
+}
+
+export async function createKeyInUi(agent: Agent, name: string) {
+  const page = await agent.get('/api-keys');
+  const res = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(page.text), nonce: nonceFrom(page.text), name });
+  return { res, key: newKeyFrom(res.text) };
+}
+
+export async function revokeInUi(agent: Agent, keyId: string) {
+  const confirm = await agent.get(`/api-keys/keys/${keyId}/revoke`);
+  expect(confirm.status, confirm.text).toBe(200);
+  return agent.post(`/api-keys/keys/${keyId}/revoke`).type('form').send({ _csrf: csrfFrom(confirm.text) });
+}
+
+// A signed-in agent with a new account.
+export async function signedInAgent(app: WebApp, tag = 'user') {
+  const agent = request.agent(app);
+  const email = uniqueEmail(tag);
+  const res = await signUp(agent, email);
+  expect(res.status, res.text).toBe(303);
+  return { agent, email };
+}
