@@ -1,0 +1,65 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { register } from 'tsx/esm/api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/db/embedded.js';
+import { createDb, migrateLatest } from '../src/db/knex.js';
+import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
+import { freePort } from './helpers/redis-server.js';
+
+// PostgreSQL going away while the service runs, on a throwaway server (never the machine's).
+describe('PostgreSQL going away and coming back', () => {
+  let root: string;
+  let port: number;
+  let pg: EmbeddedPostgresHandle | null = null;
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'pg-faults-'));
+    await chmod(root, 0o755);
+    port = await freePort();
+    pg = await startEmbeddedPostgres({ dir: path.join(root, 'pg'), port });
+  });
+  afterAll(async () => {
+    await pg?.stop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('answers 503 unavailable (never a 500, never a hang, never a crash) and recovers by itself', async () => {
+    const db = createDb(pg!.url, { poolMax: 4 });
+    try {
+      const unregister = register(); // knex imports the .ts migrations with Node's own loader
+      try {
+        await migrateLatest(db);
+      } finally {
+        await unregister();
+      }
+      const key = (await createKey(db, 'pro')).key;
+      await insertListing(db);
+      const app = await buildTestApp(db);
+      expect((await request(app).get('/api/v1/listings').set(bearer(key))).status).toBe(200);
+
+      await pg!.stop();
+      pg = null;
+      for (const path of ['/api/v1/listings', '/api/v1/stats', '/api/v1/market/prices', '/readyz']) {
+        const started = Date.now();
+        const res = await request(app).get(path).set(bearer(key));
+        expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(503);
+        if (path !== '/readyz') expect(res.body.code).toBe('unavailable');
+        expect(Date.now() - started, path).toBeLessThan(6000);
+      }
+      expect((await request(app).get('/healthz')).status).toBe(200);
+
+      pg = await startEmbeddedPostgres({ dir: path.join(root, 'pg'), port });
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        status = (await request(app).get('/api/v1/listings').set(bearer(key))).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(status).toBe(200);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
