@@ -97,8 +97,6 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
 
   const date = parseFeedDate(r.date);
   if (!date.ok) return fail(date.reason);
-  // A creation date in the future would sit on top of every newest-first list for ever.
-  const createdAt = date.value && date.value > ctx.now ? ctx.now : date.value;
 
   const images: string[] = [];
   for (const u of r.images ?? []) {
@@ -124,10 +122,15 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
     accepts_students: students.value ?? false,
     images,
     source_url: sourceUrl,
-    created_at: createdAt,
-    created_at_kind: createdAt ? (r.dateKind ?? 'created') : null,
+    created_at: date.value,
+    created_at_kind: date.value ? (r.dateKind ?? 'created') : null,
   };
-  return { ok: true, listing: { ...listing, content_hash: contentHash(listing) } };
+  // The hash takes the date as the feed gives it; only the stored value is capped, so that
+  // the hash does not move with the clock. A creation date in the future would sit on top
+  // of every newest-first list for ever.
+  const hash = contentHash(listing);
+  if (date.value && date.value > ctx.now) listing.created_at = ctx.now;
+  return { ok: true, listing: { ...listing, content_hash: hash } };
 }
 
 // Everything that, when it changes, makes the listing "updated". A last-change date

@@ -1,0 +1,159 @@
+import type { Knex } from 'knex';
+import type { NormalizedListing } from './types.js';
+
+type Db = Knex | Knex.Transaction;
+
+const CHUNK = 5000;
+
+async function rows<T>(db: Db, sql: string, bindings: readonly unknown[] = []): Promise<T[]> {
+  const res = await db.raw(sql, bindings as Knex.RawBinding[]);
+  return res.rows as T[];
+}
+
+// The normalized records go into a temporary table in a few statements of array
+// parameters (unnest), never one round trip per record; every later step is set-based SQL
+// joining that table.
+export async function stageBatch(trx: Db, listings: NormalizedListing[]): Promise<void> {
+  await trx.raw(`
+    CREATE TEMP TABLE ingest_batch (
+      id text PRIMARY KEY, external_id text NOT NULL, title text NOT NULL, price_eur integer NOT NULL,
+      area_m2 double precision, rooms integer, commune text NOT NULL, locality text,
+      lat double precision, lng double precision, listing_type text NOT NULL, accepts_students boolean NOT NULL,
+      images jsonb NOT NULL, source_url text, created_at timestamptz, created_kind text, content_hash text NOT NULL,
+      prev_status text, prev_hash text
+    ) ON COMMIT DROP`);
+  for (let i = 0; i < listings.length; i += CHUNK) {
+    const part = listings.slice(i, i + CHUNK);
+    const col = <K extends keyof NormalizedListing>(k: K) => part.map((l) => l[k]);
+    await trx.raw(
+      `INSERT INTO ingest_batch (id, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng,
+         listing_type, accepts_students, images, source_url, created_at, created_kind, content_hash)
+       SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::integer[], ?::text[], ?::text[],
+         ?::float8[], ?::float8[], ?::text[], ?::boolean[], ?::jsonb[], ?::text[], ?::timestamptz[], ?::text[], ?::text[])`,
+      [
+        col('id'), col('external_id'), col('title'), col('price_eur'), col('area_m2'), col('rooms'), col('commune'),
+        col('locality'), col('lat'), col('lng'), col('listing_type'), col('accepts_students'),
+        part.map((l) => JSON.stringify(l.images)), col('source_url'),
+        part.map((l) => (l.created_at ? l.created_at.toISOString() : null)), col('created_at_kind'), col('content_hash'),
+      ] as unknown as Knex.RawBinding[],
+    );
+  }
+  await trx.raw(`UPDATE ingest_batch b SET prev_status = l.status, prev_hash = l.content_hash FROM listings l WHERE l.id = b.id`);
+  await trx.raw(`ANALYZE ingest_batch`);
+}
+
+// Ids a full snapshot must not withdraw (its valid records, and its rejected records whose
+// id is known: the agency still lists them, we just could not read this version) and ids
+// the feed explicitly withdraws (deleted, sold, let...).
+export async function stageIdSets(trx: Db, keep: string[], gone: string[]): Promise<void> {
+  await trx.raw(`CREATE TEMP TABLE ingest_keep (id text PRIMARY KEY) ON COMMIT DROP`);
+  await trx.raw(`CREATE TEMP TABLE ingest_gone (id text PRIMARY KEY) ON COMMIT DROP`);
+  for (let i = 0; i < keep.length; i += CHUNK * 4) {
+    await trx.raw(`INSERT INTO ingest_keep SELECT DISTINCT unnest(?::text[]) ON CONFLICT DO NOTHING`, [keep.slice(i, i + CHUNK * 4)]);
+  }
+  for (let i = 0; i < gone.length; i += CHUNK * 4) {
+    await trx.raw(`INSERT INTO ingest_gone SELECT DISTINCT unnest(?::text[]) ON CONFLICT DO NOTHING`, [gone.slice(i, i + CHUNK * 4)]);
+  }
+}
+
+function withdrawalFilter(full: boolean): string {
+  return full
+    ? `(NOT EXISTS (SELECT 1 FROM ingest_keep k WHERE k.id = l.id) OR EXISTS (SELECT 1 FROM ingest_gone g WHERE g.id = l.id))`
+    : `EXISTS (SELECT 1 FROM ingest_gone g WHERE g.id = l.id)`;
+}
+
+// Live listings of the source (public or merged into another) and how many this delivery
+// would withdraw: the numbers the mass-withdrawal guard compares.
+export async function withdrawalPreview(trx: Db, source: string, full: boolean): Promise<{ live: number; wouldWithdraw: number }> {
+  const [r] = await rows<{ live: number; would: number }>(
+    trx,
+    `SELECT count(*)::int AS live, count(*) FILTER (WHERE ${withdrawalFilter(full)})::int AS would
+       FROM listings l WHERE l.source = ? AND l.status IN ('active', 'merged')`,
+    [source],
+  );
+  return { live: r.live, wouldWithdraw: r.would };
+}
+
+export interface LifecycleResult {
+  created: number;
+  updated: number;
+  unchanged: number;
+  reactivated: number;
+  withdrawn: number;
+  // Listings whose dedup standing may have changed, and the groups they belonged to.
+  touched: string[];
+  formerCanonicals: string[];
+}
+
+export async function applyLifecycle(trx: Db, source: string, full: boolean, now: Date): Promise<LifecycleResult> {
+  const [c] = await rows<{ created: number; updated: number; unchanged: number; reactivated: number }>(
+    trx,
+    `SELECT count(*) FILTER (WHERE prev_status IS NULL)::int AS created,
+            count(*) FILTER (WHERE prev_status IN ('active', 'merged') AND prev_hash IS DISTINCT FROM content_hash)::int AS updated,
+            count(*) FILTER (WHERE prev_status IN ('active', 'merged') AND prev_hash = content_hash)::int AS unchanged,
+            count(*) FILTER (WHERE prev_status = 'inactive')::int AS reactivated
+       FROM ingest_batch`,
+  );
+
+  const withdrawn = await rows<{ id: string; old_merged_into: string | null }>(
+    trx,
+    `WITH gone AS (
+       SELECT l.id, l.merged_into FROM listings l
+        WHERE l.source = ? AND l.status IN ('active', 'merged') AND ${withdrawalFilter(full)}
+        FOR UPDATE)
+     UPDATE listings l
+        SET status = 'inactive', merged_into = NULL, removed_at = ?, updated_at = ?,
+            flags = array_remove(l.flags, 'possible_duplicate')
+       FROM gone WHERE l.id = gone.id
+     RETURNING l.id, gone.merged_into AS old_merged_into`,
+    [source, now, now],
+  );
+
+  await trx.raw(
+    `INSERT INTO listings (id, source, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng,
+       listing_type, accepts_students, images, source_url, status, flags, created_at, updated_at, first_seen_at,
+       last_seen_at, content_hash)
+     SELECT b.id, ?, b.external_id, b.title, b.price_eur, b.area_m2, b.rooms, b.commune, b.locality, b.lat, b.lng,
+       b.listing_type, b.accepts_students, b.images, b.source_url, 'active', '{}', COALESCE(b.created_at, ?), ?, ?, ?,
+       b.content_hash
+       FROM ingest_batch b WHERE b.prev_status IS NULL`,
+    [source, now, now, now, now],
+  );
+
+  // Changed or coming back: the content is rewritten and the listing is (again) live. A
+  // merged listing stays merged here; deduplication decides its standing afterwards.
+  const changed = await rows<{ id: string; merged_into: string | null }>(
+    trx,
+    `UPDATE listings l SET
+        title = b.title, price_eur = b.price_eur, area_m2 = b.area_m2, rooms = b.rooms, commune = b.commune,
+        locality = b.locality, lat = b.lat, lng = b.lng, listing_type = b.listing_type,
+        accepts_students = b.accepts_students, images = b.images, source_url = b.source_url,
+        created_at = CASE WHEN b.created_kind = 'created' AND b.created_at IS NOT NULL THEN b.created_at ELSE l.created_at END,
+        content_hash = b.content_hash,
+        status = CASE WHEN l.status = 'inactive' THEN 'active' ELSE l.status END,
+        removed_at = NULL, updated_at = ?, last_seen_at = GREATEST(l.last_seen_at, ?)
+       FROM ingest_batch b
+      WHERE l.id = b.id AND b.prev_status IS NOT NULL
+        AND (b.prev_hash IS DISTINCT FROM b.content_hash OR b.prev_status = 'inactive')
+     RETURNING l.id, l.merged_into`,
+    [now, now],
+  );
+
+  // Unchanged: only the confirmation moves (updated_at stays).
+  await trx.raw(
+    `UPDATE listings l SET last_seen_at = ?
+       FROM ingest_batch b
+      WHERE l.id = b.id AND b.prev_status IN ('active', 'merged') AND b.prev_hash = b.content_hash AND l.last_seen_at < ?`,
+    [now, now],
+  );
+
+  const created = await rows<{ id: string }>(trx, `SELECT id FROM ingest_batch WHERE prev_status IS NULL`);
+  const formerCanonicals = new Set<string>();
+  for (const r of [...withdrawn.map((w) => w.old_merged_into), ...changed.map((u) => u.merged_into)]) if (r) formerCanonicals.add(r);
+  return {
+    ...c,
+    withdrawn: withdrawn.length,
+    touched: [...created.map((r) => r.id), ...changed.map((r) => r.id), ...withdrawn.map((r) => r.id)],
+    formerCanonicals: [...formerCanonicals],
+  };
+}

@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Knex } from 'knex';
+import { buildGazetteer, type Gazetteer } from '../../src/reference/gazetteer.js';
+import { readCommunes, readLocalities } from '../../src/reference/csv.js';
+
+export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'feeds');
+export const fixture = (name: string) => path.join(FIXTURES, name);
+
+let gz: Gazetteer | null = null;
+export function gazetteer(): Gazetteer {
+  gz ??= buildGazetteer(readCommunes(), readLocalities());
+  return gz;
+}
+
+export const SAMPLES = [
+  { source: 'immo-nord', format: 'openimmo', file: 'immo-nord.openimmo.xml' },
+  { source: 'moselle-immo', format: 'csv', file: 'moselle-immo.csv' },
+  { source: 'capital-homes', format: 'json', file: 'capital-homes.json' },
+] as const;
+
+// Everything an import could change, for "nothing changed" assertions.
+export async function snapshot(db: Knex): Promise<unknown> {
+  const listings = await db('listings').select('*').orderBy('id');
+  const sources = await db('sources').select('name').orderBy('name');
+  return { listings, sources };
+}
+
+export async function byExternalId(db: Knex, source: string, externalId: string) {
+  return db('listings').where({ source, external_id: externalId }).first();
+}
+
+export const CSV_HEADER_LINE =
+  "Référence;Type d'offre;Type de bien;Titre;Prix;Surface;Pièces;Chambres;Localité;Code postal;Latitude;Longitude;Photos;Étudiants;Date de création;Lien";
+
+// One CSV row from named fields (the rest empty).
+export function csvRow(f: Partial<Record<'ref' | 'offer' | 'kind' | 'title' | 'price' | 'area' | 'rooms' | 'bedrooms' | 'place' | 'postcode' | 'lat' | 'lng' | 'photos' | 'students' | 'date' | 'link', string>>): string {
+  const q = (s: string | undefined) => (s === undefined ? '' : /[;"\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  return [f.ref, f.offer ?? 'Location', f.kind ?? 'Appartement', f.title ?? 'Appartement', f.price ?? '1500', f.area, f.rooms, f.bedrooms,
+    f.place ?? 'Strassen', f.postcode, f.lat, f.lng, f.photos, f.students, f.date ?? '01/11/2026 10:00', f.link].map(q).join(';');
+}
+
+export function csvFeed(rows: string[]): string {
+  return [CSV_HEADER_LINE, ...rows].join('\n') + '\n';
+}

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importFeed } from '../../src/ingest/index.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { byExternalId, csvFeed, csvRow, gazetteer } from './helpers.js';
+
+const NOW = new Date('2026-11-22T08:00:00.000Z');
+
+describe('native posts', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb();
+  });
+  afterAll(async () => t?.drop());
+
+  const post = (id: string, over: Record<string, unknown> = {}) => ({
+    id, title: `Post ${id}`, price_eur: 1200, area_m2: 40, rooms: 2, commune_text: 'Lëtzebuerg', lat: null, lng: null,
+    listing_type: 'RENT', accepts_students: true, images: JSON.stringify(['https://native.example/1.jpg']), status: 'published',
+    created_at: new Date('2026-11-10T10:00:00Z'), updated_at: new Date('2026-11-10T10:00:00Z'), ...over,
+  });
+
+  it('become listings of source native, with source_url null; withdrawn posts are withdrawn; bad posts are rejected', async () => {
+    await t.db('native_posts').insert([post('np-1'), post('np-2', { commune_text: 'Kirchberg', area_m2: 55 }), post('np-3', { commune_text: 'Nowhere-on-Sea' }), post('np-4', { area_m2: 70 })]);
+    const r = await importFeed(t.db, { source: 'native', format: 'native', now: NOW, gazetteer: gazetteer() });
+    expect(r.counts).toMatchObject({ read: 4, created: 3, rejected: 1 });
+    expect(r.rejects[0]).toMatchObject({ external_id: 'np-3', position: 'post np-3' });
+    const l = await byExternalId(t.db, 'native', 'np-2');
+    expect(l).toMatchObject({ source: 'native', external_id: 'np-2', source_url: null, commune: 'Luxembourg', locality: 'Kirchberg', accepts_students: true });
+    expect(l.created_at.toISOString()).toBe('2026-11-10T10:00:00.000Z');
+
+    await t.db('native_posts').where({ id: 'np-1' }).update({ status: 'withdrawn' });
+    const r2 = await importFeed(t.db, { source: 'native', format: 'native', now: NOW, gazetteer: gazetteer() });
+    expect(r2.counts).toMatchObject({ withdrawn: 1, unchanged: 2 });
+    expect((await byExternalId(t.db, 'native', 'np-1')).status).toBe('inactive');
+  });
+
+  it('refuses the native format for another source and a file for native', async () => {
+    await expect(importFeed(t.db, { source: 'agency', format: 'native', now: NOW })).rejects.toThrow(/format native is for source "native"/);
+    await expect(importFeed(t.db, { source: 'native', format: 'csv', input: { text: '' }, now: NOW })).rejects.toThrow(/imported with format native only/);
+  });
+});
+
+describe('price_outlier', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb();
+  });
+  afterAll(async () => t?.drop());
+
+  // Rents of about 30 EUR/m2 (sizes differ so that none looks like a duplicate).
+  const rent = (ref: string, place: string, area: number, perM2 = 30) => csvRow({ ref, place, area: String(area), price: String(Math.round(area * perM2)), bedrooms: '1' });
+
+  it('judges against the commune median, else the canton, else the country (a third to three times)', async () => {
+    const rows = [
+      ...Array.from({ length: 12 }, (_, i) => rent(`STR-${i}`, 'Strassen', 40 + i * 4, 28 + (i % 5))),
+      rent('STR-CHEAP', 'Strassen', 100, 8),
+      rent('STR-DEAR', 'Strassen', 50, 120),
+      rent('STR-OK', 'Strassen', 61, 45),
+      // Bertrange has 2 rentals: judged against the canton of Luxembourg.
+      rent('BER-DEAR', 'Bertrange', 70, 100),
+      rent('BER-OK', 'Bertrange', 73, 35),
+      // Clervaux canton has 1 rental: judged against the country.
+      rent('CLV-CHEAP', 'Clervaux', 90, 5),
+      csvRow({ ref: 'NO-AREA', place: 'Strassen', price: '99999' }),
+    ];
+    const r = await importFeed(t.db, { source: 'outliers', format: 'csv', input: { text: csvFeed(rows) }, now: NOW, gazetteer: gazetteer() });
+    expect(r.counts.rejected).toBe(0);
+    const flagged = await t.db('listings').whereRaw(`'price_outlier' = ANY (flags)`).orderBy('external_id').pluck('external_id');
+    expect(flagged).toEqual(['BER-DEAR', 'CLV-CHEAP', 'STR-CHEAP', 'STR-DEAR']);
+    expect(r.counts.flagged).toBe(4);
+    // Flags follow the data: a corrected price clears the flag.
+    const fixed = rows.map((row) => (row.startsWith('STR-DEAR;') ? rent('STR-DEAR', 'Strassen', 50, 31) : row));
+    await importFeed(t.db, { source: 'outliers', format: 'csv', input: { text: csvFeed(fixed) }, now: NOW, gazetteer: gazetteer() });
+    expect((await byExternalId(t.db, 'outliers', 'STR-DEAR')).flags).toEqual([]);
+  });
+});
