@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { loadConfig } from '../config.js';
 import { createDb } from '../db/knex.js';
+import { runningServer } from '../db/open.js';
 import { FeedParseError, formatReport, importFeed, IngestUsageError, type ImportReport, type ProgressEvent } from '../ingest/index.js';
 import { FEED_FORMATS, type FeedFormat } from '../ingest/types.js';
 
@@ -57,9 +58,15 @@ async function main(argv: string[]): Promise<number> {
   } catch (e) {
     return usage((e as Error).message);
   }
-  if (!config.DATABASE_URL) return usage('DATABASE_URL is not set: set it to the PostgreSQL database to import into (e.g. postgres://user@host:5432/listings)');
+  // DATABASE_URL, or else the embedded PostgreSQL of a running `npm start`.
+  const url = config.DATABASE_URL ?? runningServer(config)?.url;
+  if (!url) {
+    return usage(
+      'DATABASE_URL is not set (and no `npm start` is running on the embedded PostgreSQL): set it to the PostgreSQL database to import into (e.g. postgres://user@host:5432/listings)',
+    );
+  }
 
-  const db = createDb(config.DATABASE_URL, { poolMax: 2 });
+  const db = createDb(url, { poolMax: 2 });
   const ui = progressUi(v.json);
   try {
     const report = await importFeed(db, {

@@ -29,7 +29,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function runningServer(config: Config): { pid: number; url: string } | null {
+export function runningServer(config: Config): { pid: number; url: string } | null {
   const file = runtimeFile(config);
   if (!existsSync(file)) return null;
   try {
