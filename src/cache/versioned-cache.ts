@@ -1,11 +1,17 @@
 // Answers computed from the data at one data version, reused only while the version is the
-// same (so every answer stays exact), bounded in size (least recently used entries go first).
+// same (so every answer stays exact), bounded in size: at most `maxEntries` entries and, when
+// a weigher is given, at most `maxWeight` in total (least recently used entries go first).
 // Concurrent misses for the same key share one computation.
 export class VersionedCache<T> {
   private version = -1;
-  private entries = new Map<string, Promise<T>>();
+  private entries = new Map<string, { value: Promise<T>; weight: number }>();
+  private totalWeight = 0;
 
-  constructor(private readonly maxEntries = 5000) {}
+  constructor(
+    private readonly maxEntries = 5000,
+    private readonly weigh?: (value: T) => number,
+    private readonly maxWeight = Infinity,
+  ) {}
 
   async get(version: number, key: string, compute: () => Promise<T>): Promise<T> {
     // A request that read an older version than one already seen is answered from the
@@ -13,22 +19,40 @@ export class VersionedCache<T> {
     if (version < this.version) return compute();
     if (version > this.version) {
       this.entries.clear();
+      this.totalWeight = 0;
       this.version = version;
     }
     const hit = this.entries.get(key);
     if (hit) {
       this.entries.delete(key); // re-insert: most recently used last
       this.entries.set(key, hit);
-      return hit;
+      return hit.value;
     }
     const pending = compute();
-    this.entries.set(key, pending);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    // A failed computation is not kept.
-    pending.catch(() => {
-      if (this.entries.get(key) === pending) this.entries.delete(key);
-    });
+    const entry = { value: pending, weight: 0 };
+    this.entries.set(key, entry);
+    this.evict();
+    pending.then(
+      (value) => {
+        if (this.entries.get(key) !== entry || !this.weigh) return;
+        entry.weight = this.weigh(value);
+        this.totalWeight += entry.weight;
+        this.evict();
+      },
+      () => {
+        // A failed computation is not kept.
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
     return pending;
+  }
+
+  private evict(): void {
+    while (this.entries.size > this.maxEntries || (this.totalWeight > this.maxWeight && this.entries.size > 1)) {
+      const [oldestKey, oldest] = this.entries.entries().next().value as [string, { weight: number }];
+      this.entries.delete(oldestKey);
+      this.totalWeight -= oldest.weight;
+    }
   }
 
   get size(): number {

@@ -12,6 +12,8 @@ declare module 'express-serve-static-core' {
   interface Locals {
     requestId?: string;
     apiKey?: AuthenticatedKey;
+    // The data version read with the key: routes check their caches against it.
+    dataVersion?: number;
   }
 }
 
@@ -36,9 +38,10 @@ export function requireApiKey(deps: { db: Knex; usage?: KeyUsageTracker; clock: 
     }
     const key = (m[2] ?? '').trim();
     if (!KEY_PATTERN.test(key)) throw invalidKey('The API key is malformed');
-    const found = await findActiveKeyByHash(deps.db, hashApiKey(key));
+    const { key: found, dataVersion } = await findActiveKeyByHash(deps.db, hashApiKey(key));
     if (!found) throw invalidKey('The API key is unknown or has been revoked');
     res.locals.apiKey = found;
+    res.locals.dataVersion = dataVersion;
     deps.usage?.record(found.id, deps.clock());
     next();
   };

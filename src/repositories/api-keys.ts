@@ -21,13 +21,19 @@ export interface AuthenticatedKey {
   tier: Tier;
 }
 
-export async function findActiveKeyByHash(db: Knex, keyHash: string): Promise<AuthenticatedKey | null> {
-  const row = await db('api_keys')
-    .select('id', 'account_id', 'tier')
-    .where({ key_hash: keyHash })
-    .whereNull('revoked_at')
-    .first();
-  return (row as AuthenticatedKey | undefined) ?? null;
+// The key, and in the same round trip the current data version (which the API's caches are
+// checked against): one query per request instead of two.
+export async function findActiveKeyByHash(db: Knex, keyHash: string): Promise<{ key: AuthenticatedKey | null; dataVersion: number }> {
+  const { rows } = await db.raw(
+    `SELECT k.id, k.account_id, k.tier, d.version AS data_version
+       FROM data_state d
+       LEFT JOIN api_keys k ON k.key_hash = ? AND k.revoked_at IS NULL`,
+    [keyHash],
+  );
+  const row = rows[0] as (AuthenticatedKey & { data_version: number }) | undefined;
+  const dataVersion = Number(row?.data_version ?? 0);
+  if (!row || row.id === null) return { key: null, dataVersion };
+  return { key: { id: row.id, account_id: row.account_id, tier: row.tier }, dataVersion };
 }
 
 export async function findOrCreateAccount(db: Knex | Knex.Transaction, email: string): Promise<number> {

@@ -57,26 +57,30 @@ export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: 
     const page = q.page ?? 1;
     const perPage = q.per_page ?? 20;
     const sort = q.sort ?? (geo ? 'distance' : '-createdAt');
-    // The exact total is cached per filter and data version: counting is the expensive part
-    // at scale, and the data changes only when a write commits (which bumps the version).
-    const version = await currentDataVersion(deps.db);
-    const [rows, total, updated] = await Promise.all([
-      findListingsPage(deps.db, filter, { sort, page, perPage }),
-      deps.caches.counts.get(version, JSON.stringify(filter), () => countListings(deps.db, filter)),
-      deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
-    ]);
-    res.setHeader('Link', linkHeader(`${deps.baseUrl}/api/v1/listings`, req.query as Record<string, string>, page, perPage, total));
-    res.json({
-      data: rows.map((r) => presentListing(r, { baseUrl: deps.baseUrl, showFlags: seesFlagged })),
-      meta: { total, page, per_page: perPage, sort, last_updated: iso(updated) },
+    // Answers are cached per data version (read with the key): exact, since the version moves
+    // with every committed write. The total is cached per filter, so paging counts once.
+    const version = res.locals.dataVersion ?? (await currentDataVersion(deps.db));
+    const body = await deps.caches.pages.get(version, JSON.stringify([filter, sort, page, perPage]), async () => {
+      const [rows, total, updated] = await Promise.all([
+        findListingsPage(deps.db, filter, { sort, page, perPage }),
+        deps.caches.counts.get(version, JSON.stringify(filter), () => countListings(deps.db, filter)),
+        deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
+      ]);
+      return {
+        data: rows.map((r) => presentListing(r, { baseUrl: deps.baseUrl, showFlags: seesFlagged })),
+        meta: { total, page, per_page: perPage, sort, last_updated: iso(updated) },
+      };
     });
+    res.setHeader('Link', linkHeader(`${deps.baseUrl}/api/v1/listings`, req.query as Record<string, string>, page, perPage, body.meta.total));
+    res.json(body);
   });
 
   router.get('/:id', async (req, res) => {
     validateQuery(listingsQueryShape.pick({}), req.query);
     const id = req.params.id;
     const seesFlagged = SEES_FLAGGED[res.locals.apiKey!.tier];
-    const row = ID_PATTERN.test(id) ? await findActiveListing(deps.db, id, seesFlagged) : null;
+    const version = res.locals.dataVersion ?? (await currentDataVersion(deps.db));
+    const row = ID_PATTERN.test(id) ? await deps.caches.listings.get(version, `${seesFlagged}:${id}`, () => findActiveListing(deps.db, id, seesFlagged)) : null;
     if (!row) throw new ApiError(404, 'not_found', `No active listing with id ${JSON.stringify(id.slice(0, 64))}`);
     res.json(presentListing(row, { baseUrl: deps.baseUrl, showFlags: seesFlagged }));
   });

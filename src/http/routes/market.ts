@@ -20,7 +20,7 @@ export function marketRouter(deps: { db: Knex; gazetteer: Gazetteer; caches: Api
     const q = validateQuery(marketQuery, req.query);
     const place = q.commune !== undefined ? resolveCommuneParam(deps.gazetteer, q.commune) : undefined;
     // Live: computed from the data as it stands, reused only while the data version is the same.
-    const version = await currentDataVersion(deps.db);
+    const version = res.locals.dataVersion ?? (await currentDataVersion(deps.db));
     const [rows, updated] = await Promise.all([
       deps.caches.market.get(version, JSON.stringify(place ?? {}), () => marketPrices(deps.db, place ?? {})),
       deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),

@@ -13,7 +13,7 @@ export function statsRouter(deps: { db: Knex; caches: ApiCaches }): Router {
   const router = Router();
   router.get('/', async (req, res) => {
     validateQuery(statsQuery, req.query);
-    const version = await currentDataVersion(deps.db);
+    const version = res.locals.dataVersion ?? (await currentDataVersion(deps.db));
     const [stats, updated] = await Promise.all([
       deps.caches.stats.get(version, 'stats', () => computeStats(deps.db)),
       deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
