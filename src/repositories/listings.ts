@@ -64,9 +64,11 @@ const COLUMNS = [
   'flags',
 ];
 
-// Great-circle distance in km from (?, ?) to the row's coordinates (haversine).
+// Great-circle distance in km from (?, ?) to the row's coordinates (haversine). It reads
+// the coordinates from `geo` (point(lng, lat), the same values as lat/lng) because the geo
+// index carries `geo`: the distance is then computed from the index alone.
 const HAVERSINE = `(2 * ${EARTH_RADIUS_KM} * asin(least(1, sqrt(
-  power(sin(radians(lat - ?) / 2), 2) + cos(radians(?)) * cos(radians(lat)) * power(sin(radians(lng - ?) / 2), 2)))))`;
+  power(sin(radians(geo[1] - ?) / 2), 2) + cos(radians(?)) * cos(radians(geo[1])) * power(sin(radians(geo[0] - ?) / 2), 2)))))`;
 
 function haversineSql(db: Knex, g: { lat: number; lng: number }) {
   return db.raw(HAVERSINE, [g.lat, g.lat, g.lng]);
@@ -110,37 +112,42 @@ function applyFilter(db: Knex, q: Knex.QueryBuilder, f: ListingFilter): Knex.Que
   return q;
 }
 
-function orderBy(db: Knex, q: Knex.QueryBuilder, sort: Sort, f: ListingFilter): void {
+// ORDER BY for a sort (ties broken by id, nulls last), over the columns of alias `alias`, or
+// unqualified (where distance_km is the select list's own alias).
+function orderSql(sort: Sort, alias?: string): string {
+  const t = alias ? `${alias}.` : '';
   switch (sort) {
     case 'price':
-      q.orderByRaw('price_eur ASC, id ASC');
-      break;
+      return `${t}price_eur ASC, ${t}id ASC`;
     case '-price':
-      q.orderByRaw('price_eur DESC, id ASC');
-      break;
+      return `${t}price_eur DESC, ${t}id ASC`;
     case 'size':
-      q.orderByRaw('area_m2 ASC NULLS LAST, id ASC');
-      break;
+      return `${t}area_m2 ASC NULLS LAST, ${t}id ASC`;
     case '-size':
-      q.orderByRaw('area_m2 DESC NULLS LAST, id ASC');
-      break;
+      return `${t}area_m2 DESC NULLS LAST, ${t}id ASC`;
     case 'createdAt':
-      q.orderByRaw('created_at ASC, id ASC');
-      break;
+      return `${t}created_at ASC, ${t}id ASC`;
     case '-createdAt':
-      q.orderByRaw('created_at DESC, id ASC');
-      break;
+      return `${t}created_at DESC, ${t}id ASC`;
     case 'distance':
-      q.orderByRaw(`${HAVERSINE} ASC, id ASC`, [f.geo!.lat, f.geo!.lat, f.geo!.lng]);
-      break;
+      return `${t}distance_km ASC, ${t}id ASC`;
   }
 }
 
+// Two phases: the page's ids and sort keys (from an index alone where one covers the
+// filters: see the covering-indexes migration), then the full rows of just those ids.
 export function listingsPageQuery(db: Knex, f: ListingFilter, opts: { sort: Sort; page: number; perPage: number }): Knex.QueryBuilder {
-  const page = applyFilter(db, db('listings').select(COLUMNS), f);
-  if (f.geo) page.select(db.raw(`${HAVERSINE} AS distance_km`, [f.geo.lat, f.geo.lat, f.geo.lng]));
-  orderBy(db, page, opts.sort, f);
-  return page.limit(opts.perPage).offset((opts.page - 1) * opts.perPage);
+  const keys = applyFilter(db, db('listings').select('id', 'price_eur', 'area_m2', 'created_at'), f);
+  if (f.geo) keys.select(db.raw(`${HAVERSINE} AS distance_km`, [f.geo.lat, f.geo.lat, f.geo.lng]));
+  if (opts.sort === 'distance' && !f.geo) throw new Error('sort=distance needs a geo filter');
+  keys.orderByRaw(orderSql(opts.sort)).limit(opts.perPage).offset((opts.page - 1) * opts.perPage);
+  return db
+    .with('page', keys)
+    .select(COLUMNS.map((c) => `l.${c}`))
+    .select(f.geo ? ['page.distance_km'] : [])
+    .from('page')
+    .join('listings as l', 'l.id', 'page.id')
+    .orderByRaw(orderSql(opts.sort, 'page'));
 }
 
 export function countListingsQuery(db: Knex, f: ListingFilter): Knex.QueryBuilder {
