@@ -73,7 +73,9 @@ export function buildApp(deps: AppDeps): App {
   app.use(metrics.middleware);
   // gzip or brotli (whichever the client prefers) for bodies over 1 KB.
   app.use(compression({ threshold: 1024 }));
-  app.use(
+  // One log line per request at level info; when the level is higher nothing would be
+  // written, so the per-request logging machinery is left out of the hot path.
+  if (deps.logger.isLevelEnabled('info')) app.use(
     pinoHttp({
       logger: deps.logger,
       genReqId: (_req, res) => (res as express.Response).locals.requestId ?? '',

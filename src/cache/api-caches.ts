@@ -1,33 +1,25 @@
 import { VersionedCache } from './versioned-cache.js';
-import type { ApiListing } from '../http/present.js';
-import type { MarketRecord } from '../repositories/market.js';
-import type { PublicListingRow } from '../repositories/listings.js';
-import type { Stats } from '../repositories/stats.js';
+import { cachedBodyWeight, type CachedBody } from '../http/cached-body.js';
 
-export interface ListingsBody {
-  data: ApiListing[];
-  meta: { total: number; page: number; per_page: number; sort: string; last_updated: string | null };
-}
-
-// The answers the API may reuse while the data version stays the same (one set per app).
-// Bounded so that the whole cache stays within a few tens of MB.
+// The answers the API may reuse while the data version stays the same (one set per app),
+// kept serialized (and compressed on demand). Bounded so the caches stay within ~50 MB.
 export interface ApiCaches {
-  pages: VersionedCache<ListingsBody>;
-  listings: VersionedCache<PublicListingRow | null>;
+  pages: VersionedCache<CachedBody>;
+  listings: VersionedCache<CachedBody | null>;
   counts: VersionedCache<number>;
-  market: VersionedCache<MarketRecord[]>;
-  stats: VersionedCache<Stats>;
+  market: VersionedCache<CachedBody>;
+  stats: VersionedCache<CachedBody>;
   freshness: VersionedCache<Date | null>;
 }
 
 export function createApiCaches(): ApiCaches {
+  const MB = 1024 * 1024;
   return {
-    // Weighed by listings held: at most 20,000 listing objects (about 20 MB).
-    pages: new VersionedCache<ListingsBody>(5_000, (b) => Math.max(1, b.data.length), 20_000),
-    listings: new VersionedCache<PublicListingRow | null>(10_000),
+    pages: new VersionedCache<CachedBody>(5_000, cachedBodyWeight, 30 * MB),
+    listings: new VersionedCache<CachedBody | null>(20_000, (b) => (b ? cachedBodyWeight(b) : 1), 12 * MB),
     counts: new VersionedCache<number>(10_000),
-    market: new VersionedCache<MarketRecord[]>(500),
-    stats: new VersionedCache<Stats>(4),
+    market: new VersionedCache<CachedBody>(500, cachedBodyWeight, 4 * MB),
+    stats: new VersionedCache<CachedBody>(4),
     freshness: new VersionedCache<Date | null>(4),
   };
 }

@@ -8,11 +8,17 @@ import { currentDataVersion } from '../../repositories/data-version.js';
 import { countListings, findActiveListing, findListingsPage, type ListingFilter } from '../../repositories/listings.js';
 import { resolveCommuneParam } from '../commune-param.js';
 import { ApiError } from '../errors.js';
-import { presentListing } from '../present.js';
+import { cachedBody, sendCachedBody } from '../cached-body.js';
+import { presentListing, type ApiListing } from '../present.js';
 import { listingsQuery, listingsQueryShape } from '../schemas/listings.js';
 import { validateQuery } from '../validate.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+interface ListingsPageBody {
+  data: ApiListing[];
+  meta: { total: number; page: number; per_page: number; sort: string; last_updated: string | null };
+}
 
 // RFC 8288 links to the first, previous, next and last pages, keeping the other parameters.
 export function linkHeader(base: string, query: Record<string, string>, page: number, perPage: number, total: number): string {
@@ -66,13 +72,14 @@ export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: 
         deps.caches.counts.get(version, JSON.stringify(filter), () => countListings(deps.db, filter)),
         deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
       ]);
-      return {
+      const payload: ListingsPageBody = {
         data: rows.map((r) => presentListing(r, { baseUrl: deps.baseUrl, showFlags: seesFlagged })),
         meta: { total, page, per_page: perPage, sort, last_updated: iso(updated) },
       };
+      return cachedBody(payload, { total });
     });
-    res.setHeader('Link', linkHeader(`${deps.baseUrl}/api/v1/listings`, req.query as Record<string, string>, page, perPage, body.meta.total));
-    res.json(body);
+    res.setHeader('Link', linkHeader(`${deps.baseUrl}/api/v1/listings`, req.query as Record<string, string>, page, perPage, body.total!));
+    sendCachedBody(req, res, body);
   });
 
   router.get('/:id', async (req, res) => {
@@ -80,9 +87,14 @@ export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: 
     const id = req.params.id;
     const seesFlagged = SEES_FLAGGED[res.locals.apiKey!.tier];
     const version = res.locals.dataVersion ?? (await currentDataVersion(deps.db));
-    const row = ID_PATTERN.test(id) ? await deps.caches.listings.get(version, `${seesFlagged}:${id}`, () => findActiveListing(deps.db, id, seesFlagged)) : null;
-    if (!row) throw new ApiError(404, 'not_found', `No active listing with id ${JSON.stringify(id.slice(0, 64))}`);
-    res.json(presentListing(row, { baseUrl: deps.baseUrl, showFlags: seesFlagged }));
+    const body = ID_PATTERN.test(id)
+      ? await deps.caches.listings.get(version, `${seesFlagged}:${id}`, async () => {
+          const row = await findActiveListing(deps.db, id, seesFlagged);
+          return row ? cachedBody(presentListing(row, { baseUrl: deps.baseUrl, showFlags: seesFlagged })) : null;
+        })
+      : null;
+    if (!body) throw new ApiError(404, 'not_found', `No active listing with id ${JSON.stringify(id.slice(0, 64))}`);
+    sendCachedBody(req, res, body);
   });
 
   return router;

@@ -5,6 +5,7 @@ import type { ApiCaches } from '../../cache/api-caches.js';
 import { currentDataVersion } from '../../repositories/data-version.js';
 import { iso, lastUpdated } from '../../repositories/freshness.js';
 import { computeStats } from '../../repositories/stats.js';
+import { cachedBody, sendCachedBody } from '../cached-body.js';
 import { validateQuery } from '../validate.js';
 
 export const statsQuery = z.object({});
@@ -14,19 +15,19 @@ export function statsRouter(deps: { db: Knex; caches: ApiCaches }): Router {
   router.get('/', async (req, res) => {
     validateQuery(statsQuery, req.query);
     const version = res.locals.dataVersion ?? (await currentDataVersion(deps.db));
-    const [stats, updated] = await Promise.all([
-      deps.caches.stats.get(version, 'stats', () => computeStats(deps.db)),
-      deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
-    ]);
-    res.setHeader('Cache-Control', 'public, max-age=60');
-    res.json({
-      total_active: stats.total_active,
-      flagged: stats.flagged,
-      by_source: stats.by_source,
-      by_commune: stats.by_commune,
-      last_updated: iso(updated),
-      sources: stats.sources.map((s) => ({ source: s.source, last_import_at: iso(s.last_import_at), status: s.status })),
+    const body = await deps.caches.stats.get(version, 'stats', async () => {
+      const [stats, updated] = await Promise.all([computeStats(deps.db), deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db))]);
+      return cachedBody({
+        total_active: stats.total_active,
+        flagged: stats.flagged,
+        by_source: stats.by_source,
+        by_commune: stats.by_commune,
+        last_updated: iso(updated),
+        sources: stats.sources.map((s) => ({ source: s.source, last_import_at: iso(s.last_import_at), status: s.status })),
+      });
     });
+    res.setHeader('Cache-Control', 'public, max-age=60');
+    sendCachedBody(req, res, body);
   });
   return router;
 }
