@@ -4,12 +4,15 @@ import { openDatabase } from '../db/open.js';
 import { DEMO_DEFAULT_LISTINGS, DEMO_DEFAULT_SEED } from '../demo/generate.js';
 import { seedDemo } from '../demo/seed.js';
 
-// npm run db:seed [-- --seed <n>] [-- --listings <active listings>]
+// npm run db:seed [-- --seed <n>] [-- --listings <properties on offer>] [-- --feeds-dir DIR]
 // Replaces the listings with the demo data set, on DATABASE_URL or else the embedded
-// PostgreSQL (the one a running `npm start` serves, or one started just for this).
+// PostgreSQL (the one a running `npm start` serves, or one started just for this): the
+// demo agencies' feed files and native posts, generated, then imported through the
+// importer (the code path of `npm run ingest`). --feeds-dir keeps the generated files, to
+// look at or to import again by hand with `npm run ingest`.
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { seed: { type: 'string' }, listings: { type: 'string' } },
+    options: { seed: { type: 'string' }, listings: { type: 'string' }, 'feeds-dir': { type: 'string' } },
     strict: true,
   });
   const seed = positiveInt(values.seed, 'seed') ?? DEMO_DEFAULT_SEED;
@@ -19,11 +22,27 @@ async function main(): Promise<void> {
   const database = await openDatabase(config, { role: 'cli' });
   try {
     const started = Date.now();
-    const { active, total } = await seedDemo(database.db, { now: new Date(), seed, listings });
+    const out = (s: string) => process.stdout.write(s + '\n');
+    out(`${'delivery'.padEnd(18)} ${'source'.padEnd(14)} ${'format'.padEnd(8)} ${'read'.padStart(5)} ${'created'.padStart(7)} ${'updated'.padStart(7)} ${'withdrawn'.padStart(9)} ${'merged'.padStart(6)} ${'flagged'.padStart(7)} ${'rejected'.padStart(8)}`);
+    const { active, total, reports } = await seedDemo(database.db, {
+      now: new Date(),
+      seed,
+      listings,
+      feedsDir: values['feeds-dir'],
+      onStep: (step, r) => {
+        const c = r.counts;
+        const when = step.at.toISOString().slice(0, 16).replace('T', ' ');
+        out(
+          `${when.padEnd(18)} ${step.source.padEnd(14)} ${step.format.padEnd(8)} ${String(c.read).padStart(5)} ${String(c.created).padStart(7)} ${String(c.updated).padStart(7)} ${String(c.withdrawn).padStart(9)} ${String(c.merged).padStart(6)} ${String(c.flagged).padStart(7)} ${String(c.rejected).padStart(8)}`,
+        );
+      },
+    });
+    const rejected = reports.reduce((s, r) => s + r.counts.rejected, 0);
     const where = database.embedded ? `embedded PostgreSQL (${config.EMBEDDED_PG_DIR})` : redact(database.url);
-    process.stdout.write(
-      `Seeded ${active} active of ${total} demo listings (seed ${seed}) into ${where} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    out(
+      `Seeded ${active} active of ${total} demo listings (seed ${seed}; ${reports.length} imports, ${rejected} records rejected) into ${where} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
+    if (values['feeds-dir']) out(`The feed files are in ${values['feeds-dir']}`);
   } finally {
     await database.close();
   }

@@ -1,42 +1,87 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Knex } from 'knex';
-import { generateDemoData } from './generate.js';
+import { importFeed, type ImportReport } from '../ingest/index.js';
+import { loadGazetteer } from '../reference/load.js';
+import { generateDemoData, type DemoStep, type NativePostRow } from './generate.js';
 
 const BATCH = 500;
 
-// Replaces every listing, native post, import run and source with the demo data set, in
-// one transaction: readers see the old data or the new, never a mix. Accounts, API keys
-// and the reference tables are left alone, so running it twice gives the same result.
-export async function seedDemo(
-  db: Knex,
-  opts: { now: Date; seed?: number; listings?: number },
-): Promise<{ active: number; total: number }> {
+export interface SeedOptions {
+  now: Date;
+  seed?: number;
+  listings?: number;
+  // Keep the generated feed files in this folder (default: a temporary folder, removed after).
+  feedsDir?: string;
+  onStep?: (step: DemoStep, report: ImportReport) => void;
+}
+
+export interface SeedResult {
+  active: number;
+  total: number;
+  // One per import, in import order.
+  reports: ImportReport[];
+}
+
+// Replaces every listing, native post, import run and source with the demo data set, made
+// the way real data arrives: the generated feed files of the demo agencies and the native
+// posts go through the importer (importFeed, the code path of `npm run ingest`), oldest
+// delivery first, each with the clock of its delivery. Accounts, API keys and the reference
+// tables are left alone, so running it twice gives the same result. Each import is its
+// own transaction (as in production): a reader during the seeding sees it progress.
+export async function seedDemo(db: Knex, opts: SeedOptions): Promise<SeedResult> {
   const data = generateDemoData(opts);
-  // Targets before the listings merged into them (merged_into is a foreign key).
-  const listings = [...data.listings.filter((l) => l.status !== 'merged'), ...data.listings.filter((l) => l.status === 'merged')];
 
   await db.transaction(async (trx) => {
     await trx('import_runs').del();
-    // One statement removes both ends of every merged_into reference.
+    // One statement removes both ends of every merged_into reference (and, by cascade, the
+    // deduplicator's stored pairs).
     await trx('listings').del();
     await trx('native_posts').del();
     await trx('sources').del();
-
-    await insertBatches(trx, 'sources', data.sources);
-    // jsonb columns get JSON text: node-postgres would send a JS array as a PostgreSQL array.
-    await insertBatches(trx, 'native_posts', data.nativePosts.map((p) => ({ ...p, images: JSON.stringify(p.images) })));
-    await insertBatches(trx, 'listings', listings.map((l) => ({ ...l, images: JSON.stringify(l.images) })));
-    await insertBatches(
-      trx,
-      'import_runs',
-      data.importRuns.map((r) => ({ ...r, counts: JSON.stringify(r.counts), rejects: JSON.stringify(r.rejects) })),
-    );
+    await trx('sources').insert(data.sources);
   });
+
+  const dir = opts.feedsDir ?? (await mkdtemp(path.join(os.tmpdir(), 'lux-demo-feeds-')));
+  const reports: ImportReport[] = [];
+  try {
+    if (opts.feedsDir) await mkdir(dir, { recursive: true });
+    for (const step of data.steps) if (step.kind === 'feed') await writeFile(path.join(dir, step.fileName), step.bytes);
+    const gazetteer = await loadGazetteer(db);
+    // The demo's snapshots are complete by construction; with a small `listings` a source
+    // may lose most of its few listings between two deliveries, which the guard would refuse.
+    const common = { gazetteer, allowMassWithdrawal: true };
+    for (const step of data.steps) {
+      let report: ImportReport;
+      if (step.kind === 'native') {
+        await replaceNativePosts(db, step.posts);
+        report = await importFeed(db, { ...common, source: step.source, format: 'native', now: step.at });
+      } else {
+        report = await importFeed(db, { ...common, source: step.source, format: step.format, input: { path: path.join(dir, step.fileName) }, now: step.at });
+      }
+      if (report.status !== 'ok') throw new Error(`demo import of ${step.source} was refused: ${JSON.stringify(report.refusal)}`);
+      reports.push(report);
+      opts.onStep?.(step, report);
+    }
+  } finally {
+    if (!opts.feedsDir) await rm(dir, { recursive: true, force: true });
+  }
   // Fresh statistics, so the first queries on the new data get sensible plans.
   await db.raw('ANALYZE listings');
 
-  return { active: data.listings.filter((l) => l.status === 'active').length, total: data.listings.length };
+  const [row] = (
+    await db.raw(`SELECT count(*) FILTER (WHERE status = 'active')::int AS active, count(*)::int AS total FROM listings`)
+  ).rows as { active: number; total: number }[];
+  return { active: row.active, total: row.total, reports };
 }
 
-async function insertBatches(trx: Knex.Transaction, table: string, rows: object[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += BATCH) await trx(table).insert(rows.slice(i, i + BATCH));
+// The posts as they stand at the time of a native import.
+async function replaceNativePosts(db: Knex, posts: NativePostRow[]): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('native_posts').del();
+    // jsonb columns get JSON text: node-postgres would send a JS array as a PostgreSQL array.
+    const rows = posts.map((p) => ({ ...p, images: JSON.stringify(p.images) }));
+    for (let i = 0; i < rows.length; i += BATCH) await trx('native_posts').insert(rows.slice(i, i + BATCH));
+  });
 }

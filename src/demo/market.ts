@@ -1,0 +1,611 @@
+import { NATIVE_SOURCE, type ListingType } from '../domain/listing.js';
+import { resolvePlace } from '../ingest/place.js';
+import { AGENCIES, AGENCY_BY_NAME, NATIVE, NATIVE_SHARE, type Agency, type Lang, type RoomsMode } from './agencies.js';
+import { Rng } from './random.js';
+import { aliasesOf, loadReference, postcodeOf, type Place, type Reference, type Spot } from './reference.js';
+
+// The demo market: real-world PROPERTIES (flats, houses, rooms) in the communes of the
+// reference data, priced after data/rents.csv, each on offer for a while, and the COPIES
+// of each property that agencies and private posters publish: most properties have one
+// copy, about 15 % have two or three, each with its agency's own habits (rounding, prices
+// a little off, coordinates a few metres apart or missing, titles in another language,
+// places written their way). The feed files are rendered from the copies (render.ts).
+
+export type Kind = 'studio' | 'apt1' | 'apt2' | 'apt3' | 'house' | 'room';
+
+// How a copy gives its place: for openimmo ort / regionaler_zusatz / plz; for csv the
+// Localité column (town) and Code postal; for json address.locality or address.commune
+// (town) and address.locality (quarter); for a native post the commune text (town).
+export interface PlaceText {
+  town: string | null;
+  quarter: string | null;
+  postcode: string | null;
+}
+
+// A record a feed cannot turn into a listing (FORMATS.md: rejected, counted, never half-filled).
+export type Problem = 'currency' | 'commune' | 'country' | 'price' | 'area' | 'offer' | 'columns';
+
+export interface Copy {
+  property: string;
+  source: string;
+  // The agency's reference; its number orders the records of a file.
+  externalId: string;
+  seq: number;
+  listedAt: number;
+  lang: Lang;
+  title: string;
+  // A second language version of the title (json title objects).
+  altTitle: { lang: Lang; text: string } | null;
+  // The agency's price is the property's times this (then rounded the agency's way).
+  priceFactor: number;
+  area: number | null;
+  rooms: RoomsMode;
+  // As the agency gives them: perhaps swapped, perhaps (0, 0).
+  coords: { lat: number; lng: number } | null;
+  place: PlaceText;
+  imageCount: number;
+  attachment: 'floorplan' | 'video' | null;
+  problem: Problem | null;
+  // Seed of the copy's formatting choices: the same in every delivery.
+  style: number;
+}
+
+export interface DemoProperty {
+  key: string;
+  type: ListingType;
+  kind: Kind;
+  commune: string;
+  locality: string | null;
+  lat: number;
+  lng: number;
+  area: number;
+  rooms: number;
+  price: number;
+  // The price before a cut at priceChangedAt.
+  oldPrice: number | null;
+  priceChangedAt: number | null;
+  listedAt: number;
+  // Let or sold: no longer on offer from then on.
+  removedAt: number | null;
+  students: boolean;
+  copies: Copy[];
+}
+
+export interface Market {
+  properties: DemoProperty[];
+  // Records with a problem, one synthetic property each (not part of the market).
+  junk: DemoProperty[];
+}
+
+export interface MarketOptions {
+  now: number;
+  seed: number;
+  // Properties on offer at `now`.
+  listings: number;
+}
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+const MAX_AGE_DAYS = 120;
+const MIN_PER_COMMUNE = 5;
+// About 15 % of properties are listed by a second source, a fifth of those by a third.
+const SECOND_COPY = 0.15;
+const THIRD_COPY = 0.22;
+// Properties let or sold since the older snapshots, as a share of those on offer now.
+const REMOVED_SHARE = 0.08;
+// Share of properties (listed before the older snapshots) whose price was cut since.
+const PRICE_CUT = 0.15;
+// Copies with a price typed with a zero too many or too few.
+const ODD_PRICE = 0.012;
+
+const TYPE_WEIGHTS: [ListingType, number][] = [
+  ['RENT', 60],
+  ['SALE', 25],
+  ['FLATSHARE', 8],
+  ['SUBLET', 7],
+];
+
+export function priceAt(p: DemoProperty, t: number): number {
+  return p.oldPrice !== null && p.priceChangedAt !== null && t < p.priceChangedAt ? p.oldPrice : p.price;
+}
+
+export function isOnOffer(p: DemoProperty, c: Copy, t: number): boolean {
+  return c.listedAt <= t && (p.removedAt === null || t < p.removedAt);
+}
+
+// The price a copy shows at time t, rounded as agencies round.
+export function copyPrice(p: DemoProperty, c: Copy, t: number): number {
+  const base = priceAt(p, t);
+  if (c.priceFactor === 1) return base;
+  return roundPrice(base * c.priceFactor, p.type);
+}
+
+export function roundPrice(v: number, type: ListingType): number {
+  if (type === 'SALE') return roundTo(v, v >= 1_000_000 ? 5000 : 1000);
+  return roundTo(v, 10);
+}
+
+function roundTo(v: number, step: number): number {
+  return Math.max(step, Math.round(v / step) * step);
+}
+
+export function deliveryTimes(source: string, now: number): number[] {
+  const ago = source === NATIVE_SOURCE ? NATIVE.deliveriesAgoMs : AGENCY_BY_NAME.get(source)!.deliveriesAgoMs;
+  return ago.map((ms) => now - ms);
+}
+
+export function generateMarket(opts: MarketOptions): Market {
+  const ref = loadReference();
+  const rng = new Rng(opts.seed);
+  const now = opts.now;
+  const oldest = Math.min(...[...AGENCIES.map((a) => a.name), NATIVE_SOURCE].flatMap((s) => deliveryTimes(s, now)));
+  const deliveries = new Map([...AGENCIES.map((a) => a.name), NATIVE_SOURCE].map((s) => [s, deliveryTimes(s, now)]));
+  // A source can list a copy only if one of its deliveries sees it on offer.
+  const sees = (source: string, listedAt: number, removedAt: number | null) =>
+    deliveries.get(source)!.some((d) => listedAt <= d && (removedAt === null || d < removedAt));
+
+  const pickSource = (place: Place, type: ListingType, listedAt: number, removedAt: number | null, exclude: string[]): string | null => {
+    const agencies = AGENCIES.filter((a) => !exclude.includes(a.name) && sees(a.name, listedAt, removedAt)).map(
+      (a): [string, number] => [a.name, a.cantons[place.commune.canton] ?? a.elsewhere],
+    );
+    const agencyTotal = agencies.reduce((s, [, w]) => s + w, 0);
+    const share = NATIVE_SHARE[type];
+    const entries = [...agencies];
+    if (!exclude.includes(NATIVE_SOURCE) && sees(NATIVE_SOURCE, listedAt, removedAt)) {
+      entries.push([NATIVE_SOURCE, ((agencyTotal || 1) * share) / (1 - share)]);
+    }
+    const usable = entries.filter(([, w]) => w > 0);
+    return usable.length ? rng.weighted(usable) : null;
+  };
+
+  // Recent listings are more numerous: older ones have been let or sold.
+  const createdAgo = (maxDays: number, minMs: number): number => minMs + Math.pow(rng.float(), 1.25) * (maxDays * DAY - minMs);
+
+  const properties: DemoProperty[] = [];
+  const makeOne = (communeName: string, removed: boolean): void => {
+    const place = ref.places.get(communeName)!;
+    const type = rng.weighted(TYPE_WEIGHTS);
+    const spot = rng.weighted(place.spots.map((s): [Spot, number] => [s, s.weight]));
+    const prop = makeProperty(rng, type, place, spot);
+    const [lat, lng] = jitter(rng, spot.lat, spot.lng, spot.jitterM);
+    let listedAt: number;
+    let removedAt: number | null = null;
+    if (removed) {
+      removedAt = Math.round(rng.between(oldest + DAY, now - 3 * HOUR));
+      listedAt = Math.round(oldest - createdAgo(90, DAY));
+    } else {
+      listedAt = Math.round(now - createdAgo(MAX_AGE_DAYS, 3 * HOUR));
+    }
+    let oldPrice: number | null = null;
+    let priceChangedAt: number | null = null;
+    if (!removed && listedAt < oldest - DAY && rng.chance(PRICE_CUT)) {
+      oldPrice = roundPrice(prop.price * rng.between(1.03, 1.08), type);
+      priceChangedAt = Math.round(rng.between(oldest + DAY, now - 3 * HOUR));
+    }
+    const p: DemoProperty = {
+      key: `P${String(properties.length + 1).padStart(6, '0')}`,
+      type,
+      kind: prop.kind,
+      commune: communeName,
+      locality: spot.locality,
+      lat,
+      lng,
+      area: prop.area,
+      rooms: prop.rooms,
+      price: prop.price,
+      oldPrice,
+      priceChangedAt,
+      listedAt,
+      removedAt,
+      students: rng.chance(type === 'FLATSHARE' ? 0.3 : 0.05),
+      copies: [],
+    };
+    const listers: string[] = [];
+    const addCopy = (at: number): boolean => {
+      const source = pickSource(place, type, at, removedAt, listers);
+      if (!source) return false;
+      listers.push(source);
+      p.copies.push(makeCopy(rng, ref, p, place, spot, source, at, listers.length === 1));
+      return true;
+    };
+    if (!addCopy(listedAt)) return;
+    if (rng.chance(SECOND_COPY)) {
+      const later = (): number => Math.round(Math.min(listedAt + rng.between(0, 6 * DAY), (removedAt ?? now) - 3 * HOUR));
+      if (addCopy(later()) && rng.chance(THIRD_COPY)) addCopy(later());
+    }
+    properties.push(p);
+  };
+
+  for (const communeName of allocate(rng, ref, opts.listings)) makeOne(communeName, false);
+  const byPopulation = ref.communes.map((c): [string, number] => [c.name, c.population ?? 1]);
+  const removedN = Math.round(opts.listings * REMOVED_SHARE);
+  for (let i = 0; i < removedN; i++) makeOne(rng.weighted(byPopulation), true);
+
+  const junk = makeJunk(rng, ref, now, byPopulation);
+  assignExternalIds(rng, [...properties, ...junk]);
+  return { properties, junk };
+}
+
+// Records each agency gets wrong: a currency other than EUR, a place outside Luxembourg,
+// no price, an area that is not one, an offer that is not a home, a cut-off CSV line.
+const PROBLEMS: Record<Agency['format'], Problem[]> = {
+  csv: ['currency', 'commune', 'price', 'area', 'offer', 'columns'],
+  openimmo: ['currency', 'commune', 'country', 'price', 'area', 'offer'],
+  json: ['currency', 'commune', 'country', 'price', 'area', 'offer'],
+};
+const FOREIGN_TOWNS = ['Thionville', 'Arlon', 'Trier', 'Longwy', 'Metz', 'Saarburg', 'Aubange', 'Perl-Nennig'];
+
+function makeJunk(rng: Rng, ref: Reference, now: number, byPopulation: [string, number][]): DemoProperty[] {
+  const junk: DemoProperty[] = [];
+  const foreign = FOREIGN_TOWNS.filter((t) => !resolvePlace(ref.gazetteer, { town: t, coords: null }).ok);
+  for (const agency of AGENCIES) {
+    const first = Math.min(...agency.deliveriesAgoMs.map((ms) => now - ms));
+    const problems = rng.shuffle([...PROBLEMS[agency.format]]).slice(0, rng.int(3, 5));
+    for (const problem of problems) {
+      const place = ref.places.get(rng.weighted(byPopulation))!;
+      const type = rng.weighted(TYPE_WEIGHTS);
+      const spot = rng.weighted(place.spots.map((s): [Spot, number] => [s, s.weight]));
+      const prop = makeProperty(rng, type, place, spot);
+      const [lat, lng] = jitter(rng, spot.lat, spot.lng, spot.jitterM);
+      const p: DemoProperty = {
+        key: `X${String(junk.length + 1).padStart(6, '0')}`,
+        type,
+        kind: prop.kind,
+        commune: place.commune.name,
+        locality: spot.locality,
+        lat,
+        lng,
+        area: prop.area,
+        rooms: prop.rooms,
+        price: prop.price,
+        oldPrice: null,
+        priceChangedAt: null,
+        listedAt: Math.round(first - rng.between(DAY, 40 * DAY)),
+        removedAt: null,
+        students: false,
+        copies: [],
+      };
+      const copy = makeCopy(rng, ref, p, place, spot, agency.name, p.listedAt, true);
+      copy.problem = problem;
+      copy.priceFactor = 1;
+      if (problem === 'commune' || problem === 'country') {
+        const town = rng.pick(foreign);
+        copy.place = { town, quarter: null, postcode: problem === 'country' ? String(rng.int(54000, 66999)) : null };
+        copy.coords = null;
+        copy.title = copy.title.replace(/ (à|in) .*$/, ` $1 ${town}`);
+      }
+      p.copies.push(copy);
+      junk.push(p);
+    }
+  }
+  return junk;
+}
+
+// References grow with time at each agency (with gaps: withdrawn drafts, other branches).
+function assignExternalIds(rng: Rng, properties: DemoProperty[]): void {
+  const bySource = new Map<string, { copy: Copy; key: string }[]>();
+  for (const p of properties) {
+    for (const c of p.copies) {
+      const list = bySource.get(c.source) ?? [];
+      list.push({ copy: c, key: p.key });
+      bySource.set(c.source, list);
+    }
+  }
+  for (const source of [...bySource.keys()].sort()) {
+    const list = bySource.get(source)!.sort((a, b) => a.copy.listedAt - b.copy.listedAt || (a.key < b.key ? -1 : 1));
+    let n = 0;
+    for (const { copy } of list) {
+      n += source === NATIVE_SOURCE ? 1 : rng.int(1, 4);
+      copy.seq = n;
+      copy.externalId = source === NATIVE_SOURCE ? `np_${String(n).padStart(6, '0')}` : AGENCY_BY_NAME.get(source)!.externalId(n);
+    }
+  }
+}
+
+function makeCopy(rng: Rng, ref: Reference, p: DemoProperty, place: Place, spot: Spot, source: string, listedAt: number, first: boolean): Copy {
+  const native = source === NATIVE_SOURCE;
+  const agency = AGENCY_BY_NAME.get(source);
+  const lang = rng.weighted(Object.entries(agency?.langs ?? NATIVE.langs) as [Lang, number][]);
+
+  let priceFactor = first || rng.chance(agency?.noise.samePrice ?? 0.7) ? 1 : 1 + (rng.chance(0.5) ? -1 : 1) * rng.between(0.004, 0.018);
+  // A zero too many or too few: a price outlier.
+  if (rng.chance(ODD_PRICE)) priceFactor = rng.chance(0.5) ? 10 : 0.1;
+
+  let area: number | null = p.area;
+  if (rng.chance((agency?.noise.areaMissing ?? 0.05) * (p.type === 'FLATSHARE' ? 0.5 : 1))) area = null;
+  else if (agency?.noise.area === 'integer') area = Math.round(p.area);
+  // Measured by the agency itself: within 1 %.
+  else if (!native && rng.chance(0.1)) area = Math.round(p.area * (1 + rng.between(-0.008, 0.008)) * 10) / 10;
+
+  let rooms: RoomsMode = native ? (rng.chance(0.93) ? 'rooms' : 'none') : rng.weighted(agency!.noise.rooms);
+  if (rooms === 'half' && (p.kind === 'studio' || p.kind === 'room')) rooms = 'rooms';
+
+  let coords: { lat: number; lng: number } | null = null;
+  if (!rng.chance(agency?.noise.coordsMissing ?? 0.25)) {
+    const [lat, lng] = jitter(rng, p.lat, p.lng, rng.between(2, 25));
+    const [dmin, dmax] = agency?.noise.coordDecimals ?? [5, 6];
+    const d = rng.int(dmin, dmax);
+    const r = (x: number) => Math.round(x * 10 ** d) / 10 ** d;
+    coords = { lat: r(lat), lng: r(lng) };
+    if (agency && rng.chance(agency.noise.swappedCoords)) coords = { lat: coords.lng, lng: coords.lat };
+    else if (agency && rng.chance(agency.noise.zeroCoords)) coords = { lat: 0, lng: 0 };
+  }
+
+  const city = place.commune.name === 'Luxembourg';
+  const shownPlace = spot.locality ? (city && rng.chance(0.5) ? `Luxembourg-${spot.locality}` : spot.locality) : place.commune.name;
+  const title = makeTitle(rng, lang, p.type, p.kind, p.rooms, shownPlace, city);
+  let altTitle: Copy['altTitle'] = null;
+  if (source === 'capital-homes' && rng.chance(0.4)) {
+    const other = rng.pick((['fr', 'en', 'de'] as Lang[]).filter((l) => l !== lang));
+    altTitle = { lang: other, text: makeTitle(rng, other, p.type, p.kind, p.rooms, shownPlace, city) };
+  }
+
+  const imageCount = rng.weighted([
+    [0, 8],
+    [1, 10],
+    [2, 14],
+    [3, 20],
+    [4, 20],
+    [5, 15],
+    [6, 13],
+  ] as const);
+  let attachment: Copy['attachment'] = null;
+  if (agency?.format === 'openimmo' && rng.chance(0.3)) attachment = 'floorplan';
+  if (source === 'capital-homes' && rng.chance(0.25)) attachment = 'video';
+
+  return {
+    property: p.key,
+    source,
+    externalId: '',
+    seq: 0,
+    listedAt,
+    lang,
+    title,
+    altTitle,
+    priceFactor,
+    area,
+    rooms,
+    coords,
+    place: placeText(rng, ref, source, place, spot),
+    imageCount,
+    attachment,
+    problem: null,
+    style: rng.uint32(),
+  };
+}
+
+// --- Places as each source writes them -------------------------------------------------
+
+const stripAccents = (s: string) => s.normalize('NFKD').replace(/\p{M}+/gu, '');
+
+function communeForms(place: Place): [string, number][] {
+  const c = place.commune;
+  return [
+    [c.name, 6],
+    [c.name_lb, 1.2],
+    [c.name_de, 0.8],
+    [c.name.toUpperCase(), 1],
+    [stripAccents(c.name), 1],
+    [stripAccents(c.name).toUpperCase(), 0.5],
+    [c.name.toLowerCase(), 0.4],
+    ...aliasesOf(c.name).map((a): [string, number] => [a, 0.6]),
+  ];
+}
+
+function postcodeText(rng: Rng, place: Place, spot: Spot, missing: number): string | null {
+  if (rng.chance(missing)) return null;
+  const n = String(postcodeOf(place, spot.locality));
+  return rng.weighted([
+    [`L-${n}`, 5],
+    [n, 4],
+    [`L${n}`, 0.5],
+    [`L ${n}`, 0.5],
+  ]);
+}
+
+// A way of writing the place that the importer resolves back to the property's commune
+// (and locality, or none). Candidates the gazetteer would read otherwise (a locality name
+// several communes share, a compound it does not know) are replaced by plainer ones.
+function placeText(rng: Rng, ref: Reference, source: string, place: Place, spot: Spot): PlaceText {
+  const commune = place.commune.name;
+  const q = spot.locality;
+  const city = commune === 'Luxembourg';
+  const form = () => rng.weighted(communeForms(place));
+  let candidate: PlaceText;
+  if (source === NATIVE_SOURCE) {
+    candidate = { town: q && !city && rng.chance(0.4) ? q : rng.weighted(place.typedNames), quarter: null, postcode: null };
+  } else {
+    const agency = AGENCY_BY_NAME.get(source)!;
+    const postcode = postcodeText(rng, place, spot, agency.format === 'json' ? 0.1 : 0.25);
+    if (agency.format === 'openimmo') {
+      candidate = !q
+        ? { town: form(), quarter: null, postcode }
+        : rng.weighted<PlaceText>([
+            [{ town: form(), quarter: q, postcode }, 6],
+            [{ town: q, quarter: null, postcode }, 2.5],
+            [{ town: form(), quarter: null, postcode }, 1],
+          ]);
+    } else if (agency.format === 'csv') {
+      const texts: [string, number][] = !q
+        ? communeForms(place)
+        : city
+          ? [[`Luxembourg-${q}`, 4], [q, 3], [`${q} (Luxembourg)`, 1], [`LUXEMBOURG-${q.toUpperCase()}`, 1], [form(), 1]]
+          : [[q, 5], [q.toUpperCase(), 1], [stripAccents(q), 1], [`${q} (${commune})`, 1], [form(), 1.5]];
+      candidate = { town: rng.weighted(texts), quarter: null, postcode };
+    } else if (source === 'minett-homes') {
+      candidate = { town: form(), quarter: q && rng.chance(0.85) ? q : null, postcode };
+    } else {
+      candidate = { town: q && rng.chance(0.9) ? q : form(), quarter: null, postcode };
+    }
+  }
+  const fallbacks: PlaceText[] = [candidate, { town: commune, quarter: q, postcode: candidate.postcode }, { town: commune, quarter: null, postcode: null }];
+  return fallbacks.find((t) => resolvesTo(ref, t, commune, q))!;
+}
+
+function resolvesTo(ref: Reference, t: PlaceText, commune: string, locality: string | null): boolean {
+  const r = resolvePlace(ref.gazetteer, { town: t.town, quarter: t.quarter, postcode: t.postcode, coords: null });
+  return r.ok && r.commune === commune && (r.locality === null || r.locality === locality);
+}
+
+// --- Properties -------------------------------------------------------------------------
+
+interface PropertyShape {
+  kind: Kind;
+  area: number;
+  rooms: number;
+  price: number;
+}
+
+const KIND_RANGES: Record<Kind, [number, number]> = {
+  studio: [25, 40],
+  apt1: [40, 65],
+  apt2: [62, 95],
+  apt3: [88, 135],
+  house: [120, 260],
+  room: [9, 25],
+};
+
+function kindWeights(type: ListingType, place: Place): [Kind, number][] {
+  const city = place.commune.name === 'Luxembourg';
+  switch (type) {
+    case 'RENT':
+      return [
+        ['studio', city ? 26 : 18],
+        ['apt1', 34],
+        ['apt2', 27],
+        ['apt3', 11],
+        ['house', place.rural ? 18 : 6],
+      ];
+    case 'SUBLET':
+      return [
+        ['studio', 50],
+        ['apt1', 35],
+        ['apt2', 15],
+      ];
+    case 'SALE':
+      return [
+        ['studio', 6],
+        ['apt1', 20],
+        ['apt2', 27],
+        ['apt3', 14],
+        ['house', place.rural ? 60 : city ? 12 : 33],
+      ];
+    case 'FLATSHARE':
+      return [['room', 1]];
+  }
+}
+
+function makeProperty(rng: Rng, type: ListingType, place: Place, spot: Spot): PropertyShape {
+  const kind = rng.weighted(kindWeights(type, place));
+  const [lo, hi] = KIND_RANGES[kind];
+  // Triangular: most homes sit mid-range. A quarter of the flats have a half m2.
+  let area = Math.round(lo + (hi - lo) * ((rng.float() + rng.float()) / 2));
+  if (kind !== 'house' && kind !== 'room' && rng.chance(0.25)) area += 0.5;
+  const rooms = kind === 'studio' || kind === 'room' ? 1 : kind === 'apt1' ? 2 : kind === 'apt2' ? 3 : kind === 'apt3' ? 4 : 5 + Math.floor((area - 120) / 45);
+  const noise = (sd: number) => Math.exp(sd * rng.normal());
+  let price: number;
+  if (type === 'FLATSHARE') {
+    // 600-1,100 EUR: mostly the room's size, then the commune's rent level, then luck.
+    const size = (area - 9) / 16;
+    const level = Math.min(1, Math.max(0, ((spot.aptRent ?? place.aptRent) - 18) / 36));
+    const mix = 0.5 * size + 0.3 * level + 0.2 * rng.float();
+    price = roundTo(600 + 500 * Math.min(1, Math.max(0, mix)), 10);
+  } else if (type === 'SALE') {
+    const rate = kind === 'house' ? (spot.houseSale ?? place.houseSale) : (spot.aptSale ?? place.aptSale);
+    price = roundPrice(rate * area * noise(0.14), 'SALE');
+  } else {
+    const rate = kind === 'house' ? place.houseRent : (spot.aptRent ?? place.aptRent);
+    // Small flats cost more per m2, as in the Observatoire's figures.
+    const sizeFactor = kind === 'house' ? 1 : Math.pow(area / 62, -0.18);
+    const furnished = type === 'SUBLET' ? rng.between(1.0, 1.12) : 1;
+    price = roundPrice(rate * area * sizeFactor * furnished * noise(0.12), type);
+  }
+  return { kind, area, rooms, price };
+}
+
+function jitter(rng: Rng, lat: number, lng: number, metres: number): [number, number] {
+  const r = metres * Math.sqrt(rng.float());
+  const theta = 2 * Math.PI * rng.float();
+  const dLat = (r * Math.cos(theta)) / 111_320;
+  const dLng = (r * Math.sin(theta)) / (111_320 * Math.cos((lat * Math.PI) / 180));
+  return [Math.round((lat + dLat) * 1e6) / 1e6, Math.round((lng + dLng) * 1e6) / 1e6];
+}
+
+// Commune of each property on offer, in random order: MIN_PER_COMMUNE everywhere, the rest
+// shared by population (largest remainders, so the split is exact).
+function allocate(rng: Rng, ref: Reference, n: number): string[] {
+  const communes = ref.communes;
+  const floor = Math.min(MIN_PER_COMMUNE, Math.floor(n / communes.length));
+  const rest = n - floor * communes.length;
+  const totalPop = communes.reduce((s, c) => s + (c.population ?? 0), 0);
+  const shares = communes.map((c) => {
+    const exact = (rest * (c.population ?? 0)) / totalPop;
+    return { name: c.name, count: Math.floor(exact), frac: exact - Math.floor(exact) };
+  });
+  let left = rest - shares.reduce((s, x) => s + x.count, 0);
+  for (const s of [...shares].sort((a, b) => b.frac - a.frac || a.name.localeCompare(b.name))) {
+    if (left-- <= 0) break;
+    s.count++;
+  }
+  const out: string[] = [];
+  for (const s of shares) for (let i = 0; i < floor + s.count; i++) out.push(s.name);
+  return rng.shuffle(out);
+}
+
+// --- Titles -----------------------------------------------------------------------------
+
+const ADJ: Record<Lang, string[]> = {
+  fr: ['lumineux', 'rénové', 'moderne', 'spacieux', 'neuf', 'calme'],
+  en: ['Bright', 'Renovated', 'Modern', 'Spacious', 'New', 'Quiet'],
+  de: ['Helle', 'Renovierte', 'Moderne', 'Geräumige', 'Neue', 'Ruhige'],
+};
+const EXTRA: Record<Lang, string[]> = {
+  fr: ['avec balcon', 'avec terrasse', 'proche gare', 'avec parking', 'meublé', 'près du tram', '& jardin', '; cave et parking'],
+  en: ['with balcony', 'with terrace', 'near the station', 'with parking', 'furnished', 'near the tram', '& garden'],
+  de: ['mit Balkon', 'mit Terrasse', 'nahe Bahnhof', 'mit Stellplatz', 'möbliert', 'nahe Tram', '"Neubau"'],
+};
+
+function makeTitle(rng: Rng, lang: Lang, type: ListingType, kind: Kind, rooms: number, placeName: string, city: boolean): string {
+  const beds = rooms - 1;
+  // Only the capital has a tram.
+  const extras = city ? EXTRA[lang] : EXTRA[lang].filter((e) => !/tram/i.test(e));
+  const extra = rng.chance(0.45) ? ' ' + rng.pick(extras) : '';
+  let core: string;
+  if (lang === 'fr') {
+    const plural = beds > 1 ? 's' : '';
+    core =
+      kind === 'room'
+        ? rng.pick([`Chambre en colocation à ${placeName}`, `Colocation : chambre meublée à ${placeName}`, `Chambre dans colocation ${placeName}`])
+        : kind === 'studio'
+          ? `Studio ${rng.pick(ADJ.fr)}${extra} à ${placeName}`
+          : kind === 'house'
+            ? rng.pick([`Maison ${beds} chambres${extra} à ${placeName}`, `Maison avec jardin à ${placeName}`])
+            : `Appartement ${beds} chambre${plural}${extra} à ${placeName}`;
+    if (type === 'SALE') core = rng.chance(0.5) ? `À vendre : ${core}` : core;
+    if (type === 'SUBLET') core = `Sous-location : ${core}`;
+    if (type === 'RENT' && rng.chance(0.3)) core = `À louer : ${core}`;
+  } else if (lang === 'en') {
+    core =
+      kind === 'room'
+        ? rng.pick([`Room in shared flat – ${placeName}`, `Furnished room in flatshare, ${placeName}`, `Flatshare room in ${placeName}`])
+        : kind === 'studio'
+          ? `${rng.pick(ADJ.en)} studio${extra} in ${placeName}`
+          : kind === 'house'
+            ? rng.pick([`${beds}-bedroom house${extra} in ${placeName}`, `Family house with garden in ${placeName}`])
+            : `${rng.pick(ADJ.en)} ${beds}-bedroom apartment${extra} in ${placeName}`;
+    if (type === 'SALE') core = `For sale: ${core}`;
+    if (type === 'SUBLET') core = `Sublet: ${core}`;
+  } else {
+    core =
+      kind === 'room'
+        ? rng.pick([`WG-Zimmer in ${placeName}`, `Möbliertes Zimmer in Wohngemeinschaft, ${placeName}`])
+        : kind === 'studio'
+          ? `${rng.pick(['Möbliertes', 'Helles', 'Modernes'])} Studio${extra} in ${placeName}`
+          : kind === 'house'
+            ? rng.pick([`Einfamilienhaus${extra} in ${placeName}`, `Haus mit ${beds} Schlafzimmern in ${placeName}`])
+            : `${rng.pick(ADJ.de)} ${rooms}-Zimmer-Wohnung${extra} in ${placeName}`;
+    if (type === 'SALE') core = `Zu verkaufen: ${core}`;
+    if (type === 'SUBLET') core = `Untermiete: ${core}`;
+  }
+  return core;
+}
