@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+
+// Where the machine's CPU went during a scenario, in % of one core (the machine has
+// cpus().length × 100 %): the server, its PostgreSQL backends, this load generator and
+// everything else (another engineer's job running at the same time shows up there).
+
+function procTicks(pid: number): number {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
+    return Number(f[11]) + Number(f[12]); // utime + stime (fields 14 and 15)
+  } catch {
+    return 0; // gone
+  }
+}
+
+function machineTicks(): { total: number; idle: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  const v = line.trim().split(/\s+/).slice(1).map(Number);
+  return { total: v.reduce((a, b) => a + b, 0), idle: v[3] + (v[4] ?? 0) };
+}
+
+export interface CpuShare {
+  server: number;
+  postgres: number;
+  loadgen: number;
+  other: number;
+  machine: number;
+}
+
+export function cpuMeter(serverPid: number, pgPids: () => Promise<number[]>) {
+  const cores = cpus().length;
+  let pids: number[] = [];
+  let start: { m: { total: number; idle: number }; server: number; pg: Map<number, number>; self: NodeJS.CpuUsage; t: number };
+  return {
+    async start(): Promise<void> {
+      pids = await pgPids();
+      start = { m: machineTicks(), server: procTicks(serverPid), pg: new Map(pids.map((p) => [p, procTicks(p)])), self: process.cpuUsage(), t: performance.now() };
+    },
+    async stop(): Promise<CpuShare> {
+      const m = machineTicks();
+      const server = procTicks(serverPid);
+      const self = process.cpuUsage(start.self);
+      const secs = (performance.now() - start.t) / 1000;
+      const later = await pgPids();
+      let pg = 0;
+      for (const p of new Set([...pids, ...later])) pg += procTicks(p) - (start.pg.get(p) ?? 0);
+      const dTotal = m.total - start.m.total;
+      const pct = (ticks: number) => (dTotal > 0 ? (ticks / dTotal) * cores * 100 : 0);
+      const machine = pct(dTotal - (m.idle - start.m.idle));
+      const share = { server: pct(server - start.server), postgres: pct(pg), loadgen: ((self.user + self.system) / 1e6 / secs) * 100, machine };
+      return { ...share, other: Math.max(0, machine - share.server - share.postgres - share.loadgen) };
+    },
+  };
+}
+
+export function loadAverage(): number {
+  return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+}

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+// Summary of the server's V8 CPU profile (`--profile`: node --cpu-prof): self time grouped by
+// where the code lives (a package, a file of ours, node's internals, GC), heaviest first.
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  hitCount?: number;
+}
+
+function where(url: string, fn: string): string {
+  if (!url) return fn.startsWith('(') ? fn : `(native) ${fn || 'anonymous'}`;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1];
+  if (url.startsWith('node:')) return url;
+  const ours = /\/(src|bench|migrations)\/(.+)$/.exec(url);
+  return ours ? `${ours[1]}/${ours[2]}` : url;
+}
+
+export function summariseProfile(dir: string, top = 25): string[] {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  if (files.length === 0) return ['(no profile was written)'];
+  // One file per thread (the main thread, tsx's module loader thread…): the busiest is the server's.
+  const busy = (nodes: ProfileNode[]) => nodes.reduce((s, n) => s + (n.callFrame.functionName === '(idle)' ? 0 : (n.hitCount ?? 0)), 0);
+  const profiles = files.map((f) => ({ file: path.join(dir, f), nodes: (JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { nodes: ProfileNode[] }).nodes }));
+  const { file, nodes } = profiles.sort((a, b) => busy(b.nodes) - busy(a.nodes))[0];
+  const prof = { nodes };
+  const byPlace = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  for (const n of prof.nodes) {
+    const hits = n.hitCount ?? 0;
+    if (hits === 0 || n.callFrame.functionName === '(idle)') continue;
+    total += hits;
+    const place = where(n.callFrame.url, n.callFrame.functionName);
+    byPlace.set(place, (byPlace.get(place) ?? 0) + hits);
+    const fn = `${n.callFrame.functionName || 'anonymous'} (${place})`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + hits);
+  }
+  const pct = (x: number) => `${((100 * x) / total).toFixed(1)} %`;
+  const list = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, v]) => `| ${k} | ${pct(v)} |`);
+  return [
+    `Profile \`${path.relative(process.cwd(), file)}\`: self time of the busy samples (idle left out).`,
+    '',
+    '| where | self |',
+    '|---|---:|',
+    ...list(byPlace),
+    '',
+    '| function | self |',
+    '|---|---:|',
+    ...list(byFunction),
+  ];
+}

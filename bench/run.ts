@@ -1,0 +1,396 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createDb } from '../src/db/knex.js';
+import { mulberry32 } from '../src/demo/generate.js';
+import { projectRoot } from '../src/lib/paths.js';
+import { createApiKey, findOrCreateAccount } from '../src/repositories/api-keys.js';
+import { checkSchemaUnchanged, codeFingerprint, ensureBenchDb } from './build-db.js';
+import { cpuMeter, loadAverage } from './cpu.js';
+import { explainRequests } from './explain.js';
+import { summariseProfile } from './profile.js';
+import { consoleTable, writeResults, type Row } from './report.js';
+import { scenarios, selectScenarios, type Req, type Scenario } from './scenarios.js';
+
+// npm run bench -- [--listings 10000|100000|1000000] [--duration 15] [--connections 50]
+//                  [--warmup 3] [--scenarios 1,2,3] [--rebuild] [--identity]
+const { values: args } = parseArgs({
+  options: {
+    listings: { type: 'string', default: '10000' },
+    duration: { type: 'string', default: '15' },
+    connections: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '3' },
+    scenarios: { type: 'string' },
+    rebuild: { type: 'boolean', default: false },
+    identity: { type: 'boolean', default: false }, // send no Accept-Encoding (default: gzip, as browsers and fetch do)
+    profile: { type: 'boolean', default: false }, // the server under node --cpu-prof; a summary goes to latest.md
+  },
+});
+const positive = (name: string, v: string | undefined) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer`);
+  return n;
+};
+const listings = positive('listings', args.listings);
+const duration = positive('duration', args.duration);
+const connections = positive('connections', args.connections);
+const warmup = Number(args.warmup);
+const gzip = !args.identity;
+const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const resultsDir = path.join(projectRoot, 'bench', 'results');
+const profileDir = path.join(projectRoot, 'bench', 'db-cache', `profile-${listings}`); // git-ignored
+const log = (m: string) => process.stdout.write(m + '\n');
+
+let server: ChildProcess | null = null;
+process.on('SIGINT', () => {
+  server?.kill('SIGKILL');
+  process.exit(130);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+    s.once('error', reject);
+  });
+}
+
+function memKb(pid: number): { rss: number; hwm: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? 0);
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+// Resets the kernel's peak-RSS mark of the process, so VmHWM is the peak of this scenario.
+function resetHwm(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function rssSampler(pid: number) {
+  const hwmReset = resetHwm(pid);
+  let peak = 0;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, memKb(pid).rss);
+    } catch {
+      /* the process is gone: the run reports it */
+    }
+  }, 100);
+  return {
+    stopMb(): number {
+      clearInterval(timer);
+      const m = memKb(pid);
+      return Math.max(peak, m.rss, hwmReset ? m.hwm : 0) / 1024;
+    },
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function drive(base: string, s: Scenario, keys: { pro: string; free: string }, seconds: number, seed: number) {
+  const rng = mulberry32(seed);
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let wrong = 0;
+  // Per part of the mix: latencies and the slowest request (onResponse runs just before the
+  // 'response' event of the same response, so `last` is that response's request).
+  type Ctx = { req?: Req };
+  let last: Req | undefined;
+  const kinds = new Map<string, { ms: number[]; slowest: { ms: number; req: Req } }>();
+  const headers = (r: Req) => ({
+    ...(r.key ? { authorization: `Bearer ${keys[r.key]}` } : {}),
+    ...(gzip ? { 'accept-encoding': 'gzip' } : {}),
+  });
+  const started = performance.now();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: base,
+        connections,
+        duration: seconds,
+        timeout: 10,
+        requests: [
+          {
+            setupRequest: (req, context) => {
+              const r = s.next(rng);
+              (context as Ctx).req = r;
+              return { ...req, method: 'GET', path: r.path, headers: headers(r) };
+            },
+            onResponse: (status, _body, context) => {
+              statuses[status] = (statuses[status] ?? 0) + 1;
+              last = (context as Ctx).req;
+              if (status !== last?.expect) wrong++;
+            },
+          },
+        ],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    instance.on('response', (_client, _status, _bytes, ms) => {
+      latencies.push(ms);
+      if (!last?.kind) return;
+      const k = kinds.get(last.kind) ?? { ms: [], slowest: { ms: -1, req: last } };
+      k.ms.push(ms);
+      if (ms > k.slowest.ms) k.slowest = { ms, req: last };
+      kinds.set(last.kind, k);
+    });
+  });
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors: wrong + result.errors,
+    timeouts: result.timeouts,
+    requests: latencies.length,
+    statuses,
+    kinds: kinds.size
+      ? [...kinds].map(([kind, k]) => {
+          k.ms.sort((a, b) => a - b);
+          return { kind, n: k.ms.length, p50: percentile(k.ms, 50), p99: percentile(k.ms, 99), slowest: { ms: k.slowest.ms, path: k.slowest.req.path }, req: k.slowest.req };
+        })
+      : undefined,
+  };
+}
+
+async function fetchAs(base: string, r: Req, keys: { pro: string; free: string }) {
+  const res = await fetch(base + r.path, { headers: r.key ? { authorization: `Bearer ${keys[r.key]}` } : {} });
+  const text = await res.text();
+  return { status: res.status, text };
+}
+
+async function startServer(dbUrl: string, port: number, logFile: string): Promise<{ child: ChildProcess; tail: string[] }> {
+  const tail: string[] = [];
+  writeFileSync(logFile, '');
+  // node itself (not npx/tsx wrappers), so that the pid measured is the server's.
+  const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  if (args.profile) {
+    rmSync(profileDir, { recursive: true, force: true });
+    mkdirSync(profileDir, { recursive: true });
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', ...profiling, 'src/server.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: dbUrl,
+      REDIS_URL: REDIS,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      LOG_PRETTY: 'false',
+      METRICS_PORT: '-1',
+      STATS_RATE_LIMIT_PER_MINUTE: '1000000000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (b: Buffer) => {
+    appendFileSync(logFile, b);
+    tail.push(...b.toString().split('\n').filter(Boolean));
+    tail.splice(0, Math.max(0, tail.length - 40));
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${tail.join('\n')}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return { child, tail };
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error(`the server did not answer /healthz within 60 s:\n${tail.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function readOnlyGit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: projectRoot }).toString().trim() !== '';
+    return `${head}${dirty ? ' (with uncommitted changes)' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main(): Promise<void> {
+  const all = scenarios({ ids: [], communes: [], quarters: [] });
+  const chosenIds = selectScenarios(all, args.scenarios).map((s) => s.id);
+
+  const code = codeFingerprint();
+  const bench = await ensureBenchDb({ baseUrl: PG, listings, rebuild: args.rebuild, log });
+  const db = createDb(bench.url, { poolMax: 2 });
+  let keys: { pro: string; free: string };
+  let run: Scenario[];
+  let pgInfo: { postgres: string; settings: string };
+  try {
+    const accountId = await findOrCreateAccount(db, 'bench@listings-feed.local');
+    await db('api_keys').where({ account_id: accountId }).whereNull('revoked_at').update({ revoked_at: new Date() });
+    keys = {
+      pro: (await createApiKey(db, { accountId, tier: 'pro', name: 'bench pro' })).key,
+      free: (await createApiKey(db, { accountId, tier: 'free', name: 'bench free' })).key,
+    };
+    const ids = (await db.raw(`SELECT id FROM listings WHERE status = 'active' AND NOT flagged ORDER BY md5(id) LIMIT 5000`)).rows.map(
+      (r: { id: string }) => r.id,
+    );
+    const communes = await db('communes').select('name', 'lat', 'lng', 'population');
+    const quarters = (await db('localities').where({ commune: 'Luxembourg', kind: 'quartier_luxembourg_city' }).pluck('locality')) as string[];
+    run = selectScenarios(scenarios({ ids, communes, quarters }), chosenIds.join(','));
+    const v = (await db.raw(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb,
+      current_setting('work_mem') AS wm, current_setting('jit') AS jit, current_setting('max_connections') AS mc`)).rows[0];
+    pgInfo = { postgres: `PostgreSQL ${v.v}`, settings: `shared_buffers ${v.sb}, work_mem ${v.wm}, jit ${v.jit}, max_connections ${v.mc}` };
+  } finally {
+    await db.destroy();
+  }
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  log(`starting the server on ${base} (NODE_ENV=production)`);
+  const logFile = path.join(resultsDir, `server-${listings}.log`); // *.log is git-ignored
+  const started = await startServer(bench.url, port, logFile);
+  server = started.child;
+  await checkSchemaUnchanged(bench.url);
+  const pid = server.pid!;
+  const startRssMb = memKb(pid).rss / 1024;
+  const rows: Row[] = [];
+  const slowestOfMix: { id: string; req: Req }[] = [];
+  let serverHwmMb = 0;
+  const pgClient = new pg.Client({ connectionString: bench.url });
+  await pgClient.connect();
+  const meter = cpuMeter(pid, async () =>
+    (await pgClient.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r: { pid: number }) => r.pid),
+  );
+  try {
+    // The Free key's daily quota (100) is used up first: scenario 8 measures the 429 path.
+    for (let i = 0; i < 200; i++) {
+      if ((await fetchAs(base, { path: '/api/v1/listings?per_page=1', key: 'free', expect: 200 }, keys)).status === 429) break;
+    }
+    // Every scenario must answer as expected before it is measured (a fast 400 is no result).
+    const examples = new Map<string, { req: Req; total?: number }>();
+    for (const s of run) {
+      const rng = mulberry32(7);
+      for (let i = 0; i < (s.id === '9' ? 200 : 1); i++) {
+        const req = s.next(rng);
+        const res = await fetchAs(base, req, keys);
+        if (res.status !== req.expect) throw new Error(`scenario ${s.id}: GET ${req.path} answered ${res.status}, expected ${req.expect}: ${res.text.slice(0, 300)}`);
+        if (i === 0) {
+          const body = req.expect === 200 ? (JSON.parse(res.text) as { meta?: { total?: number }; data?: unknown[] }) : {};
+          examples.set(s.id, { req, total: body.meta?.total ?? (Array.isArray(body.data) ? body.data.length : undefined) });
+        }
+      }
+    }
+
+    const busy = loadAverage();
+    if (busy > 0.7) log(`warning: the machine is busy before the run (load average ${busy}): other work competes for the 2 cores; see "other" CPU below`);
+    log(`${run.length} scenarios × (${warmup} s warm-up + ${duration} s), ${connections} connections${gzip ? ', gzip' : ''}\n`);
+    for (const [i, s] of run.entries()) {
+      process.stdout.write(`  ${s.id} ${s.name} … `);
+      if (warmup > 0) await drive(base, s, keys, warmup, 1000 + i);
+      const sampler = rssSampler(pid);
+      await meter.start();
+      const m = await drive(base, s, keys, duration, 1 + i);
+      const cpu = await meter.stop();
+      const rssMb = sampler.stopMb();
+      serverHwmMb = Math.max(serverHwmMb, rssMb);
+      const ex = examples.get(s.id)!;
+      const { kinds, ...rest } = m;
+      if (kinds) for (const k of kinds.filter((x) => x.req.expect === 200)) slowestOfMix.push({ id: `${s.id} ${k.kind}`, req: k.req });
+      rows.push({
+        id: s.id,
+        name: s.name,
+        path: ex.req.path.replace(/\/lst_[0-9a-f]+$/, '/{random id}'),
+        rssMb,
+        total: ex.total,
+        cpu,
+        kinds: kinds?.map(({ req: _req, ...k }) => k),
+        ...rest,
+      });
+      const c = (x: number) => `${Math.round(x)}%`;
+      log(
+        `${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, ${m.errors} errors; ` +
+          `CPU: server ${c(cpu.server)}, PostgreSQL ${c(cpu.postgres)}, load generator ${c(cpu.loadgen)}, other ${c(cpu.other)}`,
+      );
+      if (server.exitCode !== null) throw new Error(`the server died during scenario ${s.id}:\n${started.tail.join('\n')}`);
+    }
+    await new Promise((r) => setTimeout(r, 1000)); // let the requests cut off at the end of the last run finish
+  } finally {
+    await pgClient.end();
+    await stopServer(server);
+    server = null;
+  }
+  const warnLines = started.tail.filter((l) => /"level":(40|50|60)/.test(l));
+  if (warnLines.length) log(`\nthe server logged warnings or errors (see bench/results/server-${listings}.log); the last:\n  ${warnLines.at(-1)?.slice(0, 400)}`);
+
+  log('\ncapturing the SQL of each scenario and its EXPLAIN (ANALYZE, BUFFERS) …');
+  // Each scenario's example request, and for the mix the slowest request of each kind.
+  const toExplain = [...run.filter((s) => s.explain).map((s) => ({ id: s.id, req: s.next(mulberry32(7)) })), ...slowestOfMix];
+  const explained = await explainRequests({ dbUrl: bench.url, redisUrl: REDIS, keys, requests: toExplain });
+
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const codeAfter = codeFingerprint();
+  if (codeAfter !== code) log('warning: src/ or migrations/ changed during the run: the scenarios did not all measure the same code');
+  writeResults(
+    rows,
+    {
+      listings,
+      database: bench.name,
+      buildSeconds: bench.buildSeconds,
+      reused: bench.reused,
+      duration,
+      warmup,
+      connections,
+      gzip,
+      poolMax: process.env.DB_POOL_MAX ?? '10 (default)',
+      date: new Date().toISOString(),
+      commit: readOnlyGit(),
+      code: codeAfter === code ? code : `${code} → ${codeAfter} (changed during the run)`,
+      machine: `${cpus().length} cores (${cpu})`,
+      postgres: pgInfo.postgres,
+      pgSettings: pgInfo.settings,
+      serverHwmMb,
+      startRssMb,
+    },
+    explained,
+    resultsDir,
+    run.length === all.length && !args.profile,
+    args.profile ? summariseProfile(profileDir) : undefined,
+  );
+  log(`\n${listings.toLocaleString('en')} listings, ${connections} connections, ${duration} s per scenario\n`);
+  log(consoleTable(rows));
+  const other = Math.max(0, ...rows.map((r) => r.cpu.other));
+  if (other > 20) log(`\ndisturbed: other processes used up to ${Math.round(other)} % of a core during a scenario (the "other" CPU above)`);
+  log(`\nwritten: bench/results/latest.md${run.length === all.length ? ` and bench/results/${listings}.md (+ ${listings}.json)` : ' (a subset of the scenarios: the per-size files are kept)'}`);
+}
+
+main().catch(async (err) => {
+  if (server) await stopServer(server);
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
