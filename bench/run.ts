@@ -185,7 +185,9 @@ async function startServer(dbUrl: string, port: number, logFile: string): Promis
     rmSync(profileDir, { recursive: true, force: true });
     mkdirSync(profileDir, { recursive: true });
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', ...profiling, 'src/server.ts'], {
+  // Production mode runs the compiled JavaScript (npm run build), as the container image does.
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: 'inherit' });
+  const child = spawn(process.execPath, [...profiling, 'dist/src/server.js'], {
     cwd: projectRoot,
     env: {
       ...process.env,

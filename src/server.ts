@@ -106,6 +106,13 @@ async function main(): Promise<void> {
       if (!(await drained)) logger.warn({ in_flight: inFlight }, 'requests still running after 10 s; closing them');
     }
     server.closeAllConnections();
+    // A request whose client went away stops counting as in flight while its handler may still
+    // wait on the database: let those settle too (within the same 10 s) before the pool closes.
+    const pool = (db.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;
+    const deadline = Date.now() + 10_000;
+    while (pool && pool.numUsed() + pool.numPendingAcquires() > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     await keyUsage.stop();
     await database.close();
     if (redis) await redis.quit().catch(() => redis?.disconnect());

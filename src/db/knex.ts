@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationsDir } from '../lib/paths.js';
@@ -23,9 +26,26 @@ export function createDb(connectionString: string, opts: { poolMax?: number; sta
 
 const isCompiled = import.meta.url.endsWith('.js');
 
+// The migrations run as TypeScript (tsx) in development and as compiled JavaScript in the
+// container image. Each is recorded under its source name (….ts) either way, so a database
+// migrated by one is up to date for the other.
+class ProjectMigrationSource implements Knex.MigrationSource<string> {
+  private readonly ext = isCompiled ? '.js' : '.ts';
+  async getMigrations(): Promise<string[]> {
+    return readdirSync(migrationsDir)
+      .filter((f) => f.endsWith(this.ext) && !f.endsWith('.d.ts'))
+      .sort();
+  }
+  getMigrationName(file: string): string {
+    return file.replace(/\.js$/, '.ts');
+  }
+  async getMigration(file: string): Promise<Knex.Migration> {
+    return (await import(pathToFileURL(path.join(migrationsDir, file)).href)) as Knex.Migration;
+  }
+}
+
 export const migrationConfig: Knex.MigratorConfig = {
-  directory: migrationsDir,
-  loadExtensions: isCompiled ? ['.js'] : ['.ts'],
+  migrationSource: new ProjectMigrationSource(),
   tableName: 'knex_migrations',
 };
 
