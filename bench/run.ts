@@ -187,7 +187,9 @@ async function startServer(dbUrl: string, port: number, logFile: string): Promis
   }
   // Production mode runs the compiled JavaScript (npm run build), as the container image does.
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: 'inherit' });
-  const child = spawn(process.execPath, [...profiling, 'dist/src/server.js'], {
+  // The heap cap the container image uses too: V8 then collects before the process grows
+  // past the memory target instead of whenever it pleases.
+  const child = spawn(process.execPath, ['--max-old-space-size=192', ...profiling, 'dist/src/server.js'], {
     cwd: projectRoot,
     env: {
       ...process.env,
