@@ -24,4 +24,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # A heap cap keeps the resident size bounded (the caches are bounded well below it).
-CMD ["node", "--max-old-space-size=192", "src/server.js"]
+CMD ["node", "--max-old-space-size=256", "src/server.js"]

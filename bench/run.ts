@@ -189,7 +189,7 @@ async function startServer(dbUrl: string, port: number, logFile: string): Promis
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: 'inherit' });
   // The heap cap the container image uses too: V8 then collects before the process grows
   // past the memory target instead of whenever it pleases.
-  const child = spawn(process.execPath, ['--max-old-space-size=192', ...profiling, 'dist/src/server.js'], {
+  const child = spawn(process.execPath, ['--max-old-space-size=256', ...profiling, 'dist/src/server.js'], {
     cwd: projectRoot,
     env: {
       ...process.env,
