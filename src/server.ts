@@ -49,6 +49,28 @@ async function main(): Promise<void> {
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  // Requests Node's HTTP parser refuses (raw non-ASCII in the URL, oversized headers) never
+  // reach Express; answer them with a problem body too rather than an empty 400.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const big = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = big ? 431 : 400;
+    const body = JSON.stringify({
+      type: 'about:blank',
+      title: big ? 'Request header fields too large' : 'Bad request',
+      status,
+      code: 'invalid_parameter',
+      detail: big ? 'The request line or headers are too large' : 'The request could not be parsed: characters outside the URL syntax must be percent-encoded',
+      request_id: null,
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${big ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   // Requests in flight, so that shutdown can wait for them (server.close() alone only stops
   // accepting; the pool must not close under a request that is still running).
   let inFlight = 0;

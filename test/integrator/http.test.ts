@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import request from 'supertest';
@@ -209,6 +209,17 @@ describe('graceful shutdown', () => {
         }
         await new Promise((r) => setTimeout(r, 100));
       }
+      // A request line Node's parser refuses still gets a problem body.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write('GET /api/v1/stats?commune=L\u00ebtzebuerg HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'));
+        let got = '';
+        sock.on('data', (d) => (got += d));
+        sock.on('end', () => resolve(got));
+        sock.on('error', reject);
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+      expect(raw).toContain('application/problem+json');
+      expect(raw).toContain('"code":"invalid_parameter"');
       // Hold the api_keys table so the next request blocks in authentication: a slow request.
       const trx = await t.db.transaction();
       let slow: Promise<{ status: number; body: Buffer }>;
