@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Flag, ListingType } from '../domain/listing.js';
+import type { ListingRow, ListingType } from '../domain/listing.js';
 import type { Sort } from '../http/schemas/listings.js';
 
 export const EARTH_RADIUS_KM = 6371.0088;
@@ -21,27 +21,28 @@ export interface ListingFilter {
   flagged?: boolean;
 }
 
-export interface PublicListingRow {
-  id: string;
-  source: string;
-  external_id: string;
-  title: string;
-  price_eur: number;
-  area_m2: number | null;
-  rooms: number | null;
-  commune: string;
-  locality: string | null;
-  lat: number | null;
-  lng: number | null;
-  listing_type: ListingType;
-  accepts_students: boolean;
-  images: string[];
-  source_url: string | null;
-  created_at: Date;
-  updated_at: Date;
-  flags: Flag[];
-  distance_km?: number;
-}
+// What the API reads of a listing: the public columns, and the distance on a geo search.
+export type PublicListingRow = Pick<
+  ListingRow,
+  | 'id'
+  | 'source'
+  | 'external_id'
+  | 'title'
+  | 'price_eur'
+  | 'area_m2'
+  | 'rooms'
+  | 'commune'
+  | 'locality'
+  | 'lat'
+  | 'lng'
+  | 'listing_type'
+  | 'accepts_students'
+  | 'images'
+  | 'source_url'
+  | 'created_at'
+  | 'updated_at'
+  | 'flags'
+> & { distance_km?: number };
 
 const COLUMNS = [
   'id',

@@ -7,16 +7,10 @@ import type { Gazetteer } from '../../src/reference/gazetteer.js';
 // negatives: flats of the same size in one new building at different prices, and
 // neighbouring flats on different floors with different sizes and prices.
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The same seeded generator as the demo data.
+import { mulberry32 as rng } from '../../src/demo/random.js';
+
+export { rng };
 
 export interface Property {
   key: string;
