@@ -1,4 +1,4 @@
-import type { ListingType } from '../domain/listing.js';
+import type { ListingRow, ListingType } from '../domain/listing.js';
 
 export const FEED_FORMATS = ['openimmo', 'csv', 'json', 'native'] as const;
 export type FeedFormat = (typeof FEED_FORMATS)[number];
@@ -56,26 +56,28 @@ export interface ParsedFeed {
 }
 
 // A record ready for the listings table.
-export interface NormalizedListing {
-  id: string;
-  source: string;
-  external_id: string;
-  title: string;
-  price_eur: number;
-  area_m2: number | null;
-  rooms: number | null;
-  commune: string;
-  locality: string | null;
-  lat: number | null;
-  lng: number | null;
-  listing_type: ListingType;
-  accepts_students: boolean;
-  images: string[];
-  source_url: string | null;
+export type NormalizedListing = Pick<
+  ListingRow,
+  | 'id'
+  | 'source'
+  | 'external_id'
+  | 'title'
+  | 'price_eur'
+  | 'area_m2'
+  | 'rooms'
+  | 'commune'
+  | 'locality'
+  | 'lat'
+  | 'lng'
+  | 'listing_type'
+  | 'accepts_students'
+  | 'images'
+  | 'source_url'
+> & {
   created_at: Date | null;
   created_at_kind: 'created' | 'changed' | null;
   content_hash: string;
-}
+};
 
 export interface ImportCounts {
   read: number;

@@ -165,15 +165,6 @@ export async function countListings(db: Knex, f: ListingFilter): Promise<number>
   return Number(count);
 }
 
-export async function findListings(
-  db: Knex,
-  f: ListingFilter,
-  opts: { sort: Sort; page: number; perPage: number },
-): Promise<{ rows: PublicListingRow[]; total: number }> {
-  const [rows, total] = await Promise.all([findListingsPage(db, f, opts), countListings(db, f)]);
-  return { rows, total };
-}
-
 export async function findActiveListing(db: Knex, id: string, includeFlagged: boolean): Promise<PublicListingRow | null> {
   const q = db('listings').select(COLUMNS).where({ id, status: 'active' });
   if (!includeFlagged) q.where('flagged', false);
