@@ -22,6 +22,7 @@ import { marketRouter } from './http/routes/market.js';
 import { statsRouter } from './http/routes/stats.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { Gazetteer } from './reference/gazetteer.js';
+import type { ListingReadModel } from './read-model/read-model.js';
 import type { WebOptions } from './web/options.js';
 import { webRouter } from './web/index.js';
 
@@ -37,6 +38,8 @@ export interface AppDeps {
   quotaStore?: Store;
   statsStore?: Store;
   redisPrefix?: string;
+  // The in-memory read model of active listings (server.ts creates it unless turned off).
+  readModel?: ListingReadModel;
   // Web pages (issue 4): bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
   web?: Partial<WebOptions>;
 }
@@ -140,7 +143,7 @@ export function buildApp(deps: AppDeps): App {
     res.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
     next();
   });
-  keyed.use('/listings', listingsRouter({ db: deps.db, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
+  keyed.use('/listings', listingsRouter({ db: deps.db, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches, readModel: deps.readModel }));
   keyed.use('/market', marketRouter({ db: deps.db, gazetteer: deps.gazetteer, caches }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);

@@ -41,6 +41,8 @@ export const configSchema = z.object({
   // Prometheus metrics listen here, apart from the public API port. -1 turns them off.
   METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9464),
   METRICS_HOST: z.string().default('127.0.0.1'),
+  // The in-memory read model of active listings (exact counts and page ids at scale).
+  LISTINGS_READ_MODEL: bool.default(true),
   EMBEDDED_PG_DIR: z.string().default('.data/pg'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
 });

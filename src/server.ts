@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
+import { ListingReadModel } from './read-model/read-model.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
@@ -42,7 +43,9 @@ async function main(): Promise<void> {
   const gazetteer = await loadGazetteer(db);
   const keyUsage = new KeyUsageTracker(db, logger);
   keyUsage.start();
-  const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage });
+  const readModel = config.LISTINGS_READ_MODEL ? new ListingReadModel(db, logger) : undefined;
+  readModel?.warm();
+  const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage, readModel });
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
@@ -128,6 +131,7 @@ async function main(): Promise<void> {
       if (!(await drained)) logger.warn({ in_flight: inFlight }, 'requests still running after 10 s; closing them');
     }
     server.closeAllConnections();
+    await readModel?.close();
     // A request whose client went away stops counting as in flight while its handler may still
     // wait on the database: let those settle too (within the same 10 s) before the pool closes.
     const pool = (db.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;

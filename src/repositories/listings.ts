@@ -76,7 +76,7 @@ function haversineSql(db: Knex, g: { lat: number; lng: number }) {
 }
 
 // A box around the circle, for the GiST index on `geo`; the exact distance then decides.
-function boundingBox(g: { lat: number; lng: number; radiusKm: number }) {
+export function boundingBox(g: { lat: number; lng: number; radiusKm: number }) {
   const dLat = g.radiusKm / KM_PER_DEG_LAT;
   const latMin = Math.max(-90, g.lat - dLat);
   const latMax = Math.min(90, g.lat + dLat);
@@ -163,6 +163,16 @@ export async function findListingsPage(db: Knex, f: ListingFilter, opts: { sort:
 export async function countListings(db: Knex, f: ListingFilter): Promise<number> {
   const [{ count }] = (await countListingsQuery(db, f)) as { count: number }[];
   return Number(count);
+}
+
+// The listings of a page the read model chose, in the order of `ids`. A listing that is no
+// longer active (or now flagged, for a tier that must not see it) is missing from the result.
+export async function findActiveListingsByIds(db: Knex, ids: string[], includeFlagged: boolean): Promise<PublicListingRow[]> {
+  if (ids.length === 0) return [];
+  const q = db('listings').select(COLUMNS).whereIn('id', ids).where('status', 'active');
+  if (!includeFlagged) q.where('flagged', false);
+  const byId = new Map(((await q) as PublicListingRow[]).map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 export async function findActiveListing(db: Knex, id: string, includeFlagged: boolean): Promise<PublicListingRow | null> {

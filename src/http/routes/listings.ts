@@ -5,7 +5,10 @@ import type { Gazetteer } from '../../reference/gazetteer.js';
 import { lastUpdated, iso } from '../../repositories/freshness.js';
 import type { ApiCaches } from '../../cache/api-caches.js';
 import { currentDataVersion } from '../../repositories/data-version.js';
-import { countListings, findActiveListing, findListingsPage, type ListingFilter } from '../../repositories/listings.js';
+import { countListings, findActiveListing, findActiveListingsByIds, findListingsPage, type ListingFilter, type PublicListingRow } from '../../repositories/listings.js';
+import type { ListingIndex } from '../../read-model/listing-index.js';
+import type { ListingReadModel } from '../../read-model/read-model.js';
+import type { Sort } from '../schemas/listings.js';
 import { resolveCommuneParam } from '../commune-param.js';
 import { ApiError } from '../errors.js';
 import { cachedBody, sendCachedBody } from '../cached-body.js';
@@ -34,7 +37,24 @@ export function linkHeader(base: string, query: Record<string, string>, page: nu
   return links.join(', ');
 }
 
-export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: string; caches: ApiCaches }): Router {
+// A page through the read model: the exact total and the page's ids from memory, the rows
+// by primary key. Null when a row of the page is no longer what the index holds (the data
+// moved on since the version was read): the caller then asks SQL.
+async function pageFromIndex(
+  db: Knex,
+  index: ListingIndex,
+  filter: ListingFilter,
+  opts: { sort: Sort; page: number; perPage: number; total: number },
+): Promise<PublicListingRow[] | null> {
+  const found = index.page(filter, opts.sort, (opts.page - 1) * opts.perPage, opts.perPage, opts.total);
+  const ids = found.rows.map((i) => index.id(i));
+  const rows = await findActiveListingsByIds(db, ids, filter.includeFlagged);
+  if (rows.length !== ids.length) return null;
+  if (found.distances) rows.forEach((r, k) => (r.distance_km = found.distances![k]));
+  return rows;
+}
+
+export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: string; caches: ApiCaches; readModel?: ListingReadModel }): Router {
   const router = Router();
 
   router.get('/', async (req, res) => {
@@ -67,11 +87,24 @@ export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: 
     // with every committed write. The total is cached per filter, so paging counts once.
     const version = res.locals.dataVersion ?? (await currentDataVersion(deps.db));
     const body = await deps.caches.pages.get(version, JSON.stringify([filter, sort, page, perPage]), async () => {
-      const [rows, total, updated] = await Promise.all([
-        findListingsPage(deps.db, filter, { sort, page, perPage }),
-        deps.caches.counts.get(version, JSON.stringify(filter), () => countListings(deps.db, filter)),
-        deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
-      ]);
+      // The read model, when it holds exactly this version; else PostgreSQL.
+      const index = deps.readModel?.at(version) ?? null;
+      const countKey = JSON.stringify(filter);
+      let rows: PublicListingRow[] | null = null;
+      let total = 0;
+      let updated: Date | null = null;
+      if (index) {
+        const updatedP = deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db));
+        total = await deps.caches.counts.get(version, countKey, async () => index.count(filter));
+        [rows, updated] = await Promise.all([pageFromIndex(deps.db, index, filter, { sort, page, perPage, total }), updatedP]);
+      }
+      if (!rows) {
+        [rows, total, updated] = await Promise.all([
+          findListingsPage(deps.db, filter, { sort, page, perPage }),
+          deps.caches.counts.get(version, countKey, () => countListings(deps.db, filter)),
+          deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db)),
+        ]);
+      }
       const payload: ListingsPageBody = {
         data: rows.map((r) => presentListing(r, { baseUrl: deps.baseUrl, showFlags: seesFlagged })),
         meta: { total, page, per_page: perPage, sort, last_updated: iso(updated) },

@@ -1,0 +1,176 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../src/demo/random.js';
+import { LISTING_TYPES, listingId } from '../src/domain/listing.js';
+import { haversineKm, type ListingIndex } from '../src/read-model/listing-index.js';
+import { ListingReadModel, loadListingIndex } from '../src/read-model/read-model.js';
+import { currentDataVersion } from '../src/repositories/data-version.js';
+import { countListings, findListingsPage, type ListingFilter } from '../src/repositories/listings.js';
+import { SORTS, type Sort } from '../src/http/schemas/listings.js';
+import { bearer, buildTestApp, createKey, ensureSource, insertListing, silentLogger } from './helpers/factory.js';
+import { createTestDb, type TestDb } from './helpers/pg.js';
+
+// The read model must answer exactly what the SQL answers: the same total and the same ids in
+// the same order, for any filter, sort and page. These tests check that against PostgreSQL on
+// a data set built to be awkward: ties on every sort key, unknown areas, rooms and coordinates,
+// points in the same building, flagged, inactive and merged listings, ids outside the usual
+// shape (their order is the database's).
+
+const SOURCES = ['agency-one', 'agency-two', 'native', 'capital-homes'];
+const LOCALITIES = ['Kirchberg', 'Belvaux', 'Gare', 'Bonnevoie', null];
+let t: TestDb;
+let communes: string[];
+let points: Array<{ lat: number; lng: number }>;
+let index: ListingIndex;
+
+async function fill(db: TestDb['db'], n: number, rng: Rng): Promise<void> {
+  for (const s of SOURCES) await ensureSource(db, s);
+  const buildings = Array.from({ length: 40 }, () => ({ lat: rng.between(49.45, 50.15), lng: rng.between(5.75, 6.5) }));
+  const days = Array.from({ length: 30 }, (_, k) => Date.UTC(2026, 9, 1 + k, 8, 0, 0, k % 3 === 0 ? 0 : rng.int(0, 999)));
+  const rows = [];
+  const odd = ['A-1', 'a_1', 'Z', 'lst_ZZZ', 'lst-000', '0'];
+  for (let k = 0; k < n; k++) {
+    const source = rng.pick(SOURCES);
+    const external = `X${k}`;
+    const coords = rng.chance(0.2) ? null : rng.chance(0.3) ? rng.pick(buildings) : { lat: rng.between(49.45, 50.15), lng: rng.between(5.75, 6.5) };
+    const created = new Date(rng.pick(days));
+    const status = rng.chance(0.9) ? 'active' : 'inactive';
+    rows.push({
+      id: k < odd.length ? odd[k] : listingId(source, external),
+      source,
+      external_id: external,
+      title: `Listing ${k}`,
+      price_eur: rng.chance(0.5) ? rng.pick([800, 1200, 1500, 1500, 2000, 2500, 450000, 900000]) : rng.int(300, 3_000_000),
+      area_m2: rng.chance(0.2) ? null : rng.chance(0.5) ? rng.pick([45, 60, 80]) : Math.round(rng.between(15, 300) * 10) / 10,
+      rooms: rng.chance(0.15) ? null : rng.int(0, 6),
+      commune: rng.chance(0.3) ? 'Luxembourg' : rng.pick(communes),
+      locality: rng.pick(LOCALITIES),
+      lat: coords?.lat ?? null,
+      lng: coords?.lng ?? null,
+      listing_type: rng.pick(LISTING_TYPES),
+      accepts_students: rng.chance(0.2),
+      images: '[]',
+      source_url: null,
+      status,
+      flags: rng.chance(0.12) ? [rng.pick(['stale', 'price_outlier', 'possible_duplicate'])] : [],
+      created_at: created,
+      updated_at: created,
+      first_seen_at: created,
+      last_seen_at: created,
+      removed_at: status === 'inactive' ? created : null,
+    });
+  }
+  for (let k = 0; k < rows.length; k += 500) await db('listings').insert(rows.slice(k, k + 500));
+  // A few merged duplicates, which never show.
+  const active = rows.filter((r) => r.status === 'active').slice(0, 20);
+  for (const [k, target] of active.entries()) {
+    await insertListing(db, { external_id: `M${k}`, source: 'agency-two', status: 'merged', merged_into: target.id, lat: target.lat, lng: target.lng });
+  }
+  points = rows.filter((r) => r.lat !== null).map((r) => ({ lat: r.lat!, lng: r.lng! }));
+}
+
+function randomFilter(rng: Rng): ListingFilter {
+  const f: ListingFilter = { includeFlagged: rng.chance(0.5) };
+  if (f.includeFlagged && rng.chance(0.3)) f.flagged = rng.chance(0.5);
+  if (rng.chance(0.3)) f.communes = rng.chance(0.2) ? [rng.pick(communes), rng.pick(communes)] : [rng.chance(0.5) ? 'Luxembourg' : rng.pick(communes)];
+  if (rng.chance(0.1)) f.locality = rng.pick(['Kirchberg', 'Belvaux', 'Nowhere']);
+  if (rng.chance(0.3)) f.minPrice = rng.pick([0, 800, 1500, 1501, 2500, 100000]);
+  if (rng.chance(0.3)) f.maxPrice = rng.pick([1500, 2000, 3000, 1_000_000, 5_000_000]);
+  if (rng.chance(0.2)) f.minRooms = rng.int(0, 5);
+  if (rng.chance(0.3)) f.listingType = rng.pick(LISTING_TYPES);
+  if (rng.chance(0.15)) f.source = rng.pick(['agency-one', 'NATIVE', 'Capital-Homes', 'unknown-feed']);
+  if (rng.chance(0.15)) f.studentOnly = true;
+  if (rng.chance(0.4)) {
+    if (rng.chance(0.3)) {
+      // On the circle's edge: the radius is the distance to another listing's point.
+      const a = rng.pick(points);
+      const b = rng.pick(points);
+      f.geo = { lat: a.lat, lng: a.lng, radiusKm: Math.max(0.001, haversineKm(a.lat, a.lng, b.lat, b.lng)) };
+    } else if (rng.chance(0.05)) {
+      f.geo = { lat: rng.between(-89, 89), lng: rng.between(-179, 179), radiusKm: rng.between(0.5, 100) };
+    } else {
+      f.geo = { lat: rng.between(49.4, 50.2), lng: rng.between(5.7, 6.55), radiusKm: rng.pick([0.05, 0.5, 2, 5, 15, 40, 100]) };
+    }
+  }
+  return f;
+}
+
+beforeAll(async () => {
+  t = await createTestDb();
+  communes = (await t.db('communes').select('name')).map((r: { name: string }) => r.name);
+  await fill(t.db, 4000, new Rng(20261122));
+  index = await loadListingIndex(t.db);
+});
+afterAll(async () => t?.drop());
+
+describe('listings read model', () => {
+  it('holds every active listing, at the current data version', async () => {
+    const [{ count }] = await t.db('listings').where('status', 'active').count<{ count: number }[]>('* as count');
+    expect(index.size).toBe(Number(count));
+    expect(index.version).toBe(await currentDataVersion(t.db));
+    expect(index.count({ includeFlagged: true })).toBe(Number(count));
+  });
+
+  it('gives the same totals and the same pages as SQL for 400 random queries', async () => {
+    const rng = new Rng(7);
+    let nonEmpty = 0;
+    for (let q = 0; q < 400; q++) {
+      const f = randomFilter(rng);
+      const sorts = SORTS.filter((s) => s !== 'distance' || f.geo) as Sort[];
+      const sort = rng.pick(sorts);
+      const perPage = rng.pick([1, 5, 20, 50, 100]);
+      const total = await countListings(t.db, f);
+      const last = Math.max(1, Math.ceil(total / perPage));
+      const page = rng.chance(0.2) ? last : rng.chance(0.1) ? last + 1 : rng.int(1, Math.min(last, 5));
+      const label = JSON.stringify({ f, sort, page, perPage });
+      expect(index.count(f), label).toBe(total);
+      const sql = await findListingsPage(t.db, f, { sort, page, perPage });
+      const mine = index.page(f, sort, (page - 1) * perPage, perPage, total);
+      expect(mine.rows.map((i) => index.id(i)), label).toEqual(sql.map((r) => r.id));
+      if (f.geo) {
+        expect(mine.distances, label).toHaveLength(sql.length);
+        sql.forEach((r, k) => expect(Math.abs(mine.distances![k] - Number(r.distance_km)), label).toBeLessThan(1e-9));
+      }
+      if (sql.length > 0) nonEmpty++;
+    }
+    // The queries must exercise real pages, not only empty ones.
+    expect(nonEmpty).toBeGreaterThan(250);
+  });
+
+  it('serves the API only at its own version: a write is visible at once, then from the new index', async () => {
+    const readModel = new ListingReadModel(t.db, silentLogger, 10);
+    try {
+      const app = await buildTestApp(t.db, { readModel });
+      const { key } = await createKey(t.db, 'pro');
+      await readModel.ready(await currentDataVersion(t.db));
+      const before = await request(app).get('/api/v1/listings?commune=Sanem&per_page=100').set(bearer(key));
+      expect(before.status).toBe(200);
+      expect(readModel.info().served).toBeGreaterThan(0);
+      const expected = await countListings(t.db, { includeFlagged: true, communes: ['Sanem'] });
+      expect(before.body.meta.total).toBe(expected);
+
+      const added = await insertListing(t.db, { external_id: 'fresh', commune: 'Sanem', created_at: new Date('2030-01-01T00:00:00Z') });
+      const version = await currentDataVersion(t.db);
+      const after = await request(app).get('/api/v1/listings?commune=Sanem&per_page=100').set(bearer(key));
+      expect(after.body.meta.total).toBe(expected + 1);
+      expect(after.body.data[0].id).toBe(added.id);
+
+      await readModel.ready(version);
+      const served = readModel.info().served;
+      const again = await request(app).get('/api/v1/listings?commune=Sanem&per_page=99').set(bearer(key));
+      expect(readModel.info().served).toBe(served + 1);
+      expect(again.body.meta.total).toBe(expected + 1);
+      expect(again.body.data[0].id).toBe(added.id);
+
+      // Gone from the database after the index was built: the page is asked of SQL again.
+      const index2 = await readModel.ready(version);
+      await t.db('listings').where({ id: added.id }).update({ status: 'inactive', removed_at: new Date() });
+      expect(index2.count({ includeFlagged: true, communes: ['Sanem'] })).toBe(expected + 1);
+      const gone = await request(app).get('/api/v1/listings?commune=Sanem&per_page=98').set(bearer(key));
+      expect(gone.body.meta.total).toBe(expected);
+      expect(gone.body.data.map((l: { id: string }) => l.id)).not.toContain(added.id);
+    } finally {
+      await readModel.close();
+    }
+  });
+});
