@@ -38,6 +38,7 @@ export interface RunInfo {
   pgSettings: string;
   serverHwmMb: number;
   startRssMb: number;
+  readModel: string;
 }
 
 const f1 = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
@@ -107,7 +108,7 @@ export function writeResults(
       `${info.connections} connections, ${info.warmup} s warm-up then ${info.duration} s measured per scenario, ` +
       `${info.gzip ? '`Accept-Encoding: gzip`' : 'no Accept-Encoding (identity)'}; server: \`node --max-old-space-size=256 dist/src/server.js\`, NODE_ENV=production, ` +
       `LOG_LEVEL=warn, METRICS_PORT=-1, DB_POOL_MAX=${info.poolMax}, the real Redis, STATS_RATE_LIMIT_PER_MINUTE=1000000000 (so scenario 7 measures /stats, not the per-IP limiter); ` +
-      `server RSS right after start-up: ${Math.round(info.startRssMb)} MB.`,
+      `server RSS right after start-up: ${Math.round(info.startRssMb)} MB; listings read model: ${info.readModel}.`,
     '',
   );
   md.push(markdownTable(table(rows)), '');

@@ -225,6 +225,18 @@ async function startServer(dbUrl: string, port: number, logFile: string): Promis
   }
 }
 
+async function waitForReadModel(base: string): Promise<string> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const body = (await (await fetch(`${base}/readyz`)).json()) as { read_model?: { status: string; listings?: number; last_load_ms?: number; last_error?: string | null } };
+    const m = body.read_model;
+    if (!m || m.status === 'off') return 'off (LISTINGS_READ_MODEL=false): every answer from SQL';
+    if (m.status === 'loaded') return `${m.listings} active listings loaded in ${m.last_load_ms} ms`;
+    if (Date.now() > deadline) throw new Error(`the read model did not load within 180 s (${m.last_error ?? 'no error'})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 async function stopServer(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -283,6 +295,10 @@ async function main(): Promise<void> {
   await checkSchemaUnchanged(bench.url);
   const pid = server.pid!;
   const startRssMb = memKb(pid).rss / 1024;
+  // The listings read model loads in the background after start-up; until it has, answers come
+  // from SQL. Measure the steady state: wait for it (and say how long it took).
+  const readModel = await waitForReadModel(base);
+  log(`read model: ${readModel}`);
   const rows: Row[] = [];
   const slowestOfMix: { id: string; req: Req }[] = [];
   let serverHwmMb = 0;
@@ -380,6 +396,7 @@ async function main(): Promise<void> {
       pgSettings: pgInfo.settings,
       serverHwmMb,
       startRssMb,
+      readModel,
     },
     explained,
     resultsDir,

@@ -63,12 +63,10 @@ class Dictionary {
 
 export class ListingIndexBuilder {
   private n = 0;
-  private idBytes: Buffer;
-  private idLength = 0;
-  private readonly idEnd: Uint32Array;
-  private readonly price: Float64Array;
+  private readonly ids: Ids;
+  private readonly price: Int32Array;
   private readonly area: Float64Array;
-  private readonly rooms: Float64Array;
+  private readonly rooms: Int32Array;
   private readonly created: Float64Array;
   private readonly lat: Float64Array;
   private readonly lng: Float64Array;
@@ -82,11 +80,10 @@ export class ListingIndexBuilder {
 
   // `capacity`: how many rows at most (the count read in the same snapshot).
   constructor(private readonly capacity: number) {
-    this.idBytes = Buffer.allocUnsafe(Math.max(64, capacity * 24));
-    this.idEnd = new Uint32Array(capacity);
-    this.price = new Float64Array(capacity);
+    this.ids = new Ids(capacity);
+    this.price = new Int32Array(capacity);
     this.area = new Float64Array(capacity);
-    this.rooms = new Float64Array(capacity);
+    this.rooms = new Int32Array(capacity);
     this.created = new Float64Array(capacity);
     this.lat = new Float64Array(capacity);
     this.lng = new Float64Array(capacity);
@@ -104,17 +101,10 @@ export class ListingIndexBuilder {
     const id = r[0];
     if (this.lastId !== null && id === this.lastId) throw new Error('read model: duplicate id');
     this.lastId = id;
-    const len = Buffer.byteLength(id);
-    if (this.idLength + len > this.idBytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.idBytes.length * 2, this.idLength + len));
-      this.idBytes.copy(grown, 0, 0, this.idLength);
-      this.idBytes = grown;
-    }
-    this.idLength += this.idBytes.write(id, this.idLength);
-    this.idEnd[i] = this.idLength;
+    this.ids.set(i, id);
     this.price[i] = r[1];
     this.area[i] = r[2] ?? NaN;
-    this.rooms[i] = r[3] ?? NaN;
+    this.rooms[i] = r[3] ?? NO_ROOMS;
     this.commune[i] = this.dicts.commune.code(r[4]);
     this.locality[i] = r[5] === null ? NO_CODE : this.dicts.locality.code(r[5]);
     this.lat[i] = r[6] ?? NaN;
@@ -128,15 +118,22 @@ export class ListingIndexBuilder {
 
   build(version: number): ListingIndex {
     const n = this.n;
-    const cut = <T extends Float64Array | Uint16Array | Uint8Array | Uint32Array>(a: T): T => (a.length === n ? a : (a.slice(0, n) as T));
+    const cut = <T extends Float64Array | Int32Array | Uint16Array | Uint8Array | Uint32Array>(a: T): T => (a.length === n ? a : (a.slice(0, n) as T));
+    // The sort keys are kept as orders and ranks; the doubles themselves are not needed after.
+    const price = cut(this.price);
+    const byPrice = sortRows(n, price, null);
+    const area = cut(this.area);
+    const byArea = sortRows(n, area, denseRanks(n, area));
+    const created = cut(this.created);
+    const byCreated = sortRows(n, created, denseRanks(n, created));
     return new ListingIndex(version, {
       n,
-      idBytes: this.idBytes.subarray(0, this.idLength),
-      idEnd: cut(this.idEnd),
-      price: cut(this.price),
-      area: cut(this.area),
+      ids: this.ids.cut(n),
+      price,
       rooms: cut(this.rooms),
-      created: cut(this.created),
+      byPrice,
+      byArea,
+      byCreated,
       lat: cut(this.lat),
       lng: cut(this.lng),
       commune: cut(this.commune),
@@ -151,12 +148,12 @@ export class ListingIndexBuilder {
 
 interface Columns {
   n: number;
-  idBytes: Buffer;
-  idEnd: Uint32Array;
-  price: Float64Array;
-  area: Float64Array;
-  rooms: Float64Array;
-  created: Float64Array;
+  ids: Ids;
+  price: Int32Array;
+  rooms: Int32Array;
+  byPrice: SortedRows;
+  byArea: SortedRows;
+  byCreated: SortedRows;
   lat: Float64Array;
   lng: Float64Array;
   commune: Uint16Array;
@@ -167,21 +164,66 @@ interface Columns {
   dicts: { commune: Dictionary; locality: Dictionary; source: Dictionary; type: Dictionary };
 }
 
-// Rows sorted by a key, ties by row number; rows without the key (NaN) at the end.
+// Rows sorted by a key, ties by row number; rows without the key (NaN) at the end. `rank`:
+// per row, a number in the key's order (equal keys, equal numbers), NULL_RANK for no key.
 interface SortedRows {
   order: Uint32Array;
   withKey: number;
-  key: Float64Array;
+  rank: Uint32Array | Int32Array;
 }
 
-function sortRows(n: number, key: Float64Array): SortedRows {
+const NULL_RANK = 0xffffffff;
+const NO_ROOMS = -1; // rooms is never negative (a check constraint)
+
+function sortRows(n: number, key: Float64Array | Int32Array, rank: Uint32Array | null): SortedRows {
   const order = new Uint32Array(n);
   let w = 0;
   for (let i = 0; i < n; i++) if (!Number.isNaN(key[i])) order[w++] = i;
   const withKey = w;
   for (let i = 0; i < n; i++) if (Number.isNaN(key[i])) order[w++] = i;
   order.subarray(0, withKey).sort((a, b) => key[a] - key[b] || a - b);
-  return { order, withKey, key };
+  // An integer key (price) is its own rank.
+  return { order, withKey, rank: rank ?? (key as Int32Array) };
+}
+
+// Dense ranks of a double column: 0 for the smallest key, +1 for each next distinct key.
+function denseRanks(n: number, key: Float64Array): Uint32Array {
+  const order = new Uint32Array(n);
+  let w = 0;
+  for (let i = 0; i < n; i++) if (!Number.isNaN(key[i])) order[w++] = i;
+  const sorted = order.subarray(0, w).sort((a, b) => key[a] - key[b]);
+  const rank = new Uint32Array(n).fill(NULL_RANK);
+  let r = 0;
+  for (let k = 0; k < sorted.length; k++) {
+    if (k > 0 && key[sorted[k]] !== key[sorted[k - 1]]) r++;
+    rank[sorted[k]] = r;
+  }
+  return rank;
+}
+
+// Listing ids: the usual shape (lst_ and 20 lower-case hex digits) packed in 10 bytes, any
+// other id kept as it is.
+const PACKED_ID = /^lst_[0-9a-f]{20}$/;
+class Ids {
+  private packed: Buffer;
+  private readonly other = new Map<number, string>();
+  constructor(capacity: number) {
+    this.packed = Buffer.alloc(capacity * 10);
+  }
+  set(row: number, id: string): void {
+    if (PACKED_ID.test(id)) this.packed.write(id.slice(4), row * 10, 'hex');
+    else this.other.set(row, id);
+  }
+  get(row: number): string {
+    return this.other.get(row) ?? 'lst_' + this.packed.toString('hex', row * 10, row * 10 + 10);
+  }
+  cut(n: number): Ids {
+    if (this.packed.length > n * 10) this.packed = Buffer.from(this.packed.subarray(0, n * 10));
+    return this;
+  }
+  get bytes(): number {
+    return this.packed.length + this.other.size * 64;
+  }
 }
 
 // Rows grouped by a small code (counting sort): rows of code c are order[start[c]..start[c+1]).
@@ -270,9 +312,9 @@ export class ListingIndex {
     private readonly c: Columns,
   ) {
     this.size = c.n;
-    this.byPrice = sortRows(c.n, c.price);
-    this.byArea = sortRows(c.n, c.area);
-    this.byCreated = sortRows(c.n, c.created);
+    this.byPrice = c.byPrice;
+    this.byArea = c.byArea;
+    this.byCreated = c.byCreated;
     this.byCommune = groupRows(c.n, c.commune, c.dicts.commune.size);
     this.grid = buildGrid(c);
   }
@@ -280,16 +322,16 @@ export class ListingIndex {
   // Bytes held in typed arrays (for logs and metrics).
   get bytes(): number {
     const c = this.c;
-    let b = c.idBytes.length;
-    for (const a of [c.idEnd, c.price, c.area, c.rooms, c.created, c.lat, c.lng, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
-    for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength;
+    let b = c.ids.bytes;
+    for (const a of [c.price, c.rooms, c.lat, c.lng, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
+    for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength + (s.rank === c.price ? 0 : s.rank.byteLength);
     b += this.byCommune.order.byteLength + this.byCommune.start.byteLength;
     if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength;
     return b;
   }
 
   id(row: number): string {
-    return this.c.idBytes.toString('utf8', row === 0 ? 0 : this.c.idEnd[row - 1], this.c.idEnd[row]);
+    return this.c.ids.get(row);
   }
 
   // The filter without its geo part, or null when nothing can match.
@@ -327,7 +369,7 @@ export class ListingIndex {
     }
     if (f.minRooms !== undefined) {
       const v = f.minRooms;
-      checks.push((i) => rooms[i] >= v); // NaN (unknown) never matches
+      checks.push((i) => rooms[i] !== NO_ROOMS && rooms[i] >= v); // unknown never matches
     }
     if (f.listingType) {
       const code = c.dicts.type.find(f.listingType);
@@ -488,7 +530,7 @@ export class ListingIndex {
   // one key still by ascending id (the SQL's tie-break); rows without the key stay last.
   private walk(s: SortedRows, desc: boolean, match: Predicate, want: number): number[] {
     const out: number[] = [];
-    const { order, withKey, key } = s;
+    const { order, withKey, rank: key } = s;
     if (!desc) {
       for (let k = 0; k < order.length && out.length < want; k++) if (match(order[k])) out.push(order[k]);
       return out;
@@ -522,14 +564,17 @@ export class ListingIndex {
     } else {
       this.scanRows(f, p, (i) => found.push(i));
     }
-    const key = s.key;
+    const key = s.rank;
+    const nullable = s.rank !== this.c.price;
     const dir = desc ? -1 : 1;
     found.sort((a, b) => {
       const ka = key[a];
       const kb = key[b];
-      const na = Number.isNaN(ka);
-      const nb = Number.isNaN(kb);
-      if (na || nb) return na === nb ? a - b : na ? 1 : -1;
+      if (nullable) {
+        const na = ka === NULL_RANK;
+        const nb = kb === NULL_RANK;
+        if (na || nb) return na === nb ? a - b : na ? 1 : -1;
+      }
       return (ka - kb) * dir || a - b;
     });
     return found.length > want ? found.slice(0, want) : found;

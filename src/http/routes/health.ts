@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
+import type { ListingReadModel } from '../../read-model/read-model.js';
 
 async function within<T>(ms: number, p: Promise<T>): Promise<T> {
   let t: NodeJS.Timeout | undefined;
@@ -16,8 +17,9 @@ async function within<T>(ms: number, p: Promise<T>): Promise<T> {
 
 // /healthz: the process is alive (no dependency is checked, so a database outage does not get
 // the container restarted). /readyz: the database and Redis answer; 503 names the one that
-// does not.
-export function healthRouter(deps: { db: Knex; redis: Redis | null }): Router {
+// does not. It also reports the listings read model (informational: without it, answers come
+// from SQL, exact but slower at scale).
+export function healthRouter(deps: { db: Knex; redis: Redis | null; readModel?: ListingReadModel }): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -38,7 +40,11 @@ export function healthRouter(deps: { db: Knex; redis: Redis | null }): Router {
     ]);
     const ok = database === 'ok' && redis !== 'down';
     res.setHeader('Cache-Control', 'no-store');
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { database, redis } });
+    const m = deps.readModel?.info();
+    const readModel = m
+      ? { status: m.version === null ? 'loading' : 'loaded', version: m.version, listings: m.listings, last_load_ms: m.lastBuildMs, last_error: m.lastError }
+      : { status: 'off' };
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { database, redis }, read_model: readModel });
   });
   return router;
 }
