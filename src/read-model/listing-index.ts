@@ -246,6 +246,8 @@ interface Grid {
   // Rows with coordinates by cell: cells[start[c]..start[c+1]).
   order: Uint32Array;
   start: Uint32Array;
+  // Per cell, how many of its rows are not flagged.
+  clean: Uint32Array;
 }
 
 function buildGrid(c: Columns): Grid | null {
@@ -282,7 +284,9 @@ function buildGrid(c: Columns): Grid | null {
     cellOf[i] = r * cols + k;
   }
   const g = groupRows(c.n, cellOf, NONE + 1);
-  return { lat0: latMin, lng0: lngMin, cellDeg, rows, cols, order: g.order.subarray(0, g.start[NONE]), start: g.start.subarray(0, NONE + 1) };
+  const clean = new Uint32Array(NONE);
+  for (let i = 0; i < c.n; i++) if (cellOf[i] !== NONE && (c.bits[i] & FLAGGED) === 0) clean[cellOf[i]]++;
+  return { lat0: latMin, lng0: lngMin, cellDeg, rows, cols, order: g.order.subarray(0, g.start[NONE]), start: g.start.subarray(0, NONE + 1), clean };
 }
 
 // A page of row numbers, with their distances on a geo search.
@@ -326,7 +330,7 @@ export class ListingIndex {
     for (const a of [c.price, c.rooms, c.lat, c.lng, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
     for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength + (s.rank === c.price ? 0 : s.rank.byteLength);
     b += this.byCommune.order.byteLength + this.byCommune.start.byteLength;
-    if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength;
+    if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength + this.grid.clean.byteLength;
     return b;
   }
 
@@ -334,92 +338,86 @@ export class ListingIndex {
     return this.c.ids.get(row);
   }
 
-  // The filter without its geo part, or null when nothing can match.
-  private predicate(f: ListingFilter): Predicate | null {
+  // The filter without its geo part, or null when nothing can match. `trivial` when every row
+  // passes; `flagOnly` when the only condition is on the flag (the default of each tier).
+  private predicate(f: ListingFilter): { test: Predicate; trivial: boolean; flagOnly: boolean } | null {
     const c = this.c;
     const { price, rooms, bits, type, source, locality, commune } = c;
-    const checks: Predicate[] = [];
-    if (!f.includeFlagged) checks.push((i) => (bits[i] & FLAGGED) === 0);
-    else if (f.flagged !== undefined) {
-      const want = f.flagged ? FLAGGED : 0;
-      checks.push((i) => (bits[i] & FLAGGED) === want);
-    }
+    // Which flag state passes: -1 any, 0 clean only, FLAGGED flagged only.
+    const flag = !f.includeFlagged ? 0 : f.flagged === undefined ? -1 : f.flagged ? FLAGGED : 0;
+    let mask: Uint8Array | null = null;
     if (f.communes) {
-      const mask = new Uint8Array(c.dicts.commune.size);
+      mask = new Uint8Array(c.dicts.commune.size);
       let any = false;
       for (const name of f.communes) {
         const code = c.dicts.commune.find(name);
         if (code >= 0) (mask[code] = 1), (any = true);
       }
       if (!any) return null;
-      checks.push((i) => mask[commune[i]] === 1);
     }
-    if (f.locality !== undefined) {
-      const code = c.dicts.locality.find(f.locality);
-      if (code < 0) return null;
-      checks.push((i) => locality[i] === code);
-    }
-    if (f.minPrice !== undefined) {
-      const v = f.minPrice;
-      checks.push((i) => price[i] >= v);
-    }
-    if (f.maxPrice !== undefined) {
-      const v = f.maxPrice;
-      checks.push((i) => price[i] <= v);
-    }
-    if (f.minRooms !== undefined) {
-      const v = f.minRooms;
-      checks.push((i) => rooms[i] !== NO_ROOMS && rooms[i] >= v); // unknown never matches
-    }
-    if (f.listingType) {
-      const code = c.dicts.type.find(f.listingType);
-      if (code < 0) return null;
-      checks.push((i) => type[i] === code);
-    }
-    if (f.source !== undefined) {
-      const code = c.dicts.source.find(f.source.toLowerCase());
-      if (code < 0) return null;
-      checks.push((i) => source[i] === code);
-    }
-    if (f.studentOnly) checks.push((i) => (bits[i] & STUDENTS) !== 0);
-    switch (checks.length) {
-      case 0:
-        return () => true;
-      case 1:
-        return checks[0];
-      case 2: {
-        const [a, b] = checks;
-        return (i) => a(i) && b(i);
-      }
-      case 3: {
-        const [a, b, d] = checks;
-        return (i) => a(i) && b(i) && d(i);
-      }
-      default:
-        return (i) => {
-          for (let k = 0; k < checks.length; k++) if (!checks[k](i)) return false;
-          return true;
-        };
-    }
+    const loc = f.locality !== undefined ? c.dicts.locality.find(f.locality) : -1;
+    if (f.locality !== undefined && loc < 0) return null;
+    const typ = f.listingType ? c.dicts.type.find(f.listingType) : -1;
+    if (f.listingType && typ < 0) return null;
+    const src = f.source !== undefined ? c.dicts.source.find(f.source.toLowerCase()) : -1;
+    if (f.source !== undefined && src < 0) return null;
+    const minP = f.minPrice ?? -Infinity;
+    const maxP = f.maxPrice ?? Infinity;
+    const minR = f.minRooms ?? -Infinity; // unknown rooms (-1) fail any given minimum (>= 0)
+    const students = f.studentOnly === true;
+    const others = mask !== null || loc >= 0 || typ >= 0 || src >= 0 || f.minPrice !== undefined || f.maxPrice !== undefined || f.minRooms !== undefined || students;
+    // One closure over loop-invariant conditions (cheaper than a chain of small ones).
+    const test: Predicate = (i) =>
+      (flag < 0 || (bits[i] & FLAGGED) === flag) &&
+      (mask === null || mask[commune[i]] === 1) &&
+      price[i] >= minP &&
+      price[i] <= maxP &&
+      rooms[i] >= minR &&
+      (typ < 0 || type[i] === typ) &&
+      (src < 0 || source[i] === src) &&
+      (loc < 0 || locality[i] === loc) &&
+      (!students || (bits[i] & STUDENTS) !== 0);
+    return { test, trivial: !others && flag < 0, flagOnly: !others && flag === 0 };
   }
 
-  // Calls visit(row) for every row of the candidate set that the filter's non-geo part
-  // admits (the geo part is the caller's): the commune groups when the filter names
-  // communes, else every row.
-  private scanRows(f: ListingFilter, p: Predicate, visit: (i: number) => void): void {
+  // The smallest set of rows known to hold every match of the filter's non-geo part: the
+  // commune groups it names, or the price range along the price order, or every row.
+  private candidates(f: ListingFilter): { size: number; each: (visit: (i: number) => void) => void } {
+    const all = { size: this.size, each: (visit: (i: number) => void) => { for (let i = 0; i < this.size; i++) visit(i); } };
+    let best = all;
     if (f.communes) {
       const { order, start } = this.byCommune;
-      for (const name of new Set(f.communes)) {
-        const code = this.c.dicts.commune.find(name);
-        if (code < 0) continue;
-        for (let k = start[code]; k < start[code + 1]; k++) {
-          const i = order[k];
-          if (p(i)) visit(i);
-        }
-      }
-      return;
+      const codes = [...new Set(f.communes)].map((n) => this.c.dicts.commune.find(n)).filter((c) => c >= 0);
+      const size = codes.reduce((s, code) => s + start[code + 1] - start[code], 0);
+      best = { size, each: (visit) => { for (const code of codes) for (let k = start[code]; k < start[code + 1]; k++) visit(order[k]); } };
     }
-    for (let i = 0; i < this.size; i++) if (p(i)) visit(i);
+    if (f.minPrice !== undefined || f.maxPrice !== undefined) {
+      const { order } = this.byPrice;
+      const price = this.c.price;
+      // First position whose price is >= v (the order is by price).
+      const lowerBound = (v: number) => {
+        let lo = 0;
+        let hi = order.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (price[order[mid]] < v) lo = mid + 1;
+          else hi = mid;
+        }
+        return lo;
+      };
+      const from = f.minPrice !== undefined ? lowerBound(f.minPrice) : 0;
+      const to = f.maxPrice !== undefined ? lowerBound(f.maxPrice + 1) : order.length; // prices are integers
+      const size = Math.max(0, to - from);
+      if (size < best.size) best = { size, each: (visit) => { for (let k = from; k < to; k++) visit(order[k]); } };
+    }
+    return best;
+  }
+
+  // Calls visit(row) for every row that the filter's non-geo part admits.
+  private scanRows(f: ListingFilter, p: Predicate, visit: (i: number) => void): void {
+    this.candidates(f).each((i) => {
+      if (p(i)) visit(i);
+    });
   }
 
   // The cells of the grid that may hold points within the circle, with bounds.
@@ -455,10 +453,12 @@ export class ListingIndex {
 
   // The exact number of active listings matching the filter.
   count(f: ListingFilter): number {
-    const p = this.predicate(f);
-    if (!p) return 0;
+    const pred = this.predicate(f);
+    if (!pred) return 0;
+    const p = pred.test;
     let n = 0;
     if (!f.geo) {
+      if (pred.trivial) return this.size;
       this.scanRows(f, p, () => n++);
       return n;
     }
@@ -467,7 +467,19 @@ export class ListingIndex {
     const { lat, lng } = this.c;
     const limit = g.radiusKm + RADIUS_SLACK_KM;
     for (const cell of this.geoCells(g)) {
-      for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
+      const from = grid.start[cell.cell];
+      const to = grid.start[cell.cell + 1];
+      // A cell wholly inside the circle counts without visiting its rows when the rest of the
+      // filter is the tier's default.
+      if (cell.inside && pred.trivial) {
+        n += to - from;
+        continue;
+      }
+      if (cell.inside && pred.flagOnly) {
+        n += grid.clean[cell.cell];
+        continue;
+      }
+      for (let k = from; k < to; k++) {
         const i = grid.order[k];
         if (p(i) && (cell.inside || haversineKm(g.lat, g.lng, lat[i], lng[i]) <= limit)) n++;
       }
@@ -477,8 +489,9 @@ export class ListingIndex {
 
   // Rows [offset, offset + limit) of the matches in `sort` order; `total` is count(f).
   page(f: ListingFilter, sort: Sort, offset: number, limit: number, total: number): IndexPage {
-    const p = this.predicate(f);
-    if (!p || offset >= total) return f.geo ? { rows: [], distances: [] } : { rows: [] };
+    const pred = this.predicate(f);
+    if (!pred || offset >= total) return f.geo ? { rows: [], distances: [] } : { rows: [] };
+    const p = pred.test;
     const want = Math.min(total, offset + limit);
     let rows: number[];
     if (sort === 'distance') {
@@ -508,13 +521,7 @@ export class ListingIndex {
       for (const cell of this.geoCells(f.geo)) n += grid.start[cell.cell + 1] - grid.start[cell.cell];
       return n;
     }
-    if (!f.communes) return this.size;
-    let n = 0;
-    for (const name of new Set(f.communes)) {
-      const code = this.c.dicts.commune.find(name);
-      if (code >= 0) n += this.byCommune.start[code + 1] - this.byCommune.start[code];
-    }
-    return n;
+    return this.candidates(f).size;
   }
 
   // The whole filter, geo part included, as one predicate.
