@@ -295,12 +295,35 @@ export interface IndexPage {
   distances?: number[];
 }
 
-type Predicate = (i: number) => boolean;
+// A filter compiled against the dictionaries: codes and bounds (-1 / ±Infinity for "any").
+interface Query {
+  flag: number; // -1 any, 0 clean only, FLAGGED flagged only
+  mask: Uint8Array | null; // communes
+  minP: number;
+  maxP: number;
+  minR: number;
+  typ: number;
+  src: number;
+  loc: number;
+  students: boolean;
+  // Every row passes (`trivial`), or the flag is the only condition (`flagOnly`).
+  trivial: boolean;
+  flagOnly: boolean;
+  geo: { lat: number; lng: number; limit: number } | null;
+}
 
 interface GeoCell {
   cell: number;
   lowerKm: number; // no point of the cell is nearer than this
   inside: boolean; // every point of the cell is within the radius
+}
+
+// Rows to visit: order[from..to) for each pair of `ranges` (order null: the row numbers
+// themselves).
+interface Candidates {
+  order: Uint32Array | null;
+  ranges: number[];
+  size: number;
 }
 
 export class ListingIndex {
@@ -310,6 +333,17 @@ export class ListingIndex {
   private readonly byCreated: SortedRows;
   private readonly byCommune: { order: Uint32Array; start: Uint32Array };
   private readonly grid: Grid | null;
+  private readonly cleanTotal: number;
+  // The columns, as fields so that the hot loops read them directly.
+  private readonly price: Int32Array;
+  private readonly rooms: Int32Array;
+  private readonly lat: Float64Array;
+  private readonly lng: Float64Array;
+  private readonly commune: Uint16Array;
+  private readonly locality: Uint16Array;
+  private readonly source: Uint16Array;
+  private readonly type: Uint8Array;
+  private readonly bits: Uint8Array;
 
   constructor(
     readonly version: number,
@@ -319,8 +353,20 @@ export class ListingIndex {
     this.byPrice = c.byPrice;
     this.byArea = c.byArea;
     this.byCreated = c.byCreated;
+    this.price = c.price;
+    this.rooms = c.rooms;
+    this.lat = c.lat;
+    this.lng = c.lng;
+    this.commune = c.commune;
+    this.locality = c.locality;
+    this.source = c.source;
+    this.type = c.type;
+    this.bits = c.bits;
     this.byCommune = groupRows(c.n, c.commune, c.dicts.commune.size);
     this.grid = buildGrid(c);
+    let clean = 0;
+    for (let i = 0; i < c.n; i++) if ((c.bits[i] & FLAGGED) === 0) clean++;
+    this.cleanTotal = clean;
   }
 
   // Bytes held in typed arrays (for logs and metrics).
@@ -338,63 +384,83 @@ export class ListingIndex {
     return this.c.ids.get(row);
   }
 
-  // The filter without its geo part, or null when nothing can match. `trivial` when every row
-  // passes; `flagOnly` when the only condition is on the flag (the default of each tier).
-  private predicate(f: ListingFilter): { test: Predicate; trivial: boolean; flagOnly: boolean } | null {
-    const c = this.c;
-    const { price, rooms, bits, type, source, locality, commune } = c;
-    // Which flag state passes: -1 any, 0 clean only, FLAGGED flagged only.
+  // The filter against this index's dictionaries, or null when nothing can match.
+  private compile(f: ListingFilter): Query | null {
+    const d = this.c.dicts;
     const flag = !f.includeFlagged ? 0 : f.flagged === undefined ? -1 : f.flagged ? FLAGGED : 0;
     let mask: Uint8Array | null = null;
     if (f.communes) {
-      mask = new Uint8Array(c.dicts.commune.size);
+      mask = new Uint8Array(d.commune.size);
       let any = false;
       for (const name of f.communes) {
-        const code = c.dicts.commune.find(name);
+        const code = d.commune.find(name);
         if (code >= 0) (mask[code] = 1), (any = true);
       }
       if (!any) return null;
     }
-    const loc = f.locality !== undefined ? c.dicts.locality.find(f.locality) : -1;
-    if (f.locality !== undefined && loc < 0) return null;
-    const typ = f.listingType ? c.dicts.type.find(f.listingType) : -1;
-    if (f.listingType && typ < 0) return null;
-    const src = f.source !== undefined ? c.dicts.source.find(f.source.toLowerCase()) : -1;
-    if (f.source !== undefined && src < 0) return null;
-    const minP = f.minPrice ?? -Infinity;
-    const maxP = f.maxPrice ?? Infinity;
-    const minR = f.minRooms ?? -Infinity; // unknown rooms (-1) fail any given minimum (>= 0)
+    const loc = f.locality !== undefined ? d.locality.find(f.locality) : -1;
+    const typ = f.listingType ? d.type.find(f.listingType) : -1;
+    const src = f.source !== undefined ? d.source.find(f.source.toLowerCase()) : -1;
+    if ((f.locality !== undefined && loc < 0) || (f.listingType && typ < 0) || (f.source !== undefined && src < 0)) return null;
     const students = f.studentOnly === true;
     const others = mask !== null || loc >= 0 || typ >= 0 || src >= 0 || f.minPrice !== undefined || f.maxPrice !== undefined || f.minRooms !== undefined || students;
-    // One closure over loop-invariant conditions (cheaper than a chain of small ones).
-    const test: Predicate = (i) =>
-      (flag < 0 || (bits[i] & FLAGGED) === flag) &&
-      (mask === null || mask[commune[i]] === 1) &&
-      price[i] >= minP &&
-      price[i] <= maxP &&
-      rooms[i] >= minR &&
-      (typ < 0 || type[i] === typ) &&
-      (src < 0 || source[i] === src) &&
-      (loc < 0 || locality[i] === loc) &&
-      (!students || (bits[i] & STUDENTS) !== 0);
-    return { test, trivial: !others && flag < 0, flagOnly: !others && flag === 0 };
+    return {
+      flag,
+      mask,
+      minP: f.minPrice ?? -Infinity,
+      maxP: f.maxPrice ?? Infinity,
+      minR: f.minRooms ?? -Infinity, // unknown rooms (-1) fail any given minimum (>= 0)
+      typ,
+      src,
+      loc,
+      students,
+      trivial: !others && flag < 0,
+      flagOnly: !others && flag === 0,
+      geo: f.geo ? { lat: f.geo.lat, lng: f.geo.lng, limit: f.geo.radiusKm + RADIUS_SLACK_KM } : null,
+    };
   }
 
-  // The smallest set of rows known to hold every match of the filter's non-geo part: the
-  // commune groups it names, or the price range along the price order, or every row.
-  private candidates(f: ListingFilter): { size: number; each: (visit: (i: number) => void) => void } {
-    const all = { size: this.size, each: (visit: (i: number) => void) => { for (let i = 0; i < this.size; i++) visit(i); } };
-    let best = all;
+  // The filter's non-geo part on row i.
+  private ok(q: Query, i: number): boolean {
+    return (
+      (q.flag < 0 || (this.bits[i] & FLAGGED) === q.flag) &&
+      this.price[i] >= q.minP &&
+      this.price[i] <= q.maxP &&
+      (q.mask === null || q.mask[this.commune[i]] === 1) &&
+      (q.typ < 0 || this.type[i] === q.typ) &&
+      this.rooms[i] >= q.minR &&
+      (q.src < 0 || this.source[i] === q.src) &&
+      (q.loc < 0 || this.locality[i] === q.loc) &&
+      (!q.students || (this.bits[i] & STUDENTS) !== 0)
+    );
+  }
+
+  // The whole filter on row i, its geo part included.
+  private matches(q: Query, i: number): boolean {
+    if (!this.ok(q, i)) return false;
+    const g = q.geo;
+    return g === null || (!Number.isNaN(this.lat[i]) && haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]) <= g.limit);
+  }
+
+  // The smallest set of rows known to hold every match of a filter without geo part: the
+  // commune groups it names, or its price range along the price order, or every row.
+  private candidates(f: ListingFilter): Candidates {
+    let best: Candidates = { order: null, ranges: [0, this.size], size: this.size };
     if (f.communes) {
       const { order, start } = this.byCommune;
-      const codes = [...new Set(f.communes)].map((n) => this.c.dicts.commune.find(n)).filter((c) => c >= 0);
-      const size = codes.reduce((s, code) => s + start[code + 1] - start[code], 0);
-      best = { size, each: (visit) => { for (const code of codes) for (let k = start[code]; k < start[code + 1]; k++) visit(order[k]); } };
+      const ranges: number[] = [];
+      let size = 0;
+      for (const name of new Set(f.communes)) {
+        const code = this.c.dicts.commune.find(name);
+        if (code < 0) continue;
+        ranges.push(start[code], start[code + 1]);
+        size += start[code + 1] - start[code];
+      }
+      best = { order, ranges, size };
     }
     if (f.minPrice !== undefined || f.maxPrice !== undefined) {
       const { order } = this.byPrice;
-      const price = this.c.price;
-      // First position whose price is >= v (the order is by price).
+      const price = this.price;
       const lowerBound = (v: number) => {
         let lo = 0;
         let hi = order.length;
@@ -406,18 +472,11 @@ export class ListingIndex {
         return lo;
       };
       const from = f.minPrice !== undefined ? lowerBound(f.minPrice) : 0;
-      const to = f.maxPrice !== undefined ? lowerBound(f.maxPrice + 1) : order.length; // prices are integers
+      const to = f.maxPrice !== undefined ? lowerBound(Math.floor(f.maxPrice) + 1) : order.length; // integer prices
       const size = Math.max(0, to - from);
-      if (size < best.size) best = { size, each: (visit) => { for (let k = from; k < to; k++) visit(order[k]); } };
+      if (size < best.size) best = { order, ranges: [from, Math.max(from, to)], size };
     }
     return best;
-  }
-
-  // Calls visit(row) for every row that the filter's non-geo part admits.
-  private scanRows(f: ListingFilter, p: Predicate, visit: (i: number) => void): void {
-    this.candidates(f).each((i) => {
-      if (p(i)) visit(i);
-    });
   }
 
   // The cells of the grid that may hold points within the circle, with bounds.
@@ -431,21 +490,27 @@ export class ListingIndex {
     const k1 = b.wraps ? grid.cols - 1 : Math.min(grid.cols - 1, Math.floor((b.lngMax - grid.lng0) / grid.cellDeg));
     const cells: GeoCell[] = [];
     const r = g.radiusKm;
+    const cosLat = Math.cos(g.lat * RAD);
+    const margin = grid.cellDeg * 1e-6; // a point may sit a rounding error outside its cell
     for (let row = r0; row <= r1; row++) {
-      const la0 = grid.lat0 + row * grid.cellDeg;
-      const la1 = la0 + grid.cellDeg;
+      const la0 = grid.lat0 + row * grid.cellDeg - margin;
+      const la1 = grid.lat0 + (row + 1) * grid.cellDeg + margin;
+      // Lower bound from latitude alone: a great circle is never shorter than its north-south part.
+      const latKm = EARTH_RADIUS_KM * RAD * Math.max(0, la0 - g.lat, g.lat - la1);
       for (let col = k0; col <= k1; col++) {
         const cell = row * grid.cols + col;
         if (grid.start[cell] === grid.start[cell + 1]) continue;
-        const lo0 = grid.lng0 + col * grid.cellDeg;
-        const lo1 = lo0 + grid.cellDeg;
-        // The farthest point of a small lat/lng rectangle from a point is one of its corners;
-        // the nearest is within one cell diagonal of the clamped point.
+        const lo0 = grid.lng0 + col * grid.cellDeg - margin;
+        const lo1 = grid.lng0 + (col + 1) * grid.cellDeg + margin;
+        // Lower bound from longitude: a point east or west of the cell is at least its
+        // cross-track distance from the cell's nearest meridian.
+        const dLng = g.lng < lo0 ? lo0 - g.lng : g.lng > lo1 ? g.lng - lo1 : 0;
+        const lngKm = dLng > 0 && dLng < 90 ? EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sin(dLng * RAD) * cosLat)) : 0;
+        const lower = Math.max(latKm, lngKm) * (1 - 1e-12);
+        if (lower > r + 1e-6) continue;
+        // The farthest point of a small lat/lng rectangle from a point is one of its corners.
         const far = Math.max(haversineKm(g.lat, g.lng, la0, lo0), haversineKm(g.lat, g.lng, la0, lo1), haversineKm(g.lat, g.lng, la1, lo0), haversineKm(g.lat, g.lng, la1, lo1));
-        const diag = Math.max(haversineKm(la0, lo0, la1, lo1), haversineKm(la0, lo1, la1, lo0)) * 1.01 + 1e-6;
-        const near = haversineKm(g.lat, g.lng, Math.min(la1, Math.max(la0, g.lat)), Math.min(lo1, Math.max(lo0, g.lng))) - diag;
-        if (near > r + 1e-6) continue;
-        cells.push({ cell, lowerKm: Math.max(0, near), inside: far <= r - 1e-6 });
+        cells.push({ cell, lowerKm: lower, inside: far <= r - 1e-6 });
       }
     }
     return cells;
@@ -453,35 +518,35 @@ export class ListingIndex {
 
   // The exact number of active listings matching the filter.
   count(f: ListingFilter): number {
-    const pred = this.predicate(f);
-    if (!pred) return 0;
-    const p = pred.test;
-    let n = 0;
-    if (!f.geo) {
-      if (pred.trivial) return this.size;
-      this.scanRows(f, p, () => n++);
+    const q = this.compile(f);
+    if (!q) return 0;
+    if (!q.geo) {
+      if (q.trivial) return this.size;
+      if (q.flagOnly) return this.cleanTotal;
+      const { order, ranges } = this.candidates(f);
+      let n = 0;
+      for (let r = 0; r < ranges.length; r += 2) {
+        const to = ranges[r + 1];
+        if (order === null) {
+          for (let i = ranges[r]; i < to; i++) if (this.ok(q, i)) n++;
+        } else {
+          for (let k = ranges[r]; k < to; k++) if (this.ok(q, order[k])) n++;
+        }
+      }
       return n;
     }
-    const g = f.geo;
     const grid = this.grid!;
-    const { lat, lng } = this.c;
-    const limit = g.radiusKm + RADIUS_SLACK_KM;
-    for (const cell of this.geoCells(g)) {
+    let n = 0;
+    for (const cell of this.geoCells(f.geo!)) {
       const from = grid.start[cell.cell];
       const to = grid.start[cell.cell + 1];
-      // A cell wholly inside the circle counts without visiting its rows when the rest of the
-      // filter is the tier's default.
-      if (cell.inside && pred.trivial) {
-        n += to - from;
-        continue;
-      }
-      if (cell.inside && pred.flagOnly) {
-        n += grid.clean[cell.cell];
-        continue;
-      }
-      for (let k = from; k < to; k++) {
-        const i = grid.order[k];
-        if (p(i) && (cell.inside || haversineKm(g.lat, g.lng, lat[i], lng[i]) <= limit)) n++;
+      if (cell.inside) {
+        // Wholly inside the circle: with the tier's default filter, counted without visiting.
+        if (q.trivial) n += to - from;
+        else if (q.flagOnly) n += grid.clean[cell.cell];
+        else for (let k = from; k < to; k++) if (this.ok(q, grid.order[k])) n++;
+      } else {
+        for (let k = from; k < to; k++) if (this.matches(q, grid.order[k])) n++;
       }
     }
     return n;
@@ -489,28 +554,26 @@ export class ListingIndex {
 
   // Rows [offset, offset + limit) of the matches in `sort` order; `total` is count(f).
   page(f: ListingFilter, sort: Sort, offset: number, limit: number, total: number): IndexPage {
-    const pred = this.predicate(f);
-    if (!pred || offset >= total) return f.geo ? { rows: [], distances: [] } : { rows: [] };
-    const p = pred.test;
+    const q = this.compile(f);
+    if (!q || offset >= total) return f.geo ? { rows: [], distances: [] } : { rows: [] };
     const want = Math.min(total, offset + limit);
     let rows: number[];
     if (sort === 'distance') {
       if (!f.geo) throw new Error('sort=distance needs a geo filter');
-      rows = this.nearest(f, p, want);
+      rows = this.nearest(f.geo, q, want);
     } else {
       const sorted = sort === 'price' || sort === '-price' ? this.byPrice : sort === 'size' || sort === '-size' ? this.byArea : this.byCreated;
       const desc = sort.startsWith('-');
-      const match = this.matcher(f, p);
       // Walking the sorted rows visits about want × size / total rows; collecting the matches
       // and sorting them costs the candidate set plus a sort of every match.
       const walkCost = (want * this.size) / total;
       const collectCost = this.candidateCount(f) + total * Math.log2(total + 1);
-      rows = walkCost <= collectCost ? this.walk(sorted, desc, match, want) : this.collectSorted(f, p, sorted, desc, want);
+      rows = walkCost <= collectCost ? this.walk(sorted, desc, q, want) : this.collectSorted(f, q, sorted, desc, want);
     }
     const page = rows.slice(offset, want);
     if (!f.geo) return { rows: page };
     const g = f.geo;
-    return { rows: page, distances: page.map((i) => haversineKm(g.lat, g.lng, this.c.lat[i], this.c.lng[i])) };
+    return { rows: page, distances: page.map((i) => haversineKm(g.lat, g.lng, this.lat[i], this.lng[i])) };
   }
 
   private candidateCount(f: ListingFilter): number {
@@ -524,22 +587,13 @@ export class ListingIndex {
     return this.candidates(f).size;
   }
 
-  // The whole filter, geo part included, as one predicate.
-  private matcher(f: ListingFilter, p: Predicate): Predicate {
-    if (!f.geo) return p;
-    const g = f.geo;
-    const { lat, lng } = this.c;
-    const limit = g.radiusKm + RADIUS_SLACK_KM;
-    return (i) => !Number.isNaN(lat[i]) && p(i) && haversineKm(g.lat, g.lng, lat[i], lng[i]) <= limit;
-  }
-
   // The first `want` matches along a sorted order. Descending: keys from the top, but within
   // one key still by ascending id (the SQL's tie-break); rows without the key stay last.
-  private walk(s: SortedRows, desc: boolean, match: Predicate, want: number): number[] {
+  private walk(s: SortedRows, desc: boolean, q: Query, want: number): number[] {
     const out: number[] = [];
     const { order, withKey, rank: key } = s;
     if (!desc) {
-      for (let k = 0; k < order.length && out.length < want; k++) if (match(order[k])) out.push(order[k]);
+      for (let k = 0; k < order.length && out.length < want; k++) if (this.matches(q, order[k])) out.push(order[k]);
       return out;
     }
     let end = withKey; // exclusive end of the run still to visit
@@ -547,32 +601,35 @@ export class ListingIndex {
       const v = key[order[end - 1]];
       let startRun = end - 1;
       while (startRun > 0 && key[order[startRun - 1]] === v) startRun--;
-      for (let k = startRun; k < end && out.length < want; k++) if (match(order[k])) out.push(order[k]);
+      for (let k = startRun; k < end && out.length < want; k++) if (this.matches(q, order[k])) out.push(order[k]);
       end = startRun;
     }
-    for (let k = withKey; k < order.length && out.length < want; k++) if (match(order[k])) out.push(order[k]);
+    for (let k = withKey; k < order.length && out.length < want; k++) if (this.matches(q, order[k])) out.push(order[k]);
     return out;
   }
 
   // Every match, sorted, cut to `want`.
-  private collectSorted(f: ListingFilter, p: Predicate, s: SortedRows, desc: boolean, want: number): number[] {
+  private collectSorted(f: ListingFilter, q: Query, s: SortedRows, desc: boolean, want: number): number[] {
     const found: number[] = [];
     if (f.geo) {
-      const g = f.geo;
       const grid = this.grid!;
-      const { lat, lng } = this.c;
-      const limit = g.radiusKm + RADIUS_SLACK_KM;
-      for (const cell of this.geoCells(g)) {
+      for (const cell of this.geoCells(f.geo)) {
         for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
           const i = grid.order[k];
-          if (p(i) && (cell.inside || haversineKm(g.lat, g.lng, lat[i], lng[i]) <= limit)) found.push(i);
+          if (cell.inside ? this.ok(q, i) : this.matches(q, i)) found.push(i);
         }
       }
     } else {
-      this.scanRows(f, p, (i) => found.push(i));
+      const { order, ranges } = this.candidates(f);
+      for (let r = 0; r < ranges.length; r += 2) {
+        for (let k = ranges[r]; k < ranges[r + 1]; k++) {
+          const i = order === null ? k : order[k];
+          if (this.ok(q, i)) found.push(i);
+        }
+      }
     }
     const key = s.rank;
-    const nullable = s.rank !== this.c.price;
+    const nullable = s.rank !== this.price;
     const dir = desc ? -1 : 1;
     found.sort((a, b) => {
       const ka = key[a];
@@ -589,11 +646,9 @@ export class ListingIndex {
 
   // The `want` nearest matches, nearest first (ties by id), visiting cells nearest first and
   // stopping once no unvisited cell can hold a nearer point than the farthest kept.
-  private nearest(f: ListingFilter, p: Predicate, want: number): number[] {
-    const g = f.geo!;
+  private nearest(g: NonNullable<ListingFilter['geo']>, q: Query, want: number): number[] {
     const grid = this.grid;
     if (!grid) return [];
-    const { lat, lng } = this.c;
     const limit = g.radiusKm + RADIUS_SLACK_KM;
     const cells = this.geoCells(g).sort((a, b) => a.lowerKm - b.lowerKm);
     const heap = new MaxHeap(want);
@@ -601,8 +656,8 @@ export class ListingIndex {
       if (heap.full && cell.lowerKm > heap.topKey) break;
       for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
         const i = grid.order[k];
-        if (!p(i)) continue;
-        const d = haversineKm(g.lat, g.lng, lat[i], lng[i]);
+        if (!this.ok(q, i)) continue;
+        const d = haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]);
         if (d <= limit) heap.offer(d, i);
       }
     }
