@@ -40,6 +40,51 @@ export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: numb
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a * a + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * (b * b))));
 }
 
+// "Within the radius" for one centre, decided exactly as the SQL decides it (haversine <=
+// radius + slack) but cheaply: the haversine's inner term h grows with the distance, so h far
+// enough below or above its value at the limit decides alone (the margin, 1e-9 relative, is
+// millions of times the rounding error); only points within that margin of the circle get
+// the full formula.
+export class Circle {
+  private readonly cos1: number;
+  private readonly lo: number;
+  private readonly hi: number;
+  readonly limit: number;
+  constructor(
+    readonly lat: number,
+    readonly lng: number,
+    radiusKm: number,
+  ) {
+    this.cos1 = Math.cos(lat * RAD);
+    this.limit = radiusKm + RADIUS_SLACK_KM;
+    const s = Math.sin(Math.min(Math.PI / 2, this.limit / (2 * EARTH_RADIUS_KM)));
+    this.lo = s * s * (1 - 1e-9);
+    this.hi = this.limit >= Math.PI * EARTH_RADIUS_KM ? Infinity : s * s * (1 + 1e-9);
+  }
+  within(lat2: number, lng2: number): boolean {
+    const a = Math.sin(((lat2 - this.lat) * RAD) / 2);
+    const b = Math.sin(((lng2 - this.lng) * RAD) / 2);
+    const h = a * a + this.cos1 * Math.cos(lat2 * RAD) * (b * b);
+    if (h < this.lo) return true;
+    if (h > this.hi) return false;
+    return haversineKm(this.lat, this.lng, lat2, lng2) <= this.limit;
+  }
+  // The same test for a point whose latitude's cosine lies in [cosMin, cosMax], without
+  // trigonometry: x - x³/6 <= sin x <= x bounds h from both sides; the full test only
+  // when the bounds straddle the limit (points within about a metre of the circle).
+  withinCell(lat2: number, lng2: number, cosMin: number, cosMax: number): boolean {
+    const x = Math.abs(((lat2 - this.lat) * RAD) / 2);
+    const y = Math.abs(((lng2 - this.lng) * RAD) / 2);
+    const x2 = x * x;
+    const y2 = y * y;
+    if (x2 + this.cos1 * cosMax * y2 < this.lo) return true;
+    const xl = Math.max(0, x - (x * x2) / 6);
+    const yl = Math.max(0, y - (y * y2) / 6);
+    if (xl * xl + this.cos1 * cosMin * (yl * yl) > this.hi) return false;
+    return this.within(lat2, lng2);
+  }
+}
+
 class Dictionary {
   private readonly codes = new Map<string, number>();
   private readonly values: string[] = [''];
@@ -267,8 +312,8 @@ function buildGrid(c: Columns): Grid | null {
     if (lo > lngMax) lngMax = lo;
   }
   if (withCoords === 0) return null;
-  // ~1 km cells, coarser when the points are spread so wide that there would be over 2^20.
-  const cellDeg = Math.max(0.01, Math.sqrt(((latMax - latMin + 1e-9) * (lngMax - lngMin + 1e-9)) / (1 << 20)));
+  // ~500 m cells, coarser when the points are spread so wide that there would be over 2^20.
+  const cellDeg = Math.max(0.005, Math.sqrt(((latMax - latMin + 1e-9) * (lngMax - lngMin + 1e-9)) / (1 << 20)));
   const rows = Math.floor((latMax - latMin) / cellDeg) + 1;
   const cols = Math.floor((lngMax - lngMin) / cellDeg) + 1;
   const cellOf = new Uint32Array(c.n);
@@ -309,11 +354,14 @@ interface Query {
   // Every row passes (`trivial`), or the flag is the only condition (`flagOnly`).
   trivial: boolean;
   flagOnly: boolean;
-  geo: { lat: number; lng: number; limit: number } | null;
+  geo: Circle | null;
 }
 
 interface GeoCell {
   cell: number;
+  // Bounds of cos(latitude) over the cell.
+  cosMin: number;
+  cosMax: number;
   lowerKm: number; // no point of the cell is nearer than this
   inside: boolean; // every point of the cell is within the radius
 }
@@ -416,7 +464,7 @@ export class ListingIndex {
       students,
       trivial: !others && flag < 0,
       flagOnly: !others && flag === 0,
-      geo: f.geo ? { lat: f.geo.lat, lng: f.geo.lng, limit: f.geo.radiusKm + RADIUS_SLACK_KM } : null,
+      geo: f.geo ? new Circle(f.geo.lat, f.geo.lng, f.geo.radiusKm) : null,
     };
   }
 
@@ -439,7 +487,7 @@ export class ListingIndex {
   private matches(q: Query, i: number): boolean {
     if (!this.ok(q, i)) return false;
     const g = q.geo;
-    return g === null || (!Number.isNaN(this.lat[i]) && haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]) <= g.limit);
+    return g === null || (!Number.isNaN(this.lat[i]) && g.within(this.lat[i], this.lng[i]));
   }
 
   // The smallest set of rows known to hold every match of a filter without geo part: the
@@ -488,29 +536,46 @@ export class ListingIndex {
     const r1 = Math.min(grid.rows - 1, Math.floor((b.latMax - grid.lat0) / grid.cellDeg));
     const k0 = b.wraps ? 0 : Math.max(0, Math.floor((b.lngMin - grid.lng0) / grid.cellDeg));
     const k1 = b.wraps ? grid.cols - 1 : Math.min(grid.cols - 1, Math.floor((b.lngMax - grid.lng0) / grid.cellDeg));
+    if (r0 > r1 || k0 > k1) return [];
     const cells: GeoCell[] = [];
     const r = g.radiusKm;
     const cosLat = Math.cos(g.lat * RAD);
-    const margin = grid.cellDeg * 1e-6; // a point may sit a rounding error outside its cell
+    // Distances to the grid's vertices, each shared by four cells.
+    const w = k1 - k0 + 2;
+    const vertex = new Float64Array((r1 - r0 + 2) * w);
+    for (let row = r0; row <= r1 + 1; row++) {
+      for (let col = k0; col <= k1 + 1; col++) {
+        vertex[(row - r0) * w + (col - k0)] = haversineKm(g.lat, g.lng, grid.lat0 + row * grid.cellDeg, grid.lng0 + col * grid.cellDeg);
+      }
+    }
+    // Slack for points that sit a rounding error outside their cell and for rounding in the
+    // bounds themselves (1 mm: far above either).
+    const eps = 1e-6;
     for (let row = r0; row <= r1; row++) {
-      const la0 = grid.lat0 + row * grid.cellDeg - margin;
-      const la1 = grid.lat0 + (row + 1) * grid.cellDeg + margin;
+      const la0 = grid.lat0 + row * grid.cellDeg;
+      const la1 = la0 + grid.cellDeg;
       // Lower bound from latitude alone: a great circle is never shorter than its north-south part.
       const latKm = EARTH_RADIUS_KM * RAD * Math.max(0, la0 - g.lat, g.lat - la1);
+      // cos falls with |latitude|; the 1e-12 covers a point a rounding error off its cell.
+      const c0 = Math.cos(la0 * RAD);
+      const c1 = Math.cos(la1 * RAD);
+      const cosMin = Math.max(0, Math.min(c0, c1) - 1e-12);
+      const cosMax = la0 <= 0 && la1 >= 0 ? 1 : Math.max(c0, c1) + 1e-12;
       for (let col = k0; col <= k1; col++) {
         const cell = row * grid.cols + col;
         if (grid.start[cell] === grid.start[cell + 1]) continue;
-        const lo0 = grid.lng0 + col * grid.cellDeg - margin;
-        const lo1 = grid.lng0 + (col + 1) * grid.cellDeg + margin;
+        const lo0 = grid.lng0 + col * grid.cellDeg;
+        const lo1 = lo0 + grid.cellDeg;
         // Lower bound from longitude: a point east or west of the cell is at least its
         // cross-track distance from the cell's nearest meridian.
         const dLng = g.lng < lo0 ? lo0 - g.lng : g.lng > lo1 ? g.lng - lo1 : 0;
         const lngKm = dLng > 0 && dLng < 90 ? EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sin(dLng * RAD) * cosLat)) : 0;
-        const lower = Math.max(latKm, lngKm) * (1 - 1e-12);
-        if (lower > r + 1e-6) continue;
+        const lower = Math.max(0, Math.max(latKm, lngKm) - eps);
+        if (lower > r + eps) continue;
         // The farthest point of a small lat/lng rectangle from a point is one of its corners.
-        const far = Math.max(haversineKm(g.lat, g.lng, la0, lo0), haversineKm(g.lat, g.lng, la0, lo1), haversineKm(g.lat, g.lng, la1, lo0), haversineKm(g.lat, g.lng, la1, lo1));
-        cells.push({ cell, lowerKm: lower, inside: far <= r - 1e-6 });
+        const v = (row - r0) * w + (col - k0);
+        const far = Math.max(vertex[v], vertex[v + 1], vertex[v + w], vertex[v + w + 1]);
+        cells.push({ cell, cosMin, cosMax, lowerKm: lower, inside: far <= r - eps });
       }
     }
     return cells;
@@ -546,7 +611,11 @@ export class ListingIndex {
         else if (q.flagOnly) n += grid.clean[cell.cell];
         else for (let k = from; k < to; k++) if (this.ok(q, grid.order[k])) n++;
       } else {
-        for (let k = from; k < to; k++) if (this.matches(q, grid.order[k])) n++;
+        const circle = q.geo!;
+        for (let k = from; k < to; k++) {
+          const i = grid.order[k];
+          if (this.ok(q, i) && circle.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax)) n++;
+        }
       }
     }
     return n;
@@ -616,7 +685,7 @@ export class ListingIndex {
       for (const cell of this.geoCells(f.geo)) {
         for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
           const i = grid.order[k];
-          if (cell.inside ? this.ok(q, i) : this.matches(q, i)) found.push(i);
+          if (this.ok(q, i) && (cell.inside || q.geo!.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) found.push(i);
         }
       }
     } else {
@@ -649,16 +718,15 @@ export class ListingIndex {
   private nearest(g: NonNullable<ListingFilter['geo']>, q: Query, want: number): number[] {
     const grid = this.grid;
     if (!grid) return [];
-    const limit = g.radiusKm + RADIUS_SLACK_KM;
+    const circle = q.geo!;
     const cells = this.geoCells(g).sort((a, b) => a.lowerKm - b.lowerKm);
     const heap = new MaxHeap(want);
     for (const cell of cells) {
       if (heap.full && cell.lowerKm > heap.topKey) break;
       for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
         const i = grid.order[k];
-        if (!this.ok(q, i)) continue;
-        const d = haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]);
-        if (d <= limit) heap.offer(d, i);
+        if (!this.ok(q, i) || !(cell.inside || circle.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) continue;
+        heap.offer(haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]), i);
       }
     }
     return heap.sorted();
