@@ -379,7 +379,9 @@ export class ListingIndex {
   private readonly byPrice: SortedRows;
   private readonly byArea: SortedRows;
   private readonly byCreated: SortedRows;
-  private readonly byCommune: { order: Uint32Array; start: Uint32Array };
+  // Rows by (commune, listing type), each group by price then row: group g = commune code ×
+  // types + type code holds order[start[g]..start[g+1]).
+  private readonly byGroup: { order: Uint32Array; start: Uint32Array; types: number };
   private readonly grid: Grid | null;
   private readonly cleanTotal: number;
   // The columns, as fields so that the hot loops read them directly.
@@ -410,7 +412,17 @@ export class ListingIndex {
     this.source = c.source;
     this.type = c.type;
     this.bits = c.bits;
-    this.byCommune = groupRows(c.n, c.commune, c.dicts.commune.size);
+    const types = c.dicts.type.size;
+    const groupOf = new Uint32Array(c.n);
+    for (let i = 0; i < c.n; i++) groupOf[i] = c.commune[i] * types + c.type[i];
+    const groups = groupRows(c.n, groupOf, c.dicts.commune.size * types);
+    const price = c.price;
+    for (let g = 0; g + 1 < groups.start.length; g++) {
+      const from = groups.start[g];
+      const to = groups.start[g + 1];
+      if (to - from > 1) groups.order.subarray(from, to).sort((a, b) => price[a] - price[b] || a - b);
+    }
+    this.byGroup = { ...groups, types };
     this.grid = buildGrid(c);
     let clean = 0;
     for (let i = 0; i < c.n; i++) if ((c.bits[i] & FLAGGED) === 0) clean++;
@@ -423,7 +435,7 @@ export class ListingIndex {
     let b = c.ids.bytes;
     for (const a of [c.price, c.rooms, c.lat, c.lng, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
     for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength + (s.rank === c.price ? 0 : s.rank.byteLength);
-    b += this.byCommune.order.byteLength + this.byCommune.start.byteLength;
+    b += this.byGroup.order.byteLength + this.byGroup.start.byteLength;
     if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength + this.grid.clean.byteLength;
     return b;
   }
@@ -490,41 +502,47 @@ export class ListingIndex {
     return g === null || (!Number.isNaN(this.lat[i]) && g.within(this.lat[i], this.lng[i]));
   }
 
-  // The smallest set of rows known to hold every match of a filter without geo part: the
-  // commune groups it names, or its price range along the price order, or every row.
-  private candidates(f: ListingFilter): Candidates {
-    let best: Candidates = { order: null, ranges: [0, this.size], size: this.size };
-    if (f.communes) {
-      const { order, start } = this.byCommune;
-      const ranges: number[] = [];
-      let size = 0;
-      for (const name of new Set(f.communes)) {
-        const code = this.c.dicts.commune.find(name);
-        if (code < 0) continue;
-        ranges.push(start[code], start[code + 1]);
-        size += start[code + 1] - start[code];
+  // Rows known to hold every match of a filter without geo part: along the (commune, type,
+  // price) groups, the price range of each group the filter's communes and type select
+  // (binary searches); every row when the filter names none of the three. `exact` when
+  // those rows are exactly the matches (nothing else in the filter).
+  private candidates(f: ListingFilter, q: Query): Candidates & { exact: boolean } {
+    if (!f.communes && !f.listingType && f.minPrice === undefined && f.maxPrice === undefined) {
+      return { order: null, ranges: [0, this.size], size: this.size, exact: q.trivial };
+    }
+    const { order, start, types } = this.byGroup;
+    const d = this.c.dicts;
+    const communeCodes = f.communes
+      ? [...new Set(f.communes)].map((n) => d.commune.find(n)).filter((c) => c >= 0)
+      : Array.from({ length: d.commune.size }, (_, c) => c);
+    const typeCodes = q.typ >= 0 ? [q.typ] : Array.from({ length: types }, (_, t) => t);
+    const price = this.price;
+    const lowerBound = (lo: number, hi: number, v: number) => {
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (price[order[mid]] < v) lo = mid + 1;
+        else hi = mid;
       }
-      best = { order, ranges, size };
+      return lo;
+    };
+    const ranges: number[] = [];
+    let size = 0;
+    for (const c of communeCodes) {
+      for (const t of typeCodes) {
+        const g = c * types + t;
+        let from = start[g];
+        let to = start[g + 1];
+        if (from === to) continue;
+        if (f.minPrice !== undefined) from = lowerBound(from, to, f.minPrice);
+        if (f.maxPrice !== undefined) to = lowerBound(from, to, Math.floor(f.maxPrice) + 1); // integer prices
+        if (from >= to) continue;
+        ranges.push(from, to);
+        size += to - from;
+      }
     }
-    if (f.minPrice !== undefined || f.maxPrice !== undefined) {
-      const { order } = this.byPrice;
-      const price = this.price;
-      const lowerBound = (v: number) => {
-        let lo = 0;
-        let hi = order.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if (price[order[mid]] < v) lo = mid + 1;
-          else hi = mid;
-        }
-        return lo;
-      };
-      const from = f.minPrice !== undefined ? lowerBound(f.minPrice) : 0;
-      const to = f.maxPrice !== undefined ? lowerBound(Math.floor(f.maxPrice) + 1) : order.length; // integer prices
-      const size = Math.max(0, to - from);
-      if (size < best.size) best = { order, ranges: [from, Math.max(from, to)], size };
-    }
-    return best;
+    const exact =
+      q.flag < 0 && q.minR === -Infinity && q.src < 0 && q.loc < 0 && !q.students;
+    return { order, ranges, size, exact };
   }
 
   // The cells of the grid that may hold points within the circle, with bounds.
@@ -588,7 +606,8 @@ export class ListingIndex {
     if (!q.geo) {
       if (q.trivial) return this.size;
       if (q.flagOnly) return this.cleanTotal;
-      const { order, ranges } = this.candidates(f);
+      const { order, ranges, size, exact } = this.candidates(f, q);
+      if (exact) return size;
       let n = 0;
       for (let r = 0; r < ranges.length; r += 2) {
         const to = ranges[r + 1];
@@ -653,7 +672,7 @@ export class ListingIndex {
       for (const cell of this.geoCells(f.geo)) n += grid.start[cell.cell + 1] - grid.start[cell.cell];
       return n;
     }
-    return this.candidates(f).size;
+    return this.candidates(f, this.compile(f)!).size;
   }
 
   // The first `want` matches along a sorted order. Descending: keys from the top, but within
@@ -689,7 +708,7 @@ export class ListingIndex {
         }
       }
     } else {
-      const { order, ranges } = this.candidates(f);
+      const { order, ranges } = this.candidates(f, q);
       for (let r = 0; r < ranges.length; r += 2) {
         for (let k = ranges[r]; k < ranges[r + 1]; k++) {
           const i = order === null ? k : order[k];
