@@ -332,6 +332,16 @@ export interface components {
                 /** @enum {string} */
                 redis: "ok" | "down" | "not_configured";
             };
+            /** @description The in-memory read model of the active listings (informational: answers are exact without it, from SQL) */
+            read_model: {
+                /** @enum {string} */
+                status: "loading" | "loaded" | "off";
+                /** @description The data version the read model holds */
+                version?: number | null;
+                listings?: number;
+                last_load_ms?: number | null;
+                last_error?: string | null;
+            };
         };
     };
     responses: never;

@@ -2,7 +2,8 @@ import { VersionedCache } from './versioned-cache.js';
 import { cachedBodyWeight, type CachedBody } from '../http/cached-body.js';
 
 // The answers the API may reuse while the data version stays the same (one set per app),
-// kept serialized (and compressed on demand). Bounded so the caches stay within ~50 MB.
+// kept serialized (and compressed on demand). Bounded so the caches stay within ~35 MB (pages
+// are cheap to recompute with the listings read model).
 export interface ApiCaches {
   pages: VersionedCache<CachedBody>;
   listings: VersionedCache<CachedBody | null>;
@@ -15,7 +16,7 @@ export interface ApiCaches {
 export function createApiCaches(): ApiCaches {
   const MB = 1024 * 1024;
   return {
-    pages: new VersionedCache<CachedBody>(5_000, cachedBodyWeight, 30 * MB),
+    pages: new VersionedCache<CachedBody>(5_000, cachedBodyWeight, 16 * MB),
     listings: new VersionedCache<CachedBody | null>(20_000, (b) => (b ? cachedBodyWeight(b) : 1), 12 * MB),
     counts: new VersionedCache<number>(10_000),
     market: new VersionedCache<CachedBody>(500, cachedBodyWeight, 4 * MB),

@@ -141,11 +141,11 @@ describe('operations endpoints', () => {
       await new Promise((r) => setTimeout(r, 200));
       const ok = await request(a).get('/readyz');
       expect(ok.status).toBe(200);
-      expect(ok.body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
+      expect(ok.body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' }, read_model: { status: 'off' } });
       await redisServer.stop();
       const down = await request(a).get('/readyz');
       expect(down.status).toBe(503);
-      expect(down.body).toEqual({ status: 'unavailable', checks: { database: 'ok', redis: 'down' } });
+      expect(down.body).toEqual({ status: 'unavailable', checks: { database: 'ok', redis: 'down' }, read_model: { status: 'off' } });
       expect((await request(a).get('/healthz')).body).toEqual({ status: 'ok' });
     } finally {
       redis.disconnect();

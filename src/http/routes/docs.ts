@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
-import swaggerUiDist from 'swagger-ui-dist';
+import { createRequire } from 'node:module';
 import { projectRoot } from '../../lib/paths.js';
 import type { OpenApiDocument } from '../openapi.js';
+
+// The folder of the swagger-ui-dist package. Its main module would load (and keep in memory)
+// the whole Swagger UI bundle just to say where it lives; this resolves the folder only.
+const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 // The machine-readable description and a human page rendering it. Every asset of the page is
 // served from here (Swagger UI from the swagger-ui-dist package): nothing from a CDN, so the
@@ -62,6 +66,6 @@ export function docsRouter(): Router {
   router.get('/init.js', (_req, res) => {
     res.type('application/javascript').send(initJs);
   });
-  router.use('/assets', express.static(swaggerUiDist.getAbsoluteFSPath(), { index: false, maxAge: '1d', fallthrough: true }));
+  router.use('/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1d', fallthrough: true }));
   return router;
 }

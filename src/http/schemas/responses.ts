@@ -133,6 +133,15 @@ export const readinessSchema = z
   .object({
     status: z.enum(['ok', 'unavailable']),
     checks: z.object({ database: z.enum(['ok', 'down']), redis: z.enum(['ok', 'down', 'not_configured']) }),
+    read_model: z
+      .object({
+        status: z.enum(['loading', 'loaded', 'off']),
+        version: z.number().int().nullable().optional().meta({ description: 'The data version the read model holds' }),
+        listings: z.number().int().optional(),
+        last_load_ms: z.number().int().nullable().optional(),
+        last_error: z.string().nullable().optional(),
+      })
+      .meta({ description: 'The in-memory read model of the active listings (informational: answers are exact without it, from SQL)' }),
   })
   .meta({ id: 'Readiness' });
 
