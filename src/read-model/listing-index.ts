@@ -166,19 +166,14 @@ export class ListingIndexBuilder {
     const cut = <T extends Float64Array | Int32Array | Uint16Array | Uint8Array | Uint32Array>(a: T): T => (a.length === n ? a : (a.slice(0, n) as T));
     // The sort keys are kept as orders and ranks; the doubles themselves are not needed after.
     const price = cut(this.price);
-    const byPrice = sortRows(n, price, null);
-    const area = cut(this.area);
-    const byArea = sortRows(n, area, denseRanks(n, area));
-    const created = cut(this.created);
-    const byCreated = sortRows(n, created, denseRanks(n, created));
     return new ListingIndex(version, {
       n,
       ids: this.ids.cut(n),
       price,
       rooms: cut(this.rooms),
-      byPrice,
-      byArea,
-      byCreated,
+      byPrice: sortRows(n, price),
+      byArea: sortRows(n, cut(this.area)),
+      byCreated: sortRows(n, cut(this.created)),
       lat: cut(this.lat),
       lng: cut(this.lng),
       commune: cut(this.commune),
@@ -220,30 +215,23 @@ interface SortedRows {
 const NULL_RANK = 0xffffffff;
 const NO_ROOMS = -1; // rooms is never negative (a check constraint)
 
-function sortRows(n: number, key: Float64Array | Int32Array, rank: Uint32Array | null): SortedRows {
+function sortRows(n: number, key: Float64Array | Int32Array): SortedRows {
   const order = new Uint32Array(n);
   let w = 0;
   for (let i = 0; i < n; i++) if (!Number.isNaN(key[i])) order[w++] = i;
   const withKey = w;
   for (let i = 0; i < n; i++) if (Number.isNaN(key[i])) order[w++] = i;
   order.subarray(0, withKey).sort((a, b) => key[a] - key[b] || a - b);
-  // An integer key (price) is its own rank.
-  return { order, withKey, rank: rank ?? (key as Int32Array) };
-}
-
-// Dense ranks of a double column: 0 for the smallest key, +1 for each next distinct key.
-function denseRanks(n: number, key: Float64Array): Uint32Array {
-  const order = new Uint32Array(n);
-  let w = 0;
-  for (let i = 0; i < n; i++) if (!Number.isNaN(key[i])) order[w++] = i;
-  const sorted = order.subarray(0, w).sort((a, b) => key[a] - key[b]);
+  // An integer key (price) is its own rank; a double key gets dense ranks from the order just
+  // sorted (0 for the smallest key, +1 for each next distinct key), so the doubles can go.
+  if (key instanceof Int32Array) return { order, withKey, rank: key };
   const rank = new Uint32Array(n).fill(NULL_RANK);
   let r = 0;
-  for (let k = 0; k < sorted.length; k++) {
-    if (k > 0 && key[sorted[k]] !== key[sorted[k - 1]]) r++;
-    rank[sorted[k]] = r;
+  for (let k = 0; k < withKey; k++) {
+    if (k > 0 && key[order[k]] !== key[order[k - 1]]) r++;
+    rank[order[k]] = r;
   }
-  return rank;
+  return { order, withKey, rank };
 }
 
 // Listing ids: the usual shape (lst_ and 20 lower-case hex digits) packed in 10 bytes, any
@@ -655,7 +643,7 @@ export class ListingIndex {
       // Walking the sorted rows visits about want × size / total rows; collecting the matches
       // and sorting them costs the candidate set plus a sort of every match.
       const walkCost = (want * this.size) / total;
-      const collectCost = this.candidateCount(f) + total * Math.log2(total + 1);
+      const collectCost = this.candidateCount(f, q) + total * Math.log2(total + 1);
       rows = walkCost <= collectCost ? this.walk(sorted, desc, q, want) : this.collectSorted(f, q, sorted, desc, want);
     }
     const page = rows.slice(offset, want);
@@ -664,7 +652,7 @@ export class ListingIndex {
     return { rows: page, distances: page.map((i) => haversineKm(g.lat, g.lng, this.lat[i], this.lng[i])) };
   }
 
-  private candidateCount(f: ListingFilter): number {
+  private candidateCount(f: ListingFilter, q: Query): number {
     if (f.geo) {
       const grid = this.grid;
       if (!grid) return 0;
@@ -672,7 +660,7 @@ export class ListingIndex {
       for (const cell of this.geoCells(f.geo)) n += grid.start[cell.cell + 1] - grid.start[cell.cell];
       return n;
     }
-    return this.candidates(f, this.compile(f)!).size;
+    return this.candidates(f, q).size;
   }
 
   // The first `want` matches along a sorted order. Descending: keys from the top, but within
