@@ -43,3 +43,24 @@ export interface ListingRow {
   last_seen_at: Date;
   removed_at: Date | null;
 }
+
+// What a listing says, as a feed delivers it and the API shows it: the columns without the
+// life-cycle state (status, merging, flags, timestamps).
+export type ListingContent = Pick<
+  ListingRow,
+  | 'id'
+  | 'source'
+  | 'external_id'
+  | 'title'
+  | 'price_eur'
+  | 'area_m2'
+  | 'rooms'
+  | 'commune'
+  | 'locality'
+  | 'lat'
+  | 'lng'
+  | 'listing_type'
+  | 'accepts_students'
+  | 'images'
+  | 'source_url'
+>;

@@ -1,4 +1,4 @@
-import type { ListingRow, ListingType } from '../domain/listing.js';
+import type { ListingContent, ListingType } from '../domain/listing.js';
 
 export const FEED_FORMATS = ['openimmo', 'csv', 'json', 'native'] as const;
 export type FeedFormat = (typeof FEED_FORMATS)[number];
@@ -56,24 +56,7 @@ export interface ParsedFeed {
 }
 
 // A record ready for the listings table.
-export type NormalizedListing = Pick<
-  ListingRow,
-  | 'id'
-  | 'source'
-  | 'external_id'
-  | 'title'
-  | 'price_eur'
-  | 'area_m2'
-  | 'rooms'
-  | 'commune'
-  | 'locality'
-  | 'lat'
-  | 'lng'
-  | 'listing_type'
-  | 'accepts_students'
-  | 'images'
-  | 'source_url'
-> & {
+export type NormalizedListing = ListingContent & {
   created_at: Date | null;
   created_at_kind: 'created' | 'changed' | null;
   content_hash: string;

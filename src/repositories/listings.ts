@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ListingRow, ListingType } from '../domain/listing.js';
+import type { ListingContent, ListingRow, ListingType } from '../domain/listing.js';
 import type { Sort } from '../http/schemas/listings.js';
 
 export const EARTH_RADIUS_KM = 6371.0088;
@@ -22,27 +22,7 @@ export interface ListingFilter {
 }
 
 // What the API reads of a listing: the public columns, and the distance on a geo search.
-export type PublicListingRow = Pick<
-  ListingRow,
-  | 'id'
-  | 'source'
-  | 'external_id'
-  | 'title'
-  | 'price_eur'
-  | 'area_m2'
-  | 'rooms'
-  | 'commune'
-  | 'locality'
-  | 'lat'
-  | 'lng'
-  | 'listing_type'
-  | 'accepts_students'
-  | 'images'
-  | 'source_url'
-  | 'created_at'
-  | 'updated_at'
-  | 'flags'
-> & { distance_km?: number };
+export type PublicListingRow = ListingContent & Pick<ListingRow, 'created_at' | 'updated_at' | 'flags'> & { distance_km?: number };
 
 const COLUMNS = [
   'id',
