@@ -73,6 +73,12 @@ export function buildApp(deps: AppDeps): App {
   app.set('json spaces', 0);
 
   app.use(requestId);
+  // Every answer, API and pages alike, errors and 304s included: a browser must never sniff
+  // a body into another type than the one sent (an error echoing input, read as HTML).
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
   app.use(metrics.middleware);
   // gzip or brotli (whichever the client prefers) for bodies over 1 KB.
   app.use(compression({ threshold: 1024 }));
