@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { createAccount, findAccountByEmail } from './accounts.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
+import { refuseControlCharacters } from './input.js';
 import { accountKeys, createAccountKey, findAccountKey, KEY_ID_PATTERN, revokeAccountKey, usageToday } from './keys.js';
 import { confirmRevokePage, keyLabel, keysPage, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
 import type { WebOptions } from './options.js';
@@ -52,6 +53,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     next();
   });
   r.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
+  r.use(refuseControlCharacters);
   r.use(sessionMiddleware(deps));
   r.use(csrfSynchronisedProtection);
 
