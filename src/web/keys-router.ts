@@ -5,6 +5,7 @@ import { csrfSync } from 'csrf-sync';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { normalizeEmail } from '../domain/email.js';
 import { createAccount, findAccountByEmail } from './accounts.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
 import { refuseControlCharacters } from './input.js';
@@ -99,17 +100,22 @@ export function keysRouter(deps: KeysRouterDeps): Router {
 
   r.post('/sign-in', perIp, perEmail, async (req, res) => {
     const body = signInBody.parse(req.body ?? {});
-    const email = body.email.trim();
+    // Looked up (and throttled) in its normalized form; shown back as it was typed.
+    const typed = body.email.trim();
+    const email = normalizeEmail(body.email);
     const errors: FieldErrors<'email' | 'password'> = {};
     if (!email) errors.email = 'Enter your email address.';
+    // Accounts only ever have valid addresses: any other spelling (alİce@…, which lower-cases
+    // to ali̇ce@…) is refused before a lookup rather than answered as an unknown account.
+    else if (!emailSchema.safeParse(email).success) errors.email = 'Enter an email address like name@example.com.';
     if (!body.password) errors.password = 'Enter your password.';
-    if (Object.keys(errors).length > 0) return renderSignedOut(req, res, 400, { signIn: { email, errors } });
+    if (Object.keys(errors).length > 0) return renderSignedOut(req, res, 400, { signIn: { email: typed, errors } });
 
     const account = await findAccountByEmail(deps.db, email);
     const matches = await verifyPassword(body.password, account?.password_hash ?? (await dummy()));
     if (!account || !account.password_hash || !matches) {
       // One answer for an unknown email, an account without a password and a wrong password.
-      return renderSignedOut(req, res, 400, { signIn: { email, error: WRONG_CREDENTIALS } });
+      return renderSignedOut(req, res, 400, { signIn: { email: typed, error: WRONG_CREDENTIALS } });
     }
     await startSignedInSession(req, account);
     res.redirect(303, '/api-keys');
@@ -118,7 +124,8 @@ export function keysRouter(deps: KeysRouterDeps): Router {
   r.post('/sign-up', perIp, async (req, res) => {
     const body = signUpBody.parse(req.body ?? {});
     const errors: FieldErrors<'email' | 'password' | 'password_repeat'> = {};
-    const parsedEmail = emailSchema.safeParse(body.email);
+    // Validated and stored in its normalized form (normalizeEmail): ＡＬＩＣＥ@x.lu is alice@x.lu.
+    const parsedEmail = emailSchema.safeParse(normalizeEmail(body.email));
     if (!parsedEmail.success) errors.email = body.email.trim() ? parsedEmail.error.issues[0].message : 'Enter your email address.';
     const email = parsedEmail.success ? parsedEmail.data : body.email.trim();
     const weak = passwordProblem(body.password, email);

@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit, type Logger as LimiterLogger, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { normalizeEmail } from '../domain/email.js';
 import { createStore, type StoreHealth } from '../http/quota.js';
 import { messagePage } from './layout.js';
 import type { WebOptions } from './options.js';
@@ -15,8 +16,10 @@ export interface ThrottleDeps {
   options: WebOptions;
 }
 
+// The address in the form accounts are keyed by: every spelling of one address counts
+// against one bucket, the bucket of the account it can sign into.
 function emailKey(req: Request): string | null {
-  const email = typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : '';
+  const email = typeof req.body?.email === 'string' ? normalizeEmail(req.body.email) : '';
   // A digest, so the counters in Redis do not list the addresses people sign in with.
   return email ? createHash('sha256').update(email).digest('hex').slice(0, 32) : null;
 }

@@ -105,7 +105,8 @@ describe('sign-up', () => {
     expect(after!.split(';')[0]).not.toBe(before!.split(';')[0]);
 
     const page = await agent.get('/api-keys');
-    expect(signedInAs(page.text, email)).toBe(true);
+    // The address is kept in its normalized form (lower case), and shown so.
+    expect(signedInAs(page.text, email.toLowerCase())).toBe(true);
     expect(page.text).toContain('Your account is ready');
     const row = await t.db('accounts').whereRaw('lower(email) = lower(?)', [email]).first();
     expect(row.password_hash).toMatch(/^\$2b\$/);
