@@ -59,6 +59,11 @@ export function sessionCookie(res: request.Response): string | null {
   return cookies.find((c) => c.startsWith('lf_session=')) ?? null;
 }
 
+export function csrfCookie(res: request.Response): string | null {
+  const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  return cookies.find((c) => c.startsWith('lf_csrf=')) ?? null;
+}
+
 export async function pageToken(agent: Agent): Promise<string> {
   const res = await agent.get('/api-keys');
   expect(res.status, res.text).toBe(200);

@@ -146,7 +146,7 @@ describe('creating a key', () => {
     const page = await agent.get('/api-keys');
     const res = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(page.text), name: 'x', nonce: 'x' });
     expect(res.status).toBe(303);
-    expect((await agent.get('/api-keys')).text).toContain('Please sign in first.');
+    expect((await agent.get(res.headers.location)).text).toContain('Please sign in first.');
   });
 });
 
