@@ -27,7 +27,7 @@ import type { WebOptions } from './web/options.js';
 import { webRouter } from './web/index.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'>;
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'PAGES_RATE_LIMIT_PER_MINUTE'>>;
   db: Knex;
   redis: Redis | null;
   logger: Logger;

@@ -80,7 +80,7 @@ export async function buildTestApp(db: Knex, overrides: Partial<AppDeps> = {}) {
   const gazetteer = await loadGazetteer(db);
   const redis = overrides.redis === undefined ? null : overrides.redis;
   return buildApp({
-    config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 },
+    config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000, PAGES_RATE_LIMIT_PER_MINUTE: 100_000 },
     db,
     redis,
     logger: silentLogger,
