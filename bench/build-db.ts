@@ -4,8 +4,9 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { createDb, migrateLatest } from '../src/db/knex.js';
-import { listingId } from '../src/domain/listing.js';
+import { listingIdSql } from '../src/domain/listing.js';
 import { migrationsDir, projectRoot } from '../src/lib/paths.js';
+import { loadListingIds, prepareListingIdSql } from '../src/repositories/listing-ids.js';
 import { readCommunes, readDataCsv, readLocalities } from '../src/reference/csv.js';
 
 // The benchmark database of one size: built once inside PostgreSQL (INSERT … SELECT over
@@ -14,7 +15,7 @@ import { readCommunes, readDataCsv, readLocalities } from '../src/reference/csv.
 // this builder stay the same. Marked complete in bench_meta only after a successful build.
 
 // Bump when the generated data changes, so existing benchmark databases are rebuilt.
-const BUILDER_VERSION = 1;
+const BUILDER_VERSION = 2;
 
 const NATIONAL = { aptRent: 42.53, houseRent: 19.46, aptSale: 9391, houseSale: 6054 };
 const NORTH = ['Clervaux', 'Wiltz', 'Vianden', 'Diekirch'];
@@ -148,8 +149,10 @@ async function readMeta(url: string): Promise<{ rows: number; build_seconds: num
   }
 }
 
-// The ids computed in SQL must be the app's own listingId(source, external_id).
+// The ids computed in SQL must be the importer's own: the keyed id of (source, external_id)
+// under this database's secret.
 async function checkIds(db: Knex): Promise<void> {
+  const listingId = await loadListingIds(db);
   const rows = (await db('listings').select('id', 'source', 'external_id').orderBy('id').limit(5)) as { id: string; source: string; external_id: string }[];
   for (const r of rows) {
     if (listingId(r.source, r.external_id) !== r.id) throw new Error(`listing id mismatch for ${r.source}/${r.external_id}`);
@@ -282,6 +285,8 @@ async function load(trx: Knex.Transaction, n: number, log: (m: string) => void):
   await trx.raw(`
     CREATE FUNCTION pg_temp.r(n bigint, k int) RETURNS float8 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
     $$ SELECT ((hashint8extended(n, k) >> 11) & 9007199254740991)::float8 / 9007199254740992 $$`);
+  // Listing ids are computed in SQL with this database's own key (listingIdSql).
+  await prepareListingIdSql(trx);
 
   // The anchor "now": the latest import of every agency finished at anchor - 1 h.
   const anchor = new Date(Math.floor(Date.now() / 3600_000) * 3600_000);
@@ -395,7 +400,7 @@ async function load(trx: Knex.Transaction, n: number, log: (m: string) => void):
     INSERT INTO listings (id, source, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng, listing_type,
       accepts_students, images, source_url, status, merged_into, flags, created_at, updated_at, first_seen_at, last_seen_at, removed_at)
     SELECT
-      'lst_' || left(encode(sha256(convert_to(source, 'UTF8') || '\\x00'::bytea || convert_to(external_id, 'UTF8')), 'hex'), 20),
+      ${listingIdSql('source', 'external_id')},
       source, external_id, ${title}, greatest(1, price)::int,
       CASE WHEN no_area THEN NULL ELSE area_true END,
       CASE WHEN ${R(22)} < (CASE WHEN no_area THEN 0.3 ELSE 0.05 END) THEN NULL ELSE rooms_true END,
@@ -426,12 +431,12 @@ async function load(trx: Knex.Transaction, n: number, log: (m: string) => void):
     'merged copies',
     `
     WITH t AS (
-      SELECT l.*, row_number() OVER (ORDER BY hashtext(l.id), l.id) AS m
+      SELECT l.*, row_number() OVER (ORDER BY hashtext(l.source || '/' || l.external_id), l.id) AS m
       FROM listings l WHERE l.status = 'active' AND cardinality(l.flags) = 0 AND l.source <> 'native'
-      ORDER BY hashtext(l.id), l.id LIMIT ?::int
+      ORDER BY hashtext(l.source || '/' || l.external_id), l.id LIMIT ?::int
     ),
     c AS (
-      SELECT t.*, (${agencyNames})[1 + (array_position(${agencyNames}, t.source) + (hashtext(t.id || 'src') & 3)) % 5] AS copy_source,
+      SELECT t.*, (${agencyNames})[1 + (array_position(${agencyNames}, t.source) + (hashtext(t.source || '/' || t.external_id || 'src') & 3)) % 5] AS copy_source,
         (?::int + m) AS num
       FROM t
     ),
@@ -439,7 +444,7 @@ async function load(trx: Knex.Transaction, n: number, log: (m: string) => void):
     INSERT INTO listings (id, source, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng, listing_type,
       accepts_students, images, source_url, status, merged_into, flags, created_at, updated_at, first_seen_at, last_seen_at, removed_at)
     SELECT
-      'lst_' || left(encode(sha256(convert_to(copy_source, 'UTF8') || '\\x00'::bytea || convert_to(copy_external_id, 'UTF8')), 'hex'), 20),
+      ${listingIdSql('copy_source', 'copy_external_id')},
       copy_source, copy_external_id, title, round(price_eur * (0.98 + 0.05 * pg_temp.r(num, 40)))::int, area_m2, rooms, commune, locality,
       CASE WHEN lat IS NULL THEN NULL ELSE round((lat + 0.0004 * (pg_temp.r(num, 41) - 0.5))::numeric, 6) END,
       CASE WHEN lat IS NULL THEN NULL ELSE round((lng + 0.0006 * (pg_temp.r(num, 42) - 0.5))::numeric, 6) END,
@@ -455,7 +460,7 @@ async function load(trx: Knex.Transaction, n: number, log: (m: string) => void):
     `
     INSERT INTO native_posts (id, account_email, title, price_eur, area_m2, rooms, commune_text, lat, lng, listing_type,
       accepts_students, images, status, created_at, updated_at)
-    SELECT external_id, 'poster' || (hashtext(id) & 4095) || '@example.lu', title, price_eur, area_m2, rooms, commune, lat, lng,
+    SELECT external_id, 'poster' || (hashtext(external_id) & 4095) || '@example.lu', title, price_eur, area_m2, rooms, commune, lat, lng,
       listing_type, accepts_students, images, CASE status WHEN 'active' THEN 'published' ELSE 'withdrawn' END, created_at, updated_at
     FROM listings WHERE source = 'native'`,
   );

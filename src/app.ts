@@ -27,7 +27,7 @@ import type { WebOptions } from './web/options.js';
 import { webRouter } from './web/index.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'>;
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'PAGES_RATE_LIMIT_PER_MINUTE'>>;
   db: Knex;
   redis: Redis | null;
   logger: Logger;
@@ -73,6 +73,12 @@ export function buildApp(deps: AppDeps): App {
   app.set('json spaces', 0);
 
   app.use(requestId);
+  // Every answer, API and pages alike, errors and 304s included: a browser must never sniff
+  // a body into another type than the one sent (an error echoing input, read as HTML).
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
   app.use(metrics.middleware);
   // gzip or brotli (whichever the client prefers) for bodies over 1 KB.
   app.use(compression({ threshold: 1024 }));

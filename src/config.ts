@@ -23,6 +23,8 @@ const optionalUrl = z
   .optional()
   .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
 
+export const DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE = 120;
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -35,6 +37,8 @@ export const configSchema = z.object({
   LOG_PRETTY: bool.optional(),
   TRUST_PROXY: trustProxy,
   STATS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  // The HTML pages (/listings/:id, /api-keys and its forms), per client IP.
+  PAGES_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(50).max(5000).default(300),

@@ -4,11 +4,10 @@ import type { Redis } from 'ioredis';
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../src/app.js';
-import { listingId } from '../src/domain/listing.js';
 import type { Tier } from '../src/domain/tiers.js';
 import { waitForRedis } from '../src/redis.js';
 import { setApiKeyTier } from '../src/repositories/api-keys.js';
-import { bearer, buildTestApp, createKey, TEST_REDIS_URL, testRedis } from './helpers/factory.js';
+import { bearer, buildTestApp, createKey, listingIdsOf, TEST_REDIS_URL, testRedis } from './helpers/factory.js';
 import { createTestDb, type TestDb } from './helpers/pg.js';
 
 // Contract section 6: per-key daily quotas (Free 100, Starter 5,000, Pro/Enterprise none),
@@ -187,7 +186,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     const clock = new Clock('2026-11-06T10:00:00.000Z');
     const { get } = await serve({ clock: clock.fn });
     const k = await createKey(t.db, 'free');
-    const unknownListing = `/api/v1/listings/${listingId('test-agency', 'does-not-exist')}`;
+    const unknownListing = `/api/v1/listings/${(await listingIdsOf(t.db))('test-agency', 'does-not-exist')}`;
     let used = 0;
     const check = (res: Response, status: number) => {
       used++;

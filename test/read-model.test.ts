@@ -1,13 +1,13 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../src/demo/random.js';
-import { LISTING_TYPES, listingId } from '../src/domain/listing.js';
+import { LISTING_TYPES } from '../src/domain/listing.js';
 import { haversineKm, type ListingIndex } from '../src/read-model/listing-index.js';
 import { ListingReadModel, loadListingIndex } from '../src/read-model/read-model.js';
 import { currentDataVersion } from '../src/repositories/data-version.js';
 import { countListings, findListingsPage, type ListingFilter } from '../src/repositories/listings.js';
 import { SORTS, type Sort } from '../src/http/schemas/listings.js';
-import { bearer, buildTestApp, createKey, ensureSource, insertListing, silentLogger } from './helpers/factory.js';
+import { bearer, buildTestApp, createKey, ensureSource, insertListing, listingIdsOf, silentLogger } from './helpers/factory.js';
 import { createTestDb, type TestDb } from './helpers/pg.js';
 
 // The read model must answer exactly what the SQL answers: the same total and the same ids in
@@ -25,6 +25,7 @@ let index: ListingIndex;
 
 async function fill(db: TestDb['db'], n: number, rng: Rng): Promise<void> {
   for (const s of SOURCES) await ensureSource(db, s);
+  const listingId = await listingIdsOf(db);
   const buildings = Array.from({ length: 40 }, () => ({ lat: rng.between(49.45, 50.15), lng: rng.between(5.75, 6.5) }));
   const days = Array.from({ length: 30 }, (_, k) => Date.UTC(2026, 9, 1 + k, 8, 0, 0, k % 3 === 0 ? 0 : rng.int(0, 999)));
   const rows = [];

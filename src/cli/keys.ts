@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/open.js';
+import { normalizeEmail } from '../domain/email.js';
 import { TIERS } from '../domain/tiers.js';
 import { createApiKey, findOrCreateAccount, listApiKeys, revokeApiKey, setApiKeyTier } from '../repositories/api-keys.js';
 
@@ -14,7 +15,8 @@ const USAGE = `Usage:
 class UsageError extends Error {}
 
 const tier = z.enum(TIERS, `tier must be one of ${TIERS.join(', ')}`);
-const email = z.email('email must be a valid address');
+// Checked in the form the account is stored under (normalizeEmail), as the web page does.
+const email = z.string('email must be a valid address').transform(normalizeEmail).pipe(z.email('email must be a valid address'));
 
 async function main(argv: string[]): Promise<number> {
   let parsed;

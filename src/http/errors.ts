@@ -79,10 +79,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendProblem(res, new ApiError(400, 'invalid_parameter', 'The request could not be understood'));
       return;
     }
-    // SQLSTATE class 22 (data exception: a value PostgreSQL cannot take) is bad input that
-    // slipped past validation, not a server fault.
-    if (typeof err?.code === 'string' && /^22/.test(err.code)) {
-      logger.warn({ err, request_id: res.locals.requestId }, 'data exception from the database');
+    // A value PostgreSQL refuses is bad input that slipped past validation, not a server
+    // fault: 400, and a warning with its SQLSTATE (no stack: nothing to debug on our side).
+    if (isInvalidInputError(err)) {
+      logger.warn({ sqlstate: err.code, request_id: res.locals.requestId }, 'the database refused a value of the request');
       sendProblem(res, new ApiError(400, 'invalid_parameter', 'A parameter value could not be used'));
       return;
     }
@@ -94,6 +94,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
     sendProblem(res, new ApiError(500, 'internal', 'An internal error occurred; quote the request id when reporting it'));
   };
+}
+
+// SQLSTATEs that say a value of the request is unusable, decided by code, never by message:
+// class 22 (data exception: 22021 a byte sequence invalid in UTF-8, NUL included; 22P02 an
+// invalid text representation; 22001 a string too long; 22003 a number out of range; 22007
+// and 22008 a bad date or time, ...) and 54000 (a value over a limit, e.g. an index row).
+export function isInvalidInputError(err: unknown): err is { code: string } {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22[0-9A-Z]{3}|54000)$/.test(code);
 }
 
 // A database that cannot be reached (or times out) is a 503, not a 500.

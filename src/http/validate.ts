@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasControlCharacter } from '../lib/text.js';
 import { ApiError, type ParamError } from './errors.js';
 
 // Query-string parameter types (contract section 3). Every value arrives as a string;
@@ -93,8 +94,7 @@ function textParamSchema(maxLength: number) {
         .string()
         .min(1, 'must not be empty')
         .max(maxLength, `must be at most ${maxLength} characters`)
-        // eslint-disable-next-line no-control-regex
-        .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
+        .refine((s) => !hasControlCharacter(s), 'must not contain control characters'),
     );
 }
 

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { listingId, NATIVE_SOURCE } from '../domain/listing.js';
+import { NATIVE_SOURCE, type ListingIdFn } from '../domain/listing.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
 import { loadGazetteer } from '../reference/load.js';
+import { loadListingIds } from '../repositories/listing-ids.js';
 import { FILE_ADAPTERS, readNativePosts } from './adapters/index.js';
 import { deduplicate } from './dedup-store.js';
 import { FeedParseError, IngestUsageError } from './errors.js';
@@ -25,6 +26,8 @@ export interface ImportOptions {
   // The clock of this import: timestamps, last_seen_at and the stale rule use it.
   now?: Date;
   gazetteer?: Gazetteer;
+  // The keyed listing id function; by default loaded from the database's secret.
+  listingIds?: ListingIdFn;
   onProgress?: (e: ProgressEvent) => void;
   // How long to wait for another import (of any source) to finish. Default 10 minutes.
   lockTimeoutMs?: number;
@@ -74,6 +77,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
     progress({ phase: 'parsed', records: feed.records.length });
     rejects.push(...feed.rejects);
     const gazetteer = opts.gazetteer ?? (await loadGazetteer(db));
+    const idOf = opts.listingIds ?? (await loadListingIds(db));
 
     const listings: NormalizedListing[] = [];
     const keep: string[] = [];
@@ -94,7 +98,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
         else gone.push(idOf(opts.source, r.externalId));
         return;
       }
-      const n = normalizeRecord(r, { source: opts.source, gazetteer, now });
+      const n = normalizeRecord(r, { source: opts.source, gazetteer, now, listingId: idOf });
       if (n.ok) {
         listings.push(n.listing);
         keep.push(n.listing.id);
@@ -221,8 +225,6 @@ async function acquireLocks(trx: Knex.Transaction, source: string, progress: (e:
     await trx.raw(`SELECT pg_advisory_xact_lock(?, hashtext(?))`, [LOCK_WRITE, '*']);
   }
 }
-
-const idOf = listingId;
 
 // The small writes around an import (the run's row, the source's row) go through the same
 // rows as other writers (import_runs, and whatever triggers other parts of the service hang

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { listingId } from '../domain/listing.js';
+import type { ListingIdFn } from '../domain/listing.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
 import { fixCoordinates, resolvePlace } from './place.js';
 import type { NormalizedListing, RawRecord } from './types.js';
@@ -15,6 +15,8 @@ export interface NormalizeContext {
   source: string;
   gazetteer: Gazetteer;
   now: Date;
+  // The service's keyed id function (src/repositories/listing-ids.ts), loaded once per import.
+  listingId: ListingIdFn;
 }
 
 // Title language preference: English, then French, then German, then whatever is there.
@@ -107,7 +109,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   const sourceUrl = isHttpUrl(r.sourceUrl) ? r.sourceUrl.trim() : null;
 
   const listing: Omit<NormalizedListing, 'content_hash'> = {
-    id: listingId(ctx.source, externalId),
+    id: ctx.listingId(ctx.source, externalId),
     source: ctx.source,
     external_id: externalId,
     title,

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { hasControlCharacter } from '../lib/text.js';
 
 export const LU_ZONE = 'Europe/Luxembourg';
 
@@ -165,6 +166,9 @@ export function parseFeedDate(v: unknown): Parsed<Date> {
 
 export function isHttpUrl(s: unknown): s is string {
   if (typeof s !== 'string' || s.length > 2000) return false;
+  // The URL parser would percent-encode a control character, but the text is stored as given:
+  // a NUL there failed the whole import in PostgreSQL (22021, 22P05 in the images' jsonb).
+  if (hasControlCharacter(s.trim())) return false;
   try {
     const u = new URL(s.trim());
     return u.protocol === 'http:' || u.protocol === 'https:';

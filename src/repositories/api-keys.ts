@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { displayParts, generateApiKey, generateKeyId, hashApiKey } from '../auth/api-key.js';
+import { normalizeEmail } from '../domain/email.js';
 import type { Tier } from '../domain/tiers.js';
 
 export interface ApiKeyRecord {
@@ -36,16 +37,14 @@ export async function findActiveKeyByHash(db: Knex, keyHash: string): Promise<{ 
   return { key: { id: row.id, account_id: row.account_id, tier: row.tier }, dataVersion };
 }
 
+// The account of an address in any spelling (normalizeEmail), made when there is none.
 export async function findOrCreateAccount(db: Knex | Knex.Transaction, email: string): Promise<number> {
-  const existing = await db('accounts').select('id').whereRaw('lower(email) = lower(?)', [email]).first();
+  const address = normalizeEmail(email);
+  const existing = await db('accounts').select('id').where({ email: address }).first();
   if (existing) return existing.id as number;
-  const [row] = await db('accounts')
-    .insert({ email })
-    .onConflict(db.raw('(lower(email))'))
-    .ignore()
-    .returning('id');
+  const [row] = await db('accounts').insert({ email: address }).onConflict('email').ignore().returning('id');
   if (row) return row.id as number;
-  const again = await db('accounts').select('id').whereRaw('lower(email) = lower(?)', [email]).first();
+  const again = await db('accounts').select('id').where({ email: address }).first();
   return again.id as number;
 }
 
@@ -75,7 +74,7 @@ export async function listApiKeys(db: Knex | Knex.Transaction, filter: { email?:
     .join('accounts as a', 'a.id', 'k.account_id')
     .select('k.id', 'k.account_id', 'a.email', 'k.name', 'k.tier', 'k.prefix', 'k.last4', 'k.created_at', 'k.last_used_at', 'k.revoked_at')
     .orderBy([{ column: 'k.created_at' }, { column: 'k.id' }]);
-  if (filter.email) q.whereRaw('lower(a.email) = lower(?)', [filter.email]);
+  if (filter.email) q.where('a.email', normalizeEmail(filter.email));
   if (filter.id) q.where('k.id', filter.id);
   if (filter.accountId !== undefined) q.where('k.account_id', filter.accountId);
   return (await q) as ApiKeyRecord[];

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
+import { normalizeEmail } from '../domain/email.js';
 
-// Account queries of the web page. Emails are unique in any letter case (a unique index on
-// lower(email)); they are kept as the person typed them.
+// Account queries of the web page. Emails are stored, looked up and unique in their
+// normalized form (normalizeEmail: any letter case or compatibility spelling of an address
+// is the same address), compared by equality.
 
 export interface AccountCredentials {
   id: number;
@@ -10,7 +12,7 @@ export interface AccountCredentials {
 }
 
 export async function findAccountByEmail(db: Knex, email: string): Promise<AccountCredentials | null> {
-  const row = await db('accounts').select('id', 'email', 'password_hash').whereRaw('lower(email) = lower(?)', [email]).first();
+  const row = await db('accounts').select('id', 'email', 'password_hash').where({ email: normalizeEmail(email) }).first();
   return (row as AccountCredentials | undefined) ?? null;
 }
 
@@ -18,8 +20,8 @@ export async function findAccountByEmail(db: Knex, email: string): Promise<Accou
 // address cannot both win).
 export async function createAccount(db: Knex, email: string, passwordHash: string): Promise<{ id: number; email: string } | null> {
   const [row] = await db('accounts')
-    .insert({ email, password_hash: passwordHash })
-    .onConflict(db.raw('(lower(email))'))
+    .insert({ email: normalizeEmail(email), password_hash: passwordHash })
+    .onConflict('email')
     .ignore()
     .returning(['id', 'email']);
   return (row as { id: number; email: string } | undefined) ?? null;

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { isInvalidInputError } from '../http/errors.js';
 import { html } from './html.js';
 import { messagePage } from './layout.js';
 
@@ -53,6 +54,11 @@ export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     const requestId = res.locals.requestId ?? '';
+    if (isInvalidInputError(err)) {
+      logger.warn({ sqlstate: err.code, request_id: requestId }, 'web page: the database refused a value of the request');
+      send(400, 'Bad request', 'Something in the request could not be used. Go back and try again.');
+      return;
+    }
     if (isUnavailable(e)) {
       logger.error({ err, request_id: requestId }, 'web page: dependency unavailable');
       send(503, 'Temporarily unavailable', 'The service is briefly unavailable. Try again in a moment.', { 'Retry-After': '5' });

@@ -2,12 +2,14 @@ import { Router, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import helmet from 'helmet';
 import type { AppDeps } from '../app.js';
+import { DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE } from '../config.js';
 import type { StoreHealth } from '../http/quota.js';
 import { ASSETS_MOUNT, assetsRouter } from './assets.js';
 import { htmlNotFound } from './errors.js';
 import { keysRouter } from './keys-router.js';
 import { listingPagesRouter } from './listing-page.js';
 import { webOptions } from './options.js';
+import { pagesLimit } from './throttle.js';
 
 // Security headers for the HTML pages only (the JSON API under /api/v1 keeps its own):
 // a strict Content-Security-Policy (no inline script or style, nothing from elsewhere but
@@ -45,12 +47,21 @@ export function webRouter(deps: WebDeps): Router {
   const options = webOptions(deps.web);
   const https = deps.config.PUBLIC_BASE_URL.startsWith('https:');
   const strict = pageHeaders({ https, externalImages: false });
+  const limit = pagesLimit({
+    redis: deps.redis,
+    redisPrefix: deps.redisPrefix,
+    storeHealth: deps.storeHealth,
+    logger: deps.logger,
+    options,
+    perMinute: deps.config.PAGES_RATE_LIMIT_PER_MINUTE ?? DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE,
+  });
   const r = Router();
   r.use(ASSETS_MOUNT, strict, assetsRouter(), htmlNotFound);
-  r.use('/listings', pageHeaders({ https, externalImages: true }), listingPagesRouter(deps));
+  r.use('/listings', pageHeaders({ https, externalImages: true }), limit, listingPagesRouter(deps));
   r.use(
     '/api-keys',
     strict,
+    limit,
     keysRouter({
       db: deps.db,
       logger: deps.logger,

@@ -1,17 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Store } from 'express-rate-limit';
-import { csrfSync } from 'csrf-sync';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { normalizeEmail } from '../domain/email.js';
 import { createAccount, findAccountByEmail } from './accounts.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
+import { refuseControlCharacters } from './input.js';
 import { accountKeys, createAccountKey, findAccountKey, KEY_ID_PATTERN, revokeAccountKey, usageToday } from './keys.js';
 import { confirmRevokePage, keyLabel, keysPage, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
+import { csrfProtection } from './csrf.js';
 import type { WebOptions } from './options.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
-import { endSession, SESSION_COOKIE, SESSION_PATH, sessionMiddleware, startSignedInSession } from './session.js';
+import { endSession, loadWebSecrets, SESSION_COOKIE, SESSION_PATH, sessionMiddleware, startSignedInSession } from './session.js';
 import { signInThrottles, type ThrottleDeps } from './throttle.js';
 
 export interface KeysRouterDeps extends ThrottleDeps {
@@ -32,12 +34,20 @@ const createBody = z.object({ name: str, nonce: str });
 
 const WRONG_CREDENTIALS = 'That email and password do not match an account. Check them and try again.';
 
+// Notices for a visitor without a session travel in the address (?notice=…): keeping one in
+// the session would create a session row for an anonymous request.
+const SIGNED_OUT_NOTICES = new Map([['sign-in', 'Please sign in first.']]);
+
 export function keysRouter(deps: KeysRouterDeps): Router {
   const r = Router();
   const { perIp, perEmail } = signInThrottles(deps);
-  const { csrfSynchronisedProtection } = csrfSync({
-    getTokenFromRequest: (req) => (typeof req.body?._csrf === 'string' ? req.body._csrf : undefined),
-  });
+  // Loaded from the database once, on the first request that needs them.
+  let secretsOnce: Promise<string[]> | null = null;
+  const secrets = () =>
+    (secretsOnce ??= loadWebSecrets(deps.db).catch((err) => {
+      secretsOnce = null; // try again on the next request
+      throw err;
+    }));
 
   // The timing of a sign-in must not tell whether the email has an account: an unknown
   // email is checked against this hash, made once with the same cost.
@@ -52,8 +62,9 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     next();
   });
   r.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
-  r.use(sessionMiddleware(deps));
-  r.use(csrfSynchronisedProtection);
+  r.use(refuseControlCharacters);
+  r.use(sessionMiddleware({ ...deps, secrets }));
+  r.use(csrfProtection({ secrets, secureCookie: deps.secureCookie, path: SESSION_PATH }));
 
   const token = (req: Request) => req.csrfToken!();
   const takeNotice = (req: Request) => {
@@ -83,13 +94,13 @@ export function keysRouter(deps: KeysRouterDeps): Router {
 
   const requireSignedIn: RequestHandler = (req, res, next) => {
     if (req.session.accountId) return next();
-    req.session.notice = 'Please sign in first.';
-    res.redirect(303, '/api-keys');
+    res.redirect(303, '/api-keys?notice=sign-in');
   };
 
   r.get('/', async (req, res) => {
     if (req.session.accountId) return renderKeys(req, res, 200);
-    renderSignedOut(req, res, 200, { notice: takeNotice(req) });
+    const code = typeof req.query.notice === 'string' ? req.query.notice : '';
+    renderSignedOut(req, res, 200, { notice: takeNotice(req) ?? SIGNED_OUT_NOTICES.get(code) });
   });
 
   // The forms post to these; a bookmark or a reload after a redirect lands on the page.
@@ -97,17 +108,22 @@ export function keysRouter(deps: KeysRouterDeps): Router {
 
   r.post('/sign-in', perIp, perEmail, async (req, res) => {
     const body = signInBody.parse(req.body ?? {});
-    const email = body.email.trim();
+    // Looked up (and throttled) in its normalized form; shown back as it was typed.
+    const typed = body.email.trim();
+    const email = normalizeEmail(body.email);
     const errors: FieldErrors<'email' | 'password'> = {};
     if (!email) errors.email = 'Enter your email address.';
+    // Accounts only ever have valid addresses: any other spelling (alİce@…, which lower-cases
+    // to ali̇ce@…) is refused before a lookup rather than answered as an unknown account.
+    else if (!emailSchema.safeParse(email).success) errors.email = 'Enter an email address like name@example.com.';
     if (!body.password) errors.password = 'Enter your password.';
-    if (Object.keys(errors).length > 0) return renderSignedOut(req, res, 400, { signIn: { email, errors } });
+    if (Object.keys(errors).length > 0) return renderSignedOut(req, res, 400, { signIn: { email: typed, errors } });
 
     const account = await findAccountByEmail(deps.db, email);
     const matches = await verifyPassword(body.password, account?.password_hash ?? (await dummy()));
     if (!account || !account.password_hash || !matches) {
       // One answer for an unknown email, an account without a password and a wrong password.
-      return renderSignedOut(req, res, 400, { signIn: { email, error: WRONG_CREDENTIALS } });
+      return renderSignedOut(req, res, 400, { signIn: { email: typed, error: WRONG_CREDENTIALS } });
     }
     await startSignedInSession(req, account);
     res.redirect(303, '/api-keys');
@@ -116,7 +132,8 @@ export function keysRouter(deps: KeysRouterDeps): Router {
   r.post('/sign-up', perIp, async (req, res) => {
     const body = signUpBody.parse(req.body ?? {});
     const errors: FieldErrors<'email' | 'password' | 'password_repeat'> = {};
-    const parsedEmail = emailSchema.safeParse(body.email);
+    // Validated and stored in its normalized form (normalizeEmail): ＡＬＩＣＥ@x.lu is alice@x.lu.
+    const parsedEmail = emailSchema.safeParse(normalizeEmail(body.email));
     if (!parsedEmail.success) errors.email = body.email.trim() ? parsedEmail.error.issues[0].message : 'Enter your email address.';
     const email = parsedEmail.success ? parsedEmail.data : body.email.trim();
     const weak = passwordProblem(body.password, email);

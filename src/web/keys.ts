@@ -50,7 +50,10 @@ export async function usageToday(store: Store, key: Pick<ApiKeyRecord, 'id' | 't
   if (limit === null) return { kind: 'unlimited' };
   try {
     const info = store.get ? await store.get(`${key.id}:${utcDay(now)}`) : undefined;
-    const used = info?.totalHits ?? 0;
+    // A key not counted yet today has no counter: the memory store says undefined, but
+    // rate-limit-redis parses Redis's nil (null through ioredis) as NaN.
+    const hits = info?.totalHits;
+    const used = typeof hits === 'number' && Number.isSafeInteger(hits) && hits > 0 ? hits : 0;
     return { kind: 'counted', limit, used, remaining: Math.max(0, limit - used) };
   } catch {
     return { kind: 'unknown', limit }; // the store is down: the page still works

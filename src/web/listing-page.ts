@@ -5,6 +5,7 @@ import type { ListingType } from '../domain/listing.js';
 import { findActiveListing, type PublicListingRow } from '../repositories/listings.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
 import { html, httpUrl } from './html.js';
+import { refuseControlCharacters } from './input.js';
 import { page } from './layout.js';
 
 const TYPE_LABELS: Record<ListingType, string> = {
@@ -76,6 +77,7 @@ async function mergedInto(db: Knex, id: string): Promise<string | null> {
 // only repeats what its source publishes (the flags themselves are not shown).
 export function listingPagesRouter(deps: { db: Knex; logger: Logger }): Router {
   const r = Router();
+  r.use(refuseControlCharacters);
   r.get('/:id', async (req, res, next) => {
     const id = String(req.params.id);
     if (id.length > 64) return next();

@@ -37,14 +37,15 @@ function knexPool(db: Knex) {
 }
 
 // The cookie-signing secrets live in the database (newest first), so every instance of the
-// service and every restart agree on them without another setting to manage.
-async function sessionSecrets(db: Knex): Promise<string[]> {
+// service and every restart agree on them without another setting to manage. They also key
+// the CSRF tokens (csrf.ts).
+export async function loadWebSecrets(db: Knex): Promise<string[]> {
   await db('web_session_secrets').insert({ id: 1, secret: randomBytes(32).toString('base64url') }).onConflict('id').ignore();
   const rows = await db('web_session_secrets').select('secret').orderBy('id', 'desc');
   return rows.map((r: { secret: string }) => r.secret);
 }
 
-export function sessionMiddleware(deps: { db: Knex; logger: Logger; secureCookie: boolean; options: WebOptions }): RequestHandler {
+export function sessionMiddleware(deps: { db: Knex; logger: Logger; secureCookie: boolean; options: WebOptions; secrets: () => Promise<string[]> }): RequestHandler {
   const PgStore = connectPgSimple(session);
   const store = new PgStore({
     pool: knexPool(deps.db) as never,
@@ -58,10 +59,12 @@ export function sessionMiddleware(deps: { db: Knex; logger: Logger; secureCookie
   const build = async (): Promise<RequestHandler> =>
     session({
       name: SESSION_COOKIE,
-      secret: await sessionSecrets(deps.db),
+      secret: await deps.secrets(),
       store,
       resave: false,
-      saveUninitialized: false, // a visitor gets a session (and a cookie) only once a form needs one
+      // A visitor gets a session (a row and a cookie) only when signing in or up: the forms
+      // of an anonymous visitor need none (their CSRF tokens are stateless, csrf.ts).
+      saveUninitialized: false,
       rolling: false,
       unset: 'destroy',
       cookie: {

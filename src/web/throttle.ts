@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit, type Logger as LimiterLogger, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { normalizeEmail } from '../domain/email.js';
 import { createStore, type StoreHealth } from '../http/quota.js';
 import { messagePage } from './layout.js';
 import type { WebOptions } from './options.js';
@@ -15,16 +16,23 @@ export interface ThrottleDeps {
   options: WebOptions;
 }
 
+// The address in the form accounts are keyed by: every spelling of one address counts
+// against one bucket, the bucket of the account it can sign into.
 function emailKey(req: Request): string | null {
-  const email = typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : '';
+  const email = typeof req.body?.email === 'string' ? normalizeEmail(req.body.email) : '';
   // A digest, so the counters in Redis do not list the addresses people sign in with.
   return email ? createHash('sha256').update(email).digest('hex').slice(0, 32) : null;
 }
 
+// Whole seconds until the limiter's window for this client ends.
+function retryAfterSeconds(req: Request, windowMs: number): number {
+  const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+  return Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+}
+
 function throttled(what: 'address' | 'account') {
   return (req: Request, res: Response) => {
-    const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-    const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + 15 * 60_000) - Date.now()) / 1000));
+    const seconds = retryAfterSeconds(req, 15 * 60_000);
     const minutes = Math.ceil(seconds / 60);
     res.setHeader('Retry-After', String(seconds));
     res
@@ -46,6 +54,38 @@ function throttled(what: 'address' | 'account') {
 // store has already counted and logged); else express-rate-limit's default.
 function limiterLogger(store: Store): LimiterLogger | undefined {
   return (store as Store & { limiterLogger?: LimiterLogger }).limiterLogger;
+}
+
+// The public HTML pages need no key, so they are limited per client IP (req.ip honours
+// X-Forwarded-For only from the proxies of TRUST_PROXY), like /api/v1/stats: one counter per
+// address over the listing pages, the key page and its forms (not the stylesheet and script,
+// which a browser caches). The counters live in Redis when it is configured; if it is down,
+// pages are served unlimited (counted and logged by the store).
+export function pagesLimit(deps: ThrottleDeps & { perMinute: number }): RequestHandler {
+  const store = createStore(deps.redis, `${deps.redisPrefix}pages-ip:`, deps.storeHealth, deps.logger);
+  return rateLimit({
+    windowMs: 60_000,
+    limit: deps.perMinute,
+    store,
+    logger: limiterLogger(store),
+    standardHeaders: false,
+    legacyHeaders: false,
+    passOnStoreError: true,
+    validate: { trustProxy: false, xForwardedForHeader: false, singleCount: false },
+    handler: (req: Request, res: Response) => {
+      const seconds = retryAfterSeconds(req, 60_000);
+      res.setHeader('Retry-After', String(seconds));
+      res
+        .status(429)
+        .type('html')
+        .send(
+          messagePage({
+            title: 'Too many requests',
+            message: `There have been too many requests for pages from your network. Please wait about ${seconds} second${seconds === 1 ? '' : 's'} and try again.`,
+          }),
+        );
+    },
+  });
 }
 
 // Attempts are limited per client IP (every sign-in and sign-up counts) and per email

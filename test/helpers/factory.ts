@@ -3,10 +3,11 @@ import type { Knex } from 'knex';
 import pino from 'pino';
 import { Redis } from 'ioredis';
 import { buildApp, type AppDeps } from '../../src/app.js';
-import { listingId, type ListingRow } from '../../src/domain/listing.js';
+import { listingIdFunction, type ListingIdFn, type ListingRow } from '../../src/domain/listing.js';
 import type { Tier } from '../../src/domain/tiers.js';
 import { loadGazetteer } from '../../src/reference/load.js';
 import { createApiKey, findOrCreateAccount } from '../../src/repositories/api-keys.js';
+import { loadListingIds } from '../../src/repositories/listing-ids.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const silentLogger = pino({ level: 'silent' });
@@ -14,6 +15,21 @@ export const silentLogger = pino({ level: 'silent' });
 export async function ensureSource(db: Knex, name: string): Promise<void> {
   await db('sources').insert({ name, display_name: name, format: name === 'native' ? 'native' : 'csv' }).onConflict('name').ignore();
 }
+
+// The keyed id function of a test database (its secret was made by the migration), read once
+// per database handle.
+const idFunctions = new WeakMap<Knex, Promise<ListingIdFn>>();
+export function listingIdsOf(db: Knex): Promise<ListingIdFn> {
+  let ids = idFunctions.get(db);
+  if (!ids) {
+    ids = loadListingIds(db);
+    idFunctions.set(db, ids);
+  }
+  return ids;
+}
+
+// For code under test that needs an id function but no database (the normalizer).
+export const TEST_LISTING_IDS: ListingIdFn = listingIdFunction(Buffer.alloc(32, 0x5a));
 
 let seq = 0;
 export type ListingInput = Partial<Omit<ListingRow, 'id'>> & { id?: string };
@@ -25,7 +41,7 @@ export async function insertListing(db: Knex, input: ListingInput = {}): Promise
   const externalId = input.external_id ?? `EXT-${++seq}-${randomBytes(3).toString('hex')}`;
   const created = input.created_at ?? new Date('2026-11-01T10:00:00.000Z');
   const row: ListingRow = {
-    id: input.id ?? listingId(source, externalId),
+    id: input.id ?? (await listingIdsOf(db))(source, externalId),
     source,
     external_id: externalId,
     title: 'Appartement',
@@ -64,7 +80,7 @@ export async function buildTestApp(db: Knex, overrides: Partial<AppDeps> = {}) {
   const gazetteer = await loadGazetteer(db);
   const redis = overrides.redis === undefined ? null : overrides.redis;
   return buildApp({
-    config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 },
+    config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000, PAGES_RATE_LIMIT_PER_MINUTE: 100_000 },
     db,
     redis,
     logger: silentLogger,

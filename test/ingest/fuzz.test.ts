@@ -5,6 +5,7 @@ import { parseCsvFeed, parseJsonFeed, parseOpenImmo } from '../../src/ingest/ada
 import { FeedParseError } from '../../src/ingest/errors.js';
 import { normalizeRecord } from '../../src/ingest/normalize.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
+import { TEST_LISTING_IDS } from '../helpers/factory.js';
 import { CSV_HEADER_LINE, fixture, gazetteer } from './helpers.js';
 
 const NOW = new Date('2026-11-22T08:00:00.000Z');
@@ -23,7 +24,7 @@ function survives(parse: () => ParsedFeed): void {
   }
   for (const r of feed.records) {
     if (r.action !== 'upsert') continue;
-    const n = normalizeRecord(r, { source: 'fuzz', gazetteer: gazetteer(), now: NOW });
+    const n = normalizeRecord(r, { source: 'fuzz', gazetteer: gazetteer(), now: NOW, listingId: TEST_LISTING_IDS });
     if (n.ok) {
       expect(n.listing.price_eur).toBeGreaterThan(0);
       expect(Number.isInteger(n.listing.price_eur)).toBe(true);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listingId } from '../../src/domain/listing.js';
 import { importFeed, type ImportOptions } from '../../src/ingest/index.js';
+import { listingIdsOf } from '../helpers/factory.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
 import { byExternalId, csvFeed, csvRow, gazetteer, snapshot } from './helpers.js';
 
@@ -43,7 +43,7 @@ describe('life cycle', () => {
     const r3 = await csv('snap', ['S1', 'S2', 'S3', 'S4'], at(2));
     expect(r3.counts).toMatchObject({ reactivated: 1, unchanged: 3, created: 0, withdrawn: 0 });
     const back = await byExternalId(t.db, 'snap', 'S4');
-    expect(back.id).toBe(listingId('snap', 'S4'));
+    expect(back.id).toBe((await listingIdsOf(t.db))('snap', 'S4'));
     expect(back.id).toBe(gone.id);
     expect([back.status, back.removed_at]).toEqual(['active', null]);
     expect(back.first_seen_at.toISOString()).toBe(at(0).toISOString());

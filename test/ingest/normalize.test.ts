@@ -3,11 +3,12 @@ import { parseCsvFeed, parseJsonFeed, parseOpenImmo } from '../../src/ingest/ada
 import { normalizeRecord, type NormalizeResult } from '../../src/ingest/normalize.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
 import { parseArea, parsePrice } from '../../src/ingest/values.js';
+import { TEST_LISTING_IDS } from '../helpers/factory.js';
 import { csvFeed, csvRow, gazetteer } from './helpers.js';
 
 const NOW = new Date('2026-11-22T08:00:00.000Z');
 const norm = (feed: ParsedFeed): NormalizeResult[] =>
-  feed.records.map((r) => normalizeRecord(r, { source: 'test-src', gazetteer: gazetteer(), now: NOW }));
+  feed.records.map((r) => normalizeRecord(r, { source: 'test-src', gazetteer: gazetteer(), now: NOW, listingId: TEST_LISTING_IDS }));
 const ok = (r: NormalizeResult) => {
   if (!r.ok) throw new Error(`rejected: ${r.reason}`);
   return r.listing;

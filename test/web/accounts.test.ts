@@ -6,6 +6,7 @@ import { createKey } from '../helpers/factory.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
 import {
   buildWebApp,
+  csrfCookie,
   csrfFrom,
   PASSWORD,
   pageToken,
@@ -39,7 +40,7 @@ describe('the signed-out page', () => {
       expect(res.text).toContain(`<label for="${id}">`);
       expect(res.text).toContain(`id="${id}"`);
     }
-    expect(res.text).toMatch(/<form method="post" action="\/api-keys\/sign-in"[^>]*>\s*<input type="hidden" name="_csrf" value="[0-9a-f]{64,}">/);
+    expect(res.text).toMatch(/<form method="post" action="\/api-keys\/sign-in"[^>]*>\s*<input type="hidden" name="_csrf" value="[0-9a-f]{64}\.[0-9a-f]{64}">/);
     expect(res.text).toContain('href="/docs"');
     expect(res.text).toContain('README');
     expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)/); // no inline script
@@ -49,8 +50,19 @@ describe('the signed-out page', () => {
     expect(gz.headers['content-encoding']).toBeUndefined();
   });
 
-  it('sets a session cookie that is HttpOnly, SameSite=Lax, scoped to /api-keys, not Secure over http', async () => {
-    const cookie = sessionCookie(await request(app).get('/api-keys'));
+  it('sets no session cookie, only the CSRF cookie: HttpOnly, SameSite=Strict, scoped to /api-keys, not Secure over http', async () => {
+    const res = await request(app).get('/api-keys');
+    expect(sessionCookie(res)).toBeNull();
+    const cookie = csrfCookie(res);
+    expect(cookie).not.toBeNull();
+    expect(cookie).toMatch(/; HttpOnly/i);
+    expect(cookie).toMatch(/; SameSite=Strict/i);
+    expect(cookie).toMatch(/; Path=\/api-keys/i);
+    expect(cookie).not.toMatch(/; Secure/i);
+  });
+
+  it('sets a session cookie at sign-up that is HttpOnly, SameSite=Lax, scoped to /api-keys, not Secure over http', async () => {
+    const cookie = sessionCookie(await signUp(request.agent(app), uniqueEmail('cookie')));
     expect(cookie).not.toBeNull();
     expect(cookie).toMatch(/; HttpOnly/i);
     expect(cookie).toMatch(/; SameSite=Lax/i);
@@ -95,18 +107,22 @@ describe('the signed-out page', () => {
 describe('sign-up', () => {
   it('creates the account, signs in with a new session id and stores a bcrypt hash', async () => {
     const agent = request.agent(app);
-    const before = sessionCookie(await agent.get('/api-keys'));
+    expect(sessionCookie(await agent.get('/api-keys'))).toBeNull();
     const email = uniqueEmail('Signup');
     const res = await signUp(agent, email);
     expect(res.status, res.text).toBe(303);
     expect(res.headers.location).toBe('/api-keys');
-    const after = sessionCookie(res);
-    expect(after, 'a new session cookie at sign-in').not.toBeNull();
-    expect(after!.split(';')[0]).not.toBe(before!.split(';')[0]);
+    const first = sessionCookie(res);
+    expect(first, 'a session cookie at sign-up').not.toBeNull();
 
     const page = await agent.get('/api-keys');
-    expect(signedInAs(page.text, email)).toBe(true);
+    // The address is kept in its normalized form (lower case), and shown so.
+    expect(signedInAs(page.text, email.toLowerCase())).toBe(true);
     expect(page.text).toContain('Your account is ready');
+    // Signing in again (with a session already) issues another session id.
+    const again = sessionCookie(await signIn(agent, email));
+    expect(again, 'a new session cookie at sign-in').not.toBeNull();
+    expect(again!.split(';')[0]).not.toBe(first!.split(';')[0]);
     const row = await t.db('accounts').whereRaw('lower(email) = lower(?)', [email]).first();
     expect(row.password_hash).toMatch(/^\$2b\$/);
     expect(row.password_hash).not.toContain(PASSWORD);
@@ -261,7 +277,16 @@ describe('on an https deployment', () => {
       config: { PUBLIC_BASE_URL: 'https://listings.example.lu', TRUST_PROXY: ['loopback'], STATS_RATE_LIMIT_PER_MINUTE: 1000 },
     });
     const res = await request(httpsApp).get('/api-keys').set('X-Forwarded-Proto', 'https');
-    expect(sessionCookie(res)).toMatch(/; Secure/i);
+    expect(csrfCookie(res)).toMatch(/; Secure/i);
+    // (The test's cookie jar keeps Secure cookies off plain http: the browser's part is played by hand.)
+    const signedUp = await request(httpsApp)
+      .post('/api-keys/sign-up')
+      .set('X-Forwarded-Proto', 'https')
+      .set('Cookie', csrfCookie(res)!.split(';')[0])
+      .type('form')
+      .send({ _csrf: csrfFrom(res.text), email: uniqueEmail('tls'), password: PASSWORD, password_repeat: PASSWORD });
+    expect(signedUp.status, signedUp.text).toBe(303);
+    expect(sessionCookie(signedUp)).toMatch(/; Secure/i);
     expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
     expect(res.headers['content-security-policy']).toContain('upgrade-insecure-requests');
   });

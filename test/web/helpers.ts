@@ -12,7 +12,7 @@ export const PASSWORD = 'tram stop kirchberg 42 violet';
 
 export async function buildWebApp(db: Knex, overrides: Partial<AppDeps> = {}) {
   return buildTestApp(db, {
-    config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 },
+    config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000, PAGES_RATE_LIMIT_PER_MINUTE: 100_000 },
     ...overrides,
     web: { ...WEB_TEST_OPTIONS, ...overrides.web },
   });
@@ -57,6 +57,11 @@ export function keyIdFrom(html: string, name: string): string {
 export function sessionCookie(res: request.Response): string | null {
   const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
   return cookies.find((c) => c.startsWith('lf_session=')) ?? null;
+}
+
+export function csrfCookie(res: request.Response): string | null {
+  const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  return cookies.find((c) => c.startsWith('lf_csrf=')) ?? null;
 }
 
 export async function pageToken(agent: Agent): Promise<string> {

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyUsageTracker } from '../../src/auth/key-usage.js';
 import { setApiKeyTier } from '../../src/repositories/api-keys.js';
-import { bearer, insertListing, silentLogger } from '../helpers/factory.js';
+import { bearer, insertListing, silentLogger, testRedis } from '../helpers/factory.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
 import {
   buildWebApp,
@@ -146,7 +146,7 @@ describe('creating a key', () => {
     const page = await agent.get('/api-keys');
     const res = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(page.text), name: 'x', nonce: 'x' });
     expect(res.status).toBe(303);
-    expect((await agent.get('/api-keys')).text).toContain('Please sign in first.');
+    expect((await agent.get(res.headers.location)).text).toContain('Please sign in first.');
   });
 });
 
@@ -218,5 +218,25 @@ describe("today's usage and last use", () => {
     row = keyRow(page.text, 'counted');
     expect(row).toContain('<span class="tier">Pro</span>');
     expect(row).toContain('data-label="Remaining today" class="num">unlimited</td>');
+  });
+
+  // Issue 10, item 11: Redis answers a key that was never counted with nil, which the store
+  // read as NaN ("NaN" and "NaN of 100" on the page).
+  it('shows 0 requests and the whole quota for a key not used yet, with the Redis store', async () => {
+    const redis = testRedis();
+    const prefix = `lftest:usage:${Date.now().toString(36)}:`;
+    try {
+      const redisApp = await buildWebApp(t.db, { redis, redisPrefix: prefix });
+      const { agent } = await signedInAgent(redisApp, 'unused');
+      await createKeyInUi(agent, 'fresh');
+      const row = keyRow((await agent.get('/api-keys')).text, 'fresh');
+      expect(row).not.toContain('NaN');
+      expect(row).toContain('data-label="Requests today" class="num">0</td>');
+      expect(row).toContain('data-label="Remaining today" class="num">100 of 100</td>');
+    } finally {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
   });
 });

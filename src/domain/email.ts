@@ -1,0 +1,21 @@
+// The one form of an email address the service keys accounts by: the throttle's counters,
+// the stored address and every lookup all go through this function, so that two spellings
+// of one address can never reach one account under two throttle buckets (issue 10, item 3:
+// JavaScript lower-cases U+0130 İ to two characters, PostgreSQL's lower() to one).
+//
+// - Unicode NFKC: compatibility forms become their plain letters (fullwidth ａ is a, the
+//   Kelvin sign K is K, the ligature ﬀ is ff), and composed and decomposed accents agree;
+// - JavaScript's toLowerCase (the Unicode default case mapping, locale-independent);
+// - NFKC again, since lower-casing can leave a string that is not normalized;
+// - white space trimmed last (NFKC can turn a spacing mark into a space and a combining one).
+// Applying it twice gives the same as once (a test checks every code point and random strings).
+//
+// Lower-casing is a mapping, not full case folding: ß and ss stay different addresses (as
+// mail systems treat them), ẞ becomes ß, Σ becomes σ (ς at the end of a word), İ becomes
+// i + U+0307 (not plain i). The database compares these stored forms by equality, never with
+// its own lower(), whose Unicode tables differ. The addresses the service accepts for new
+// accounts are ASCII after this step (zod's email rule), so such an address can only ever
+// match an account spelled the same way.
+export function normalizeEmail(email: string): string {
+  return email.normalize('NFKC').toLowerCase().normalize('NFKC').trim();
+}

@@ -1,0 +1,10 @@
+// Control characters: C0 (NUL to U+001F, tab and line breaks included), DEL, and C1
+// (U+0080 to U+009F). None belongs in an id, an email, a name or a search term: NUL is
+// refused by PostgreSQL (22021) and truncates what bcrypt hashes, the others are invisible
+// and forge log lines or display text. Inputs are refused with them at the edge.
+// eslint-disable-next-line no-control-regex
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+export function hasControlCharacter(s: string): boolean {
+  return CONTROL_CHARACTER.test(s);
+}

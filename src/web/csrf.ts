@@ -1,0 +1,34 @@
+import { createHmac } from 'node:crypto';
+import cookieParser from 'cookie-parser';
+import { doubleCsrf } from 'csrf-csrf';
+import type { Request, RequestHandler } from 'express';
+
+export const CSRF_COOKIE = 'lf_csrf';
+
+// CSRF protection without server state (csrf-csrf: the signed double-submit cookie pattern),
+// so that showing a form to an anonymous visitor writes nothing: no session row for every
+// GET /api-keys (issue 10, item 7). Every form carries a token that must equal the HttpOnly
+// cookie `lf_csrf`, and both carry an HMAC, under the service's own secret, of a random
+// value and of the visitor's session id once signed in. A site elsewhere can neither read
+// the cookie nor make one the HMAC accepts, so it cannot forge a form post; that includes the
+// sign-in and sign-up forms (login CSRF), which have no session to tie a token to. A token
+// minted before sign-in is not accepted after it (the session id is part of the HMAC).
+export function csrfProtection(deps: { secrets: () => Promise<string[]>; secureCookie: boolean; path: string }): RequestHandler[] {
+  let secrets: string[] | null = null;
+  const { doubleCsrfProtection } = doubleCsrf({
+    getSecret: () => secrets!,
+    getSessionIdentifier: (req: Request) => (req.session?.accountId ? req.sessionID : ''),
+    cookieName: CSRF_COOKIE,
+    cookieOptions: { httpOnly: true, sameSite: 'strict', path: deps.path, secure: deps.secureCookie },
+    getCsrfTokenFromRequest: (req) => (typeof req.body?._csrf === 'string' ? req.body._csrf : undefined),
+  });
+  const protect: RequestHandler = (req, res, next) => {
+    if (secrets) return doubleCsrfProtection(req, res, next);
+    deps.secrets().then((all) => {
+      // A key of its own, derived from each cookie-signing secret (rotation carries over).
+      secrets = all.map((s) => createHmac('sha256', s).update('lf-csrf-token').digest('base64url'));
+      doubleCsrfProtection(req, res, next);
+    }, next);
+  };
+  return [cookieParser(), protect];
+}
