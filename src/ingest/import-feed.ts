@@ -10,9 +10,9 @@ import { refreshPriceOutliers, refreshStaleFlags } from './flags.js';
 import { DEFAULT_MAX_INPUT_BYTES, type FeedInput, openInput } from './input.js';
 import { normalizeRecord } from './normalize.js';
 import { LOCK_SOURCE, LOCK_WRITE, markInterruptedRuns, reserveRun } from './runs.js';
-import type { FeedEvent, FeedFormat, FeedMode, ImportCounts, ImportReport, NormalizedListing, ProgressEvent, Reject } from './types.js';
+import type { FeedEvent, FeedFormat, FeedMode, ImportCounts, ImportReport, NormalizedListing, ProgressEvent, RawRecord, Reject } from './types.js';
 import { FEED_FORMATS } from './types.js';
-import { applyLifecycle, createStaging, finishStaging, stageIds, stageListings, withdrawalPreview } from './writer.js';
+import { applyLifecycle, createStaging, finishStaging, markSeen, stageIds, stageListings, withdrawalPreview } from './writer.js';
 
 export interface ImportOptions {
   source: string;
@@ -193,25 +193,60 @@ async function stageFeed(trx: Knex.Transaction, opts: ImportOptions, ctx: StageC
     events = FILE_READERS[opts.format](decodeText(input.chunks));
   }
 
-  // External id -> where it was first seen (a duplicate names it).
-  const seen = new Map<string, string>();
-  let batch: NormalizedListing[] = [];
-  let keep: string[] = [];
-  let gone: string[] = [];
-  const flush = async () => {
-    await stageListings(trx, batch);
-    await stageIds(trx, 'keep', keep);
-    await stageIds(trx, 'gone', gone);
-    batch = [];
-    keep = [];
-    gone = [];
-  };
   const reject = (r: Reject) => {
     counts.rejected++;
     // Copies: a string sliced out of the text read would keep that whole piece in memory.
     const copy: Reject = { external_id: r.external_id === null ? null : own(r.external_id), position: own(r.position), reason: own(r.reason) };
     if (rejects.length < MAX_REPORTED_REJECTS) rejects.push(copy);
     opts.onReject?.(copy);
+  };
+
+  // The records of a batch wait here, in file order, until the batch is full; then the
+  // external ids seen in earlier batches are looked up in the staging table of ids seen
+  // (nothing of the kind grows in memory with the file), and the batch is normalized and
+  // staged.
+  let pending: (FeedEvent & { kind: 'record' | 'reject' })[] = [];
+  const flush = async () => {
+    const events = pending;
+    pending = [];
+    // External id -> its first record in this batch, and where it was seen in an earlier one.
+    const first = new Map<string, RawRecord>();
+    for (const e of events) if (e.kind === 'record' && e.record.externalId && !first.has(e.record.externalId)) first.set(e.record.externalId, e.record);
+    const earlier = await markSeen(trx, new Map([...first].map(([id, r]) => [id, r.position])));
+    const batch: NormalizedListing[] = [];
+    const keep: string[] = [];
+    const gone: string[] = [];
+    for (const e of events) {
+      if (e.kind === 'reject') {
+        reject(e.reject);
+        if (e.reject.external_id) keep.push(idOf(opts.source, e.reject.external_id));
+        continue;
+      }
+      const r = e.record;
+      if (r.externalId) {
+        const before = earlier.get(r.externalId) ?? (first.get(r.externalId) !== r ? first.get(r.externalId)!.position : undefined);
+        if (before !== undefined) {
+          reject({ external_id: r.externalId, position: r.position, reason: `external id appears again (first at ${before}); only the first is imported` });
+          continue;
+        }
+      }
+      if (r.action !== 'upsert') {
+        if (!r.externalId) reject({ external_id: null, position: r.position, reason: `no external id: cannot ${r.action === 'delete' ? 'delete' : 'withdraw'} an unnamed listing` });
+        else gone.push(idOf(opts.source, r.externalId));
+        continue;
+      }
+      const n = normalizeRecord(r, { source: opts.source, gazetteer: ctx.gazetteer, now: ctx.now });
+      if (n.ok) {
+        batch.push(n.listing);
+        keep.push(n.listing.id);
+      } else {
+        reject({ external_id: r.externalId, position: r.position, reason: n.reason });
+        if (r.externalId) keep.push(idOf(opts.source, r.externalId));
+      }
+    }
+    await stageListings(trx, batch);
+    await stageIds(trx, 'keep', keep);
+    await stageIds(trx, 'gone', gone);
   };
 
   let declared: FeedMode | null = null;
@@ -222,34 +257,8 @@ async function stageFeed(trx: Knex.Transaction, opts: ImportOptions, ctx: StageC
     }
     counts.read++;
     if (counts.read % PROGRESS_EVERY === 0) progress({ phase: 'read', records: counts.read, bytes: bytesRead(), totalBytes });
-    if (e.kind === 'reject') {
-      reject(e.reject);
-      if (e.reject.external_id) keep.push(idOf(opts.source, e.reject.external_id));
-    } else {
-      const r = e.record;
-      if (r.externalId) {
-        const first = seen.get(r.externalId);
-        if (first !== undefined) {
-          reject({ external_id: r.externalId, position: r.position, reason: `external id appears again (first at ${first}); only the first is imported` });
-          continue;
-        }
-        seen.set(own(r.externalId), r.position);
-      }
-      if (r.action !== 'upsert') {
-        if (!r.externalId) reject({ external_id: null, position: r.position, reason: `no external id: cannot ${r.action === 'delete' ? 'delete' : 'withdraw'} an unnamed listing` });
-        else gone.push(idOf(opts.source, r.externalId));
-      } else {
-        const n = normalizeRecord(r, { source: opts.source, gazetteer: ctx.gazetteer, now: ctx.now });
-        if (n.ok) {
-          batch.push(n.listing);
-          keep.push(n.listing.id);
-        } else {
-          reject({ external_id: r.externalId, position: r.position, reason: n.reason });
-          if (r.externalId) keep.push(idOf(opts.source, r.externalId));
-        }
-      }
-    }
-    if (keep.length + gone.length >= BATCH) await flush();
+    pending.push(e);
+    if (pending.length >= BATCH) await flush();
   }
   await flush();
   progress({ phase: 'parsed', records: counts.read, bytes: bytesRead() });

@@ -27,9 +27,33 @@ export async function createStaging(trx: Db): Promise<void> {
     ) ON COMMIT DROP`);
   await trx.raw(`CREATE TEMP TABLE ingest_keep (id text PRIMARY KEY) ON COMMIT DROP`);
   await trx.raw(`CREATE TEMP TABLE ingest_gone (id text PRIMARY KEY) ON COMMIT DROP`);
+  // The external ids of the file so far and where each was first seen: duplicates are found
+  // here, not in a set in memory that would grow with the file.
+  await trx.raw(`CREATE TEMP TABLE ingest_seen (external_id text PRIMARY KEY, position text NOT NULL) ON COMMIT DROP`);
+}
+
+// Records the external ids of a batch (each with the position of its first record in the
+// batch) and returns those already seen in an earlier batch, with where that was.
+export async function markSeen(trx: Db, first: Map<string, string>): Promise<Map<string, string>> {
+  const earlier = new Map<string, string>();
+  if (first.size === 0) return earlier;
+  const ids = [...first.keys()];
+  const added = await rows<{ external_id: string }>(
+    trx,
+    `INSERT INTO ingest_seen (external_id, position) SELECT * FROM unnest(?::text[], ?::text[]) ON CONFLICT DO NOTHING RETURNING external_id`,
+    [ids, ids.map((id) => first.get(id)!)],
+  );
+  if (added.length === ids.length) return earlier;
+  const isNew = new Set(added.map((r) => r.external_id));
+  const again = ids.filter((id) => !isNew.has(id));
+  for (const r of await rows<{ external_id: string; position: string }>(trx, `SELECT external_id, position FROM ingest_seen WHERE external_id = ANY (?::text[])`, [again])) {
+    earlier.set(r.external_id, r.position);
+  }
+  return earlier;
 }
 
 export async function stageListings(trx: Db, listings: NormalizedListing[]): Promise<void> {
+  if (listings.length === 0) return;
   for (let i = 0; i < listings.length; i += CHUNK) {
     const part = listings.slice(i, i + CHUNK);
     const col = <K extends keyof NormalizedListing>(k: K) => part.map((l) => l[k]);
@@ -49,6 +73,7 @@ export async function stageListings(trx: Db, listings: NormalizedListing[]): Pro
 }
 
 export async function stageIds(trx: Db, set: 'keep' | 'gone', ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
   for (let i = 0; i < ids.length; i += CHUNK * 4) {
     await trx.raw(`INSERT INTO ingest_${set} SELECT DISTINCT unnest(?::text[]) ON CONFLICT DO NOTHING`, [ids.slice(i, i + CHUNK * 4)]);
   }

@@ -49,6 +49,18 @@ describe('the importer reads its input as a stream, within a size limit', () => 
     expect(await t.db('listings').where({ source: 'streamed', status: 'active' }).count('* as n').first()).toEqual({ n: 3099 });
   });
 
+  it('finds an external id seen again far apart in the file (records are staged 2,000 at a time)', async () => {
+    const rows = Array.from({ length: 4500 }, (_, i) => row(i));
+    rows.push(row(3, { price: '1999' }), row(4200, { price: '1999' }));
+    const r = await importFeed(t.db, base({ source: 'dups', input: { text: csvFeed(rows) } }));
+    expect(r.counts).toMatchObject({ read: 4502, created: 4500, rejected: 2 });
+    expect(r.rejects).toEqual([
+      { external_id: 'ST-3', position: 'line 4502', reason: 'external id appears again (first at line 5); only the first is imported' },
+      { external_id: 'ST-4200', position: 'line 4503', reason: 'external id appears again (first at line 4202); only the first is imported' },
+    ]);
+    expect((await t.db('listings').where({ source: 'dups', external_id: 'ST-3' }).first()).price_eur).toBe(1003);
+  });
+
   it('refuses a file over maxBytes before reading it: nothing changed, a failed run recorded', async () => {
     const before = await snapshot(t.db);
     const text = csvFeed(Array.from({ length: 40 }, (_, i) => row(i)));
