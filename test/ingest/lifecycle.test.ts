@@ -88,6 +88,32 @@ describe('life cycle', () => {
     expect((await byExternalId(t.db, 'deltas', 'D3')).status).toBe('inactive');
   });
 
+  it('a file that says it is a delta after its records (JSON "mode", OpenImmo umfang) is a delta', async () => {
+    const listing = (ref: string) => ({
+      ref, offer: 'rent', status: 'available', title: `Flat ${ref}`, price: { amount: 1500, currency: 'EUR', period: 'month' },
+      surface_m2: 400 + Number(ref.slice(1)) * 7, bedrooms: 1, address: { locality: PLACES[Number(ref.slice(1))], country: 'LU' },
+      published_at: '2026-10-01T08:00:00Z',
+    });
+    const json = (text: string, now: Date) => importFeed(t.db, { source: 'latemode', format: 'json', input: { text }, now, gazetteer: gazetteer() });
+    await json(JSON.stringify({ mode: 'full', listings: ['L1', 'L2', 'L3'].map(listing) }), at(0));
+    const r = await json(`{"listings": ${JSON.stringify([listing('L1')])}, "generated_at": "2026-11-02", "mode": "delta"}`, at(1));
+    expect(r.mode).toBe('delta');
+    expect(r.counts).toMatchObject({ read: 1, unchanged: 1, withdrawn: 0 });
+    expect((await t.db('import_runs').where({ id: r.run_id }).first()).mode).toBe('delta');
+
+    const xml = (umfang: string) =>
+      `<?xml version="1.0"?><openimmo><anbieter><immobilie><objektkategorie><vermarktungsart MIETE_PACHT="true"/></objektkategorie>
+       <geo><ort>Mamer</ort></geo><preise><kaltmiete>1700</kaltmiete></preise><flaechen><wohnflaeche>333</wohnflaeche></flaechen>
+       <freitexte><objekttitel>Wohnung</objekttitel></freitexte><verwaltung_techn><objektnr_extern>X1</objektnr_extern></verwaltung_techn>
+       </immobilie></anbieter><uebertragung umfang="${umfang}"/></openimmo>`;
+    const x = (umfang: string, now: Date) => importFeed(t.db, { source: 'latemode', format: 'openimmo', input: { text: xml(umfang) }, now, gazetteer: gazetteer() });
+    const d = await x('TEIL', at(2));
+    expect(d.mode).toBe('delta');
+    expect(d.counts).toMatchObject({ read: 1, created: 1, withdrawn: 0 });
+    // The same file as a snapshot would withdraw the three others: the guard stops it.
+    expect((await x('VOLL', at(3))).refusal).toEqual({ live: 4, would_withdraw: 3 });
+  });
+
   it('the --delta option makes a csv delivery a delta: nothing is withdrawn by absence', async () => {
     await csv('csvdelta', ['C1', 'C2', 'C3'], at(0));
     const r = await csv('csvdelta', ['C1'], at(1), { delta: true });
