@@ -67,6 +67,8 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
   // Runs of imports that died (killed, crashed) are closed first.
   await bookkeeping(markInterruptedRuns);
   const gazetteer = opts.gazetteer ?? (await loadGazetteer(db));
+  // The one place where the importer gets its listing id function.
+  const idOf = listingId;
 
   let runId: number | null = null;
   let mode: FeedMode = opts.delta ? 'delta' : 'full';
@@ -95,7 +97,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       await acquireLock(trx, LOCK_SOURCE, opts.source, progress);
 
       await createStaging(trx);
-      const declared = await stageFeed(trx, opts, { maxBytes, gazetteer, now, progress, counts, rejects });
+      const declared = await stageFeed(trx, opts, { maxBytes, gazetteer, idOf, now, progress, counts, rejects });
       if (declared === 'delta') mode = 'delta';
       await finishStaging(trx);
 
@@ -172,6 +174,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
 interface StageContext {
   maxBytes: number;
   gazetteer: Gazetteer;
+  idOf: (source: string, externalId: string) => string;
   now: Date;
   progress: (e: ProgressEvent) => void;
   // Filled in as the records are read.
@@ -181,7 +184,7 @@ interface StageContext {
 
 // Reads the delivery and stages its records in batches. Returns the mode the file declares.
 async function stageFeed(trx: Knex.Transaction, opts: ImportOptions, ctx: StageContext): Promise<FeedMode | null> {
-  const { counts, rejects, progress } = ctx;
+  const { counts, rejects, progress, idOf } = ctx;
   let bytesRead = () => 0;
   let totalBytes: number | null = null;
   let events: AsyncIterable<FeedEvent>;
@@ -297,9 +300,6 @@ async function acquireLock(trx: Knex.Transaction, ns: number, key: string, progr
   progress({ phase: 'waiting-for-lock', source: key });
   await trx.raw(`SELECT pg_advisory_xact_lock(?, hashtext(?))`, [ns, key]);
 }
-
-// The one place where the importer computes listing ids.
-const idOf = listingId;
 
 // The small writes around an import (the run's row, the source's row) go through the same
 // rows as other writers (import_runs, and whatever triggers other parts of the service hang
