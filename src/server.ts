@@ -7,6 +7,7 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/open.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
+import { recoverInterruptedImports } from './ingest/index.js';
 import { createLogger } from './logger.js';
 import { buildMetricsApp } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
 
   const database = await openDatabase(config, { role: 'server' });
   const { db } = database;
+  // Import runs left 'running' by an importer that died are marked failed (in the background).
+  void recoverInterruptedImports(db).then((n) => n > 0 && logger.warn('%d interrupted import run(s) marked failed', n), (err) => logger.warn({ err }, 'could not check for interrupted imports'));
   if (database.embedded) {
     logger.info('no DATABASE_URL: running on the embedded PostgreSQL in %s', config.EMBEDDED_PG_DIR);
     const [{ count }] = await db('listings').count<{ count: number }[]>('* as count');

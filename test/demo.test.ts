@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTING_TYPES, NATIVE_SOURCE } from '../src/domain/listing.js';
 import { generateDemoData, type DemoData, type DemoFeedStep, type DemoNativeStep } from '../src/demo/generate.js';
 import { seedDemo, type SeedResult } from '../src/demo/seed.js';
-import { FILE_ADAPTERS } from '../src/ingest/adapters/index.js';
+import { FILE_READERS, collectFeed } from '../src/ingest/adapters/index.js';
 import { readCommunes, readDataCsv } from '../src/reference/csv.js';
 import { createTestDb, type TestDb } from './helpers/pg.js';
 
@@ -32,13 +32,13 @@ describe('generateDemoData: the demo feed files', () => {
     feedsOf(data).forEach((f, i) => expect(other[i].bytes.equals(f.bytes), f.fileName).toBe(false));
   });
 
-  it('has full snapshots of at least four agencies in the three formats, plus native posts', () => {
+  it('has full snapshots of at least four agencies in the three formats, plus native posts', async () => {
     const feeds = feedsOf(data);
     const agencies = new Set(feeds.map((f) => f.source));
     expect(agencies.size).toBeGreaterThanOrEqual(4);
     expect(new Set(feeds.map((f) => f.format))).toEqual(new Set(['openimmo', 'csv', 'json']));
     for (const f of feeds) {
-      const parsed = FILE_ADAPTERS[f.format](f.bytes);
+      const parsed = await collectFeed(FILE_READERS[f.format], f.bytes);
       expect(parsed.mode, f.fileName).not.toBe('delta');
       expect(parsed.records.length, f.fileName).toBeGreaterThan(50);
     }

@@ -1,24 +1,37 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { loadConfig } from '../config.js';
 import { createDb } from '../db/knex.js';
 import { runningServer } from '../db/open.js';
-import { FeedParseError, formatReport, importFeed, IngestUsageError, type ImportReport, type ProgressEvent } from '../ingest/index.js';
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  FeedParseError,
+  FeedTooLargeError,
+  formatReport,
+  importFeed,
+  IngestUsageError,
+  type ImportReport,
+  type ProgressEvent,
+} from '../ingest/index.js';
 import { FEED_FORMATS, type FeedFormat } from '../ingest/types.js';
 
 const USAGE = `Usage:
-  npm run ingest -- --source NAME --format openimmo|csv|json FILE [--delta] [--allow-mass-withdrawal] [--rejects FILE.ndjson] [--json]
+  npm run ingest -- --source NAME --format openimmo|csv|json FILE|- [--delta] [--allow-mass-withdrawal] [--max-bytes N] [--rejects FILE.ndjson] [--json]
   npm run ingest -- --source native --format native [--allow-mass-withdrawal] [--rejects FILE.ndjson] [--json]
+
+FILE "-" reads standard input. --max-bytes: the most bytes read (default 512MB; a number,
+or with a unit: 800MB, 2GB).
 
 Exit codes: 0 done (even with rejected records), 1 the file could not be read or parsed
 (nothing changed), 2 usage error, 3 refused by the withdrawal guard (nothing changed),
-4 any other failure (database unreachable...; nothing changed).`;
+4 any other failure (database unreachable...; nothing changed), 5 the input is larger than
+--max-bytes (nothing changed).`;
 
-const EXIT = { ok: 0, unreadable: 1, usage: 2, refused: 3, failed: 4 } as const;
+const EXIT = { ok: 0, unreadable: 1, usage: 2, refused: 3, failed: 4, tooLarge: 5 } as const;
 
-// A bar only pays off on a terminal and for a file big enough to take a while.
-const PROGRESS_BAR_MIN_RECORDS = 5000;
+// Without a terminal, a line every so many records.
+const PROGRESS_LINE_RECORDS = 100_000;
 
 async function main(argv: string[]): Promise<number> {
   let args;
@@ -33,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
         delta: { type: 'boolean', default: false },
         'allow-mass-withdrawal': { type: 'boolean', default: false },
         rejects: { type: 'string' },
+        'max-bytes': { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -51,6 +65,12 @@ async function main(argv: string[]): Promise<number> {
   const format = v.format as FeedFormat;
   if (format === 'native' && positionals.length > 0) return usage('--format native reads the native posts from the database: give no FILE');
   if (format !== 'native' && positionals.length !== 1) return usage(positionals.length === 0 ? 'FILE is required' : 'give exactly one FILE');
+  let maxBytes = DEFAULT_MAX_INPUT_BYTES;
+  if (v['max-bytes'] !== undefined) {
+    const parsed = parseBytes(v['max-bytes']);
+    if (parsed === null) return usage(`--max-bytes "${v['max-bytes']}" is not a size: give a number of bytes, or one with a unit (800MB, 2GB)`);
+    maxBytes = parsed;
+  }
 
   let config;
   try {
@@ -66,24 +86,40 @@ async function main(argv: string[]): Promise<number> {
     );
   }
 
+  // Every reject goes to the file as it is found (the report keeps the first 10,000).
+  let rejectsFile: WriteStream | null = null;
+  if (v.rejects) {
+    try {
+      rejectsFile = await openRejects(v.rejects);
+    } catch (e) {
+      return usage(`cannot write the rejects file ${v.rejects}: ${(e as Error).message}`);
+    }
+  }
   const db = createDb(url, { poolMax: 2 });
   const ui = progressUi(v.json);
   try {
+    const file = positionals[0];
     const report = await importFeed(db, {
       source: v.source,
       format,
-      input: format === 'native' ? undefined : { path: positionals[0] },
+      input: format === 'native' ? undefined : file === '-' ? { stream: process.stdin } : { path: file },
       delta: v.delta,
       allowMassWithdrawal: v['allow-mass-withdrawal'],
+      maxBytes,
       onProgress: ui.onProgress,
+      onReject: rejectsFile ? (r) => rejectsFile.write(`${JSON.stringify(r)}\n`) : undefined,
     });
     ui.stop();
-    if (v.rejects) await writeRejects(v.rejects, report);
     if (v.json) process.stdout.write(`${JSON.stringify(jsonReport(report))}\n`);
     else process.stdout.write(`${formatReport(report)}\n`);
     return report.status === 'refused' ? EXIT.refused : EXIT.ok;
   } catch (e) {
     ui.stop();
+    if (e instanceof FeedTooLargeError) {
+      process.stderr.write(`ingest: ${v.source}: the file could not be imported: ${e.message}. Nothing was changed. Raise --max-bytes if the delivery is really that large.\n`);
+      if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error: e.message })}\n`);
+      return EXIT.tooLarge;
+    }
     if (e instanceof FeedParseError) {
       process.stderr.write(`ingest: ${v.source}: the file could not be imported: ${e.message}. Nothing was changed.\n`);
       if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error: e.message })}\n`);
@@ -95,7 +131,19 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.failed;
   } finally {
     await db.destroy();
+    if (rejectsFile) await closeRejects(rejectsFile);
+    // Standard input may still be open (a delivery cut short by an error).
+    if (positionals[0] === '-') process.stdin.destroy();
   }
+}
+
+// "536870912", "512MB", "512 MiB", "2g": bytes, in binary units.
+function parseBytes(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i.exec(text);
+  if (!m) return null;
+  const unit = (m[2] ?? 'b').toLowerCase()[0];
+  const n = Math.floor(Number(m[1]) * { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[unit as 'b' | 'k' | 'm' | 'g']);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
 function jsonReport(r: ImportReport) {
@@ -107,12 +155,19 @@ function usage(message: string): number {
   return EXIT.usage;
 }
 
-async function writeRejects(file: string, report: ImportReport): Promise<void> {
+async function openRejects(file: string): Promise<WriteStream> {
   const out = createWriteStream(file, { encoding: 'utf8' });
-  for (const r of report.rejects) out.write(`${JSON.stringify(r)}\n`);
   await new Promise<void>((resolve, reject) => {
-    out.on('error', reject);
-    out.end(resolve);
+    out.once('open', () => resolve());
+    out.once('error', reject);
+  });
+  return out;
+}
+
+async function closeRejects(out: WriteStream): Promise<void> {
+  await new Promise<void>((resolve) => {
+    out.once('error', () => resolve());
+    out.end(() => resolve());
   });
 }
 
@@ -120,30 +175,41 @@ async function writeRejects(file: string, report: ImportReport): Promise<void> {
 function progressUi(quiet: boolean) {
   const tty = process.stderr.isTTY && process.stdout.isTTY;
   let bar: cliProgress.SingleBar | null = null;
+  let lastSaid = 0;
   const say = (s: string) => {
     if (!quiet || !tty) process.stderr.write(`${s}\n`);
   };
+  const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
   return {
     onProgress(e: ProgressEvent) {
       switch (e.phase) {
-        case 'parsed':
-          say(`read ${e.records} records`);
-          if (tty && e.records > PROGRESS_BAR_MIN_RECORDS) {
-            bar = new cliProgress.SingleBar({ format: 'normalizing [{bar}] {value}/{total}', stream: process.stderr }, cliProgress.Presets.shades_classic);
-            bar.start(e.records, 0);
+        case 'read':
+          // A bar over the bytes of the file when its size is known, on a terminal.
+          if (tty && e.totalBytes !== null && e.totalBytes > 0) {
+            if (!bar) {
+              bar = new cliProgress.SingleBar(
+                { format: 'reading [{bar}] {percentage}% | {records} records', stream: process.stderr },
+                cliProgress.Presets.shades_classic,
+              );
+              bar.start(e.totalBytes, 0, { records: 0 });
+            }
+            bar.update(e.bytes, { records: e.records });
+          } else if (e.records - lastSaid >= PROGRESS_LINE_RECORDS) {
+            lastSaid = e.records;
+            say(`read ${e.records} records (${mb(e.bytes)})`);
           }
           break;
-        case 'normalize':
-          bar?.update(e.done);
+        case 'parsed':
+          if (bar) {
+            bar.stop();
+            bar = null;
+          }
+          say(`read ${e.records} records`);
           break;
         case 'waiting-for-lock':
           say(e.source === '*' ? 'another import is writing; waiting for it to finish...' : `another import of "${e.source}" is running; waiting for it to finish...`);
           break;
         case 'write':
-          if (bar) {
-            bar.stop();
-            bar = null;
-          }
           say(`writing: ${e.step}`);
           break;
         case 'done':

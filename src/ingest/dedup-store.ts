@@ -3,10 +3,13 @@ import { classifyPair, clusterNodes, RULE, type DedupNode, type ScoredPair } fro
 
 type Db = Knex | Knex.Transaction;
 
-interface NodeRow extends DedupNode {
+interface Standing {
+  id: string;
   status: 'active' | 'merged';
   merged_into: string | null;
 }
+
+interface NodeRow extends DedupNode, Standing {}
 
 const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.lat, ${t}.lng,
   ${t}.area_m2, ${t}.rooms, ${t}.price_eur, jsonb_array_length(${t}.images) AS image_count,
@@ -26,14 +29,21 @@ async function setFrontier(trx: Db, ids: string[]): Promise<void> {
   await trx.raw(`ANALYZE dedup_frontier`);
 }
 
-// Live listings of the frontier and every listing that shares a stored group with one.
-async function loadWithGroups(trx: Db): Promise<NodeRow[]> {
+// Live listings of the frontier and every listing that shares a stored group with one: only
+// their standing (the region of a big import holds every listing it touched; their full rows
+// are read a slice at a time, when they are probed).
+async function loadWithGroups(trx: Db): Promise<Standing[]> {
   const res = await trx.raw(`
     WITH f AS (SELECT l.id, l.merged_into FROM listings l JOIN dedup_frontier x ON x.id = l.id),
          heads AS (SELECT id FROM f UNION SELECT merged_into FROM f WHERE merged_into IS NOT NULL)
-    SELECT ${NODE_COLS('l')} FROM listings l JOIN heads h ON h.id = l.id WHERE l.status IN ('active', 'merged')
+    SELECT l.id, l.status, l.merged_into FROM listings l JOIN heads h ON h.id = l.id WHERE l.status IN ('active', 'merged')
     UNION
-    SELECT ${NODE_COLS('l')} FROM listings l JOIN heads h ON h.id = l.merged_into WHERE l.status = 'merged'`);
+    SELECT l.id, l.status, l.merged_into FROM listings l JOIN heads h ON h.id = l.merged_into WHERE l.status = 'merged'`);
+  return res.rows as Standing[];
+}
+
+async function loadNodes(trx: Db): Promise<NodeRow[]> {
+  const res = await trx.raw(`SELECT ${NODE_COLS('l')} FROM listings l JOIN dedup_frontier x ON x.id = l.id WHERE l.status IN ('active', 'merged')`);
   return res.rows as NodeRow[];
 }
 
@@ -102,30 +112,39 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
   if (touched.length === 0 && formerCanonicals.length === 0) return { merged: 0, newlyFlagged: [], evaluated: 0 };
   await trx.raw(`CREATE TEMP TABLE IF NOT EXISTS dedup_frontier (id text PRIMARY KEY) ON COMMIT DROP`);
 
-  const known = new Map<string, NodeRow>();
+  // The region: every listing whose group is decided again, with its current standing.
+  const region = new Map<string, Standing>();
   const probed = new Set<string>();
-  const region = new Set<string>();
   const pairs = new Map<string, ScoredPair>();
+  // Full rows of the listings that are in a pair: the only ones the grouping looks at.
+  const paired = new Map<string, NodeRow>();
 
   let frontier = [...new Set([...touched, ...formerCanonicals])];
   for (let round = 0; frontier.length > 0 && round < 1000; round++) {
-    await setFrontier(trx, frontier);
-    const group = await loadWithGroups(trx);
-    for (const r of group) {
-      known.set(r.id, r);
-      region.add(r.id);
+    const toProbe: string[] = [];
+    for (let i = 0; i < frontier.length; i += PROBE_SLICE) {
+      await setFrontier(trx, frontier.slice(i, i + PROBE_SLICE));
+      for (const r of await loadWithGroups(trx)) {
+        if (region.has(r.id)) continue;
+        region.set(r.id, r);
+        if (!probed.has(r.id)) toProbe.push(r.id);
+      }
     }
-    const toProbe = group.map((r) => r.id).filter((id) => !probed.has(id));
     const next = new Set<string>();
-    // In slices, so that a dense neighbourhood never brings millions of rows back at once.
+    // In slices, so that a dense neighbourhood never brings millions of rows back at once,
+    // and a big import never holds the rows of all it touched.
     for (let i = 0; i < toProbe.length; i += PROBE_SLICE) {
       await setFrontier(trx, toProbe.slice(i, i + PROBE_SLICE));
+      const probes = new Map((await loadNodes(trx)).map((r) => [r.id, r]));
       for (const r of await loadCandidates(trx)) {
-        if (!known.has(r.row.id)) known.set(r.row.id, r.row);
-        const c = classifyPair(known.get(r.probe)!, r.row);
+        const probe = probes.get(r.probe);
+        if (!probe) continue;
+        const c = classifyPair(probe, r.row);
         if (c.kind === 'none') continue;
         const [a, b] = r.probe < r.row.id ? [r.probe, r.row.id] : [r.row.id, r.probe];
         pairs.set(`${a}|${b}`, { a, b, kind: c.kind, score: c.score });
+        if (!paired.has(probe.id)) paired.set(probe.id, probe);
+        if (!paired.has(r.row.id)) paired.set(r.row.id, r.row);
         if (c.kind === 'merge' && !region.has(r.row.id)) next.add(r.row.id);
       }
     }
@@ -133,15 +152,19 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
     frontier = [...next];
   }
 
-  const regionNodes = new Map<string, DedupNode>();
-  for (const id of region) regionNodes.set(id, known.get(id)!);
-  const canonical = clusterNodes(regionNodes, [...pairs.values()]);
+  // A listing of the region in no merge pair is a group of its own: it is its own canonical.
+  const grouped = new Map<string, DedupNode>();
+  for (const p of pairs.values()) {
+    if (p.kind !== 'merge' || !region.has(p.a) || !region.has(p.b)) continue;
+    grouped.set(p.a, paired.get(p.a)!);
+    grouped.set(p.b, paired.get(p.b)!);
+  }
+  const canonical = clusterNodes(grouped, [...pairs.values()]);
 
   const upd = { id: [] as string[], status: [] as string[], mergedInto: [] as (string | null)[] };
   let merged = 0;
-  for (const id of region) {
-    const row = known.get(id)!;
-    const canon = canonical.get(id)!;
+  for (const [id, row] of region) {
+    const canon = canonical.get(id) ?? id;
     const status = canon === id ? 'active' : 'merged';
     const mergedInto = canon === id ? null : canon;
     if (status === row.status && mergedInto === row.merged_into) continue;

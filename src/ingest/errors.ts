@@ -6,6 +6,19 @@ export class FeedParseError extends Error {
   }
 }
 
+// The delivery is larger than the input limit (importFeed's maxBytes, the CLI's
+// --max-bytes): reading stopped there and nothing is imported (CLI exit code 5). A
+// FeedParseError too, for callers that only ask whether the file could be imported.
+export class FeedTooLargeError extends FeedParseError {
+  constructor(
+    message: string,
+    readonly limit: number,
+  ) {
+    super(message);
+    this.name = 'FeedTooLargeError';
+  }
+}
+
 // Bad arguments to importFeed or the CLI (CLI exit code 2).
 export class IngestUsageError extends Error {
   constructor(message: string) {
@@ -16,6 +29,11 @@ export class IngestUsageError extends Error {
 
 // A field this long is not a listing but a corrupt or hostile file.
 export const MAX_FIELD_CHARS = 1_000_000;
+// Nor is a record (or anything between two records) this long: what a streaming parser
+// holds at any time is bounded by it.
+export const MAX_RECORD_CHARS = 16_000_000;
+// Nor is a record nested this deeply.
+export const MAX_DEPTH = 64;
 
 export function tooLong(what: string, where: string): FeedParseError {
   return new FeedParseError(`${what} at ${where} is longer than ${MAX_FIELD_CHARS.toLocaleString('en')} characters: the file is corrupt or not a feed`);

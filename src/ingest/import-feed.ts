@@ -1,154 +1,154 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { NATIVE_SOURCE, type ListingIdFn } from '../domain/listing.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
 import { loadGazetteer } from '../reference/load.js';
 import { loadListingIds } from '../repositories/listing-ids.js';
-import { FILE_ADAPTERS, readNativePosts } from './adapters/index.js';
+import { decodeText, FILE_READERS, readNativePosts } from './adapters/index.js';
 import { deduplicate } from './dedup-store.js';
 import { FeedParseError, IngestUsageError } from './errors.js';
 import { refreshPriceOutliers, refreshStaleFlags } from './flags.js';
+import { DEFAULT_MAX_INPUT_BYTES, type FeedInput, openInput } from './input.js';
 import { normalizeRecord } from './normalize.js';
-import type { FeedFormat, FeedMode, ImportCounts, ImportReport, NormalizedListing, ParsedFeed, ProgressEvent, Reject } from './types.js';
+import { LOCK_SOURCE, LOCK_WRITE, markInterruptedRuns, reserveRun } from './runs.js';
+import type { FeedEvent, FeedFormat, FeedMode, ImportCounts, ImportReport, NormalizedListing, ProgressEvent, RawRecord, Reject } from './types.js';
 import { FEED_FORMATS } from './types.js';
-import { applyLifecycle, stageBatch, stageIdSets, withdrawalPreview } from './writer.js';
+import { applyLifecycle, createStaging, finishStaging, markSeen, stageIds, stageListings, withdrawalPreview } from './writer.js';
 
 export interface ImportOptions {
   source: string;
   format: FeedFormat;
-  // The delivery: a file path, or its bytes. Not used for format 'native'.
-  input?: { path: string } | Buffer | { text: string };
+  // The delivery: a file path, bytes or text, or a stream of bytes. Not used for format
+  // 'native'.
+  input?: FeedInput;
   // Treat the delivery as a delta even if it does not say so (a file that says it is a
   // delta is one whatever this says).
   delta?: boolean;
   allowMassWithdrawal?: boolean;
+  // The most bytes read from the input (default 512 MB): past it, a FeedTooLargeError and
+  // nothing changed.
+  maxBytes?: number;
   // The clock of this import: timestamps, last_seen_at and the stale rule use it.
   now?: Date;
   gazetteer?: Gazetteer;
   // The keyed listing id function; by default loaded from the database's secret.
   listingIds?: ListingIdFn;
   onProgress?: (e: ProgressEvent) => void;
+  // Every rejected record, as it is found (the report keeps only the first ones).
+  onReject?: (r: Reject) => void;
   // How long to wait for another import (of any source) to finish. Default 10 minutes.
   lockTimeoutMs?: number;
 }
 
 const SOURCE_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
-// import_runs.rejects keeps the first ones; the report and the rejects file have them all.
-const MAX_STORED_REJECTS = 10_000;
-// Advisory lock namespaces (first key of the two-key form).
-const LOCK_SOURCE = 7301;
-const LOCK_WRITE = 7302;
+// The report and import_runs.rejects keep the first rejects; onReject (the CLI's rejects
+// file) sees them all.
+export const MAX_REPORTED_REJECTS = 10_000;
+// Records normalized and staged at a time.
+const BATCH = 2000;
+const PROGRESS_EVERY = 5000;
 
+const zeroCounts = (): ImportCounts => ({
+  read: 0, created: 0, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 0, rejected: 0, withdrawn: 0, merged: 0, flagged: 0,
+});
+
+// One import, in one transaction: the delivery is read as a stream; its records are
+// normalized and staged in batches as they come (memory does not grow with the file but
+// for the external ids seen and the first rejects); once the file is read, the mode is
+// known (a file may declare it after its records), the withdrawal guard decides, and the
+// life cycle, deduplication and flags are applied.
 export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportReport> {
   const now = opts.now ?? new Date();
   const clock = startClock(now);
   const progress = opts.onProgress ?? (() => {});
   validateOptions(opts);
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
 
   const fileName = opts.input && 'path' in opts.input ? path.basename(opts.input.path) : null;
   const lockTimeoutMs = Math.max(1, Math.floor(opts.lockTimeoutMs ?? 600_000));
-  const bookkeeping = (fn: (trx: Knex.Transaction) => Promise<void>) => runPatiently(db, lockTimeoutMs, progress, fn);
-  let run!: { id: number };
-  await bookkeeping(async (trx) => {
-    await trx.raw(`INSERT INTO sources (name, format) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, [opts.source, opts.format]);
-    [run] = (
-      await trx.raw(
-        `INSERT INTO import_runs (source, mode, status, file_name, started_at) VALUES (?, ?, 'running', ?, ?) RETURNING id`,
-        [opts.source, opts.delta ? 'delta' : 'full', fileName, now],
-      )
-    ).rows as { id: number }[];
-  });
+  const bookkeeping = <T>(fn: (trx: Knex.Transaction) => Promise<T>) => runPatiently(db, lockTimeoutMs, progress, fn);
+  // Runs of imports that died (killed, crashed) are closed first.
+  await bookkeeping(markInterruptedRuns);
+  const gazetteer = opts.gazetteer ?? (await loadGazetteer(db));
+  // The one place where the importer gets its listing id function.
+  const idOf = opts.listingIds ?? (await loadListingIds(db));
 
+  let runId: number | null = null;
   let mode: FeedMode = opts.delta ? 'delta' : 'full';
   const rejects: Reject[] = [];
-  let counts: ImportCounts = { read: 0, created: 0, updated: 0, unchanged: 0, reactivated: 0, withdrawn: 0, merged: 0, flagged: 0, rejected: 0 };
-  const finishFailed = (status: 'failed' | 'refused', error: string) =>
+  let counts = zeroCounts();
+  const finishFailed = (error: string) =>
     bookkeeping(async (trx) => {
       await trx.raw(
-        `UPDATE import_runs SET status = ?, mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb, error = ? WHERE id = ?`,
-        [status, mode, clock(), JSON.stringify(counts), JSON.stringify(rejects.slice(0, MAX_STORED_REJECTS)), error, run.id],
+        `UPDATE import_runs SET status = 'failed', mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb, error = ? WHERE id = ?`,
+        [mode, clock(), JSON.stringify(counts), JSON.stringify(rejects), error, runId],
       );
     });
 
   try {
-    const feed = await readFeed(db, opts);
-    if (feed.mode === 'delta' || opts.delta) mode = 'delta';
-    progress({ phase: 'parsed', records: feed.records.length });
-    rejects.push(...feed.rejects);
-    const gazetteer = opts.gazetteer ?? (await loadGazetteer(db));
-    const idOf = opts.listingIds ?? (await loadListingIds(db));
-
-    const listings: NormalizedListing[] = [];
-    const keep: string[] = [];
-    const gone: string[] = [];
-    const seen = new Map<string, string>();
-    feed.records.forEach((r, i) => {
-      if (i % 2000 === 0) progress({ phase: 'normalize', done: i, total: feed.records.length });
-      if (r.externalId) {
-        const first = seen.get(r.externalId);
-        if (first) {
-          rejects.push({ external_id: r.externalId, position: r.position, reason: `external id appears again (first at ${first}); only the first is imported` });
-          return;
-        }
-        seen.set(r.externalId, r.position);
-      }
-      if (r.action !== 'upsert') {
-        if (!r.externalId) rejects.push({ external_id: null, position: r.position, reason: `no external id: cannot ${r.action === 'delete' ? 'delete' : 'withdraw'} an unnamed listing` });
-        else gone.push(idOf(opts.source, r.externalId));
-        return;
-      }
-      const n = normalizeRecord(r, { source: opts.source, gazetteer, now, listingId: idOf });
-      if (n.ok) {
-        listings.push(n.listing);
-        keep.push(n.listing.id);
-      } else {
-        rejects.push({ external_id: r.externalId, position: r.position, reason: n.reason });
-        if (r.externalId) keep.push(idOf(opts.source, r.externalId));
-      }
-    });
-    progress({ phase: 'normalize', done: feed.records.length, total: feed.records.length });
-    counts.read = feed.records.length + feed.rejects.length;
-    counts.rejected = rejects.length;
-    for (const r of feed.rejects) if (r.external_id) keep.push(idOf(opts.source, r.external_id));
-
     const outcome = await db.transaction(async (trx) => {
       await trx.raw(`SET LOCAL statement_timeout = 0`);
       await trx.raw(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
-      await acquireLocks(trx, opts.source, progress);
+      // The run's lock first, then its row: a 'running' row always has a live owner.
+      const id = await reserveRun(trx);
+      await bookkeeping(async (b) => {
+        await b.raw(`INSERT INTO import_runs (id, source, mode, status, file_name, started_at) VALUES (?, ?, ?, 'running', ?, ?)`, [
+          id, opts.source, mode, fileName, now,
+        ]);
+      });
+      runId = id;
+      await acquireLock(trx, LOCK_SOURCE, opts.source, progress);
 
-      progress({ phase: 'write', step: 'staging' });
-      await stageBatch(trx, listings);
-      await stageIdSets(trx, keep, gone);
+      await createStaging(trx);
+      const declared = await stageFeed(trx, opts, { maxBytes, gazetteer, idOf, now, progress, counts, rejects });
+      if (declared === 'delta') mode = 'delta';
+      await finishStaging(trx);
+
+      // Deduplication and the flag rules touch listings of every source: the write phases
+      // of all imports take turns.
+      await acquireLock(trx, LOCK_WRITE, '*', progress);
+      progress({ phase: 'write', step: 'listings' });
+      // One rule for whatever withdraws, a snapshot by absence or a delta by deletion: a
+      // truncated, half-generated or mistaken delivery must never empty a source.
       const preview = await withdrawalPreview(trx, opts.source, mode === 'full');
-      // A truncated or half-generated snapshot must never empty a source.
-      if (mode === 'full' && !opts.allowMassWithdrawal && preview.wouldWithdraw * 2 > preview.live) {
+      if (!opts.allowMassWithdrawal && preview.wouldWithdraw * 2 > preview.live) {
+        const what = mode === 'full' ? 'the snapshot' : 'the delta';
+        await trx.raw(
+          `UPDATE import_runs SET status = 'refused', mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb, error = ? WHERE id = ?`,
+          [
+            mode, clock(), JSON.stringify(counts), JSON.stringify(rejects),
+            `${what} would withdraw ${preview.wouldWithdraw} of ${preview.live} live listings (more than half); nothing was changed`, id,
+          ],
+        );
         return { refused: preview };
       }
-      progress({ phase: 'write', step: 'listings' });
+      // The source becomes known (and public in the stats) with its first data, in the
+      // same transaction: a failed first import leaves no trace but its run.
+      await trx.raw(`INSERT INTO sources (name, format) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, [opts.source, opts.format]);
       const life = await applyLifecycle(trx, opts.source, mode === 'full', now);
       progress({ phase: 'write', step: 'deduplication' });
       const dd = await deduplicate(trx, life.touched, life.formerCanonicals, now);
       progress({ phase: 'write', step: 'flags' });
       const flaggedIds = new Set(dd.newlyFlagged);
-      for (const id of await refreshPriceOutliers(trx, now)) flaggedIds.add(id);
-      for (const id of await refreshStaleFlags(trx, now)) flaggedIds.add(id);
+      for (const fid of await refreshPriceOutliers(trx, now)) flaggedIds.add(fid);
+      for (const fid of await refreshStaleFlags(trx, now)) flaggedIds.add(fid);
       counts = {
         ...counts,
         created: life.created,
         updated: life.updated,
         unchanged: life.unchanged,
         reactivated: life.reactivated,
+        deleted: life.deleted,
+        skipped: life.skipped,
         withdrawn: life.withdrawn,
         merged: dd.merged,
         flagged: flaggedIds.size,
       };
       // The run is recorded 'ok' in the same transaction as the data: the freshness figures
       // of the API never run ahead of what it serves.
-      await trx.raw(
-        `UPDATE import_runs SET status = 'ok', mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb WHERE id = ?`,
-        [mode, clock(), JSON.stringify(counts), JSON.stringify(rejects.slice(0, MAX_STORED_REJECTS)), run.id],
-      );
+      await trx.raw(`UPDATE import_runs SET status = 'ok', mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb WHERE id = ?`, [
+        mode, clock(), JSON.stringify(counts), JSON.stringify(rejects), id,
+      ]);
       return { refused: null };
     });
 
@@ -157,25 +157,123 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       format: opts.format,
       mode,
       status: outcome.refused ? 'refused' : 'ok',
-      run_id: run.id,
+      run_id: runId!,
       started_at: now.toISOString(),
       finished_at: clock().toISOString(),
       counts,
       rejects,
     };
-    if (outcome.refused) {
-      report.refusal = { live: outcome.refused.live, would_withdraw: outcome.refused.wouldWithdraw };
-      await finishFailed(
-        'refused',
-        `the snapshot would withdraw ${outcome.refused.wouldWithdraw} of ${outcome.refused.live} live listings (more than half); nothing was changed`,
-      );
-    }
+    if (outcome.refused) report.refusal = { live: outcome.refused.live, would_withdraw: outcome.refused.wouldWithdraw };
     progress({ phase: 'done' });
     return report;
   } catch (e) {
-    await finishFailed('failed', e instanceof FeedParseError ? e.message : `${(e as Error).name}: ${(e as Error).message}`).catch(() => {});
+    if (runId !== null) {
+      await finishFailed(e instanceof FeedParseError ? e.message : `${(e as Error).name}: ${(e as Error).message}`).catch(() => {});
+    }
     throw e;
   }
+}
+
+interface StageContext {
+  maxBytes: number;
+  gazetteer: Gazetteer;
+  idOf: (source: string, externalId: string) => string;
+  now: Date;
+  progress: (e: ProgressEvent) => void;
+  // Filled in as the records are read.
+  counts: ImportCounts;
+  rejects: Reject[];
+}
+
+// Reads the delivery and stages its records in batches. Returns the mode the file declares.
+async function stageFeed(trx: Knex.Transaction, opts: ImportOptions, ctx: StageContext): Promise<FeedMode | null> {
+  const { counts, rejects, progress, idOf } = ctx;
+  let bytesRead = () => 0;
+  let totalBytes: number | null = null;
+  let events: AsyncIterable<FeedEvent>;
+  if (opts.format === 'native') events = readNativePosts(trx);
+  else {
+    const input = await openInput(opts.input!, ctx.maxBytes);
+    bytesRead = input.bytesRead;
+    totalBytes = input.totalBytes;
+    events = FILE_READERS[opts.format](decodeText(input.chunks));
+  }
+
+  const reject = (r: Reject) => {
+    counts.rejected++;
+    // Copies: a string sliced out of the text read would keep that whole piece in memory.
+    const copy: Reject = { external_id: r.external_id === null ? null : own(r.external_id), position: own(r.position), reason: own(r.reason) };
+    if (rejects.length < MAX_REPORTED_REJECTS) rejects.push(copy);
+    opts.onReject?.(copy);
+  };
+
+  // The records of a batch wait here, in file order, until the batch is full; then the
+  // external ids seen in earlier batches are looked up in the staging table of ids seen
+  // (nothing of the kind grows in memory with the file), and the batch is normalized and
+  // staged.
+  let pending: (FeedEvent & { kind: 'record' | 'reject' })[] = [];
+  const flush = async () => {
+    const events = pending;
+    pending = [];
+    // External id -> its first record in this batch, and where it was seen in an earlier one.
+    const first = new Map<string, RawRecord>();
+    for (const e of events) if (e.kind === 'record' && e.record.externalId && !first.has(e.record.externalId)) first.set(e.record.externalId, e.record);
+    const earlier = await markSeen(trx, new Map([...first].map(([id, r]) => [id, r.position])));
+    const batch: NormalizedListing[] = [];
+    const keep: string[] = [];
+    const gone: string[] = [];
+    for (const e of events) {
+      if (e.kind === 'reject') {
+        reject(e.reject);
+        if (e.reject.external_id) keep.push(idOf(opts.source, e.reject.external_id));
+        continue;
+      }
+      const r = e.record;
+      if (r.externalId) {
+        const before = earlier.get(r.externalId) ?? (first.get(r.externalId) !== r ? first.get(r.externalId)!.position : undefined);
+        if (before !== undefined) {
+          reject({ external_id: r.externalId, position: r.position, reason: `external id appears again (first at ${before}); only the first is imported` });
+          continue;
+        }
+      }
+      if (r.action !== 'upsert') {
+        if (!r.externalId) reject({ external_id: null, position: r.position, reason: `no external id: cannot ${r.action === 'delete' ? 'delete' : 'withdraw'} an unnamed listing` });
+        else gone.push(idOf(opts.source, r.externalId));
+        continue;
+      }
+      const n = normalizeRecord(r, { source: opts.source, gazetteer: ctx.gazetteer, now: ctx.now, listingId: idOf });
+      if (n.ok) {
+        batch.push(n.listing);
+        keep.push(n.listing.id);
+      } else {
+        reject({ external_id: r.externalId, position: r.position, reason: n.reason });
+        if (r.externalId) keep.push(idOf(opts.source, r.externalId));
+      }
+    }
+    await stageListings(trx, batch);
+    await stageIds(trx, 'keep', keep);
+    await stageIds(trx, 'gone', gone);
+  };
+
+  let declared: FeedMode | null = null;
+  for await (const e of events) {
+    if (e.kind === 'mode') {
+      declared = e.mode;
+      continue;
+    }
+    counts.read++;
+    if (counts.read % PROGRESS_EVERY === 0) progress({ phase: 'read', records: counts.read, bytes: bytesRead(), totalBytes });
+    pending.push(e);
+    if (pending.length >= BATCH) await flush();
+  }
+  await flush();
+  progress({ phase: 'parsed', records: counts.read, bytes: bytesRead() });
+  return declared;
+}
+
+// A string of its own (not a slice of a larger one).
+function own(s: string): string {
+  return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
 }
 
 function validateOptions(opts: ImportOptions): void {
@@ -189,66 +287,46 @@ function validateOptions(opts: ImportOptions): void {
   if (opts.format !== 'native' && opts.source === NATIVE_SOURCE) throw new IngestUsageError(`source "${NATIVE_SOURCE}" is imported with format native only`);
   if (opts.format !== 'native' && !opts.input) throw new IngestUsageError('no input file given');
   if (opts.format === 'native' && opts.delta) throw new IngestUsageError('native posts are always imported as a full snapshot');
-}
-
-async function readFeed(db: Knex, opts: ImportOptions): Promise<ParsedFeed> {
-  if (opts.format === 'native') return readNativePosts(db);
-  const input = opts.input!;
-  let bytes: Buffer | string;
-  if (Buffer.isBuffer(input)) bytes = input;
-  else if ('text' in input) bytes = input.text;
-  else {
-    try {
-      bytes = await readFile(input.path);
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      throw new FeedParseError(`cannot read ${input.path}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message}`);
-    }
+  if (opts.maxBytes !== undefined && !(Number.isSafeInteger(opts.maxBytes) && opts.maxBytes > 0)) {
+    throw new IngestUsageError(`maxBytes must be a positive whole number of bytes, not ${String(opts.maxBytes)}`);
   }
-  return FILE_ADAPTERS[opts.format](bytes);
 }
 
 // One import of a source at a time (the second one waits, and says so), and the write
 // phases of imports of different sources one after the other: deduplication and the flag
 // rules touch listings of every source, and serialising them rules out deadlocks between
-// two imports. Both are transaction-level advisory locks, released at commit or rollback;
-// the API's reads take no lock that these could block.
-async function acquireLocks(trx: Knex.Transaction, source: string, progress: (e: ProgressEvent) => void): Promise<void> {
-  const tryLock = async (ns: number, key: string) =>
-    ((await trx.raw(`SELECT pg_try_advisory_xact_lock(?, hashtext(?)) AS ok`, [ns, key])).rows[0] as { ok: boolean }).ok;
-  if (!(await tryLock(LOCK_SOURCE, source))) {
-    progress({ phase: 'waiting-for-lock', source });
-    await trx.raw(`SELECT pg_advisory_xact_lock(?, hashtext(?))`, [LOCK_SOURCE, source]);
-  }
-  if (!(await tryLock(LOCK_WRITE, '*'))) {
-    progress({ phase: 'waiting-for-lock', source: '*' });
-    await trx.raw(`SELECT pg_advisory_xact_lock(?, hashtext(?))`, [LOCK_WRITE, '*']);
-  }
+// two imports. Transaction-level advisory locks, released at commit or rollback; the API's
+// reads take no lock that these could block.
+async function acquireLock(trx: Knex.Transaction, ns: number, key: string, progress: (e: ProgressEvent) => void): Promise<void> {
+  const [{ ok }] = (await trx.raw(`SELECT pg_try_advisory_xact_lock(?, hashtext(?)) AS ok`, [ns, key])).rows as { ok: boolean }[];
+  if (ok) return;
+  progress({ phase: 'waiting-for-lock', source: key });
+  await trx.raw(`SELECT pg_advisory_xact_lock(?, hashtext(?))`, [ns, key]);
 }
 
 // The small writes around an import (the run's row, the source's row) go through the same
 // rows as other writers (import_runs, and whatever triggers other parts of the service hang
 // on it), so they may have to wait for another import's commit. They wait up to the lock
 // timeout, not the connection's statement timeout, and say that they are waiting.
-async function runPatiently(
+async function runPatiently<T>(
   db: Knex,
   lockTimeoutMs: number,
   progress: (e: ProgressEvent) => void,
-  fn: (trx: Knex.Transaction) => Promise<void>,
-): Promise<void> {
+  fn: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
   const attempt = (timeoutMs: number) =>
     db.transaction(async (trx) => {
       await trx.raw(`SET LOCAL statement_timeout = 0`);
       await trx.raw(`SET LOCAL lock_timeout = ${timeoutMs}`);
-      await fn(trx);
+      return fn(trx);
     });
   try {
-    await attempt(Math.min(1000, lockTimeoutMs));
+    return await attempt(Math.min(1000, lockTimeoutMs));
   } catch (e) {
     // 55P03 lock_not_available: someone else holds the rows; wait for them in earnest.
     if ((e as { code?: string }).code !== '55P03' || lockTimeoutMs <= 1000) throw e;
     progress({ phase: 'waiting-for-lock', source: '*' });
-    await attempt(lockTimeoutMs);
+    return attempt(lockTimeoutMs);
   }
 }
 

@@ -4,3 +4,6 @@ export { FeedParseError, IngestUsageError } from './errors.js';
 export { refreshStaleFlags, refreshPriceOutliers } from './flags.js';
 export { formatReport } from './report.js';
 export type { FeedFormat, FeedMode, ImportCounts, ImportReport, ProgressEvent, Reject } from './types.js';
+export { FeedTooLargeError } from './errors.js';
+export { DEFAULT_MAX_INPUT_BYTES, type FeedInput } from './input.js';
+export { recoverInterruptedImports } from './runs.js';

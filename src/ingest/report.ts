@@ -1,6 +1,7 @@
 import type { ImportReport } from './types.js';
 
-const ORDER = ['read', 'created', 'updated', 'unchanged', 'reactivated', 'withdrawn', 'merged', 'flagged', 'rejected'] as const;
+// The records first (read is the sum of the next seven), then what the run did to listings.
+const ORDER = ['read', 'created', 'updated', 'unchanged', 'reactivated', 'deleted', 'skipped', 'rejected', 'withdrawn', 'merged', 'flagged'] as const;
 
 // The report as a person reads it on a terminal.
 export function formatReport(r: ImportReport, maxRejects = 20): string {
@@ -11,12 +12,13 @@ export function formatReport(r: ImportReport, maxRejects = 20): string {
   for (const k of ORDER) lines.push(`  ${k.padEnd(width)}  ${r.counts[k]}`);
   if (r.refusal) {
     lines.push(
-      `  refused: this snapshot would withdraw ${r.refusal.would_withdraw} of the source's ${r.refusal.live} live listings (more than half).`,
+      `  refused: this ${r.mode === 'full' ? 'snapshot' : 'delta'} would withdraw ${r.refusal.would_withdraw} of the source's ${r.refusal.live} live listings (more than half).`,
       `  Nothing was changed. If the withdrawal is real, run again with --allow-mass-withdrawal.`,
     );
   }
   if (r.rejects.length > 0) {
-    lines.push(`  rejected records${r.rejects.length > maxRejects ? ` (first ${maxRejects} of ${r.rejects.length})` : ''}:`);
+    const total = Math.max(r.counts.rejected, r.rejects.length);
+    lines.push(`  rejected records${total > maxRejects ? ` (first ${Math.min(maxRejects, r.rejects.length)} of ${total})` : ''}:`);
     for (const x of r.rejects.slice(0, maxRejects)) lines.push(`    ${x.position}${x.external_id ? ` ${x.external_id}` : ''}: ${x.reason}`);
   }
   return lines.join('\n');

@@ -47,11 +47,16 @@ export interface Reject {
   reason: string;
 }
 
+// What a streaming adapter reports, in file order: a record, a record it could not read at
+// all (not an object, wrong column count...), or what the file says of itself (openimmo
+// umfang, json mode), which may come before, between or after the records.
+export type FeedEvent = { kind: 'record'; record: RawRecord } | { kind: 'reject'; reject: Reject } | { kind: 'mode'; mode: FeedMode };
+
+// A whole feed in memory: what the adapters' convenience functions (tests, tools) return.
 export interface ParsedFeed {
-  // What the file says of itself (openimmo umfang, json mode); null when it cannot say (csv).
+  // What the file says of itself; null when it cannot say (csv).
   mode: FeedMode | null;
   records: RawRecord[];
-  // Records the adapter could not read at all (not an object, wrong column count...).
   rejects: Reject[];
 }
 
@@ -62,16 +67,26 @@ export type NormalizedListing = ListingContent & {
   content_hash: string;
 };
 
+// Every record read ends in exactly one of created, updated, unchanged, reactivated,
+// deleted, skipped and rejected (for a run that is not refused): read is their sum.
+// withdrawn counts listings, not records: those deleted by a record of the file plus those
+// a full snapshot no longer contains.
 export interface ImportCounts {
   read: number;
   created: number;
   updated: number;
   unchanged: number;
   reactivated: number;
+  // Records that withdrew a live listing: a delta's deletion, or a record saying the
+  // listing is sold, let, reserved or withdrawn.
+  deleted: number;
+  // Records that asked to withdraw a listing that was not live (unknown, or already
+  // withdrawn): nothing to do.
+  skipped: number;
+  rejected: number;
   withdrawn: number;
   merged: number;
   flagged: number;
-  rejected: number;
 }
 
 export interface ImportReport {
@@ -83,14 +98,17 @@ export interface ImportReport {
   started_at: string;
   finished_at: string;
   counts: ImportCounts;
+  // The first MAX_REPORTED_REJECTS rejects (counts.rejected has them all; the onReject
+  // option of importFeed sees every one).
   rejects: Reject[];
   // Set when the withdrawal guard refused the import.
   refusal?: { live: number; would_withdraw: number };
 }
 
 export type ProgressEvent =
-  | { phase: 'parsed'; records: number }
-  | { phase: 'normalize'; done: number; total: number }
+  // While reading: records so far, bytes so far, and the size of the input when known.
+  | { phase: 'read'; records: number; bytes: number; totalBytes: number | null }
+  | { phase: 'parsed'; records: number; bytes: number }
   | { phase: 'waiting-for-lock'; source: string }
   | { phase: 'write'; step: string }
   | { phase: 'done' };

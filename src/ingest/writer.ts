@@ -10,10 +10,13 @@ async function rows<T>(db: Db, sql: string, bindings: readonly unknown[] = []): 
   return res.rows as T[];
 }
 
-// The normalized records go into a temporary table in a few statements of array
-// parameters (unnest), never one round trip per record; every later step is set-based SQL
-// joining that table.
-export async function stageBatch(trx: Db, listings: NormalizedListing[]): Promise<void> {
+// The normalized records go into a temporary table batch by batch as the file is read, in
+// a few statements of array parameters (unnest), never one round trip per record; every
+// later step is set-based SQL joining that table. Beside it: the ids a full snapshot must
+// not withdraw (its valid records, and its rejected records whose id is known: the agency
+// still lists them, we just could not read this version) and the ids the feed explicitly
+// withdraws (deleted, sold, let...).
+export async function createStaging(trx: Db): Promise<void> {
   await trx.raw(`
     CREATE TEMP TABLE ingest_batch (
       id text PRIMARY KEY, external_id text NOT NULL, title text NOT NULL, price_eur integer NOT NULL,
@@ -22,6 +25,35 @@ export async function stageBatch(trx: Db, listings: NormalizedListing[]): Promis
       images jsonb NOT NULL, source_url text, created_at timestamptz, created_kind text, content_hash text NOT NULL,
       prev_status text, prev_hash text
     ) ON COMMIT DROP`);
+  await trx.raw(`CREATE TEMP TABLE ingest_keep (id text PRIMARY KEY) ON COMMIT DROP`);
+  await trx.raw(`CREATE TEMP TABLE ingest_gone (id text PRIMARY KEY) ON COMMIT DROP`);
+  // The external ids of the file so far and where each was first seen: duplicates are found
+  // here, not in a set in memory that would grow with the file.
+  await trx.raw(`CREATE TEMP TABLE ingest_seen (external_id text PRIMARY KEY, position text NOT NULL) ON COMMIT DROP`);
+}
+
+// Records the external ids of a batch (each with the position of its first record in the
+// batch) and returns those already seen in an earlier batch, with where that was.
+export async function markSeen(trx: Db, first: Map<string, string>): Promise<Map<string, string>> {
+  const earlier = new Map<string, string>();
+  if (first.size === 0) return earlier;
+  const ids = [...first.keys()];
+  const added = await rows<{ external_id: string }>(
+    trx,
+    `INSERT INTO ingest_seen (external_id, position) SELECT * FROM unnest(?::text[], ?::text[]) ON CONFLICT DO NOTHING RETURNING external_id`,
+    [ids, ids.map((id) => first.get(id)!)],
+  );
+  if (added.length === ids.length) return earlier;
+  const isNew = new Set(added.map((r) => r.external_id));
+  const again = ids.filter((id) => !isNew.has(id));
+  for (const r of await rows<{ external_id: string; position: string }>(trx, `SELECT external_id, position FROM ingest_seen WHERE external_id = ANY (?::text[])`, [again])) {
+    earlier.set(r.external_id, r.position);
+  }
+  return earlier;
+}
+
+export async function stageListings(trx: Db, listings: NormalizedListing[]): Promise<void> {
+  if (listings.length === 0) return;
   for (let i = 0; i < listings.length; i += CHUNK) {
     const part = listings.slice(i, i + CHUNK);
     const col = <K extends keyof NormalizedListing>(k: K) => part.map((l) => l[k]);
@@ -38,22 +70,21 @@ export async function stageBatch(trx: Db, listings: NormalizedListing[]): Promis
       ] as unknown as Knex.RawBinding[],
     );
   }
-  await trx.raw(`UPDATE ingest_batch b SET prev_status = l.status, prev_hash = l.content_hash FROM listings l WHERE l.id = b.id`);
-  await trx.raw(`ANALYZE ingest_batch`);
 }
 
-// Ids a full snapshot must not withdraw (its valid records, and its rejected records whose
-// id is known: the agency still lists them, we just could not read this version) and ids
-// the feed explicitly withdraws (deleted, sold, let...).
-export async function stageIdSets(trx: Db, keep: string[], gone: string[]): Promise<void> {
-  await trx.raw(`CREATE TEMP TABLE ingest_keep (id text PRIMARY KEY) ON COMMIT DROP`);
-  await trx.raw(`CREATE TEMP TABLE ingest_gone (id text PRIMARY KEY) ON COMMIT DROP`);
-  for (let i = 0; i < keep.length; i += CHUNK * 4) {
-    await trx.raw(`INSERT INTO ingest_keep SELECT DISTINCT unnest(?::text[]) ON CONFLICT DO NOTHING`, [keep.slice(i, i + CHUNK * 4)]);
+export async function stageIds(trx: Db, set: 'keep' | 'gone', ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  for (let i = 0; i < ids.length; i += CHUNK * 4) {
+    await trx.raw(`INSERT INTO ingest_${set} SELECT DISTINCT unnest(?::text[]) ON CONFLICT DO NOTHING`, [ids.slice(i, i + CHUNK * 4)]);
   }
-  for (let i = 0; i < gone.length; i += CHUNK * 4) {
-    await trx.raw(`INSERT INTO ingest_gone SELECT DISTINCT unnest(?::text[]) ON CONFLICT DO NOTHING`, [gone.slice(i, i + CHUNK * 4)]);
-  }
+}
+
+// Once every batch is in: what each staged listing was before this import.
+export async function finishStaging(trx: Db): Promise<void> {
+  await trx.raw(`UPDATE ingest_batch b SET prev_status = l.status, prev_hash = l.content_hash FROM listings l WHERE l.id = b.id`);
+  await trx.raw(`ANALYZE ingest_batch`);
+  await trx.raw(`ANALYZE ingest_keep`);
+  await trx.raw(`ANALYZE ingest_gone`);
 }
 
 function withdrawalFilter(full: boolean): string {
@@ -80,6 +111,9 @@ export interface LifecycleResult {
   unchanged: number;
   reactivated: number;
   withdrawn: number;
+  // Records of the feed that withdrew a live listing, and those whose listing was not live.
+  deleted: number;
+  skipped: number;
   // Listings whose dedup standing may have changed, and the groups they belonged to.
   touched: string[];
   formerCanonicals: string[];
@@ -95,7 +129,7 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
        FROM ingest_batch`,
   );
 
-  const withdrawn = await rows<{ id: string; old_merged_into: string | null }>(
+  const withdrawn = await rows<{ id: string; old_merged_into: string | null; by_record: boolean }>(
     trx,
     `WITH gone AS (
        SELECT l.id, l.merged_into FROM listings l
@@ -105,9 +139,12 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
         SET status = 'inactive', merged_into = NULL, removed_at = ?, updated_at = ?,
             flags = array_remove(l.flags, 'possible_duplicate')
        FROM gone WHERE l.id = gone.id
-     RETURNING l.id, gone.merged_into AS old_merged_into`,
+     RETURNING l.id, gone.merged_into AS old_merged_into,
+               EXISTS (SELECT 1 FROM ingest_gone g WHERE g.id = l.id) AS by_record`,
     [source, now, now],
   );
+  const [{ asked }] = await rows<{ asked: number }>(trx, `SELECT count(*)::int AS asked FROM ingest_gone`);
+  const deleted = withdrawn.filter((w) => w.by_record).length;
 
   await trx.raw(
     `INSERT INTO listings (id, source, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng,
@@ -153,6 +190,8 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
   return {
     ...c,
     withdrawn: withdrawn.length,
+    deleted,
+    skipped: asked - deleted,
     touched: [...created.map((r) => r.id), ...changed.map((r) => r.id), ...withdrawn.map((r) => r.id)],
     formerCanonicals: [...formerCanonicals],
   };

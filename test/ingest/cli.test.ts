@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,35 @@ function ingest(args: string[], env: Record<string, string | undefined>): Promis
 }
 
 const lastJson = (out: string) => JSON.parse(out.trim().split('\n').at(-1)!);
+
+// The CLI reading standard input ("-"), fed an endless CSV until it stops reading.
+function ingestEndlessStdin(args: string[], env: Record<string, string>): Promise<Run & { fed: number }> {
+  return new Promise((resolve) => {
+    const child = spawn('npx', ['tsx', 'src/cli/ingest.ts', ...args, '-'], { cwd: projectRoot, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    let fed = 0;
+    let open = true;
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.on('error', () => (open = false));
+    const row = 'E1;Location;Appartement;Studio;1200;30;1;;Mamer;;;;;;01/11/2026 10:00;\n'.repeat(1000);
+    const feed = () => {
+      while (open && child.exitCode === null) {
+        fed += row.length;
+        if (!child.stdin.write(row)) return void child.stdin.once('drain', feed);
+      }
+    };
+    child.stdin.write(`${readFileSync(fixture('moselle-immo.csv'), 'utf8').split('\n')[0]}\n`);
+    feed();
+    const timer = setTimeout(() => child.kill(), 120_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      open = false;
+      resolve({ code: code ?? -1, stdout, stderr, fed });
+    });
+  });
+}
 
 describe('npm run ingest (the CLI)', () => {
   let t: TestDb;
@@ -84,5 +113,39 @@ describe('npm run ingest (the CLI)', () => {
     const forced = await ingest(['--source', 'moselle-immo', '--format', 'csv', csvHeaderOnly, '--allow-mass-withdrawal', '--json'], { DATABASE_URL: t.url });
     expect(forced.code).toBe(0);
     expect(lastJson(forced.stdout)).toMatchObject({ status: 'ok', withdrawn: 4 });
+  });
+
+  it('exit 5 past --max-bytes, for a file and for an endless standard input; /dev/zero stops at once', { timeout: 300_000 }, async () => {
+    const before = await t.db('listings').count('* as n').first();
+    const small = await ingest(['--source', 'capped', '--format', 'csv', fixture('moselle-immo.csv'), '--max-bytes', '500'], { DATABASE_URL: t.url });
+    expect(small.code, small.stderr).toBe(5);
+    expect(small.stderr).toMatch(/more than the limit of 500 bytes \(--max-bytes\).*Nothing was changed/);
+
+    const endless = await ingestEndlessStdin(['--source', 'capped', '--format', 'csv', '--max-bytes', '2MB'], { DATABASE_URL: t.url });
+    expect(endless.code, endless.stderr).toBe(5);
+    expect(endless.stderr).toMatch(/larger than the limit of 2 MB/);
+
+    const t0 = Date.now();
+    const zero = await ingest(['--source', 'capped', '--format', 'csv', '/dev/zero'], { DATABASE_URL: t.url });
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toMatch(/NUL bytes: it is binary/);
+    expect(Date.now() - t0).toBeLessThan(60_000);
+
+    const bad = await ingest(['--source', 'capped', '--format', 'csv', fixture('moselle-immo.csv'), '--max-bytes', 'lots'], { DATABASE_URL: t.url });
+    expect(bad.code).toBe(2);
+    expect(await t.db('listings').count('* as n').first()).toEqual(before);
+  });
+
+  it('exit 3 when a delta would withdraw more than half of the source', async () => {
+    const json = readFileSync(fixture('capital-homes.json'), 'utf8');
+    const full = path.join(dir, 'capital-full.json');
+    writeFileSync(full, json);
+    expect((await ingest(['--source', 'capital-homes', '--format', 'json', full], { DATABASE_URL: t.url })).code).toBe(0);
+    const doc = JSON.parse(json) as { mode: string; listings: { status: string }[] };
+    const delta = path.join(dir, 'capital-delete-all.json');
+    writeFileSync(delta, JSON.stringify({ ...doc, mode: 'delta', listings: doc.listings.map((l) => ({ ...l, status: 'deleted' })) }));
+    const r = await ingest(['--source', 'capital-homes', '--format', 'json', delta], { DATABASE_URL: t.url });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stdout).toMatch(/refused: this delta would withdraw 2 of the source's 2 live listings/);
   });
 });

@@ -14,10 +14,10 @@ const RUNS = 300;
 // The contract of an adapter plus the normalizer: a feed either parses (each record then
 // becomes a listing or a reject with a reason) or fails as a whole with a FeedParseError.
 // Nothing else may escape: no TypeError, no RangeError, no hang.
-function survives(parse: () => ParsedFeed): void {
+async function survives(parse: () => Promise<ParsedFeed>): Promise<void> {
   let feed: ParsedFeed;
   try {
-    feed = parse();
+    feed = await parse();
   } catch (e) {
     if (e instanceof FeedParseError) return;
     throw e;
@@ -56,64 +56,64 @@ const csv = readFileSync(fixture('moselle-immo.csv'), 'utf8');
 const json = readFileSync(fixture('capital-homes.json'), 'utf8');
 
 describe('fuzzing: adapters only ever reject records or fail with a parse error', () => {
-  it('openimmo: arbitrary text and bytes', () => {
-    fc.assert(fc.property(fc.string(), (s) => survives(() => parseOpenImmo(s))), { numRuns: RUNS });
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (b) => survives(() => parseOpenImmo(Buffer.from(b)))), { numRuns: RUNS });
+  it('openimmo: arbitrary text and bytes', async () => {
+    await fc.assert(fc.asyncProperty(fc.string(), (s) => survives(() => parseOpenImmo(s))), { numRuns: RUNS });
+    await fc.assert(fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), (b) => survives(() => parseOpenImmo(Buffer.from(b)))), { numRuns: RUNS });
   });
-  it('openimmo: mutated sample', () => {
-    fc.assert(fc.property(mutated(xml), (s) => survives(() => parseOpenImmo(s))), { numRuns: RUNS });
+  it('openimmo: mutated sample', async () => {
+    await fc.assert(fc.asyncProperty(mutated(xml), (s) => survives(() => parseOpenImmo(s))), { numRuns: RUNS });
   });
-  it('openimmo: arbitrary element values in a valid structure', () => {
+  it('openimmo: arbitrary element values in a valid structure', async () => {
     const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
-    fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 30 }), { minLength: 8, maxLength: 8 }), (v) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ maxLength: 30 }), { minLength: 8, maxLength: 8 }), async (v) => {
         const doc = xml
           .replace('2150.00', esc(v[0])).replace('78.50', esc(v[1])).replace('<anzahl_zimmer>3<', `<anzahl_zimmer>${esc(v[2])}<`)
           .replace('Belair', esc(v[3])).replace('49.61152', esc(v[4])).replace('IN-2026-0042', esc(v[5]))
           .replace('2026-11-19', esc(v[6])).replace('MIETE_PACHT="true"', `MIETE_PACHT="${esc(v[7])}"`);
-        survives(() => parseOpenImmo(doc));
+        await survives(() => parseOpenImmo(doc));
       }),
       { numRuns: RUNS },
     );
   });
 
-  it('csv: arbitrary text and bytes, after a valid header too', () => {
-    fc.assert(fc.property(fc.string(), (s) => survives(() => parseCsvFeed(s))), { numRuns: RUNS });
-    fc.assert(fc.property(fc.string(), (s) => survives(() => parseCsvFeed(`${CSV_HEADER_LINE}\n${s}`))), { numRuns: RUNS });
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (b) => survives(() => parseCsvFeed(Buffer.from(b)))), { numRuns: RUNS });
+  it('csv: arbitrary text and bytes, after a valid header too', async () => {
+    await fc.assert(fc.asyncProperty(fc.string(), (s) => survives(() => parseCsvFeed(s))), { numRuns: RUNS });
+    await fc.assert(fc.asyncProperty(fc.string(), (s) => survives(() => parseCsvFeed(`${CSV_HEADER_LINE}\n${s}`))), { numRuns: RUNS });
+    await fc.assert(fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), (b) => survives(() => parseCsvFeed(Buffer.from(b)))), { numRuns: RUNS });
   });
-  it('csv: rows of arbitrary fields', () => {
+  it('csv: rows of arbitrary fields', async () => {
     const field = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('1 250 €', '85,5 m²', '', 'oui', '49,6', '6.1', 'Belvaux', 'Vente', '21/11/2026 14:03', '4 900 CHF'));
-    fc.assert(
-      fc.property(fc.array(fc.array(field, { minLength: 0, maxLength: 18 }), { maxLength: 5 }), (rows) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(field, { minLength: 0, maxLength: 18 }), { maxLength: 5 }), async (rows) => {
         const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
-        survives(() => parseCsvFeed([CSV_HEADER_LINE, ...rows.map((r) => r.map(q).join(';'))].join('\n')));
+        await survives(() => parseCsvFeed([CSV_HEADER_LINE, ...rows.map((r) => r.map(q).join(';'))].join('\n')));
       }),
       { numRuns: RUNS },
     );
   });
-  it('csv: mutated sample', () => {
-    fc.assert(fc.property(mutated(csv), (s) => survives(() => parseCsvFeed(s))), { numRuns: RUNS });
+  it('csv: mutated sample', async () => {
+    await fc.assert(fc.asyncProperty(mutated(csv), (s) => survives(() => parseCsvFeed(s))), { numRuns: RUNS });
   });
 
-  it('json: arbitrary text, bytes and JSON values', () => {
-    fc.assert(fc.property(fc.string(), (s) => survives(() => parseJsonFeed(s))), { numRuns: RUNS });
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (b) => survives(() => parseJsonFeed(Buffer.from(b)))), { numRuns: RUNS });
-    fc.assert(fc.property(fc.jsonValue(), (v) => survives(() => parseJsonFeed(JSON.stringify(v)))), { numRuns: RUNS });
+  it('json: arbitrary text, bytes and JSON values', async () => {
+    await fc.assert(fc.asyncProperty(fc.string(), (s) => survives(() => parseJsonFeed(s))), { numRuns: RUNS });
+    await fc.assert(fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), (b) => survives(() => parseJsonFeed(Buffer.from(b)))), { numRuns: RUNS });
+    await fc.assert(fc.asyncProperty(fc.jsonValue(), (v) => survives(() => parseJsonFeed(JSON.stringify(v)))), { numRuns: RUNS });
   });
-  it('json: listings of arbitrary values in every field', () => {
+  it('json: listings of arbitrary values in every field', async () => {
     const sample = JSON.parse(json) as { listings: Record<string, unknown>[] };
     const keys = Object.keys(sample.listings[0]);
-    fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom(...keys), fc.jsonValue({ maxDepth: 3 })), { maxLength: 6 }), fc.nat({ max: 2 }), (edits, i) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom(...keys), fc.jsonValue({ maxDepth: 3 })), { maxLength: 6 }), fc.nat({ max: 2 }), async (edits, i) => {
         const listing = { ...sample.listings[i] };
         for (const [k, v] of edits) listing[k] = v;
-        survives(() => parseJsonFeed(JSON.stringify({ mode: 'full', listings: [listing] })));
+        await survives(() => parseJsonFeed(JSON.stringify({ mode: 'full', listings: [listing] })));
       }),
       { numRuns: RUNS },
     );
   });
-  it('json: mutated sample', () => {
-    fc.assert(fc.property(mutated(json), (s) => survives(() => parseJsonFeed(s))), { numRuns: RUNS });
+  it('json: mutated sample', async () => {
+    await fc.assert(fc.asyncProperty(mutated(json), (s) => survives(() => parseJsonFeed(s))), { numRuns: RUNS });
   });
 });

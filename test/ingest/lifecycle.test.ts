@@ -88,6 +88,32 @@ describe('life cycle', () => {
     expect((await byExternalId(t.db, 'deltas', 'D3')).status).toBe('inactive');
   });
 
+  it('a file that says it is a delta after its records (JSON "mode", OpenImmo umfang) is a delta', async () => {
+    const listing = (ref: string) => ({
+      ref, offer: 'rent', status: 'available', title: `Flat ${ref}`, price: { amount: 1500, currency: 'EUR', period: 'month' },
+      surface_m2: 400 + Number(ref.slice(1)) * 7, bedrooms: 1, address: { locality: PLACES[Number(ref.slice(1))], country: 'LU' },
+      published_at: '2026-10-01T08:00:00Z',
+    });
+    const json = (text: string, now: Date) => importFeed(t.db, { source: 'latemode', format: 'json', input: { text }, now, gazetteer: gazetteer() });
+    await json(JSON.stringify({ mode: 'full', listings: ['L1', 'L2', 'L3'].map(listing) }), at(0));
+    const r = await json(`{"listings": ${JSON.stringify([listing('L1')])}, "generated_at": "2026-11-02", "mode": "delta"}`, at(1));
+    expect(r.mode).toBe('delta');
+    expect(r.counts).toMatchObject({ read: 1, unchanged: 1, withdrawn: 0 });
+    expect((await t.db('import_runs').where({ id: r.run_id }).first()).mode).toBe('delta');
+
+    const xml = (umfang: string) =>
+      `<?xml version="1.0"?><openimmo><anbieter><immobilie><objektkategorie><vermarktungsart MIETE_PACHT="true"/></objektkategorie>
+       <geo><ort>Mamer</ort></geo><preise><kaltmiete>1700</kaltmiete></preise><flaechen><wohnflaeche>333</wohnflaeche></flaechen>
+       <freitexte><objekttitel>Wohnung</objekttitel></freitexte><verwaltung_techn><objektnr_extern>X1</objektnr_extern></verwaltung_techn>
+       </immobilie></anbieter><uebertragung umfang="${umfang}"/></openimmo>`;
+    const x = (umfang: string, now: Date) => importFeed(t.db, { source: 'latemode', format: 'openimmo', input: { text: xml(umfang) }, now, gazetteer: gazetteer() });
+    const d = await x('TEIL', at(2));
+    expect(d.mode).toBe('delta');
+    expect(d.counts).toMatchObject({ read: 1, created: 1, withdrawn: 0 });
+    // The same file as a snapshot would withdraw the three others: the guard stops it.
+    expect((await x('VOLL', at(3))).refusal).toEqual({ live: 4, would_withdraw: 3 });
+  });
+
   it('the --delta option makes a csv delivery a delta: nothing is withdrawn by absence', async () => {
     await csv('csvdelta', ['C1', 'C2', 'C3'], at(0));
     const r = await csv('csvdelta', ['C1'], at(1), { delta: true });
@@ -121,6 +147,44 @@ describe('life cycle', () => {
     const ok = await csv('guard', ['G1', 'G2'], at(1), { allowMassWithdrawal: true });
     expect(ok.status).toBe('ok');
     expect(ok.counts.withdrawn).toBe(3);
+  });
+
+  it('refuses a delta that would withdraw more than half of the source, exactly like a snapshot', async () => {
+    const listing = (ref: string, status = 'available') => ({
+      ref, offer: 'rent', status, title: `Flat ${ref}`, price: { amount: 1500, currency: 'EUR', period: 'month' },
+      surface_m2: 200 + Number(ref.slice(1)) * 7, bedrooms: 1, address: { locality: PLACES[Number(ref.slice(1))], country: 'LU' },
+      published_at: '2026-10-01T08:00:00Z',
+    });
+    const json = (mode: string, listings: unknown[], now: Date, extra: Partial<ImportOptions> = {}) =>
+      importFeed(t.db, { source: 'delguard', format: 'json', input: Buffer.from(JSON.stringify({ mode, listings })), now, gazetteer: gazetteer(), ...extra });
+    const refs = ['K1', 'K2', 'K3', 'K4'];
+    await json('full', refs.map((r) => listing(r)), at(0));
+    const before = await snapshot(t.db);
+
+    // Every record deleted: the case of the issue.
+    const all = await json('delta', refs.map((r) => listing(r, 'deleted')), at(1));
+    expect(all.status).toBe('refused');
+    expect(all.refusal).toEqual({ live: 4, would_withdraw: 4 });
+    expect(await snapshot(t.db)).toEqual(before);
+    const run = await t.db('import_runs').where({ id: all.run_id }).first();
+    expect([run.status, run.mode]).toEqual(['refused', 'delta']);
+    expect(run.error).toMatch(/the delta would withdraw 4 of 4 live listings/);
+
+    // Sold and let withdraw too, and count the same.
+    const sold = await json('delta', [listing('K1', 'sold'), listing('K2', 'let'), listing('K3', 'deleted')], at(1));
+    expect(sold.refusal).toEqual({ live: 4, would_withdraw: 3 });
+    expect(await snapshot(t.db)).toEqual(before);
+
+    // Exactly half is allowed; the operator's override lets the rest through.
+    const half = await json('delta', [listing('K1', 'deleted'), listing('K2', 'sold')], at(2));
+    expect(half.status).toBe('ok');
+    expect(half.counts).toMatchObject({ read: 2, deleted: 2, withdrawn: 2 });
+    const rest = await json('delta', [listing('K3', 'deleted'), listing('K4', 'deleted')], at(3));
+    expect(rest.status).toBe('refused');
+    const forced = await json('delta', [listing('K3', 'deleted'), listing('K4', 'deleted')], at(3), { allowMassWithdrawal: true });
+    expect(forced.status).toBe('ok');
+    expect(forced.counts).toMatchObject({ deleted: 2, withdrawn: 2 });
+    expect(await t.db('listings').where({ source: 'delguard', status: 'active' }).count('* as n').first()).toEqual({ n: 0 });
   });
 
   it('flags a listing its source has not confirmed for 14 days as stale, and clears it on confirmation', async () => {

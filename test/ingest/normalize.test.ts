@@ -13,17 +13,17 @@ const ok = (r: NormalizeResult) => {
   if (!r.ok) throw new Error(`rejected: ${r.reason}`);
   return r.listing;
 };
-const csvOne = (f: Parameters<typeof csvRow>[0]) => norm(parseCsvFeed(csvFeed([csvRow({ ref: 'R1', ...f })])))[0];
-const csvListing = (f: Parameters<typeof csvRow>[0]) => ok(csvOne(f));
+const csvOne = async (f: Parameters<typeof csvRow>[0]) => norm(await parseCsvFeed(csvFeed([csvRow({ ref: 'R1', ...f })])))[0];
+const csvListing = async (f: Parameters<typeof csvRow>[0]) => ok(await csvOne(f));
 const reason = (r: NormalizeResult) => (r.ok ? 'accepted' : r.reason);
 
-function jsonOne(listing: Record<string, unknown>, mode = 'full') {
+async function jsonOne(listing: Record<string, unknown>, mode = 'full') {
   const base = {
     ref: 'J1', offer: 'rent', status: 'available', title: 'Flat', price: { amount: 1500, currency: 'EUR', period: 'month' },
     surface_m2: 50, bedrooms: 1, address: { locality: 'Strassen', country: 'LU' }, geo: null, media: [], students: false,
     published_at: '2026-11-20T08:00:00Z', link: 'https://example.lu/1',
   };
-  return norm(parseJsonFeed(JSON.stringify({ mode, listings: [{ ...base, ...listing }] })))[0];
+  return norm(await parseJsonFeed(JSON.stringify({ mode, listings: [{ ...base, ...listing }] })))[0];
 }
 
 function immobilie(inner: string, opts: { kauf?: boolean; art?: string; fields?: string } = {}) {
@@ -38,52 +38,52 @@ function immobilie(inner: string, opts: { kauf?: boolean; art?: string; fields?:
     <verwaltung_techn><objektnr_extern>O1</objektnr_extern></verwaltung_techn>
   </immobilie></anbieter></openimmo>`;
 }
-const xmlOne = (inner: string, opts?: Parameters<typeof immobilie>[1]) => norm(parseOpenImmo(immobilie(inner, opts)))[0];
+const xmlOne = async (inner: string, opts?: Parameters<typeof immobilie>[1]) => norm(await parseOpenImmo(immobilie(inner, opts)))[0];
 
 describe('prices', () => {
   it.each([
     ['1850', 1850], ['1 850', 1850], ['1.850', 1850], ['1850,00', 1850], ['1.250.000 €', 1250000], ['€ 2 100', 2100],
     ['1.690,00', 1690], ['1\u00a0250 €', 1250], ['2150.00', 2150], ['1,250,000.50', 1250001], ['1 250,- €', 1250], ['1250 EUR', 1250],
-  ])('reads %j as %i EUR', (text, eur) => {
-    expect(csvListing({ price: text }).price_eur).toBe(eur);
+  ])('reads %j as %i EUR', async (text, eur) => {
+    expect((await csvListing({ price: text })).price_eur).toBe(eur);
   });
 
-  it('converts a weekly rent to a month (x 52 / 12, rounded)', () => {
-    expect(ok(jsonOne({ price: { amount: 600, currency: 'EUR', period: 'week' } })).price_eur).toBe(2600);
-    expect(ok(jsonOne({ price: { amount: 333, currency: 'EUR', period: 'week' } })).price_eur).toBe(1443);
+  it('converts a weekly rent to a month (x 52 / 12, rounded)', async () => {
+    expect(ok(await jsonOne({ price: { amount: 600, currency: 'EUR', period: 'week' } })).price_eur).toBe(2600);
+    expect(ok(await jsonOne({ price: { amount: 333, currency: 'EUR', period: 'week' } })).price_eur).toBe(1443);
   });
 
-  it('rejects other currencies, in the text or in a currency field', () => {
-    expect(reason(csvOne({ price: '4 900 CHF' }))).toBe('price in CHF: only EUR is accepted');
-    expect(reason(csvOne({ price: '$2,000' }))).toMatch(/only EUR/);
-    expect(reason(jsonOne({ price: { amount: 1500, currency: 'GBP', period: 'month' } }))).toBe('price in GBP: only EUR is accepted');
+  it('rejects other currencies, in the text or in a currency field', async () => {
+    expect(reason(await csvOne({ price: '4 900 CHF' }))).toBe('price in CHF: only EUR is accepted');
+    expect(reason(await csvOne({ price: '$2,000' }))).toMatch(/only EUR/);
+    expect(reason(await jsonOne({ price: { amount: 1500, currency: 'GBP', period: 'month' } }))).toBe('price in GBP: only EUR is accepted');
     const chf = immobilie('').replace('<kaltmiete>1500</kaltmiete>', '<kaltmiete>1500</kaltmiete><waehrung iso_waehrung="CHF"/>');
-    expect(reason(norm(parseOpenImmo(chf))[0])).toMatch(/only EUR/);
+    expect(reason(norm(await parseOpenImmo(chf))[0])).toMatch(/only EUR/);
   });
 
-  it('reads numbers and amounts without currency as EUR', () => {
+  it('reads numbers and amounts without currency as EUR', async () => {
     expect(parsePrice(1850)).toEqual({ ok: true, value: { amount: 1850, currency: null } });
   });
 });
 
 describe('areas, rooms and bedrooms', () => {
-  it.each([['85', 85], ['85,5', 85.5], ['85.5', 85.5], ['85,5 m²', 85.5], ['85 m2', 85], ['', null]])('area %j is %j', (text, m2) => {
-    expect(csvListing({ area: text }).area_m2).toBe(m2);
+  it.each([['85', 85], ['85,5', 85.5], ['85.5', 85.5], ['85,5 m²', 85.5], ['85 m2', 85], ['', null]])('area %j is %j', async (text, m2) => {
+    expect((await csvListing({ area: text })).area_m2).toBe(m2);
   });
 
   it('parses an area number as is', () => expect(parseArea(74.0)).toEqual({ ok: true, value: 74 }));
 
-  it('takes rooms when given, else bedrooms + 1 (a studio with 0 bedrooms has 1 room)', () => {
-    expect(csvListing({ rooms: '4', bedrooms: '2' }).rooms).toBe(4);
-    expect(csvListing({ bedrooms: '2' }).rooms).toBe(3);
-    expect(csvListing({ bedrooms: '0' }).rooms).toBe(1);
-    expect(csvListing({}).rooms).toBeNull();
-    expect(ok(jsonOne({ bedrooms: 2 })).rooms).toBe(3);
+  it('takes rooms when given, else bedrooms + 1 (a studio with 0 bedrooms has 1 room)', async () => {
+    expect((await csvListing({ rooms: '4', bedrooms: '2' })).rooms).toBe(4);
+    expect((await csvListing({ bedrooms: '2' })).rooms).toBe(3);
+    expect((await csvListing({ bedrooms: '0' })).rooms).toBe(1);
+    expect((await csvListing({})).rooms).toBeNull();
+    expect(ok(await jsonOne({ bedrooms: 2 })).rooms).toBe(3);
   });
 
-  it('rounds fractional openimmo rooms down', () => {
-    expect(ok(xmlOne('<flaechen><anzahl_zimmer>2.5</anzahl_zimmer><wohnflaeche>60.25</wohnflaeche></flaechen>')).rooms).toBe(2);
-    expect(ok(xmlOne('<flaechen><anzahl_zimmer>2.5</anzahl_zimmer><wohnflaeche>60.25</wohnflaeche></flaechen>')).area_m2).toBe(60.25);
+  it('rounds fractional openimmo rooms down', async () => {
+    expect(ok(await xmlOne('<flaechen><anzahl_zimmer>2.5</anzahl_zimmer><wohnflaeche>60.25</wohnflaeche></flaechen>')).rooms).toBe(2);
+    expect(ok(await xmlOne('<flaechen><anzahl_zimmer>2.5</anzahl_zimmer><wohnflaeche>60.25</wohnflaeche></flaechen>')).area_m2).toBe(60.25);
   });
 });
 
@@ -91,25 +91,25 @@ describe('listing types', () => {
   it.each([
     ['Location', 'RENT'], ['LOCATION', 'RENT'], ['location', 'RENT'], ['Vente', 'SALE'], ['VENTE', 'SALE'],
     ['Colocation', 'FLATSHARE'], ['Sous-location', 'SUBLET'], ['SOUS-LOCATION', 'SUBLET'], ['sous location', 'SUBLET'],
-  ])('csv %j is %s', (offer, type) => {
-    expect(csvListing({ offer }).listing_type).toBe(type);
+  ])('csv %j is %s', async (offer, type) => {
+    expect((await csvListing({ offer })).listing_type).toBe(type);
   });
 
-  it.each([['rent', 'RENT'], ['sale', 'SALE'], ['flatshare', 'FLATSHARE'], ['sublet', 'SUBLET']])('json %j is %s', (offer, type) => {
-    expect(ok(jsonOne({ offer })).listing_type).toBe(type);
+  it.each([['rent', 'RENT'], ['sale', 'SALE'], ['flatshare', 'FLATSHARE'], ['sublet', 'SUBLET']])('json %j is %s', async (offer, type) => {
+    expect(ok(await jsonOne({ offer })).listing_type).toBe(type);
   });
 
-  it('openimmo: MIETE_PACHT is RENT, KAUF is SALE, zimmer is FLATSHARE, untervermietung=1 is SUBLET', () => {
-    expect(ok(xmlOne('')).listing_type).toBe('RENT');
-    const sale = ok(xmlOne('', { kauf: true }));
+  it('openimmo: MIETE_PACHT is RENT, KAUF is SALE, zimmer is FLATSHARE, untervermietung=1 is SUBLET', async () => {
+    expect(ok(await xmlOne('')).listing_type).toBe('RENT');
+    const sale = ok(await xmlOne('', { kauf: true }));
     expect([sale.listing_type, sale.price_eur]).toEqual(['SALE', 500000]);
-    expect(ok(xmlOne('', { art: '<zimmer zimmertyp="ZIMMER"/>' })).listing_type).toBe('FLATSHARE');
+    expect(ok(await xmlOne('', { art: '<zimmer zimmertyp="ZIMMER"/>' })).listing_type).toBe('FLATSHARE');
     const sublet = '<user_defined_simplefield feldname="untervermietung">1</user_defined_simplefield>';
-    expect(ok(xmlOne('', { fields: sublet })).listing_type).toBe('SUBLET');
+    expect(ok(await xmlOne('', { fields: sublet })).listing_type).toBe('SUBLET');
   });
 
-  it('openimmo: warmmiete when there is no kaltmiete', () => {
-    const feed = parseOpenImmo(immobilie('').replace('<kaltmiete>1500</kaltmiete>', '<warmmiete>1700</warmmiete>'));
+  it('openimmo: warmmiete when there is no kaltmiete', async () => {
+    const feed = (await parseOpenImmo(immobilie('').replace('<kaltmiete>1500</kaltmiete>', '<warmmiete>1700</warmmiete>')));
     expect(ok(norm(feed)[0]).price_eur).toBe(1700);
   });
 });
@@ -121,114 +121,114 @@ describe('communes and localities', () => {
     ['Esch-Uelzecht', 'Esch-sur-Alzette', null], ['esch sur alzette', 'Esch-sur-Alzette', null], ['PETANGE', 'Pétange', null],
     ['Petange', 'Pétange', null], ['Péiteng', 'Pétange', null], ['Belvaux', 'Sanem', 'Belvaux'], ['Beles', 'Sanem', 'Belvaux'],
     ['Belval', 'Esch-sur-Alzette', 'Belval'], ['Kirchberg (Luxembourg)', 'Luxembourg', 'Kirchberg'],
-  ])('%j resolves to %s (%s)', (place, commune, locality) => {
-    const l = csvListing({ place });
+  ])('%j resolves to %s (%s)', async (place, commune, locality) => {
+    const l = (await csvListing({ place }));
     expect([l.commune, l.locality]).toEqual([commune, locality]);
   });
 
-  it('openimmo: town plus quarter keeps the quarter as locality', () => {
-    const l = ok(norm(parseOpenImmo(immobilie('').replace('<ort>Strassen</ort>', '<ort>Luxembourg</ort><regionaler_zusatz>Belair</regionaler_zusatz>')))[0]);
+  it('openimmo: town plus quarter keeps the quarter as locality', async () => {
+    const l = ok(norm(await parseOpenImmo(immobilie('').replace('<ort>Strassen</ort>', '<ort>Luxembourg</ort><regionaler_zusatz>Belair</regionaler_zusatz>')))[0]);
     expect([l.commune, l.locality]).toEqual(['Luxembourg', 'Belair']);
   });
 
-  it('a locality several communes share is settled by the postcode, else the coordinates, else rejected', () => {
-    expect(csvListing({ place: 'Eschweiler', postcode: 'L-9654' }).commune).toBe('Wiltz');
-    expect(csvListing({ place: 'Eschweiler', postcode: '6155' }).commune).toBe('Junglinster');
+  it('a locality several communes share is settled by the postcode, else the coordinates, else rejected', async () => {
+    expect((await csvListing({ place: 'Eschweiler', postcode: 'L-9654' })).commune).toBe('Wiltz');
+    expect((await csvListing({ place: 'Eschweiler', postcode: '6155' })).commune).toBe('Junglinster');
     const gz = gazetteer();
     const wiltzEschweiler = gz.localitiesOf('Wiltz').find((l) => l.locality === 'Eschweiler')!;
-    expect(csvListing({ place: 'Eschweiler', lat: String(wiltzEschweiler.lat), lng: String(wiltzEschweiler.lng) }).commune).toBe('Wiltz');
-    expect(reason(csvOne({ place: 'Eschweiler' }))).toMatch(/several communes \(Junglinster, Wiltz\)/);
+    expect((await csvListing({ place: 'Eschweiler', lat: String(wiltzEschweiler.lat), lng: String(wiltzEschweiler.lng) })).commune).toBe('Wiltz');
+    expect(reason(await csvOne({ place: 'Eschweiler' }))).toMatch(/several communes \(Junglinster, Wiltz\)/);
   });
 
-  it('a City postcode (1xxx, 2xxx) places an unknown quarter name in Luxembourg', () => {
-    expect(csvListing({ place: 'Centre-Ville Haut', postcode: 'L-1611' }).commune).toBe('Luxembourg');
+  it('a City postcode (1xxx, 2xxx) places an unknown quarter name in Luxembourg', async () => {
+    expect((await csvListing({ place: 'Centre-Ville Haut', postcode: 'L-1611' })).commune).toBe('Luxembourg');
   });
 
-  it('falls back to the coordinates when the text does not resolve', () => {
-    const l = csvListing({ place: 'Résidence Les Jardins', lat: '49.5125', lng: '5.9298' });
+  it('falls back to the coordinates when the text does not resolve', async () => {
+    const l = (await csvListing({ place: 'Résidence Les Jardins', lat: '49.5125', lng: '5.9298' }));
     expect(l.commune).toBe('Sanem');
   });
 
-  it('rejects an unknown place, with suggestions', () => {
-    expect(reason(csvOne({ place: 'Luxembourgg' }))).toMatch(/unknown commune or locality "Luxembourgg" \(did you mean Luxembourg/);
-    expect(reason(csvOne({ place: 'Atlantis' }))).toMatch(/unknown commune or locality "Atlantis"/);
-    expect(reason(csvOne({ place: ' ' }))).toBe('no commune, locality, postcode or coordinates given');
+  it('rejects an unknown place, with suggestions', async () => {
+    expect(reason(await csvOne({ place: 'Luxembourgg' }))).toMatch(/unknown commune or locality "Luxembourgg" \(did you mean Luxembourg/);
+    expect(reason(await csvOne({ place: 'Atlantis' }))).toMatch(/unknown commune or locality "Atlantis"/);
+    expect(reason(await csvOne({ place: ' ' }))).toBe('no commune, locality, postcode or coordinates given');
   });
 });
 
 describe('coordinates', () => {
-  it('accepts a decimal comma', () => {
-    const l = csvListing({ lat: '49,6005', lng: '6,1335' });
+  it('accepts a decimal comma', async () => {
+    const l = (await csvListing({ lat: '49,6005', lng: '6,1335' }));
     expect([l.lat, l.lng]).toEqual([49.6005, 6.1335]);
   });
-  it('recognises and fixes swapped lat/lng', () => {
-    const l = csvListing({ lat: '6.1335', lng: '49.6005' });
+  it('recognises and fixes swapped lat/lng', async () => {
+    const l = (await csvListing({ lat: '6.1335', lng: '49.6005' }));
     expect([l.lat, l.lng]).toEqual([49.6005, 6.1335]);
   });
-  it('drops coordinates outside Luxembourg and keeps the record', () => {
-    const l = csvListing({ lat: '48.8566', lng: '2.3522' });
+  it('drops coordinates outside Luxembourg and keeps the record', async () => {
+    const l = (await csvListing({ lat: '48.8566', lng: '2.3522' }));
     expect([l.lat, l.lng, l.commune]).toEqual([null, null, 'Strassen']);
-    expect([ok(jsonOne({ geo: { lat: 0, lon: 0 } })).lat]).toEqual([null]);
+    expect([ok(await jsonOne({ geo: { lat: 0, lon: 0 } })).lat]).toEqual([null]);
   });
-  it('drops a half pair', () => {
-    expect(csvListing({ lat: '49.6' }).lat).toBeNull();
+  it('drops a half pair', async () => {
+    expect((await csvListing({ lat: '49.6' })).lat).toBeNull();
   });
 });
 
 describe('dates (Europe/Luxembourg local time to UTC)', () => {
-  it('csv winter and summer time', () => {
-    expect(csvListing({ date: '21/11/2026 14:03' }).created_at?.toISOString()).toBe('2026-11-21T13:03:00.000Z');
-    expect(csvListing({ date: '02/07/2026 09:30' }).created_at?.toISOString()).toBe('2026-07-02T07:30:00.000Z');
+  it('csv winter and summer time', async () => {
+    expect((await csvListing({ date: '21/11/2026 14:03' })).created_at?.toISOString()).toBe('2026-11-21T13:03:00.000Z');
+    expect((await csvListing({ date: '02/07/2026 09:30' })).created_at?.toISOString()).toBe('2026-07-02T07:30:00.000Z');
   });
-  it('json with Z, with an offset, and without either', () => {
-    expect(ok(jsonOne({ published_at: '2026-11-20T08:00:00Z' })).created_at?.toISOString()).toBe('2026-11-20T08:00:00.000Z');
-    expect(ok(jsonOne({ published_at: '2026-11-21T06:00:00+01:00' })).created_at?.toISOString()).toBe('2026-11-21T05:00:00.000Z');
-    expect(ok(jsonOne({ published_at: '2026-08-01T10:00:00' })).created_at?.toISOString()).toBe('2026-08-01T08:00:00.000Z');
+  it('json with Z, with an offset, and without either', async () => {
+    expect(ok(await jsonOne({ published_at: '2026-11-20T08:00:00Z' })).created_at?.toISOString()).toBe('2026-11-20T08:00:00.000Z');
+    expect(ok(await jsonOne({ published_at: '2026-11-21T06:00:00+01:00' })).created_at?.toISOString()).toBe('2026-11-21T05:00:00.000Z');
+    expect(ok(await jsonOne({ published_at: '2026-08-01T10:00:00' })).created_at?.toISOString()).toBe('2026-08-01T08:00:00.000Z');
   });
-  it('openimmo stand_vom is a local date', () => {
-    const l = ok(xmlOne('').valueOf() as never);
+  it('openimmo stand_vom is a local date', async () => {
+    const l = ok((await xmlOne('')).valueOf() as never);
     expect(l.created_at).toBeNull();
-    const feed = parseOpenImmo(immobilie('').replace('<objektnr_extern>O1</objektnr_extern>', '<objektnr_extern>O1</objektnr_extern><stand_vom>2026-11-19</stand_vom>'));
+    const feed = (await parseOpenImmo(immobilie('').replace('<objektnr_extern>O1</objektnr_extern>', '<objektnr_extern>O1</objektnr_extern><stand_vom>2026-11-19</stand_vom>')));
     expect(ok(norm(feed)[0]).created_at?.toISOString()).toBe('2026-11-18T23:00:00.000Z');
   });
-  it('a date in the future is capped at the import clock', () => {
-    expect(csvListing({ date: '01/01/2030 10:00' }).created_at?.toISOString()).toBe(NOW.toISOString());
+  it('a date in the future is capped at the import clock', async () => {
+    expect((await csvListing({ date: '01/01/2030 10:00' })).created_at?.toISOString()).toBe(NOW.toISOString());
   });
-  it('rejects an unreadable date', () => {
-    expect(reason(csvOne({ date: '31/02/2026 10:00' }))).toMatch(/is not a date/);
-    expect(reason(csvOne({ date: 'yesterday' }))).toMatch(/is not a date/);
+  it('rejects an unreadable date', async () => {
+    expect(reason(await csvOne({ date: '31/02/2026 10:00' }))).toMatch(/is not a date/);
+    expect(reason(await csvOne({ date: 'yesterday' }))).toMatch(/is not a date/);
   });
 });
 
 describe('titles, images, students, locality', () => {
-  it('takes en, else fr, else de, else any language, or a plain string', () => {
-    expect(ok(jsonOne({ title: { fr: 'Appartement', en: 'Flat', de: 'Wohnung' } })).title).toBe('Flat');
-    expect(ok(jsonOne({ title: { de: 'Wohnung', fr: 'Appartement' } })).title).toBe('Appartement');
-    expect(ok(jsonOne({ title: { lb: 'Appartement am Zentrum', de: 'Wohnung' } })).title).toBe('Wohnung');
-    expect(ok(jsonOne({ title: { lb: 'Wunneng' } })).title).toBe('Wunneng');
-    expect(ok(jsonOne({ title: { en: '  ', fr: 'Appartement' } })).title).toBe('Appartement');
-    expect(ok(jsonOne({ title: '  Plain \n title ' })).title).toBe('Plain title');
+  it('takes en, else fr, else de, else any language, or a plain string', async () => {
+    expect(ok(await jsonOne({ title: { fr: 'Appartement', en: 'Flat', de: 'Wohnung' } })).title).toBe('Flat');
+    expect(ok(await jsonOne({ title: { de: 'Wohnung', fr: 'Appartement' } })).title).toBe('Appartement');
+    expect(ok(await jsonOne({ title: { lb: 'Appartement am Zentrum', de: 'Wohnung' } })).title).toBe('Wohnung');
+    expect(ok(await jsonOne({ title: { lb: 'Wunneng' } })).title).toBe('Wunneng');
+    expect(ok(await jsonOne({ title: { en: '  ', fr: 'Appartement' } })).title).toBe('Appartement');
+    expect(ok(await jsonOne({ title: '  Plain \n title ' })).title).toBe('Plain title');
   });
-  it('cuts an over-long title', () => {
-    const t = ok(jsonOne({ title: 'x'.repeat(5000) })).title;
+  it('cuts an over-long title', async () => {
+    const t = ok(await jsonOne({ title: 'x'.repeat(5000) })).title;
     expect(t.length).toBe(300);
   });
-  it('keeps photos only: no videos, no floor plans, no junk URLs', () => {
-    const l = ok(jsonOne({ media: [{ type: 'photo', url: 'https://a/1.jpg' }, { type: 'video', url: 'https://a/t.mp4' }, { type: 'photo', url: 'javascript:alert(1)' }, { type: 'photo', url: 'https://a/1.jpg' }] }));
+  it('keeps photos only: no videos, no floor plans, no junk URLs', async () => {
+    const l = ok(await jsonOne({ media: [{ type: 'photo', url: 'https://a/1.jpg' }, { type: 'video', url: 'https://a/t.mp4' }, { type: 'photo', url: 'javascript:alert(1)' }, { type: 'photo', url: 'https://a/1.jpg' }] }));
     expect(l.images).toEqual(['https://a/1.jpg']);
-    const xml = ok(xmlOne('<anhaenge><anhang gruppe="BILD"><daten><pfad>https://i/1.jpg</pfad></daten></anhang><anhang gruppe="GRUNDRISS"><daten><pfad>https://i/p.jpg</pfad></daten></anhang><anhang gruppe="FILM"><daten><pfad>https://i/f.mp4</pfad></daten></anhang></anhaenge>'));
+    const xml = ok(await xmlOne('<anhaenge><anhang gruppe="BILD"><daten><pfad>https://i/1.jpg</pfad></daten></anhang><anhang gruppe="GRUNDRISS"><daten><pfad>https://i/p.jpg</pfad></daten></anhang><anhang gruppe="FILM"><daten><pfad>https://i/f.mp4</pfad></daten></anhang></anhaenge>'));
     expect(xml.images).toEqual(['https://i/1.jpg']);
-    expect(csvListing({ photos: 'https://p/1.jpg|https://p/2.jpg| |' }).images).toEqual(['https://p/1.jpg', 'https://p/2.jpg']);
+    expect((await csvListing({ photos: 'https://p/1.jpg|https://p/2.jpg| |' })).images).toEqual(['https://p/1.jpg', 'https://p/2.jpg']);
   });
-  it('students: oui/non/empty, booleans, openimmo 1/0', () => {
-    expect(csvListing({ students: 'oui' }).accepts_students).toBe(true);
-    expect(csvListing({ students: 'NON' }).accepts_students).toBe(false);
-    expect(csvListing({ students: '' }).accepts_students).toBe(false);
-    expect(ok(jsonOne({ students: true })).accepts_students).toBe(true);
-    expect(ok(xmlOne('', { fields: '<user_defined_simplefield feldname="studenten">1</user_defined_simplefield>' })).accepts_students).toBe(true);
+  it('students: oui/non/empty, booleans, openimmo 1/0', async () => {
+    expect((await csvListing({ students: 'oui' })).accepts_students).toBe(true);
+    expect((await csvListing({ students: 'NON' })).accepts_students).toBe(false);
+    expect((await csvListing({ students: '' })).accepts_students).toBe(false);
+    expect(ok(await jsonOne({ students: true })).accepts_students).toBe(true);
+    expect(ok(await xmlOne('', { fields: '<user_defined_simplefield feldname="studenten">1</user_defined_simplefield>' })).accepts_students).toBe(true);
   });
-  it('reads a file with a byte-order mark', () => {
-    const feed = parseCsvFeed(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(csvFeed([csvRow({ ref: 'B1' })]))]));
+  it('reads a file with a byte-order mark', async () => {
+    const feed = (await parseCsvFeed(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(csvFeed([csvRow({ ref: 'B1' })]))])));
     expect(ok(norm(feed)[0]).external_id).toBe('B1');
   });
 });
@@ -250,38 +250,38 @@ describe('each reject reason', () => {
     [{ students: 'peut-être' }, /students "peut-être" is neither yes nor no/],
     [{ place: 'Atlantis' }, /unknown commune or locality/],
     [{ date: '2026/13/45' }, /is not a date/],
-  ])('csv %j', (fields, re) => {
-    expect(reason(csvOne(fields as Parameters<typeof csvRow>[0]))).toMatch(re);
+  ])('csv %j', async (fields, re) => {
+    expect(reason(await csvOne(fields as Parameters<typeof csvRow>[0]))).toMatch(re);
   });
 
-  it('json: unknown price period, a foreign country', () => {
-    expect(reason(jsonOne({ price: { amount: 100, currency: 'EUR', period: 'day' } }))).toMatch(/unknown price period "day"/);
-    expect(reason(jsonOne({ address: { locality: 'Metz', country: 'FR' } }))).toMatch(/country "FR" is not Luxembourg/);
+  it('json: unknown price period, a foreign country', async () => {
+    expect(reason(await jsonOne({ price: { amount: 100, currency: 'EUR', period: 'day' } }))).toMatch(/unknown price period "day"/);
+    expect(reason(await jsonOne({ address: { locality: 'Metz', country: 'FR' } }))).toMatch(/country "FR" is not Luxembourg/);
   });
 
-  it('adapter-level rejects: a record that is not an object, an unknown status, a short csv row', () => {
-    const j = parseJsonFeed(JSON.stringify({ mode: 'full', listings: [42, { ref: 'X', status: 'archived' }] }));
+  it('adapter-level rejects: a record that is not an object, an unknown status, a short csv row', async () => {
+    const j = (await parseJsonFeed(JSON.stringify({ mode: 'full', listings: [42, { ref: 'X', status: 'archived' }] })));
     expect(j.rejects.map((r) => r.reason)).toEqual(['the record is not an object', 'unknown status "archived"']);
-    const c = parseCsvFeed(csvFeed(['C1;Location;Appartement']));
+    const c = (await parseCsvFeed(csvFeed(['C1;Location;Appartement'])));
     expect(c.rejects[0]).toMatchObject({ external_id: 'C1', position: 'line 2' });
     expect(c.rejects[0].reason).toMatch(/has 3 fields, 16 expected/);
   });
 
-  it('openimmo: neither rent nor sale', () => {
+  it('openimmo: neither rent nor sale', async () => {
     const xml = immobilie('').replace(/<vermarktungsart[^>]*\/>/, '<vermarktungsart KAUF="false" MIETE_PACHT="false"/>');
-    expect(reason(norm(parseOpenImmo(xml))[0])).toMatch(/neither MIETE_PACHT nor KAUF/);
+    expect(reason(norm(await parseOpenImmo(xml))[0])).toMatch(/neither MIETE_PACHT nor KAUF/);
   });
 });
 
 describe('feed modes and actions', () => {
-  it('openimmo TEIL is a delta and aktionart DELETE deletes', () => {
+  it('openimmo TEIL is a delta and aktionart DELETE deletes', async () => {
     const xml = immobilie('').replace('umfang="VOLL"', 'umfang="TEIL"').replace('<objektnr_extern>O1</objektnr_extern>', '<objektnr_extern>O1</objektnr_extern><aktion aktionart="DELETE"/>');
-    const feed = parseOpenImmo(xml);
+    const feed = (await parseOpenImmo(xml));
     expect(feed.mode).toBe('delta');
     expect(feed.records[0]).toMatchObject({ externalId: 'O1', action: 'delete' });
   });
-  it('json statuses: deleted deletes; reserved, let and sold withdraw', () => {
-    const feed = parseJsonFeed(JSON.stringify({ mode: 'delta', listings: ['deleted', 'reserved', 'let', 'sold'].map((status, i) => ({ ref: `S${i}`, status })) }));
+  it('json statuses: deleted deletes; reserved, let and sold withdraw', async () => {
+    const feed = (await parseJsonFeed(JSON.stringify({ mode: 'delta', listings: ['deleted', 'reserved', 'let', 'sold'].map((status, i) => ({ ref: `S${i}`, status })) })));
     expect(feed.mode).toBe('delta');
     expect(feed.records.map((r) => r.action)).toEqual(['delete', 'withdraw', 'withdraw', 'withdraw']);
   });

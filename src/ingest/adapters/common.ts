@@ -1,23 +1,55 @@
-import { FeedParseError, MAX_FIELD_CHARS, tooLong } from '../errors.js';
+import { FeedParseError, MAX_FIELD_CHARS, MAX_RECORD_CHARS, tooLong } from '../errors.js';
+import { type FeedInput, openInput } from '../input.js';
+import type { FeedEvent, ParsedFeed } from '../types.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// A streaming adapter: text in (pieces of any size, in order), events out, in file order.
+export type FeedReader = (text: AsyncIterable<string>) => AsyncIterable<FeedEvent>;
 
 // Feeds are UTF-8, perhaps with a byte-order mark. Anything else (Latin-1 exports, binary
-// garbage, a zip sent by mistake) is refused whole rather than imported as mojibake.
-export function decodeFeed(input: Buffer | string): string {
-  let text: string;
-  if (typeof input === 'string') text = input;
-  else {
+// garbage, a zip sent by mistake) is refused whole rather than imported as mojibake. The
+// bytes are decoded as they come (a character cut between two pieces is put together);
+// the first NUL or invalid sequence stops the reading.
+export async function* decodeText(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  const decode = (bytes?: Uint8Array) => {
     try {
-      text = utf8.decode(input);
+      return bytes ? utf8.decode(bytes, { stream: true }) : utf8.decode();
     } catch {
       throw new FeedParseError('the file is not UTF-8 text (binary data or another encoding)');
     }
+  };
+  let first = true;
+  let blank = true;
+  const accept = (s: string): string => {
+    if (first && s.length > 0) {
+      first = false;
+      if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+    }
+    if (s.includes('\u0000')) throw new FeedParseError('the file contains NUL bytes: it is binary, not a text feed');
+    if (blank && s.trim() !== '') blank = false;
+    return s;
+  };
+  for await (const chunk of chunks) {
+    const s = accept(typeof chunk === 'string' ? chunk : decode(chunk));
+    if (s) yield s;
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.includes('\u0000')) throw new FeedParseError('the file contains NUL bytes: it is binary, not a text feed');
-  if (text.trim() === '') throw new FeedParseError('the file is empty');
-  return text;
+  const tail = accept(decode());
+  if (tail) yield tail;
+  if (blank) throw new FeedParseError('the file is empty');
+}
+
+// A whole feed in memory, for tests and tools: the same streaming adapter, fed the bytes
+// in pieces as a file would be read.
+export async function collectFeed(read: FeedReader, input: Buffer | string): Promise<ParsedFeed> {
+  const source: FeedInput = typeof input === 'string' ? { text: input } : input;
+  const { chunks } = await openInput(source, Number.MAX_SAFE_INTEGER);
+  const feed: ParsedFeed = { mode: null, records: [], rejects: [] };
+  for await (const e of read(decodeText(chunks))) {
+    if (e.kind === 'record') feed.records.push(e.record);
+    else if (e.kind === 'reject') feed.rejects.push(e.reject);
+    else feed.mode = e.mode;
+  }
+  return feed;
 }
 
 // A field of a megabyte is not a listing but a corrupt or hostile file: refuse it whole.
@@ -37,20 +69,72 @@ export function assertFieldSizes(value: unknown, where: string, depth = 0): void
   }
 }
 
-// Line number of a character offset, by binary search over the line starts.
-export function lineIndex(text: string): (offset: number) => number {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return (offset) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
+// Where the reading stands, as a person counts: line and column (both from 1) of the next
+// character, moved on by each piece of text read.
+export class TextPosition {
+  line = 1;
+  column = 1;
+
+  advance(text: string): void {
+    const last = text.lastIndexOf('\n');
+    if (last === -1) {
+      this.column += text.length;
+      return;
     }
-    return lo + 1;
-  };
+    let n = 0;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+    this.line += n;
+    this.column = text.length - last;
+  }
+
+  // The position of a character of the piece about to be read (offset into it).
+  within(text: string, offset: number): { line: number; column: number } {
+    const p = new TextPosition();
+    p.line = this.line;
+    p.column = this.column;
+    p.advance(text.slice(0, offset));
+    return { line: p.line, column: p.column };
+  }
+}
+
+// What a streaming parser may hold is bounded: no run of text between two markup
+// characters (a value being read) longer than a field may be, and no more text between two
+// records than a record may hold. A parser that buffers a value until its end would
+// otherwise hold a whole hostile file (a title of 500 MB, a tag that never closes).
+export class SizeGuard {
+  private run = 0;
+  private sinceRecord = 0;
+
+  constructor(
+    // The character that ends a value ('<' for XML, '"' for JSON).
+    private readonly mark: string,
+    private readonly where: () => string,
+  ) {}
+
+  feed(text: string): void {
+    // Slack for the markup around a value: the field itself is checked exactly when its
+    // record is complete.
+    const limit = MAX_FIELD_CHARS + 4096;
+    let from = 0;
+    for (let i = text.indexOf(this.mark); i !== -1; i = text.indexOf(this.mark, i + 1)) {
+      if (this.run + (i - from) > limit) throw tooLong('a field', this.where());
+      this.run = 0;
+      from = i + 1;
+    }
+    this.run += text.length - from;
+    if (this.run > limit) throw tooLong('a field', this.where());
+    this.sinceRecord += text.length;
+    if (this.sinceRecord > MAX_RECORD_CHARS) {
+      throw new FeedParseError(
+        `the record at ${this.where()} (or the text before it) is longer than ${MAX_RECORD_CHARS.toLocaleString('en')} characters: the file is corrupt or not a feed`,
+      );
+    }
+  }
+
+  // A record ended: what the parser holds starts again from nothing.
+  recordDone(): void {
+    this.sinceRecord = 0;
+  }
 }
 
 export function str(v: unknown): string | null {

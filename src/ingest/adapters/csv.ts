@@ -1,10 +1,10 @@
-import { parse } from 'csv-parse/sync';
+import { CsvError, parse } from 'csv-parse';
 import type { ListingType } from '../../domain/listing.js';
 import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import { cleanExternalId } from '../normalize.js';
-import type { ParsedFeed, RawRecord, Reject } from '../types.js';
-import { decodeFeed } from './common.js';
+import type { FeedEvent, ParsedFeed } from '../types.js';
+import { collectFeed } from './common.js';
 
 export const CSV_HEADER = [
   'Référence', "Type d'offre", 'Type de bien', 'Titre', 'Prix', 'Surface', 'Pièces', 'Chambres', 'Localité',
@@ -16,51 +16,87 @@ const OFFERS: Record<string, ListingType> = {
   rent: 'RENT', sale: 'SALE', flatshare: 'FLATSHARE', sublet: 'SUBLET',
 };
 
-export function parseCsvFeed(input: Buffer | string): ParsedFeed {
-  const text = decodeFeed(input);
-  // The header first, on its own: a file in another layout (commas, other columns) is then
-  // refused for what it is, not for the first quoting error further down.
-  let header: string[] | undefined;
-  try {
-    header = (parse(text, { delimiter: ';', quote: '"', relax_column_count: true, to: 1, max_record_size: MAX_FIELD_CHARS }) as string[][])[0];
-  } catch {
-    header = undefined;
+// Records flow out as the text comes in: csv-parse is fed piece by piece and hands each
+// record over (on_record) as soon as it is complete, so only the record being read is held.
+export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<FeedEvent> {
+  const pending: { fields: string[]; line: number }[] = [];
+  const parser = parse({
+    delimiter: ';',
+    quote: '"',
+    relax_column_count: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_FIELD_CHARS,
+    on_record: (record: string[], context: { lines: number }) => {
+      pending.push({ fields: record, line: context.lines });
+      return null;
+    },
+  });
+  // Errors come back through write's and end's callbacks; without a listener the 'error'
+  // event itself would end the process.
+  parser.on('error', () => {});
+  let header: string[] | null = null;
+  const events: FeedEvent[] = [];
+  // The records read so far, checked and made into events (the first one is the header).
+  const take = () => {
+    for (const { fields, line } of pending.splice(0)) {
+      if (!header) {
+        checkHeader(fields);
+        header = fields;
+        continue;
+      }
+      const e = toEvent(fields, line);
+      if (e) events.push(e);
+    }
+  };
+  const run = async (step: (done: (err?: Error | null) => void) => void) => {
+    try {
+      await new Promise<void>((resolve, reject) => step((err) => (err ? reject(err) : resolve())));
+    } catch (e) {
+      // A file in another layout (commas, other columns) is refused for what it is, not for
+      // the first quoting error further down.
+      take();
+      if (!(e instanceof CsvError)) throw e;
+      const lines = (e as CsvError & { lines?: number }).lines;
+      const where = lines ? ` near line ${lines}` : '';
+      throw new FeedParseError(`the CSV cannot be read${where}: ${e.message}`);
+    }
+    take();
+  };
+  for await (const piece of text) {
+    await run((done) => parser.write(piece, done));
+    yield* events.splice(0);
   }
-  if (header) checkHeader(header);
-  let rows: { record: string[]; info: { lines: number } }[];
-  try {
-    rows = parse(text, {
-      delimiter: ';',
-      quote: '"',
-      relax_column_count: true,
-      skip_empty_lines: true,
-      info: true,
-      max_record_size: MAX_FIELD_CHARS,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
-  } catch (e) {
-    const err = e as { message: string; code?: string; lines?: number };
-    const where = err.lines ? ` near line ${err.lines}` : '';
-    throw new FeedParseError(`the CSV cannot be read${where}: ${err.message}`);
-  }
-  if (rows.length === 0) throw new FeedParseError('the CSV has no header row');
-  checkHeader(rows[0].record);
+  await run((done) => {
+    parser.once('error', done);
+    parser.end(() => done());
+  });
+  yield* events.splice(0);
+  if (!header) throw new FeedParseError('the CSV has no header row');
+}
 
-  const records: RawRecord[] = [];
-  const rejects: Reject[] = [];
-  for (const { record: f, info } of rows.slice(1)) {
-    const position = `line ${info.lines}`;
-    if (f.length === 1 && f[0].trim() === '') continue;
-    if (f.length < CSV_HEADER.length) {
-      rejects.push({
+// The CSV of a whole file in memory (tests, tools).
+export function parseCsvFeed(input: Buffer | string): Promise<ParsedFeed> {
+  return collectFeed(readCsvFeed, input);
+}
+
+function toEvent(f: string[], line: number): FeedEvent | null {
+  const position = `line ${line}`;
+  if (f.length === 1 && f[0].trim() === '') return null;
+  if (f.length < CSV_HEADER.length) {
+    return {
+      kind: 'reject',
+      reject: {
         external_id: cleanExternalId(f[0]),
         position,
         reason: `the row has ${f.length} fields, ${CSV_HEADER.length} expected (a missing ';' or a cut-off line?)`,
-      });
-      continue;
-    }
-    const offerText = f[1];
-    const offer = OFFERS[placeKey(offerText)];
-    records.push({
+      },
+    };
+  }
+  const offerText = f[1];
+  const offer = OFFERS[placeKey(offerText)];
+  return {
+    kind: 'record',
+    record: {
       position,
       externalId: cleanExternalId(f[0]),
       action: 'upsert',
@@ -80,9 +116,8 @@ export function parseCsvFeed(input: Buffer | string): ParsedFeed {
       date: f[14],
       dateKind: 'created',
       sourceUrl: f[15].trim() || null,
-    });
-  }
-  return { mode: null, records, rejects };
+    },
+  };
 }
 
 function checkHeader(header: string[]): void {

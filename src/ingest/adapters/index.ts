@@ -1,15 +1,19 @@
-import type { ParsedFeed } from '../types.js';
-import { parseCsvFeed } from './csv.js';
-import { parseJsonFeed } from './json.js';
-import { parseOpenImmo } from './openimmo.js';
+import type { FeedReader } from './common.js';
+import { readCsvFeed } from './csv.js';
+import { readJsonFeed } from './json.js';
+import { readOpenImmo } from './openimmo.js';
 
 export type FileFormat = 'openimmo' | 'csv' | 'json';
 
-export const FILE_ADAPTERS: Record<FileFormat, (input: Buffer | string) => ParsedFeed> = {
-  openimmo: parseOpenImmo,
-  csv: parseCsvFeed,
-  json: parseJsonFeed,
+// The streaming readers of the file formats: text in, records out as they are read.
+export const FILE_READERS: Record<FileFormat, FeedReader> = {
+  openimmo: readOpenImmo,
+  csv: readCsvFeed,
+  json: readJsonFeed,
 };
 
-export { parseCsvFeed, parseJsonFeed, parseOpenImmo };
+export { collectFeed, decodeText, type FeedReader } from './common.js';
+export { parseCsvFeed } from './csv.js';
+export { parseJsonFeed } from './json.js';
+export { parseOpenImmo } from './openimmo.js';
 export { readNativePosts } from './native.js';

@@ -1,8 +1,9 @@
 import type { ListingType } from '../../domain/listing.js';
-import { FeedParseError } from '../errors.js';
+import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
+import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import { cleanExternalId } from '../normalize.js';
-import type { FeedMode, ParsedFeed, RawRecord, Reject } from '../types.js';
-import { assertFieldSizes, decodeFeed, str } from './common.js';
+import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
+import { assertFieldSizes, collectFeed, SizeGuard, str, TextPosition } from './common.js';
 
 type Obj = Record<string, unknown>;
 
@@ -10,87 +11,188 @@ const OFFERS: Record<string, ListingType> = { rent: 'RENT', sale: 'SALE', flatsh
 // Only `available` is on offer; the others mean the listing is gone.
 const GONE = new Set(['reserved', 'let', 'sold', 'rented', 'withdrawn', 'inactive']);
 
-export function parseJsonFeed(input: Buffer | string): ParsedFeed {
-  const text = decodeFeed(input);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new FeedParseError(`the file is not valid JSON: ${(e as Error).message}`);
-  }
-  if (!isObj(doc)) throw new FeedParseError(`the JSON is not an object (found ${Array.isArray(doc) ? 'an array' : typeof doc}); expected { "mode": ..., "listings": [...] }`);
-  if (!Array.isArray(doc.listings)) throw new FeedParseError('the JSON has no "listings" array');
-  let mode: FeedMode | null = null;
-  if (doc.mode !== undefined && doc.mode !== null) {
-    if (doc.mode !== 'full' && doc.mode !== 'delta') throw new FeedParseError(`"mode" must be "full" or "delta", not ${JSON.stringify(doc.mode).slice(0, 40)}`);
-    mode = doc.mode;
-  }
+const TOP_LEVEL: Partial<Record<TokenType, string>> = {
+  [TokenType.LEFT_BRACKET]: 'an array',
+  [TokenType.STRING]: 'string',
+  [TokenType.NUMBER]: 'number',
+  [TokenType.TRUE]: 'boolean',
+  [TokenType.FALSE]: 'boolean',
+  [TokenType.NULL]: 'null',
+};
 
-  const records: RawRecord[] = [];
-  const rejects: Reject[] = [];
-  doc.listings.forEach((item: unknown, i: number) => {
-    const position = `listings[${i}]`;
-    assertFieldSizes(item, position);
-    if (!isObj(item)) {
-      rejects.push({ external_id: null, position, reason: 'the record is not an object' });
-      return;
-    }
-    const externalId = cleanExternalId(item.ref);
-    const status = (str(item.status) ?? 'available').trim().toLowerCase();
-    if (status === 'deleted') {
-      records.push({ position, externalId, action: 'delete', listingType: null });
-      return;
-    }
-    if (GONE.has(status)) {
-      records.push({ position, externalId, action: 'withdraw', listingType: null });
-      return;
-    }
-    if (status !== 'available') {
-      rejects.push({ external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` });
-      return;
-    }
-    const offer = str(item.offer);
-    const price = item.price;
-    const priceObj = isObj(price) ? price : null;
-    const address = isObj(item.address) ? item.address : {};
-    const geo = isObj(item.geo) ? item.geo : {};
-    const images: string[] = [];
-    if (Array.isArray(item.media)) {
-      for (const m of item.media) {
-        if (typeof m === 'string') images.push(m);
-        else if (isObj(m) && ['photo', 'image', 'picture'].includes(String(m.type ?? 'photo').toLowerCase())) {
-          const url = str(m.url);
-          if (url) images.push(url);
-        }
+// The JSON is read as a stream of tokens (@streamparser/json): each element of "listings"
+// is assembled on its own and handed over, then dropped; "mode" may come before or after
+// the listings. Only the element being read is held.
+export async function* readJsonFeed(text: AsyncIterable<string>): AsyncGenerator<FeedEvent> {
+  const events: FeedEvent[] = [];
+  const pos = new TextPosition();
+  let piece = '';
+  let pieceBytes = 0;
+  let bytesBefore = 0;
+  let lastRecord: string | null = null;
+  const after = () => (lastRecord ? ` (after ${lastRecord})` : ' (before the first listing)');
+  const where = () => (lastRecord ? `the listing after ${lastRecord}` : 'the first listing');
+  const guard = new SizeGuard('"', where);
+
+  // Line and column of a byte offset of the stream, when it falls in the piece being read.
+  const at = (offset: number) => {
+    const inPiece = Math.min(Math.max(offset - bytesBefore, 0), pieceBytes);
+    const p = pos.within(piece, Buffer.from(piece).subarray(0, inPiece).toString().length);
+    return `line ${p.line}, column ${p.column}`;
+  };
+  let lastOffset = 0;
+  const invalid = (what: string, offset = lastOffset) => new FeedParseError(`the file is not valid JSON: ${what} at ${at(offset)}${after()}`);
+
+  const tokenizer = new Tokenizer();
+  const parser = new TokenParser({ paths: ['$.listings.*', '$.mode'], keepStack: false });
+  let depth = 0;
+  let first = true;
+  let keyExpected = false;
+  let key: string | null = null;
+  let valueExpected = false;
+  let listings = false;
+  let ended = false;
+
+  tokenizer.onToken = (t) => {
+    lastOffset = t.offset;
+    if (first) {
+      first = false;
+      if (t.token !== TokenType.LEFT_BRACE) {
+        throw new FeedParseError(`the JSON is not an object (found ${TOP_LEVEL[t.token] ?? 'something else'}); expected { "mode": ..., "listings": [...] }`);
       }
     }
-    records.push({
-      position,
-      externalId,
-      action: 'upsert',
-      listingType: offer ? (OFFERS[offer.trim().toLowerCase()] ?? null) : null,
-      typeText: offer,
-      title: item.title,
-      price: priceObj ? priceObj.amount : price,
-      currency: priceObj ? str(priceObj.currency) : null,
-      pricePeriod: priceObj ? str(priceObj.period) : null,
-      area: item.surface_m2 ?? item.area_m2,
-      rooms: item.rooms,
-      bedrooms: item.bedrooms,
-      town: str(address.commune) ?? str(address.city) ?? str(address.locality),
-      quarter: str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter),
-      postcode: str(address.postcode),
-      country: str(address.country),
-      lat: geo.lat,
-      lng: geo.lon ?? geo.lng,
-      images,
-      students: item.students,
-      date: item.published_at,
-      dateKind: 'created',
-      sourceUrl: str(item.link),
-    });
-  });
-  return { mode, records, rejects };
+    if (ended) throw invalid('unexpected data after the end of the JSON document', t.offset);
+    // The top-level object's keys and the kind of value each one starts.
+    if (depth === 1) {
+      if (valueExpected) {
+        valueExpected = false;
+        if (key === 'listings') {
+          if (t.token !== TokenType.LEFT_BRACKET) throw new FeedParseError('the JSON has no "listings" array ("listings" is not an array)');
+          listings = true;
+        }
+      } else if (keyExpected && t.token === TokenType.STRING) {
+        key = t.value as string;
+        keyExpected = false;
+      } else if (t.token === TokenType.COLON) valueExpected = true;
+      else if (t.token === TokenType.COMMA) keyExpected = true;
+    }
+    if (t.token === TokenType.LEFT_BRACE || t.token === TokenType.LEFT_BRACKET) {
+      depth++;
+      if (depth === 1) keyExpected = true;
+      if (depth > MAX_DEPTH) throw new FeedParseError(`the JSON is nested more than ${MAX_DEPTH} levels deep at ${at(t.offset)}: the file is corrupt or not a feed`);
+    } else if (t.token === TokenType.RIGHT_BRACE || t.token === TokenType.RIGHT_BRACKET) depth--;
+    parser.write(t);
+  };
+  tokenizer.onError = (err) => {
+    throw describe(err);
+  };
+  tokenizer.onEnd = () => {
+    if (!parser.isEnded) parser.end();
+  };
+  parser.onError = (err) => {
+    throw describe(err);
+  };
+  parser.onEnd = () => {
+    ended = true;
+  };
+  parser.onValue = ({ value, key: k, stack }) => {
+    if (stack.length === 1 && k === 'mode') {
+      if (value === null) return;
+      if (value !== 'full' && value !== 'delta') throw new FeedParseError(`"mode" must be "full" or "delta", not ${JSON.stringify(value).slice(0, 40)}`);
+      events.push({ kind: 'mode', mode: value });
+    } else if (stack.length === 2 && typeof k === 'number') {
+      const position = `listings[${k}]`;
+      events.push(toEvent(value, position));
+      lastRecord = position;
+      guard.recordDone();
+    }
+  };
+  // The library's own words name its internal states; say where the text broke instead.
+  function describe(err: Error): Error {
+    if (err instanceof FeedParseError) return err;
+    const m = /Unexpected "(.*?)" at chunk position "(\d+)"/.exec(err.message) ?? /Unexpected \w+ \((".*?"|[^)]*)\)/.exec(err.message);
+    if (m && m[2] !== undefined) return invalid(`unexpected ${JSON.stringify(m[1])}`, bytesBefore + Number(m[2]));
+    if (m) return invalid(`unexpected ${m[1]}`);
+    if (/ended in the middle|ended in mid-parsing/i.test(err.message)) return truncated();
+    return invalid('unexpected text');
+  }
+  const truncated = () => new FeedParseError(`the file is not valid JSON: it ends unexpectedly at ${at(bytesBefore + pieceBytes)}${after()}; the file may be truncated`);
+
+  for await (const t of text) {
+    guard.feed(t);
+    piece = t;
+    pieceBytes = Buffer.byteLength(t);
+    tokenizer.write(t);
+    bytesBefore += pieceBytes;
+    pos.advance(t);
+    piece = '';
+    pieceBytes = 0;
+    yield* events.splice(0);
+  }
+  tokenizer.end();
+  yield* events.splice(0);
+  if (!ended) throw truncated();
+  if (!listings) throw new FeedParseError('the JSON has no "listings" array');
+}
+
+// The JSON feed of a whole file in memory (tests, tools).
+export function parseJsonFeed(input: Buffer | string): Promise<ParsedFeed> {
+  return collectFeed(readJsonFeed, input);
+}
+
+function toEvent(item: unknown, position: string): FeedEvent {
+  assertFieldSizes(item, position);
+  if (!isObj(item)) return { kind: 'reject', reject: { external_id: null, position, reason: 'the record is not an object' } };
+  const record = toRecord(item, position);
+  return 'reason' in record ? { kind: 'reject', reject: record } : { kind: 'record', record };
+}
+
+function toRecord(item: Obj, position: string): RawRecord | Reject {
+  const externalId = cleanExternalId(item.ref);
+  const status = (str(item.status) ?? 'available').trim().toLowerCase();
+  if (status === 'deleted') return { position, externalId, action: 'delete', listingType: null };
+  if (GONE.has(status)) return { position, externalId, action: 'withdraw', listingType: null };
+  if (status !== 'available') return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
+  const offer = str(item.offer);
+  const price = item.price;
+  const priceObj = isObj(price) ? price : null;
+  const address = isObj(item.address) ? item.address : {};
+  const geo = isObj(item.geo) ? item.geo : {};
+  const images: string[] = [];
+  if (Array.isArray(item.media)) {
+    for (const m of item.media) {
+      if (typeof m === 'string') images.push(m);
+      else if (isObj(m) && ['photo', 'image', 'picture'].includes(String(m.type ?? 'photo').toLowerCase())) {
+        const url = str(m.url);
+        if (url) images.push(url);
+      }
+    }
+  }
+  return {
+    position,
+    externalId,
+    action: 'upsert',
+    listingType: offer ? (OFFERS[offer.trim().toLowerCase()] ?? null) : null,
+    typeText: offer,
+    title: item.title,
+    price: priceObj ? priceObj.amount : price,
+    currency: priceObj ? str(priceObj.currency) : null,
+    pricePeriod: priceObj ? str(priceObj.period) : null,
+    area: item.surface_m2 ?? item.area_m2,
+    rooms: item.rooms,
+    bedrooms: item.bedrooms,
+    town: str(address.commune) ?? str(address.city) ?? str(address.locality),
+    quarter: str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter),
+    postcode: str(address.postcode),
+    country: str(address.country),
+    lat: geo.lat,
+    lng: geo.lon ?? geo.lng,
+    images,
+    students: item.students,
+    date: item.published_at,
+    dateKind: 'created',
+    sourceUrl: str(item.link),
+  };
 }
 
 function isObj(v: unknown): v is Obj {

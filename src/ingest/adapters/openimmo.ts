@@ -1,9 +1,9 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { SaxesParser } from 'saxes';
 import type { ListingType } from '../../domain/listing.js';
-import { FeedParseError } from '../errors.js';
+import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import { cleanExternalId } from '../normalize.js';
-import type { FeedMode, ParsedFeed, RawRecord } from '../types.js';
-import { assertFieldSizes, decodeFeed, lineIndex, str } from './common.js';
+import type { FeedEvent, ParsedFeed, RawRecord } from '../types.js';
+import { assertFieldSizes, collectFeed, SizeGuard, str } from './common.js';
 
 type Node = Record<string, unknown>;
 
@@ -12,55 +12,112 @@ const ARRAYS = new Set(['anbieter', 'immobilie', 'anhang', 'user_defined_simplef
 const PHOTO_GROUPS = new Set(['BILD', 'TITELBILD', 'INNENANSICHTEN', 'AUSSENANSICHTEN']);
 const NOT_IMAGE_FILE = /\.(pdf|mp4|mov|avi|webm|mkv|doc|docx|txt|zip)(\?|#|$)/i;
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  captureMetaData: true,
-  // Entity expansion stays on (titles contain &amp;) within the library's limits, which
-  // stop "billion laughs" documents.
-  processEntities: true,
-  isArray: (name) => ARRAYS.has(name),
-});
-const META = XMLParser.getMetaDataSymbol();
-
-export function parseOpenImmo(input: Buffer | string): ParsedFeed {
-  const text = decodeFeed(input);
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) {
-    const { line, col, msg } = valid.err;
-    throw new FeedParseError(`the XML is not well-formed (line ${line}, column ${col}: ${msg}); the file may be truncated`);
-  }
-  let doc: Node;
-  try {
-    doc = parser.parse(text) as Node;
-  } catch (e) {
-    throw new FeedParseError(`the XML cannot be read: ${(e as Error).message}`);
-  }
-  const root = obj(doc.openimmo);
-  if (!root) {
-    const first = Object.keys(doc).find((k) => !k.startsWith('?'));
-    throw new FeedParseError(`not an OpenImmo file: the root element is <${first ?? '?'}>, expected <openimmo>`);
-  }
-  const umfang = str(obj(root.uebertragung)?.['@_umfang'])?.toUpperCase();
-  const mode: FeedMode | null = umfang === 'TEIL' ? 'delta' : umfang === 'VOLL' ? 'full' : null;
-
-  const lineOf = lineIndex(text);
-  const records: RawRecord[] = [];
+// The XML is read as a stream of SAX events (saxes, a strict well-formedness checker):
+// each anbieter/immobilie element is built into a small tree of its own, made into a
+// record and dropped; uebertragung/@umfang may come before or after the listings. Only the
+// element being read is held. The tree has the shape of a usual XML-to-object mapping:
+// attributes as '@_name', an element's text as a string (or '#text' beside attributes or
+// children), repeated elements (and those of ARRAYS) as arrays.
+export async function* readOpenImmo(text: AsyncIterable<string>): AsyncGenerator<FeedEvent> {
+  const events: FeedEvent[] = [];
+  const parser = new SaxesParser({ position: true });
+  // Element names from the root down to the element being read.
+  const path: string[] = [];
+  // The immobilie being read: its frames, from the immobilie down to the open element.
+  let frames: { name: string; node: Node; text: string }[] | null = null;
   let n = 0;
-  for (const anbieter of arr(root.anbieter)) {
-    for (const raw of arr(obj(anbieter)?.immobilie)) {
+  let position = '';
+  let lastRecord: string | null = null;
+  const where = () => (frames ? position : `line ${parser.line}`);
+  const guard = new SizeGuard('<', where);
+
+  parser.on('opentag', (tag) => {
+    const name = tag.name;
+    if (path.length === 0 && name !== 'openimmo') throw new FeedParseError(`not an OpenImmo file: the root element is <${name.slice(0, 40)}>, expected <openimmo>`);
+    path.push(name);
+    if (path.length > MAX_DEPTH) throw new FeedParseError(`the XML is nested more than ${MAX_DEPTH} levels deep at line ${parser.line}: the file is corrupt or not a feed`);
+    // No prototype: an element named __proto__ is just a key.
+    const node: Node = Object.create(null) as Node;
+    for (const [k, v] of Object.entries(tag.attributes)) node[`@_${k}`] = v;
+    if (frames) frames.push({ name, node, text: '' });
+    else if (path.length === 3 && name === 'immobilie' && path[1] === 'anbieter') {
       n++;
-      const node = obj(raw) ?? {};
-      const start = (raw as Record<symbol, { startIndex?: number }>)?.[META as unknown as symbol]?.startIndex;
-      const position = start !== undefined ? `immobilie ${n} (line ${lineOf(start)})` : `immobilie ${n}`;
-      assertFieldSizes(node, position);
-      records.push(toRecord(node, position));
+      position = `immobilie ${n} (line ${parser.line})`;
+      frames = [{ name, node, text: '' }];
+    } else if (path.length === 2 && name === 'uebertragung') {
+      const umfang = str(node['@_umfang'])?.toUpperCase();
+      if (umfang === 'TEIL' || umfang === 'VOLL') events.push({ kind: 'mode', mode: umfang === 'TEIL' ? 'delta' : 'full' });
     }
+    // An element closed in its opening tag (<zimmer/>) gets its closetag event at once.
+  });
+  const addText = (t: string) => {
+    if (frames) frames[frames.length - 1].text += t;
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  parser.on('closetag', () => {
+    path.pop();
+    if (!frames) return;
+    const frame = frames.pop()!;
+    const value = finish(frame.node, frame.text);
+    if (frames.length > 0) {
+      attach(frames[frames.length - 1].node, frame.name, value);
+      return;
+    }
+    frames = null;
+    const node = obj(value) ?? {};
+    assertFieldSizes(node, position);
+    events.push({ kind: 'record', record: toRecord(node, position) });
+    lastRecord = position;
+    guard.recordDone();
+  });
+  parser.on('error', (err) => {
+    // Entities that XML does not define without a DTD (&nbsp; &eacute;, common in titles
+    // typed in HTML editors) are kept as written rather than refusing the file.
+    if (/undefined entity/.test(err.message)) return;
+    throw notWellFormed(err.message);
+  });
+  let ending = false;
+  function notWellFormed(message: string): FeedParseError {
+    // saxes says "line:column: what"; the position is said again below, in words.
+    const what = message.replace(/^(?:[^:]*:)?\d+:\d+: /, '').replace(/\.$/, '');
+    const at = `line ${parser.line}, column ${parser.column + 1}`;
+    const context = frames ? `in ${position}` : lastRecord ? `after ${lastRecord}` : 'before the first immobilie';
+    if (ending) return new FeedParseError(`the XML is not well-formed: it ends unexpectedly at ${at} (${what}, ${context}); the file may be truncated`);
+    return new FeedParseError(`the XML is not well-formed at ${at}: ${what} (${context})`);
   }
-  return { mode, records, rejects: [] };
+
+  for await (const t of text) {
+    guard.feed(t);
+    parser.write(t);
+    yield* events.splice(0);
+  }
+  ending = true;
+  parser.close();
+  yield* events.splice(0);
+}
+
+// The OpenImmo feed of a whole file in memory (tests, tools).
+export function parseOpenImmo(input: Buffer | string): Promise<ParsedFeed> {
+  return collectFeed(readOpenImmo, input);
+}
+
+// An element's value once closed: its text alone, or its attributes and children (with the
+// text as '#text' when there is some).
+function finish(node: Node, rawText: string): unknown {
+  const text = rawText.trim();
+  if (Object.keys(node).length === 0) return text;
+  if (text !== '') node['#text'] = text;
+  return node;
+}
+
+// A value is never an array itself, so an array here is the list of an element's
+// repetitions.
+function attach(parent: Node, name: string, value: unknown): void {
+  const existing = parent[name];
+  if (existing === undefined) parent[name] = ARRAYS.has(name) ? [value] : value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else parent[name] = [existing, value];
 }
 
 function toRecord(node: Node, position: string): RawRecord {

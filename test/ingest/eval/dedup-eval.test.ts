@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FILE_ADAPTERS } from '../../../src/ingest/adapters/index.js';
+import { parseCsvFeed, parseJsonFeed, parseOpenImmo } from '../../../src/ingest/adapters/index.js';
 import { normalizeRecord } from '../../../src/ingest/normalize.js';
+import { TEST_LISTING_IDS } from '../../helpers/factory.js';
 import { createTestDb, type TestDb } from '../../helpers/pg.js';
 import { gazetteer } from '../helpers.js';
 import type { FeedFile } from './feed-writers.js';
@@ -17,16 +18,18 @@ import { generateSecondSet, NOW } from './second-set.js';
 
 const SLICE = { properties: 1500, seed: 13 };
 
-function parseAll(feeds: FeedFile[]) {
+const PARSERS = { csv: parseCsvFeed, json: parseJsonFeed, openimmo: parseOpenImmo };
+
+async function parseAll(feeds: FeedFile[]) {
   const gz = gazetteer();
   const rejects: string[] = [];
   const keys: string[] = [];
   const listings = [];
   for (const f of feeds) {
-    const parsed = FILE_ADAPTERS[f.format](Buffer.from(f.text));
+    const parsed = await PARSERS[f.format](Buffer.from(f.text));
     for (const r of parsed.rejects) rejects.push(`${f.source} ${r.position}: ${r.reason}`);
     for (const r of parsed.records) {
-      const n = normalizeRecord(r, { source: f.source, gazetteer: gz, now: NOW });
+      const n = normalizeRecord(r, { source: f.source, gazetteer: gz, now: NOW, listingId: TEST_LISTING_IDS });
       if (!n.ok) rejects.push(`${f.source} ${r.externalId}: ${n.reason}`);
       else {
         keys.push(`${f.source}\u0000${n.listing.external_id}`);
@@ -38,16 +41,16 @@ function parseAll(feeds: FeedFile[]) {
 }
 
 describe('the evaluation sets are valid feeds with a complete truth', () => {
-  it('the second set goes through the real adapters and normalizer without a reject, in three formats', () => {
+  it('the second set goes through the real adapters and normalizer without a reject, in three formats', async () => {
     const set = generateSecondSet(gazetteer(), SLICE);
-    const { rejects, keys } = parseAll(set.feeds);
+    const { rejects, keys } = await parseAll(set.feeds);
     expect(rejects).toEqual([]);
     expect(new Set(set.feeds.map((f) => f.format))).toEqual(new Set(['openimmo', 'csv', 'json']));
     expect(set.feeds).toHaveLength(6);
     expect(keys.sort()).toEqual([...set.truth.keys()].sort());
   });
 
-  it('the second set is what its description says: about a quarter multi-listed, a third of those without coordinates on one side', () => {
+  it('the second set is what its description says: about a quarter multi-listed, a third of those without coordinates on one side', async () => {
     const set = generateSecondSet(gazetteer(), SLICE);
     expect(set.properties).toBe(SLICE.properties);
     const multi = set.notes['multi-listed properties'] / set.properties;
@@ -56,7 +59,7 @@ describe('the evaluation sets are valid feeds with a complete truth', () => {
     const oneSide = set.notes['multi-listed with one side without coordinates'] / set.notes['multi-listed properties'];
     expect(oneSide).toBeGreaterThan(0.25);
     expect(oneSide).toBeLessThan(0.42);
-    const { listings } = parseAll(set.feeds);
+    const { listings } = await parseAll(set.feeds);
     const rent = listings.filter((l) => l.listing_type === 'RENT');
     const studios = rent.filter((l) => l.rooms === 1 && l.area_m2 !== null && l.area_m2 <= 36).length / rent.length;
     expect(studios).toBeGreaterThan(0.15);
@@ -71,9 +74,9 @@ describe('the evaluation sets are valid feeds with a complete truth', () => {
     expect(c.feeds.map((f) => f.text)).not.toEqual(a.feeds.map((f) => f.text));
   });
 
-  it('the hand-made set goes through the real adapters and normalizer without a reject', () => {
+  it('the hand-made set goes through the real adapters and normalizer without a reject', async () => {
     const h = handSet();
-    const { rejects, keys } = parseAll(h.feeds);
+    const { rejects, keys } = await parseAll(h.feeds);
     expect(rejects).toEqual([]);
     expect(keys.sort()).toEqual([...h.truth.keys()].sort());
     expect(HAND_CASES.length).toBeGreaterThanOrEqual(20);

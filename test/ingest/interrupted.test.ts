@@ -1,0 +1,120 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importFeed, recoverInterruptedImports } from '../../src/ingest/index.js';
+import { projectRoot } from '../../src/lib/paths.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { CSV_HEADER_LINE, csvFeed, csvRow, gazetteer } from './helpers.js';
+
+// An import in a process of its own (the CLI), reading a FIFO the test writes: it stays in
+// the middle of its import for as long as the test wants, and can be killed there.
+interface Child {
+  proc: ChildProcess;
+  exited: Promise<number | null>;
+  stderr: () => string;
+}
+
+function ingestFromFifo(url: string, source: string, fifo: string): Child {
+  const env = { ...process.env, DATABASE_URL: url };
+  // Node itself (tsx as its loader), not npx: the signal must reach the importing process.
+  const args = ['--import', 'tsx', 'src/cli/ingest.ts', '--source', source, '--format', 'csv', fifo];
+  const proc = spawn(process.execPath, args, { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr!.on('data', (d) => (err += d));
+  proc.stdout!.resume();
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return { proc, exited, stderr: () => err };
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 90_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const PLACES = ['Strassen', 'Bertrange', 'Mamer', 'Hesperange'];
+const rows = (prefix: string, from: number, n: number) =>
+  Array.from({ length: n }, (_, k) => {
+    const i = from + k;
+    return `${csvRow({ ref: `${prefix}${i}`, place: PLACES[i % 4], price: String(1200 + i), area: String(40 + i), bedrooms: '1' })}\n`;
+  }).join('');
+
+describe('an import whose process dies is marked failed, not left running', () => {
+  let t: TestDb;
+  let dir: string;
+  const children: Child[] = [];
+  beforeAll(async () => {
+    t = await createTestDb();
+    dir = mkdtempSync(path.join(tmpdir(), 'ingest-kill-'));
+  });
+  afterAll(async () => {
+    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    await t?.drop();
+  });
+
+  const runningRun = (source: string) => () => t.db('import_runs').where({ source, status: 'running' }).first();
+
+  it('killed with SIGKILL mid-import: the next import marks its run failed, and nothing of it was written', { timeout: 240_000 }, async () => {
+    const fifo = path.join(dir, 'killed.csv');
+    execFileSync('mkfifo', [fifo]);
+    const child = ingestFromFifo(t.url, 'doomed', fifo);
+    children.push(child);
+    // Opening the FIFO for writing waits for the child to open it for reading.
+    const w = await open(fifo, 'w');
+    await w.write(`${CSV_HEADER_LINE}\n${rows('D', 0, 500)}`);
+    const run = await waitFor(runningRun('doomed'), 'the child to record its run');
+    child.proc.kill('SIGKILL');
+    await child.exited;
+    await w.close().catch(() => {});
+
+    // Dead, and still 'running' until someone looks.
+    expect((await t.db('import_runs').where({ id: run.id }).first()).status).toBe('running');
+    const r = await importFeed(t.db, { source: 'survivor', format: 'csv', input: { text: csvFeed([rows('S', 0, 1).trim()]) }, gazetteer: gazetteer() });
+    expect(r.status).toBe('ok');
+    const after = await t.db('import_runs').where({ id: run.id }).first();
+    expect(after.status).toBe('failed');
+    expect(after.error).toMatch(/^interrupted: the importing process ended without finishing/);
+    expect(after.finished_at).toBeInstanceOf(Date);
+    expect(await t.db('listings').where({ source: 'doomed' }).first()).toBeUndefined();
+    expect(await t.db('sources').where({ name: 'doomed' }).first()).toBeUndefined();
+  });
+
+  it('an import that is alive is never marked, whoever looks; it finishes normally', { timeout: 240_000 }, async () => {
+    const fifo = path.join(dir, 'alive.csv');
+    execFileSync('mkfifo', [fifo]);
+    const child = ingestFromFifo(t.url, 'alive', fifo);
+    children.push(child);
+    const w = await open(fifo, 'w');
+    await w.write(`${CSV_HEADER_LINE}\n${rows('A', 0, 200)}`);
+    const run = await waitFor(runningRun('alive'), 'the child to record its run');
+
+    // Another import, and the server's start-up check, while it runs.
+    const other = await importFeed(t.db, { source: 'bystander', format: 'csv', input: { text: csvFeed([rows('B', 0, 1).trim()]) }, gazetteer: gazetteer() });
+    expect(other.status).toBe('ok');
+    expect(await recoverInterruptedImports(t.db)).toBe(0);
+    expect((await t.db('import_runs').where({ id: run.id }).first()).status).toBe('running');
+
+    await w.write(rows('A', 200, 100));
+    await w.close();
+    expect(await child.exited, child.stderr()).toBe(0);
+    const done = await t.db('import_runs').where({ id: run.id }).first();
+    expect([done.status, done.counts.read, done.counts.created]).toEqual(['ok', 300, 300]);
+  });
+
+  it('the check the server runs at start marks dead runs (a row left running by a crash)', async () => {
+    // A run row whose owner is gone: nobody holds its lock.
+    const [{ id }] = await t.db('import_runs').insert({ source: 'crashed', mode: 'full', status: 'running', started_at: new Date() }).returning('id');
+    expect(await recoverInterruptedImports(t.db)).toBe(1);
+    const row = await t.db('import_runs').where({ id }).first();
+    expect([row.status, row.error]).toEqual(['failed', expect.stringMatching(/^interrupted/)]);
+    expect(await recoverInterruptedImports(t.db)).toBe(0);
+  });
+});
