@@ -15,9 +15,10 @@ afterAll(async () => t?.drop());
 
 async function keys(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli/keys.ts', ...args], {
+    // node --import tsx: what `npm run keys` runs, without npx's own start-up on a busy machine.
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], {
       env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
-      timeout: 30_000,
+      timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
   } catch (e) {
@@ -52,6 +53,12 @@ describe('npm run keys', () => {
     const human = await keys('list');
     expect(human.stdout).toContain(key.id);
     expect(human.stdout).not.toContain(key.key);
+    // A header row names the columns, which line up with it.
+    const [header, ...lines] = human.stdout.trimEnd().split('\n');
+    expect(header.split(/\s{2,}/)).toEqual(['ID', 'TIER', 'KEY', 'EMAIL', 'NAME', 'LAST USED', 'STATE']);
+    const row = lines.find((l) => l.startsWith(key.id))!;
+    expect(row.indexOf(`${key.key.slice(0, 8)}…`)).toBe(header.indexOf('KEY'));
+    expect(row.indexOf('active')).toBe(header.indexOf('STATE'));
 
     expect((await keys('set-tier', key.id, 'starter')).code).toBe(0);
     const starter = await request(app).get('/api/v1/listings').set(bearer(key.key));
@@ -79,5 +86,27 @@ describe('npm run keys', () => {
       expect(r.code, cases[i].join(' ')).toBe(2);
       expect(r.stderr).toContain('Usage:');
     });
+    // Each message names what is wrong, and only that.
+    const problems = (r: { stderr: string }) => r.stderr.split('\n\nUsage:')[0];
+    expect(problems(results[0])).toBe('--tier: unknown tier "gold": use free, starter, pro or enterprise');
+    expect(problems(results[1])).toBe('--email: "not-an-email" is not a valid email address');
+    expect(problems(results[2])).toBe('--email is required');
+    expect(problems(results[4])).toBe('unknown tier "platinum": use free, starter, pro or enterprise');
+    const both = await keys('create', '--tier', 'gold');
+    expect(both.code).toBe(2);
+    expect(problems(both)).toBe('--email is required\n--tier: unknown tier "gold": use free, starter, pro or enterprise');
+    const none = await keys();
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('Usage:');
+  });
+
+  it('--help, -h and help print the usage on stdout and exit 0', async () => {
+    for (const args of [['--help'], ['-h'], ['help'], ['create', '--help']]) {
+      const r = await keys(...args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^Usage:\n/);
+      expect(r.stdout).toContain('npm run keys -- create --email E --tier free|starter|pro|enterprise');
+      expect(r.stderr).toBe('');
+    }
   });
 });

@@ -9,12 +9,20 @@ const USAGE = `Usage:
   npm run keys -- create --email E --tier free|starter|pro|enterprise [--name N] [--json]
   npm run keys -- list [--email E] [--json]
   npm run keys -- revoke ID [--json]
-  npm run keys -- set-tier ID free|starter|pro|enterprise [--json]`;
+  npm run keys -- set-tier ID free|starter|pro|enterprise [--json]
+  npm run keys -- --help`;
 
 class UsageError extends Error {}
 
-const tier = z.enum(TIERS, `tier must be one of ${TIERS.join(', ')}`);
-const email = z.email('email must be a valid address');
+const TIER_CHOICES = `${TIERS.slice(0, -1).join(', ')} or ${TIERS.at(-1)}`;
+const tier = z.enum(TIERS, { error: (issue) => `unknown tier ${JSON.stringify(issue.input)}: use ${TIER_CHOICES}` });
+const email = z.email({ error: (issue) => `${JSON.stringify(issue.input)} is not a valid email address` });
+
+// The human form of \`list\`: a header row, then one row per key, in aligned columns.
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')).join('\n');
+}
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -35,19 +43,25 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
-  if (values.help || !command) {
+  if (values.help || command === 'help') {
     process.stdout.write(USAGE + '\n');
-    return command ? 0 : 2;
+    return 0;
   }
+  if (!command) throw new UsageError('a command is needed');
   const check = <T>(schema: z.ZodType<T>, v: unknown): T => {
     const r = schema.safeParse(v);
     if (!r.success) throw new UsageError(r.error.issues[0].message);
     return r.data;
   };
-  // Validate before touching the database.
+  // Validate before touching the database, and name every problem at once.
   if (command === 'create') {
-    check(email, values.email);
-    check(tier, values.tier);
+    const problems: string[] = [];
+    if (values.email === undefined) problems.push('--email is required');
+    else if (!email.safeParse(values.email).success) problems.push(`--email: ${email.safeParse(values.email).error!.issues[0].message}`);
+    if (values.tier === undefined) problems.push(`--tier is required: ${TIER_CHOICES}`);
+    else if (!tier.safeParse(values.tier).success) problems.push(`--tier: ${tier.safeParse(values.tier).error!.issues[0].message}`);
+    if (rest.length) problems.push(`create takes no positional argument (got ${rest.map((a) => JSON.stringify(a)).join(' ')})`);
+    if (problems.length) throw new UsageError(problems.join('\n'));
   } else if (command === 'revoke') {
     if (rest.length !== 1) throw new UsageError('revoke takes one key id');
   } else if (command === 'set-tier') {
@@ -88,7 +102,10 @@ async function main(argv: string[]): Promise<number> {
         const human =
           rows.length === 0
             ? 'No keys.'
-            : rows.map((r) => `${r.id}  ${r.tier.padEnd(10)} ${r.key}  ${r.email}  ${r.name || '-'}  ${r.revoked_at ? 'revoked ' + r.revoked_at : 'active'}`).join('\n');
+            : table(
+                ['ID', 'TIER', 'KEY', 'EMAIL', 'NAME', 'LAST USED', 'STATE'],
+                rows.map((r) => [r.id, r.tier, r.key, r.email, r.name || '-', r.last_used_at ?? 'never', r.revoked_at ? `revoked ${r.revoked_at}` : 'active']),
+              );
         out(human, rows);
         return 0;
       }
