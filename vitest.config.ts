@@ -4,8 +4,11 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
-    testTimeout: 30000,
-    hookTimeout: 60000,
+    // Deadlines for a hang, not speed targets: on a loaded 2-core machine (other test runs, a
+    // CPU hog) a test that spawns processes or makes a few hundred requests can take ten
+    // times what it takes on a quiet one. Waits inside tests poll for conditions.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // Each test file gets its own database cloned from a migrated template, so files may
     // run in parallel; two workers keep the 2-core machine responsive.

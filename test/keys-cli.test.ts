@@ -27,7 +27,8 @@ async function keys(...args: string[]): Promise<{ code: number; stdout: string; 
   }
 }
 
-describe('npm run keys', () => {
+// Each test spawns the CLI several times: a process start can take seconds on a busy machine.
+describe('npm run keys', { timeout: 120_000 }, () => {
   it('creates a key (printed once), lists, changes tier and revokes it', async () => {
     const created = await keys('create', '--email', 'Ops@Example.com', '--tier', 'free', '--name', 'ci key', '--json');
     expect(created.code, created.stderr).toBe(0);
@@ -101,9 +102,10 @@ describe('npm run keys', () => {
   });
 
   it('--help, -h and help print the usage on stdout and exit 0', async () => {
-    for (const args of [['--help'], ['-h'], ['help'], ['create', '--help']]) {
-      const r = await keys(...args);
-      expect(r.code, args.join(' ')).toBe(0);
+    const cases = [['--help'], ['-h'], ['help'], ['create', '--help']];
+    const results = await Promise.all(cases.map((args) => keys(...args)));
+    for (const [i, r] of results.entries()) {
+      expect(r.code, cases[i].join(' ')).toBe(0);
       expect(r.stdout).toMatch(/^Usage:\n/);
       expect(r.stdout).toContain('npm run keys -- create --email E --tier free|starter|pro|enterprise');
       expect(r.stderr).toBe('');
