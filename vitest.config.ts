@@ -13,6 +13,11 @@ export default defineConfig({
     // Each test file gets its own database cloned from a migrated template, so files may
     // run in parallel; two workers keep the 2-core machine responsive.
     maxWorkers: 2,
+    // A worker runs its files one after another in the same process, loading express, knex,
+    // pg, zod… once rather than once per file: about a third off the suite's time. The files
+    // share no state: each builds its own app, database and Redis prefix, and restores what
+    // it mocks.
+    isolate: false,
     // The JSON report lets CI print a plain 'N passed, N failed' closing line.
     reporters: ['default', ['json', { outputFile: 'test-output/vitest.json' }]],
   },
