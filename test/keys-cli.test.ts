@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKeysCli } from '../src/cli/keys-command.js';
 import { bearer, buildTestApp } from './helpers/factory.js';
 import { createTestDb, type TestDb } from './helpers/pg.js';
 
-const run = promisify(execFile);
+const spawnCli = promisify(execFile);
 let t: TestDb;
 
 beforeAll(async () => {
@@ -13,10 +14,29 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-async function keys(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+// The command in-process (what `npm run keys` runs, minus the process around it).
+async function keys(...args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runKeysCli(args, {
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
+  });
+  return { code, stdout, stderr };
+}
+
+// The real entry point, as a process: exit codes and streams.
+async function keysProcess(...args: string[]): Promise<Run> {
   try {
     // node --import tsx: what `npm run keys` runs, without npx's own start-up on a busy machine.
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], {
+    const { stdout, stderr } = await spawnCli(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], {
       env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
       timeout: 60_000,
     });
@@ -27,8 +47,7 @@ async function keys(...args: string[]): Promise<{ code: number; stdout: string; 
   }
 }
 
-// Each test spawns the CLI several times: a process start can take seconds on a busy machine.
-describe('npm run keys', { timeout: 120_000 }, () => {
+describe('npm run keys', () => {
   it('creates a key (printed once), lists, changes tier and revokes it', async () => {
     const created = await keys('create', '--email', 'Ops@Example.com', '--tier', 'free', '--name', 'ci key', '--json');
     expect(created.code, created.stderr).toBe(0);
@@ -110,5 +129,18 @@ describe('npm run keys', { timeout: 120_000 }, () => {
       expect(r.stdout).toContain('npm run keys -- create --email E --tier free|starter|pro|enterprise');
       expect(r.stderr).toBe('');
     }
+  });
+
+  // Spawning a process can take seconds on a busy machine.
+  it('as a process: exit codes 0, 1 and 2 and the streams they write to', { timeout: 120_000 }, async () => {
+    const [help, usage, missing] = await Promise.all([keysProcess('--help'), keysProcess('create', '--tier', 'gold'), keysProcess('revoke', 'key_0000000000000000')]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage:\n/);
+    expect(help.stderr).toBe('');
+    expect(usage.code).toBe(2);
+    expect(usage.stdout).toBe('');
+    expect(usage.stderr).toMatch(/^--email is required\n--tier: unknown tier "gold": use free, starter, pro or enterprise\n\nUsage:/);
+    expect(missing.code, missing.stderr).toBe(1);
+    expect(missing.stderr).toBe('No active key with id key_0000000000000000\n');
   });
 });
