@@ -162,7 +162,7 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
       expect(res.headers.get('ratelimit-limit')).toBe('100');
       expect(res.headers.get('ratelimit-remaining'), `revalidation ${i + 1}`).toBe('99');
       // The count is taken back after the response: let it land before the next request.
-      if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(1), { timeout: 10_000, interval: 20 });
+      if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(1), { timeout: 30_000, interval: 20 });
     }
     // The communes answer (res.send + Express's own ETag) follows the same rule.
     const communes = await fetch(`${base}/api/v1/communes`, { headers: auth });
@@ -171,7 +171,7 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     const again = await fetch(`${base}/api/v1/communes`, { headers: { ...auth, 'If-None-Match': communes.headers.get('etag')! } });
     expect(again.status).toBe(304);
     expect(again.headers.get('ratelimit-remaining')).toBe('98');
-    if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(2), { timeout: 10_000, interval: 20 });
+    if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(2), { timeout: 30_000, interval: 20 });
     const next = await fetch(`${base}/api/v1/listings?per_page=6`, { headers: auth });
     await next.arrayBuffer();
     expect(next.status).toBe(200);
@@ -200,14 +200,14 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     expect(1 + ok).toBeLessThanOrEqual(100);
     // What the key has used is what a new request sees (a Starter upgrade lifts the cap).
     const used = 1 + ok;
-    if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(used), { timeout: 10_000, interval: 20 });
+    if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(used), { timeout: 30_000, interval: 20 });
     else {
       // The memory store takes 304s back right after each response: wait until it settles.
       await vi.waitFor(async () => {
         const r = await request(app).get('/api/v1/listings?per_page=5').set(auth).set('If-None-Match', etag);
         if (used === 100) expect(r.status).toBe(429);
         else expect(r.headers['ratelimit-remaining']).toBe(String(100 - used));
-      }, { timeout: 10_000, interval: 50 });
+      }, { timeout: 30_000, interval: 50 });
     }
   });
 

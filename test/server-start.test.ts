@@ -67,7 +67,7 @@ describe('a taken PORT', () => {
     expect(code, JSON.stringify(out)).toBe(1);
     expect(out.stderr).toBe(`port ${port} is in use; set PORT\n`);
     expect(out.stdout).not.toMatch(/listening|Demo API keys|lfk_/);
-  }, 60_000);
+  }, 120_000);
 
   it('in embedded mode too, and before the embedded database or the demo data are touched', async () => {
     const port = await holdPort();
@@ -78,7 +78,7 @@ describe('a taken PORT', () => {
     expect(out.stderr).toBe(`port ${port} is in use; set PORT\n`);
     expect(out.stdout).toBe('');
     expect(existsSync(dir)).toBe(false);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('a taken METRICS_PORT', () => {
@@ -93,7 +93,7 @@ describe('a taken METRICS_PORT', () => {
         if (!line) throw new Error('not listening yet');
         return line;
       },
-      { timeout: 60_000, interval: 100 },
+      { timeout: 90_000, interval: 100 },
     );
     const base = `http://127.0.0.1:${listening.port}`;
     await vi.waitFor(() => expect(jsonLines(out.stdout).some((l) => /metrics/.test(l.msg) && l.level === 40)).toBe(true), { timeout: 30_000, interval: 50 });
@@ -111,5 +111,5 @@ describe('a taken METRICS_PORT', () => {
     expect(Object.keys(metricsLines[0]).sort()).toEqual(['level', 'msg', 'time']);
     expect(lines.filter((l) => l.level >= 50), out.stdout).toEqual([]);
     expect(out.stdout + out.stderr).not.toMatch(/\n\s+at /);
-  }, 90_000);
+  }, 150_000);
 });
