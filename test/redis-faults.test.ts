@@ -140,8 +140,9 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
       const { res, ms, overMs } = await timedPair('dead redis');
       expect(res.status, `request ${i} after the kill`).toBe(200);
       if (i > 0) expectServedUnlimited(res); // the very first may race the socket's close
-      // Never waits for a Redis timeout (300 ms) or a reconnection: fails fast.
-      expect(ms, `request ${i} after the kill`).toBeLessThan(300);
+      // Never waits for a Redis timeout (300 ms) or a reconnection: fails fast. Measured over
+      // the Pro request just after it, so that a busy machine's slowness is not counted.
+      expect(overMs, `request ${i} after the kill (${ms.toFixed(0)} ms)`).toBeLessThan(300);
       dead.push({ ms, overMs });
     }
     // A few ms over normal: typically < 150 ms end to end, and the store's share (the cost
@@ -262,7 +263,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     for (let i = 0; i < 10; i++) {
       const { res, ms, overMs } = await timedPair('redis down at start-up');
       expectServedUnlimited(res);
-      expect(ms).toBeLessThan(300);
+      expect(overMs, `${ms.toFixed(0)} ms`).toBeLessThan(300);
       down.push({ ms, overMs });
     }
     expect(median(down.map((d) => d.ms))).toBeLessThan(150);
