@@ -81,6 +81,15 @@ describe('a taken PORT', () => {
   }, 120_000);
 });
 
+describe('a HOST that is not this machine\'s', () => {
+  it('exits 1 with one line naming HOST', async () => {
+    const { out, exited } = startServer({ DATABASE_URL: t.url, HOST: '192.0.2.1', PORT: '0', METRICS_PORT: '-1' }); // TEST-NET-1
+    const [code] = await exited;
+    expect(code, JSON.stringify(out)).toBe(1);
+    expect(out.stderr).toBe('cannot listen on 192.0.2.1: not an address of this machine; set HOST\n');
+  }, 120_000);
+});
+
 describe('a taken METRICS_PORT', () => {
   it('logs one warning line (no stack, nothing at error level) and the API keeps serving', async () => {
     const metricsPort = await holdPort();
