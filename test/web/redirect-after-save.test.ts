@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
-import { buildWebApp, createKeyInUi, csrfFrom, keyIdFrom, PASSWORD, sessionCookie, uniqueEmail } from './helpers.js';
+import { SESSION_COOKIE } from '../../src/web/session.js';
+import { buildWebApp, createKeyInUi, csrfFrom, keyIdFrom, PASSWORD, uniqueEmail } from './helpers.js';
 
 // Issue 10, item 13: the browser test sometimes waited forever for the "is revoked" notice.
 // express-session saves a changed session while the response ends, but writes the headers
@@ -46,20 +47,33 @@ function post(path: string, cookie: string, form: Record<string, string>): Promi
 describe('redirects of the key pages', () => {
   it('are sent only once the session holding their notice is saved', async () => {
     const agent = request.agent(`http://127.0.0.1:${port}`);
-    const first = await agent.get('/api-keys');
-    const signUp = await agent
-      .post('/api-keys/sign-up')
-      .type('form')
-      .send({ _csrf: csrfFrom(first.text), email: uniqueEmail('redirect'), password: PASSWORD, password_repeat: PASSWORD });
+    // The cookies the agent holds (session, and any other the forms rely on), for the raw
+    // request below: the latest value of each name.
+    const jar = new Map<string, string>();
+    const keep = (res: request.Response) => {
+      for (const c of ([] as string[]).concat(res.headers['set-cookie'] ?? [])) {
+        const pair = c.split(';')[0];
+        jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+      }
+      return res;
+    };
+    const first = keep(await agent.get('/api-keys'));
+    const signUp = keep(
+      await agent
+        .post('/api-keys/sign-up')
+        .type('form')
+        .send({ _csrf: csrfFrom(first.text), email: uniqueEmail('redirect'), password: PASSWORD, password_repeat: PASSWORD }),
+    );
     expect(signUp.status, signUp.text).toBe(303);
-    const cookie = sessionCookie(signUp)!.split(';')[0];
     const { res: created } = await createKeyInUi(agent, 'Soon revoked');
+    keep(created);
     expect(created.status).toBe(201);
     const keyId = keyIdFrom(created.text, 'Soon revoked');
-    const confirm = await agent.get(`/api-keys/keys/${keyId}/revoke`);
+    const confirm = keep(await agent.get(`/api-keys/keys/${keyId}/revoke`));
     expect(confirm.status).toBe(200);
+    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
 
-    const sid = /^s:([^.]+)\./.exec(decodeURIComponent(cookie.split('=')[1]))![1];
+    const sid = /^s:([^.]+)\./.exec(decodeURIComponent(jar.get(SESSION_COOKIE)!))![1];
     const trx = await t.db.transaction();
     let answered = false;
     let response: Promise<http.IncomingMessage>;
