@@ -26,7 +26,7 @@ const TIER_CHOICES = `${TIERS.slice(0, -1).join(', ')} or ${TIERS.at(-1)}`;
 const tier = z.enum(TIERS, { error: (issue) => `unknown tier ${JSON.stringify(issue.input)}: use ${TIER_CHOICES}` });
 const email = z.email({ error: (issue) => `${JSON.stringify(issue.input)} is not a valid email address` });
 
-// The human form of \`list\`: a header row, then one row per key, in aligned columns.
+// The human form of `list`: a header row, then one row per key, in aligned columns.
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')).join('\n');
