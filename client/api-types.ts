@@ -419,7 +419,7 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (the client’s own when it sent a sane one) */
                     "X-Request-Id"?: string;
-                    /** @description Entity tag; send it back in If-None-Match to get a 304 */
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
                     ETag?: string;
                     /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
                     "RateLimit-Policy"?: string;
@@ -437,7 +437,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListingsPage"];
                 };
             };
-            /** @description Not modified (If-None-Match matched the ETag) */
+            /** @description Not modified (If-None-Match matched the ETag); not counted against the quota */
             304: {
                 headers: {
                     [name: string]: unknown;
@@ -523,7 +523,7 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (the client’s own when it sent a sane one) */
                     "X-Request-Id"?: string;
-                    /** @description Entity tag; send it back in If-None-Match to get a 304 */
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
                     ETag?: string;
                     /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
                     "RateLimit-Policy"?: string;
@@ -628,7 +628,7 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (the client’s own when it sent a sane one) */
                     "X-Request-Id"?: string;
-                    /** @description Entity tag; send it back in If-None-Match to get a 304 */
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
                     ETag?: string;
                     /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
                     "RateLimit-Policy"?: string;
@@ -718,7 +718,7 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (the client’s own when it sent a sane one) */
                     "X-Request-Id"?: string;
-                    /** @description Entity tag; send it back in If-None-Match to get a 304 */
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
                     ETag?: string;
                     /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
                     "RateLimit-Policy"?: string;
@@ -808,7 +808,7 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (the client’s own when it sent a sane one) */
                     "X-Request-Id"?: string;
-                    /** @description Entity tag; send it back in If-None-Match to get a 304 */
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -899,7 +899,7 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (the client’s own when it sent a sane one) */
                     "X-Request-Id"?: string;
-                    /** @description Entity tag; send it back in If-None-Match to get a 304 */
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -923,7 +923,7 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (the client’s own when it sent a sane one) */
                     "X-Request-Id"?: string;
-                    /** @description Entity tag; send it back in If-None-Match to get a 304 */
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
                     ETag?: string;
                     [name: string]: unknown;
                 };

@@ -7,9 +7,15 @@ type ListingsQuery = NonNullable<operations['listListings']['parameters']['query
 type ListingsPage = operations['listListings']['responses']['200']['content']['application/json'];
 type Problem = components['schemas']['Problem'];
 
-export async function findListings(baseUrl: string, key: string, query: ListingsQuery): Promise<ListingsPage> {
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
-  const res = await fetch(`${baseUrl}/api/v1/listings?${qs}`, { headers: { Authorization: `Bearer ${key}` } });
+// Parameters left undefined (or null) are left out, never sent as "undefined".
+export function queryString(query: Record<string, string | number | boolean | null | undefined>): string {
+  const qs = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null) qs.set(name, String(value));
+  return qs.size ? `?${qs}` : '';
+}
+
+export async function findListings(baseUrl: string, key: string, query: ListingsQuery = {}): Promise<ListingsPage> {
+  const res = await fetch(`${baseUrl}/api/v1/listings${queryString(query)}`, { headers: { Authorization: `Bearer ${key}` } });
   if (!res.ok) {
     const problem = (await res.json()) as Problem;
     throw new Error(`${problem.status} ${problem.code}: ${problem.detail}`);
@@ -20,3 +26,6 @@ export async function findListings(baseUrl: string, key: string, query: Listings
 export function describe(l: Listing): string {
   return `${l.title} – ${l.price_eur} EUR, ${l.area_m2 ?? '?'} m², ${l.commune}${l.locality ? ` (${l.locality})` : ''}`;
 }
+
+// const page = await findListings('http://localhost:3000', process.env.KEY!, { commune: 'Kirchberg', listing_type: 'RENT', max_price: 3000 });
+// for (const l of page.data) console.log(describe(l));

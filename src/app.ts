@@ -10,6 +10,7 @@ import type { KeyUsageTracker } from './auth/key-usage.js';
 import { createApiCaches } from './cache/api-caches.js';
 import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
+import { useConditionalGet } from './http/conditional.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
 import { createStore, dailyQuota, statsLimit, type StoreHealth } from './http/quota.js';
 import { requestId } from './http/request-id.js';
@@ -71,6 +72,8 @@ export function buildApp(deps: AppDeps): App {
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.set('query parser', 'simple'); // repeated parameters arrive as arrays and are refused
   app.set('json spaces', 0);
+  // If-None-Match is honoured even when the request also says Cache-Control: no-cache.
+  useConditionalGet(app);
 
   app.use(requestId);
   // Every answer, API and pages alike, errors and 304s included: a browser must never sniff

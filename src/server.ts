@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { ListingReadModel } from './read-model/read-model.js';
@@ -13,11 +13,46 @@ import { buildMetricsApp } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
 
-// config -> dependencies -> listen -> graceful shutdown.
+// A start-up failure whose message is the whole story: printed as one line, no stack.
+class StartupError extends Error {}
+
+// Binds the port, or says in one line why not.
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      if (err.code === 'EADDRINUSE') reject(new StartupError(`port ${port} is in use; set PORT`));
+      else if (err.code === 'EACCES') reject(new StartupError(`no permission to listen on port ${port}; set PORT`));
+      else if (err.code === 'EADDRNOTAVAIL') reject(new StartupError(`cannot listen on ${host}: not an address of this machine; set HOST`));
+      else reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+// Until the app is ready (the embedded database and the demo data can take seconds), the
+// port is held and answers 503 rather than letting connections hang.
+const starting: RequestListener = (_req, res) => {
+  const body = JSON.stringify({ type: 'about:blank', title: 'Service unavailable', status: 503, code: 'unavailable', detail: 'The service is starting; retry in a moment', request_id: null });
+  res.writeHead(503, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), 'Retry-After': '1' });
+  res.end(body);
+};
+
+// config -> listen -> dependencies -> serve -> graceful shutdown.
 async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
   const logger = createLogger(config);
+  // The port first: a taken port stops the start at once, before any database work, demo
+  // data or demo keys (and before anything is printed as if the service had started).
+  const server: Server = createServer(starting);
+  await listen(server, config.PORT, config.HOST);
 
   const database = await openDatabase(config, { role: 'server' });
   const { db } = database;
@@ -50,10 +85,8 @@ async function main(): Promise<void> {
   readModel?.warm();
   const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage, readModel });
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
-    s.once('error', reject);
-  });
+  server.off('request', starting);
+  server.on('request', app);
   server.keepAliveTimeout = 65_000;
   // Requests Node's HTTP parser refuses (raw non-ASCII in the URL, oversized headers) never
   // reach Express; answer them with a problem body too rather than an empty 400.
@@ -100,7 +133,11 @@ async function main(): Promise<void> {
       const a = metricsServer!.address();
       logger.info('metrics on http://%s:%d/metrics', config.METRICS_HOST, typeof a === 'object' && a ? a.port : config.METRICS_PORT);
     });
-    metricsServer.on('error', (err) => logger.error({ err }, 'metrics listener failed; the API keeps serving'));
+    // Metrics are secondary: a busy port is one warning line, and the API keeps serving.
+    metricsServer.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') logger.warn('metrics port %d is in use: no /metrics (set METRICS_PORT, or -1 to turn it off)', config.METRICS_PORT);
+      else logger.warn('metrics listener failed (%s): no /metrics', err.code ?? err.message);
+    });
   }
 
   if (database.embedded) {
@@ -153,6 +190,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  if (err instanceof StartupError) process.stderr.write(`${err.message}\n`);
+  else process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

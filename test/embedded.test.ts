@@ -114,7 +114,7 @@ describe('startEmbeddedPostgres', () => {
     });
     let output = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the parent did not start its server:\n${output}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`the parent did not start its server:\n${output}`)), 90_000);
       const onData = (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('READY')) {
@@ -137,7 +137,7 @@ describe('startEmbeddedPostgres', () => {
     expect(isGone(orphanPid)).toBe(true);
     expect(await query(h.url, 'select 1 as one')).toEqual([{ one: 1 }]);
     await h.stop();
-  });
+  }, 150_000);
 
   it('fails fast and clearly when the port is taken', async () => {
     const blocker = net.createServer();

@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKeysCli } from '../src/cli/keys-command.js';
 import { bearer, buildTestApp } from './helpers/factory.js';
 import { createTestDb, type TestDb } from './helpers/pg.js';
 
-const run = promisify(execFile);
+const spawnCli = promisify(execFile);
 let t: TestDb;
 
 beforeAll(async () => {
@@ -13,11 +14,31 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-async function keys(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+// The command in-process (what `npm run keys` runs, minus the process around it).
+async function keys(...args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runKeysCli(args, {
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
+  });
+  return { code, stdout, stderr };
+}
+
+// The real entry point, as a process: exit codes and streams.
+async function keysProcess(...args: string[]): Promise<Run> {
   try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli/keys.ts', ...args], {
+    // node --import tsx: what `npm run keys` runs, without npx's own start-up on a busy machine.
+    const { stdout, stderr } = await spawnCli(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], {
       env: { ...process.env, DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
-      timeout: 30_000,
+      timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
   } catch (e) {
@@ -52,6 +73,12 @@ describe('npm run keys', () => {
     const human = await keys('list');
     expect(human.stdout).toContain(key.id);
     expect(human.stdout).not.toContain(key.key);
+    // A header row names the columns, which line up with it.
+    const [header, ...lines] = human.stdout.trimEnd().split('\n');
+    expect(header.split(/\s{2,}/)).toEqual(['ID', 'TIER', 'KEY', 'EMAIL', 'NAME', 'LAST USED', 'STATE']);
+    const row = lines.find((l) => l.startsWith(key.id))!;
+    expect(row.indexOf(`${key.key.slice(0, 8)}…`)).toBe(header.indexOf('KEY'));
+    expect(row.indexOf('active')).toBe(header.indexOf('STATE'));
 
     expect((await keys('set-tier', key.id, 'starter')).code).toBe(0);
     const starter = await request(app).get('/api/v1/listings').set(bearer(key.key));
@@ -79,5 +106,41 @@ describe('npm run keys', () => {
       expect(r.code, cases[i].join(' ')).toBe(2);
       expect(r.stderr).toContain('Usage:');
     });
+    // Each message names what is wrong, and only that.
+    const problems = (r: { stderr: string }) => r.stderr.split('\n\nUsage:')[0];
+    expect(problems(results[0])).toBe('--tier: unknown tier "gold": use free, starter, pro or enterprise');
+    expect(problems(results[1])).toBe('--email: "not-an-email" is not a valid email address');
+    expect(problems(results[2])).toBe('--email is required');
+    expect(problems(results[4])).toBe('unknown tier "platinum": use free, starter, pro or enterprise');
+    const both = await keys('create', '--tier', 'gold');
+    expect(both.code).toBe(2);
+    expect(problems(both)).toBe('--email is required\n--tier: unknown tier "gold": use free, starter, pro or enterprise');
+    const none = await keys();
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('Usage:');
+  });
+
+  it('--help, -h and help print the usage on stdout and exit 0', async () => {
+    const cases = [['--help'], ['-h'], ['help'], ['create', '--help']];
+    const results = await Promise.all(cases.map((args) => keys(...args)));
+    for (const [i, r] of results.entries()) {
+      expect(r.code, cases[i].join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^Usage:\n/);
+      expect(r.stdout).toContain('npm run keys -- create --email E --tier free|starter|pro|enterprise');
+      expect(r.stderr).toBe('');
+    }
+  });
+
+  // Spawning a process can take seconds on a busy machine.
+  it('as a process: exit codes 0, 1 and 2 and the streams they write to', { timeout: 120_000 }, async () => {
+    const [help, usage, missing] = await Promise.all([keysProcess('--help'), keysProcess('create', '--tier', 'gold'), keysProcess('revoke', 'key_0000000000000000')]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage:\n/);
+    expect(help.stderr).toBe('');
+    expect(usage.code).toBe(2);
+    expect(usage.stdout).toBe('');
+    expect(usage.stderr).toMatch(/^--email is required\n--tier: unknown tier "gold": use free, starter, pro or enterprise\n\nUsage:/);
+    expect(missing.code, missing.stderr).toBe(1);
+    expect(missing.stderr).toBe('No active key with id key_0000000000000000\n');
   });
 });

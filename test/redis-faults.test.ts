@@ -140,8 +140,11 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
       const { res, ms, overMs } = await timedPair('dead redis');
       expect(res.status, `request ${i} after the kill`).toBe(200);
       if (i > 0) expectServedUnlimited(res); // the very first may race the socket's close
-      // Never waits for a Redis timeout (300 ms) or a reconnection: fails fast.
-      expect(ms, `request ${i} after the kill`).toBeLessThan(300);
+      // Never anything like a hang (measured over the Pro request beside it, so that a busy
+      // machine's slowness is not counted). That it fails fast rather than waiting for the
+      // 300 ms timeout is for the medians below: Redis is down for all of them, so a wait
+      // would show in every request, while a load spike on one request cannot fail them.
+      expect(overMs, `request ${i} after the kill (${ms.toFixed(0)} ms)`).toBeLessThan(1000);
       dead.push({ ms, overMs });
     }
     // A few ms over normal: typically < 150 ms end to end, and the store's share (the cost
@@ -157,7 +160,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     expect(app.locals.storeHealth.lastError).toBeInstanceOf(Date);
     expect(lines.some((l) => l.level >= 50 && /rate-limit store unavailable/.test(l.msg))).toBe(true);
     // The client logs its own connection errors too (on its first reconnection attempt).
-    await vi.waitFor(() => expect(lines.some((l) => l.level >= 50 && /redis error/.test(l.msg))).toBe(true), { timeout: 3000, interval: 25 });
+    await vi.waitFor(() => expect(lines.some((l) => l.level >= 50 && /redis error/.test(l.msg))).toBe(true), { timeout: 15_000, interval: 25 });
     // Logged, not flooded: the store error is logged at most once per 10 s.
     expect(lines.filter((l) => /rate-limit store unavailable/.test(l.msg)).length).toBeLessThanOrEqual(2);
     expect(lines.some((l) => l.level >= 50 && /unhandled error/.test(l.msg))).toBe(false);
@@ -186,7 +189,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
 
   it('Redis hung (SIGSTOP): requests stay 200, each bounded by the command timeout; limiting continues after SIGCONT', async () => {
     const srv = await startRedis();
-    const { app, lines, get, timed, key, proKey } = await setup(srv.url, { waitReady: true });
+    const { app, lines, get, timed, timedPair, key, proKey } = await setup(srv.url, { waitReady: true });
     const first = await get();
     expect(first.status).toBe(200);
     expect(first.headers['ratelimit-remaining']).toBe('99');
@@ -194,12 +197,14 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
 
     srv.pause();
     try {
+      // Each measured over a Pro request just after it (Pro skips the store), so that what a
+      // busy machine adds to every request is not counted against the store.
       const seq: number[] = [];
       for (let i = 0; i < 5; i++) {
-        const { res, ms } = await timed('hung redis (sequential)');
+        const { res, ms, overMs } = await timedPair('hung redis (sequential)');
         expectServedUnlimited(res);
-        expect(ms, `sequential request ${i} while Redis is hung`).toBeLessThan(1000);
-        seq.push(ms);
+        expect(overMs, `sequential request ${i} while Redis is hung (${ms.toFixed(0)} ms)`).toBeLessThan(1000);
+        seq.push(overMs);
       }
       // About one command timeout (300 ms), not two or three: rate-limit-redis answers a
       // failed EVALSHA with SCRIPT LOAD + EVALSHA, which doubles the cost of the first request
@@ -262,7 +267,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     for (let i = 0; i < 10; i++) {
       const { res, ms, overMs } = await timedPair('redis down at start-up');
       expectServedUnlimited(res);
-      expect(ms).toBeLessThan(300);
+      expect(overMs, `${ms.toFixed(0)} ms`).toBeLessThan(1000); // fails fast: the medians below
       down.push({ ms, overMs });
     }
     expect(median(down.map((d) => d.ms))).toBeLessThan(150);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
+import { isFresh } from './conditional.js';
 
 // A JSON answer kept ready to send: serialized once, its ETag computed once, and each
 // compressed form made on first demand. Cached answers then cost no serialization,
@@ -31,7 +32,7 @@ export function sendCachedBody(req: Request, res: Response, body: CachedBody): v
   res.setHeader('ETag', body.etag);
   res.setHeader('Vary', 'Accept-Encoding');
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  if (req.fresh) {
+  if (isFresh(req, res)) {
     res.status(304).end();
     return;
   }

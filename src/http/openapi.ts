@@ -36,7 +36,7 @@ const rateLimitHeaders = {
 };
 const commonHeaders = {
   'X-Request-Id': { description: 'Id of this request (the client’s own when it sent a sane one)', schema: { type: 'string' } },
-  ETag: { description: 'Entity tag; send it back in If-None-Match to get a 304', schema: { type: 'string' } },
+  ETag: { description: 'Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota', schema: { type: 'string' } },
 };
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
 
@@ -99,7 +99,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
     '|---|---|---|',
     ...tierLines,
     '',
-    'Quotas count per key and per UTC day and reset at 00:00 UTC; every request counts except those answered 429. Free and Starter responses carry RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Over quota: 429 quota_exceeded with Retry-After (seconds until midnight UTC).',
+    'Quotas count per key and per UTC day and reset at 00:00 UTC; every request counts except those answered 429 or 304 (a revalidation with If-None-Match that found the copy current costs nothing; a key over quota still gets 429). Free and Starter responses carry RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Over quota: 429 quota_exceeded with Retry-After (seconds until midnight UTC).',
     '',
     'Errors are RFC 9457 problem details (application/problem+json) with a stable `code`.',
   ].join('\n');
@@ -137,7 +137,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
               ...rateLimitHeaders,
               Link: { description: 'first, prev, next and last pages (RFC 8288)', schema: { type: 'string' } },
             }),
-            '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+            '304': { description: 'Not modified (If-None-Match matched the ETag); not counted against the quota' },
             ...keyedErrors({ '403': problem('The flagged parameter needs a Pro or Enterprise key', ['forbidden_for_tier']) }),
           },
         },

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { MemoryStore, rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
+import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
 import { RedisStore } from 'rate-limit-redis';
 import { DAILY_QUOTA } from '../domain/tiers.js';
@@ -139,9 +140,20 @@ function setQuotaHeaders(res: Response, info: QuotaInfo, now: Date): void {
   res.setHeader('RateLimit-Reset', String(reset));
 }
 
+// Answers that do not count against the daily quota: 429 (refused) and 304 (a revalidation
+// that found the client's copy current: not counting it is the incentive to revalidate
+// rather than refetch, as GitHub does). The limiter counts every request on arrival and
+// takes these back once the response has finished (express-rate-limit's skipFailedRequests),
+// so the count stays exact however many requests run at once.
+function countsAgainstQuota(status: number): boolean {
+  return status !== 429 && status !== 304;
+}
+
 // The daily quota per API key: counted per key and per UTC calendar day (the day is part of
 // the counter's key, so it resets at 00:00:00 UTC whatever the store's own window says).
-// Requests answered 429 do not count. Pro and Enterprise have no cap and are not counted.
+// Requests answered 429 or 304 do not count. Pro and Enterprise have no cap and are not counted.
+// A key whose quota is used up gets 429 for conditional requests too: the limiter decides
+// before the answer (and so its status) exists.
 export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHandler[] {
   const limiter = rateLimit({
     windowMs: DAY_MS + 3_600_000, // counters outlive their day by an hour, then expire
@@ -153,7 +165,7 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
     legacyHeaders: false,
     passOnStoreError: true,
     skipFailedRequests: true,
-    requestWasSuccessful: (_req: Request, res: Response) => res.statusCode !== 429,
+    requestWasSuccessful: (_req: Request, res: Response) => countsAgainstQuota(res.statusCode),
     validate: { trustProxy: false, xForwardedForHeader: false, ip: false, singleCount: false },
     logger: limiterLogger(deps.store),
     handler: (req: Request, res: Response) => {
@@ -171,7 +183,14 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
   });
   const headers: RequestHandler = (req, res, next) => {
     const info = (req as Request & { rateLimit?: QuotaInfo }).rateLimit;
-    if (info) setQuotaHeaders(res, info, deps.clock());
+    if (info) {
+      const now = deps.clock();
+      setQuotaHeaders(res, info, now);
+      // A 304 is taken back from the count: its headers say what remains without it.
+      onHeaders(res, () => {
+        if (!countsAgainstQuota(res.statusCode)) setQuotaHeaders(res, { ...info, used: info.used - 1 }, now);
+      });
+    }
     next();
   };
   return [limiter, headers];

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import connectPgSimple from 'connect-pg-simple';
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -87,8 +87,29 @@ export function sessionMiddleware(deps: { db: Knex; logger: Logger; secureCookie
       ready = null; // try again on the next request
       throw err;
     });
-    ready.then((mw) => mw(req, res, next), next);
+    ready.then(
+      (mw) =>
+        mw(req, res, (err?: unknown) => {
+          if (!err) saveBeforeRedirect(req, res, next);
+          next(err);
+        }),
+      next,
+    );
   };
+}
+
+// express-session saves a changed session while the response ends, but writes the headers
+// before its store has answered: a browser follows a 303 at once, reads the session as it
+// was (the notice is missing) and may overwrite the save still running. So a redirect waits
+// for the save of a session the request changed (express-session then has nothing left to
+// save); an unchanged session is not written.
+function saveBeforeRedirect(req: Request, res: Response, next: NextFunction): void {
+  const loaded = JSON.stringify(req.session ?? null);
+  const redirect = res.redirect.bind(res) as (...args: unknown[]) => void;
+  res.redirect = ((...args: unknown[]) => {
+    if (!req.session || JSON.stringify(req.session) === loaded) return redirect(...args);
+    req.session.save((err) => (err ? next(err) : redirect(...args)));
+  }) as Response['redirect'];
 }
 
 function promisify(fn: (cb: (err?: unknown) => void) => void): Promise<void> {

@@ -60,7 +60,7 @@ export interface RedisServer {
 
 // Starts `redis-server --port P --save "" --appendonly no --bind 127.0.0.1` and resolves
 // once it accepts connections and says it is ready.
-export async function startRedisServer(port?: number, timeoutMs = 5000): Promise<RedisServer> {
+export async function startRedisServer(port?: number, timeoutMs = 30_000): Promise<RedisServer> {
   const p = port ?? (await freePort());
   const child = spawn(
     REDIS_SERVER_BIN,

@@ -17,7 +17,8 @@ function ingest(args: string[], env: Record<string, string | undefined>): Promis
   const base = { ...process.env };
   delete base.DATABASE_URL;
   return new Promise((resolve) => {
-    execFile('npx', ['tsx', 'src/cli/ingest.ts', ...args], { cwd: projectRoot, env: { ...base, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+    // node --import tsx is what `npm run ingest` runs, without npx's own start-up (seconds on a busy machine).
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/ingest.ts', ...args], { cwd: projectRoot, env: { ...base, ...env }, timeout: 120_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });
@@ -28,7 +29,7 @@ const lastJson = (out: string) => JSON.parse(out.trim().split('\n').at(-1)!);
 // The CLI reading standard input ("-"), fed an endless CSV until it stops reading.
 function ingestEndlessStdin(args: string[], env: Record<string, string>): Promise<Run & { fed: number }> {
   return new Promise((resolve) => {
-    const child = spawn('npx', ['tsx', 'src/cli/ingest.ts', ...args, '-'], { cwd: projectRoot, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/ingest.ts', ...args, '-'], { cwd: projectRoot, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     let fed = 0;
@@ -54,7 +55,8 @@ function ingestEndlessStdin(args: string[], env: Record<string, string>): Promis
   });
 }
 
-describe('npm run ingest (the CLI)', () => {
+// Each test spawns the CLI two or three times: a process start can take seconds on a busy machine.
+describe('npm run ingest (the CLI)', { timeout: 120_000 }, () => {
   let t: TestDb;
   let dir: string;
   beforeAll(async () => {

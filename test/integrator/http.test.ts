@@ -5,7 +5,7 @@ import net, { type AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildMetricsApp } from '../../src/metrics.js';
 import { createRedis } from '../../src/redis.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 describe('HTTP caching', () => {
-  it('sends an ETag and answers If-None-Match with 304 (no body), still counted, with RateLimit headers', async () => {
+  it('sends an ETag and answers If-None-Match with 304 (no body), not counted, with RateLimit headers', async () => {
     const k = (await createKey(t.db, 'free')).key;
     const first = await request(app).get('/api/v1/listings?per_page=5').set(bearer(k));
     expect(first.status).toBe(200);
@@ -35,10 +35,10 @@ describe('HTTP caching', () => {
     const second = await request(app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', first.headers.etag);
     expect(second.status).toBe(304);
     expect(second.text ?? '').toBe('');
-    expect(second.headers['ratelimit-remaining']).toBe('98');
+    expect(second.headers['ratelimit-remaining']).toBe('99');
     const third = await request(app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', '"something-else"');
     expect(third.status).toBe(200);
-    expect(third.headers['ratelimit-remaining']).toBe('97');
+    expect(third.headers['ratelimit-remaining']).toBe('98');
   });
 
   it('stats are public for 60 s', async () => {
@@ -138,9 +138,12 @@ describe('operations endpoints', () => {
     const redis = createRedis(redisServer.url, { timeoutMs: 300, logger: pino({ level: 'silent' }) });
     try {
       const a = await buildTestApp(t.db, { redis });
-      await new Promise((r) => setTimeout(r, 200));
-      const ok = await request(a).get('/readyz');
-      expect(ok.status).toBe(200);
+      // Ready once the client has connected (no fixed wait: the machine may be busy).
+      const ok = await vi.waitFor(async () => {
+        const r = await request(a).get('/readyz');
+        expect(r.status).toBe(200);
+        return r;
+      }, { timeout: 30_000, interval: 50 });
       expect(ok.body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' }, read_model: { status: 'off' } });
       await redisServer.stop();
       const down = await request(a).get('/readyz');
@@ -201,14 +204,10 @@ describe('graceful shutdown', () => {
     child.stderr.on('data', (d) => (output += d));
     const base = `http://127.0.0.1:${port}`;
     try {
-      for (let i = 0; i < 150; i++) {
-        try {
-          if ((await fetch(`${base}/healthz`)).ok) break;
-        } catch {
-          /* not up yet */
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await vi.waitFor(async () => {
+        if (child.exitCode !== null) throw new Error(`the server exited:\n${output}`);
+        expect((await fetch(`${base}/healthz`)).ok).toBe(true);
+      }, { timeout: 60_000, interval: 100 });
       // A request line Node's parser refuses still gets a problem body.
       const raw = await new Promise<string>((resolve, reject) => {
         const sock = net.connect(port, '127.0.0.1', () => sock.write('GET /api/v1/stats?commune=L\u00ebtzebuerg HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'));
@@ -226,11 +225,14 @@ describe('graceful shutdown', () => {
       try {
         await trx.raw('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
         slow = rawGet(port, '/api/v1/listings?per_page=1', { Authorization: `Bearer ${k}` });
-        await new Promise((r) => setTimeout(r, 300));
+        // In flight: the server's query waits for the lock.
+        await vi.waitFor(async () => {
+          const [{ n }] = (await t.db.raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows;
+          expect(n).toBeGreaterThan(0);
+        }, { timeout: 30_000, interval: 50 });
         child.kill('SIGTERM');
-        await new Promise((r) => setTimeout(r, 500));
         // New connections are refused while the slow one is finishing.
-        await expect(rawGet(port, '/healthz')).rejects.toThrow();
+        await vi.waitFor(() => expect(rawGet(port, '/healthz')).rejects.toThrow(), { timeout: 30_000, interval: 50 });
       } finally {
         await trx.commit();
       }
@@ -242,5 +244,5 @@ describe('graceful shutdown', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-  });
+  }, 120_000);
 });

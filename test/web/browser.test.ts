@@ -45,6 +45,7 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
+    timeout: 90_000, // playwright's default (30 s) is short for a first launch on a busy machine
     // playwright-core gives each launch a fresh, empty profile (its own --user-data-dir).
     args: [
       '--headless',
@@ -57,7 +58,7 @@ beforeAll(async () => {
       '--disable-quic',
     ],
   });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -85,6 +86,7 @@ async function callApi(key: string): Promise<number> {
 describe('the key page in Chromium', () => {
   it('sign up, create a key, read it, use it (200), revoke it, use it again (401)', async () => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    context.setDefaultTimeout(90_000); // each step waits for its condition; 30 s can pass on a busy machine
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     const page = await context.newPage();
     const problems = watch(page);
@@ -135,10 +137,11 @@ describe('the key page in Chromium', () => {
     expect(await callApi(key)).toBe(401);
     expect(problems).toEqual([]);
     await context.close();
-  }, 60_000);
+  }, 120_000);
 
   it('works without JavaScript and reads well on a phone', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 });
+    context.setDefaultTimeout(90_000);
     const page = await context.newPage();
     const email = uniqueEmail('phone');
     await page.goto(`${base}/api-keys`);
@@ -166,5 +169,5 @@ describe('the key page in Chromium', () => {
     await page.screenshot({ path: path.join(OUT, 'listing-phone.png'), fullPage: true });
     expect(await callApi(key)).toBe(200);
     await context.close();
-  }, 60_000);
+  }, 120_000);
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
 import { createRequire } from 'node:module';
 import { projectRoot } from '../../lib/paths.js';
+import { conditionalDespiteNoCache } from '../conditional.js';
 import type { OpenApiDocument } from '../openapi.js';
 
 // The folder of the swagger-ui-dist package. Its main module would load (and keep in memory)
@@ -66,6 +67,6 @@ export function docsRouter(): Router {
   router.get('/init.js', (_req, res) => {
     res.type('application/javascript').send(initJs);
   });
-  router.use('/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1d', fallthrough: true }));
+  router.use('/assets', conditionalDespiteNoCache, express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1d', fallthrough: true }));
   return router;
 }

@@ -1,0 +1,78 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express, Request, RequestHandler } from 'express';
+
+// Conditional GET as RFC 9110 says an origin server evaluates it (§13.1.2, §13.2.1):
+// If-None-Match is checked whatever the request's Cache-Control says. Express's req.fresh
+// (the `fresh` package) answers "stale" to any request carrying `Cache-Control: no-cache`,
+// and fetch() (Node's and the browsers') adds exactly that header to every request that
+// sets If-None-Match itself, so such clients never got a 304.
+
+// The opaque part of each entity-tag in an If-None-Match list (RFC 9110 §8.8.3:
+// entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE; a list is comma-separated, and a comma may
+// appear inside the quotes). Unquoted tokens are taken as they are, as the `fresh` package
+// does, so a client that dropped the quotes still matches.
+function opaqueTags(header: string): string[] {
+  const tags: string[] = [];
+  const re = /\s*(?:W\/)?(?:"([^"]*)"|([^,\s]+))\s*(?:,|$)/gy;
+  let m: RegExpExecArray | null;
+  while (re.lastIndex < header.length && (m = re.exec(header)) !== null) {
+    tags.push(m[1] ?? m[2]);
+    if (m[0] === '') break;
+  }
+  return tags;
+}
+
+function opaque(etag: string): string {
+  const s = etag.trim().replace(/^W\//, '');
+  return s.length >= 2 && s.startsWith('"') && s.endsWith('"') ? s.slice(1, -1) : s;
+}
+
+// True when If-None-Match names the current representation: `*`, or any listed tag equal to
+// `etag` under the weak comparison (W/ prefixes ignored).
+export function ifNoneMatchHits(header: string, etag: string | undefined): boolean {
+  if (header.trim() === '*') return true;
+  if (!etag) return false;
+  const current = opaque(etag);
+  return opaqueTags(header).some((t) => t === current);
+}
+
+// Whether a GET or HEAD about to be answered with `res`'s status and validators may be
+// answered 304 instead. Only 2xx answers are ever replaced (§13.2.1); If-Modified-Since is
+// looked at only without If-None-Match (§13.1.3).
+export function isFresh(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const status = res.statusCode;
+  if (!((status >= 200 && status < 300) || status === 304)) return false;
+  const noneMatch = req.headers['if-none-match'];
+  if (noneMatch !== undefined) {
+    const etag = res.getHeader('ETag');
+    return ifNoneMatchHits(noneMatch, typeof etag === 'string' ? etag : undefined);
+  }
+  const since = req.headers['if-modified-since'];
+  const lastModified = res.getHeader('Last-Modified');
+  if (since === undefined || typeof lastModified !== 'string') return false;
+  const a = Date.parse(lastModified);
+  const b = Date.parse(since);
+  return Number.isFinite(a) && Number.isFinite(b) && a <= b;
+}
+
+// Replaces req.fresh on this app's request prototype (app.request, Express's documented
+// place to extend req), which res.send() consults: every answer Express itself tags with an
+// ETag (communes, the OpenAPI document, HTML pages, assets) follows the rule above too.
+export function useConditionalGet(app: Express): void {
+  Object.defineProperty(app.request, 'fresh', {
+    configurable: true,
+    enumerable: true,
+    get(this: Request) {
+      return isFresh(this, this.res!);
+    },
+  });
+}
+
+// express.static (the `send` package) checks freshness with the `fresh` package directly, so
+// the override above does not reach it: for the static folders, a conditional request's
+// Cache-Control is dropped before `send` sees it (nothing else reads it there).
+export const conditionalDespiteNoCache: RequestHandler = (req, _res, next) => {
+  if (req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) delete req.headers['cache-control'];
+  next();
+};

@@ -1,0 +1,124 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { projectRoot } from '../src/lib/paths.js';
+import { createTestDb, type TestDb } from './helpers/pg.js';
+
+// Issue 10, item 10: a taken PORT stops the start with one line and exit code 1 (it used to
+// print the demo keys while requests went to the other process); a taken METRICS_PORT is one
+// warning line and the API serves. The real server is spawned, as `npm start` runs it.
+
+let t: TestDb;
+let root: string;
+const holders: net.Server[] = [];
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  t = await createTestDb();
+  root = await mkdtemp(path.join(os.tmpdir(), 'server-start-test-'));
+});
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await Promise.all(holders.map((h) => new Promise((r) => h.close(r))));
+  await rm(root, { recursive: true, force: true });
+  await t?.drop();
+});
+
+// A port held by "another process": a plain TCP listener on an ephemeral port.
+async function holdPort(): Promise<number> {
+  const holder = net.createServer((socket) => socket.end('HTTP/1.1 418 I am the other process\r\nContent-Length: 0\r\n\r\n'));
+  holder.listen(0, '127.0.0.1');
+  await once(holder, 'listening');
+  holders.push(holder);
+  return (holder.address() as AddressInfo).port;
+}
+
+function startServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, REDIS_URL: '', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (d) => (out.stdout += d));
+  child.stderr!.on('data', (d) => (out.stderr += d));
+  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+  return { child, out, exited };
+}
+
+const jsonLines = (s: string) =>
+  s
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { level: number; msg: string; port?: number });
+
+describe('a taken PORT', () => {
+  it('exits 1 with the one line "port N is in use; set PORT", before any demo key or "listening" line', async () => {
+    const port = await holdPort();
+    const { out, exited } = startServer({ DATABASE_URL: t.url, PORT: String(port), METRICS_PORT: '-1' });
+    const [code] = await exited;
+    expect(code, JSON.stringify(out)).toBe(1);
+    expect(out.stderr).toBe(`port ${port} is in use; set PORT\n`);
+    expect(out.stdout).not.toMatch(/listening|Demo API keys|lfk_/);
+  }, 120_000);
+
+  it('in embedded mode too, and before the embedded database or the demo data are touched', async () => {
+    const port = await holdPort();
+    const dir = path.join(root, 'never-created');
+    const { out, exited } = startServer({ DATABASE_URL: '', EMBEDDED_PG_DIR: dir, EMBEDDED_PG_PORT: String(await holdPort()), PORT: String(port), METRICS_PORT: '-1' });
+    const [code] = await exited;
+    expect(code, JSON.stringify(out)).toBe(1);
+    expect(out.stderr).toBe(`port ${port} is in use; set PORT\n`);
+    expect(out.stdout).toBe('');
+    expect(existsSync(dir)).toBe(false);
+  }, 120_000);
+});
+
+describe('a HOST that is not this machine\'s', () => {
+  it('exits 1 with one line naming HOST', async () => {
+    const { out, exited } = startServer({ DATABASE_URL: t.url, HOST: '192.0.2.1', PORT: '0', METRICS_PORT: '-1' }); // TEST-NET-1
+    const [code] = await exited;
+    expect(code, JSON.stringify(out)).toBe(1);
+    expect(out.stderr).toBe('cannot listen on 192.0.2.1: not an address of this machine; set HOST\n');
+  }, 120_000);
+});
+
+describe('a taken METRICS_PORT', () => {
+  it('logs one warning line (no stack, nothing at error level) and the API keeps serving', async () => {
+    const metricsPort = await holdPort();
+    const { child, out, exited } = startServer({ DATABASE_URL: t.url, PORT: '0', METRICS_PORT: String(metricsPort) });
+    // Started: the "listening" line gives the port the OS chose.
+    const listening = await vi.waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`the server exited: ${JSON.stringify(out)}`);
+        const line = jsonLines(out.stdout).find((l) => /^listening on/.test(l.msg));
+        if (!line) throw new Error('not listening yet');
+        return line;
+      },
+      { timeout: 90_000, interval: 100 },
+    );
+    const base = `http://127.0.0.1:${listening.port}`;
+    await vi.waitFor(() => expect(jsonLines(out.stdout).some((l) => /metrics/.test(l.msg) && l.level === 40)).toBe(true), { timeout: 30_000, interval: 50 });
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/api/v1/stats`)).status).toBe(200);
+
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code, JSON.stringify(out)).toBe(0);
+    const lines = jsonLines(out.stdout);
+    const metricsLines = lines.filter((l) => /metrics/.test(l.msg));
+    expect(metricsLines, out.stdout).toEqual([
+      expect.objectContaining({ level: 40, msg: `metrics port ${metricsPort} is in use: no /metrics (set METRICS_PORT, or -1 to turn it off)` }),
+    ]);
+    expect(Object.keys(metricsLines[0]).sort()).toEqual(['level', 'msg', 'time']);
+    expect(lines.filter((l) => l.level >= 50), out.stdout).toEqual([]);
+    expect(out.stdout + out.stderr).not.toMatch(/\n\s+at /);
+  }, 150_000);
+});
