@@ -1,5 +1,5 @@
-import type { Sort } from '../http/schemas/listings.js';
-import { boundingBox, EARTH_RADIUS_KM, type ListingFilter } from '../repositories/listings.js';
+import { boundingBox, EARTH_RADIUS_KM, haversineKm } from '../domain/geo.js';
+import type { ListingFilter, Sort } from '../domain/search.js';
 
 // An in-memory, columnar copy of the active listings at one data version: the search
 // columns in typed arrays (off the JS heap), row i being the i-th active listing in id order,
@@ -32,13 +32,6 @@ export type IndexRow = [
   flagged: boolean,
   createdMs: number,
 ];
-
-// The haversine of repositories/listings.ts, operation for operation.
-export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
-  const a = Math.sin(((lat2 - lat1) * RAD) / 2);
-  const b = Math.sin(((lng2 - lng1) * RAD) / 2);
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a * a + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * (b * b))));
-}
 
 // "Within the radius" for one centre, decided exactly as the SQL decides it (haversine <=
 // radius + slack) but cheaply: the haversine's inner term h grows with the distance, so h far

@@ -1,5 +1,6 @@
 // Commune and locality resolution against the reference data: one place for the API's
 // `commune` filter and the importer's normalizer. Pure: built from rows, no I/O.
+import { haversineKm } from '../domain/geo.js';
 
 export interface CommuneRef {
   lau2: string;
@@ -80,14 +81,8 @@ export interface Gazetteer {
   nearestCommune(lat: number, lng: number): { commune: string; locality: string | null; km: number };
 }
 
-export function haversineKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
-  const R = 6371.0088;
-  const toRad = Math.PI / 180;
-  const dLat = (lat2 - lat1) * toRad;
-  const dLng = (lng2 - lng1) * toRad;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.sin(dLng / 2) ** 2;
-  return 2 * R * Math.asin(Math.min(1, Math.sqrt(a)));
-}
+// One JS haversine (src/domain/geo.ts); re-exported for the importer's existing imports.
+export { haversineKm } from '../domain/geo.js';
 
 export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]): Gazetteer {
   const communeByKey = new Map<string, string>();

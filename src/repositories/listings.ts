@@ -1,25 +1,7 @@
 import type { Knex } from 'knex';
-import type { ListingContent, ListingRow, ListingType } from '../domain/listing.js';
-import type { Sort } from '../http/schemas/listings.js';
-
-export const EARTH_RADIUS_KM = 6371.0088;
-const KM_PER_DEG_LAT = (Math.PI / 180) * EARTH_RADIUS_KM;
-
-export interface ListingFilter {
-  // Canonical commune names (one, or several for a locality name that communes share).
-  communes?: string[];
-  locality?: string;
-  minPrice?: number;
-  maxPrice?: number;
-  minRooms?: number;
-  listingType?: ListingType;
-  source?: string;
-  studentOnly?: boolean;
-  geo?: { lat: number; lng: number; radiusKm: number };
-  // Free and Starter keys never see flagged listings.
-  includeFlagged: boolean;
-  flagged?: boolean;
-}
+import type { ListingContent, ListingRow } from '../domain/listing.js';
+import { boundingBox, EARTH_RADIUS_KM } from '../domain/geo.js';
+import type { ListingFilter, Sort } from '../domain/search.js';
 
 // What the API reads of a listing: the public columns, and the distance on a geo search.
 export type PublicListingRow = ListingContent & Pick<ListingRow, 'created_at' | 'updated_at' | 'flags'> & { distance_km?: number };
@@ -53,20 +35,6 @@ const HAVERSINE = `(2 * ${EARTH_RADIUS_KM} * asin(least(1, sqrt(
 
 function haversineSql(db: Knex, g: { lat: number; lng: number }) {
   return db.raw(HAVERSINE, [g.lat, g.lat, g.lng]);
-}
-
-// A box around the circle, for the GiST index on `geo`; the exact distance then decides.
-export function boundingBox(g: { lat: number; lng: number; radiusKm: number }) {
-  const dLat = g.radiusKm / KM_PER_DEG_LAT;
-  const latMin = Math.max(-90, g.lat - dLat);
-  const latMax = Math.min(90, g.lat + dLat);
-  const maxAbsLat = Math.max(Math.abs(latMin), Math.abs(latMax));
-  const cos = Math.cos((maxAbsLat * Math.PI) / 180);
-  const dLng = cos > 1e-6 ? g.radiusKm / (KM_PER_DEG_LAT * cos) : 360;
-  // Near a pole or across the antimeridian the box would wrap: fall back to a latitude band.
-  const lngMin = dLng >= 180 ? -180 : g.lng - dLng;
-  const lngMax = dLng >= 180 ? 180 : g.lng + dLng;
-  return { latMin, latMax, lngMin: Math.max(-180, lngMin), lngMax: Math.min(180, lngMax), wraps: lngMin < -180 || lngMax > 180 };
 }
 
 function applyFilter(db: Knex, q: Knex.QueryBuilder, f: ListingFilter): Knex.QueryBuilder {

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { LISTING_TYPES } from '../../domain/listing.js';
+import { SORTS } from '../../domain/search.js';
 import { boolParam, enumParam, intParam, numberParam, textParam } from '../validate.js';
 
 export const INT4_MAX = 2_147_483_647;
-export const SORTS = ['price', '-price', 'size', '-size', 'createdAt', '-createdAt', 'distance'] as const;
-export type Sort = (typeof SORTS)[number];
 
 export const communeParam = textParam(100, {
   description:

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { haversineKm } from '../../../src/reference/gazetteer.js';
+import { haversineKm } from '../../../src/domain/geo.js';
 
 // How hard a set is, whatever the rule: measured on the listings as the importer stored
 // them (after normalisation), against the truth. Nothing here looks at merge decisions.

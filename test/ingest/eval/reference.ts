@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
-import { haversineKm } from '../../../src/reference/gazetteer.js';
+import { haversineKm } from '../../../src/domain/geo.js';
 import { readCommunes, readDataCsv, readLocalities, type CommuneRow } from '../../../src/reference/csv.js';
 
 // The reference data the evaluation builds its market from: the repository's copies in

@@ -1,4 +1,4 @@
-import { haversineKm } from '../../../src/reference/gazetteer.js';
+import { haversineKm } from '../../../src/domain/geo.js';
 import type { Gazetteer } from '../../../src/reference/gazetteer.js';
 import { resolvePlace } from '../../../src/ingest/place.js';
 import type { ListingType } from '../../../src/domain/listing.js';
