@@ -17,6 +17,9 @@ import type { Knex } from 'knex';
 //   * the commune's listings with an area, located and not located apart, by (type,
 //     commune, area bucket, price, area): one price range per 6 % area bucket.
 export async function up(knex: Knex): Promise<void> {
+  // Stored pairs may now also be weak matches left unused because a side is crowded.
+  await knex.raw(`ALTER TABLE listing_dedup_pairs DROP CONSTRAINT listing_dedup_pairs_kind,
+    ADD CONSTRAINT listing_dedup_pairs_kind CHECK (kind IN ('merge', 'possible', 'crowded'))`);
   await knex.raw(`
     CREATE TABLE dedup_reference_points (
       lat double precision NOT NULL,
@@ -63,6 +66,9 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`DELETE FROM listing_dedup_pairs WHERE kind = 'crowded'`);
+  await knex.raw(`ALTER TABLE listing_dedup_pairs DROP CONSTRAINT listing_dedup_pairs_kind,
+    ADD CONSTRAINT listing_dedup_pairs_kind CHECK (kind IN ('merge', 'possible'))`);
   await knex.raw(`DROP INDEX IF EXISTS listings_dedup_unlocated_idx`);
   await knex.raw(`DROP INDEX IF EXISTS listings_dedup_located_idx`);
   await knex.raw(`DROP INDEX IF EXISTS listings_dedup_cell_idx`);

@@ -63,17 +63,45 @@ async function loadPlaces(trx: Db): Promise<PlacePoints> {
 // Candidate pairs by blocking, through the three dedup indexes (one price range per grid
 // cell or per area bucket, the area window checked inside the index): same type, a price
 // within the widest tolerance, an area within the widest window, and either a grid cell
-// around a located probe or the probe's commune for pairs with an unlocated side. A
-// superset of the pairs classifyPair can match; that function decides.
+// around a located probe or the probe's commune for pairs with an unlocated side. Then the
+// agreement classes of classifyPair, written in SQL (sqlStrong, sqlWeak), so that only
+// matches travel back; classifyPair decides (contradictions, clear matches).
 async function loadCandidates(trx: Db): Promise<{ probe: string; row: NodeRow }[]> {
   const res = await trx.raw(candidateSql(), [CELL_OFFSETS, CELL_OFFSETS, CELL_OFFSETS]);
   return (res.rows as (NodeRow & { probe: string })[]).map(({ probe, ...row }) => ({ probe, row: fixRow(row as NodeRow) }));
 }
 
+// Cities of many quarters (PlacePoints.hasQuarters), for sqlWeak.
+const CITIES = `ARRAY(SELECT DISTINCT commune FROM localities WHERE kind LIKE 'quartier%')`;
+
+const EPS = 1e-6;
+// SQL of dedup.ts's classes, for c (candidate) and f (probe); slightly wider (EPS) so that
+// nothing classifyPair would accept is lost.
+const slack = (x: string) =>
+  `(CASE WHEN ${x} = trunc(${x}) THEN CASE WHEN mod(${x}::numeric, 5) = 0 THEN greatest(0.5, least(2.5, 0.03 * ${x})) ELSE 0.5 END
+         WHEN ${x} * 2 = trunc(${x} * 2) THEN 0.25 ELSE 0.05 END)`;
+const rawArea = `abs(c.area_m2 - f.area_m2)`;
+const areaExact = `${rawArea} <= ${RULE.areaExact + EPS}`;
+const areaSame = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= ${RULE.areaSame + EPS}`;
+const areaClose = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaCloseAbs}, ${RULE.areaCloseRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
+const priceWithin = (tol: number) => `abs(c.price_eur - f.price_eur) <= ${tol + EPS} * greatest(c.price_eur, f.price_eur)`;
+const rentLike = `f.listing_type <> 'SALE'`;
+const roomsSame = `c.rooms = f.rooms`;
+// Both located within RULE.nearKm (a box around it: 0.0028 deg of latitude is 311 m, 0.0044
+// of longitude at least 300 m north to 49.9 N).
+const near = `abs(c.lat - f.lat) <= 0.0028 AND abs(c.lng - f.lng) <= 0.0044`;
+const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${priceWithin(RULE.priceClose)})
+    OR (${areaClose} AND ${priceWithin(RULE.priceSame)})
+    OR (${areaExact} AND ${rentLike} AND ${priceWithin(RULE.priceRelisted)}))`;
+const sqlStrongNoArea = `${near} AND ${roomsSame} AND ${priceWithin(RULE.priceSame)}`;
+const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})
+    OR ((c.locality = f.locality OR NOT (f.commune = ANY (${cities}))) AND (${rentLike} OR ${priceWithin(RULE.priceSame)}) AND (
+         (${areaExact} AND ${priceWithin(RULE.priceClose)})
+      OR ((c.locality = f.locality OR ${roomsSame}) AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
+
 export function candidateSql(): string {
-  const p = 1 - RULE.priceRelisted;
   const live = (t: string) => `${t}.status IN ('active', 'merged')`;
-  const price = `c.price_eur BETWEEN floor(f.price_eur * ${p})::integer AND ceil(f.price_eur / ${p})::integer`;
+  const priceIn = (tol: number) => `c.price_eur BETWEEN floor(f.price_eur * ${1 - tol})::integer AND ceil(f.price_eur / ${1 - tol})::integer`;
   // Every b with |a - b| - rounding(a) - rounding(b) <= max(1.5, 4 % of the larger), with
   // roundings of at most 2.5 m2 each.
   const lo = `((f.area_m2 - 5) * (1 - ${RULE.areaCloseRel}) - ${RULE.areaCloseAbs})`;
@@ -81,23 +109,32 @@ export function candidateSql(): string {
   const area = `c.area_m2 BETWEEN ${lo} AND ${hi}`;
   const buckets = `c.dedup_area_bucket = ANY (ARRAY(SELECT generate_series(floor(ln(greatest(${lo}, 1)) / ln(1.06))::integer, floor(ln(${hi}) / ln(1.06))::integer)))`;
   const cells = `c.dedup_cell = ANY (ARRAY(SELECT f.dedup_cell + o FROM unnest(?::bigint[]) o))`;
-  const base = `${live('c')} AND c.listing_type = f.listing_type AND ${price}`;
+  const located = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceRelisted)} AND c.dedup_cell IS NOT NULL AND ${cells}`;
+  // Without positions on both sides there is no relisting class: a narrower price range.
+  const commune = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceClose)} AND c.dedup_area_bucket IS NOT NULL AND c.commune = f.commune AND ${buckets} AND ${area}`;
   const branches = [
     // A located probe with an area: located neighbours with an area in the window...
-    `WHERE f.dedup_cell IS NOT NULL AND f.area_m2 > 0 AND ${base} AND c.dedup_cell IS NOT NULL AND ${cells} AND ${area}`,
+    `WHERE f.dedup_cell IS NOT NULL AND f.area_m2 > 0 AND ${located} AND ${area} AND ${sqlStrong}`,
     // ... and without an area.
-    `WHERE f.dedup_cell IS NOT NULL AND f.area_m2 > 0 AND ${base} AND c.dedup_cell IS NOT NULL AND ${cells} AND c.area_m2 IS NULL`,
+    `WHERE f.dedup_cell IS NOT NULL AND f.area_m2 > 0 AND ${located} AND c.area_m2 IS NULL AND ${sqlStrongNoArea}`,
     // A located probe without an area: its located neighbours.
-    `WHERE f.dedup_cell IS NOT NULL AND coalesce(f.area_m2, 0) <= 0 AND ${base} AND c.dedup_cell IS NOT NULL AND ${cells}`,
+    `WHERE f.dedup_cell IS NOT NULL AND coalesce(f.area_m2, 0) <= 0 AND ${located} AND ${sqlStrongNoArea}`,
+  ];
+  // Pairs with an unlocated side, nearest figures first, at most RULE.crowd + 1 per branch:
+  // one more than that tells that the place is crowded (see deduplicate).
+  const weak = `c.source <> f.source AND ${commune} AND ${sqlWeak(CITIES)}
+          AND (c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms)
+        ORDER BY abs(c.price_eur - f.price_eur), abs(c.area_m2 - f.area_m2), c.id LIMIT ${RULE.crowd + 1}`;
+  const weakBranches = [
     // A probe with an area: the unlocated listings of its commune in the window.
-    `WHERE f.area_m2 > 0 AND ${base} AND c.dedup_cell IS NULL AND c.dedup_area_bucket IS NOT NULL AND c.commune = f.commune AND ${buckets} AND ${area}`,
+    `WHERE f.area_m2 > 0 AND c.dedup_cell IS NULL AND ${weak}`,
     // An unlocated probe with an area: the located listings of its commune in the window.
-    `WHERE f.dedup_cell IS NULL AND f.area_m2 > 0 AND ${base} AND c.dedup_cell IS NOT NULL AND c.dedup_area_bucket IS NOT NULL AND c.commune = f.commune AND ${buckets} AND ${area}`,
+    `WHERE f.dedup_cell IS NULL AND f.area_m2 > 0 AND c.dedup_cell IS NOT NULL AND ${weak}`,
   ];
   return `SELECT f.id AS probe, c.*
        FROM dedup_frontier x JOIN listings f ON f.id = x.id
        CROSS JOIN LATERAL (
-         ${branches.map((w) => `SELECT ${NODE_COLS('c')} FROM listings c ${w}`).join('\n         UNION ALL\n         ')}
+         ${[...branches, ...weakBranches].map((w) => `(SELECT ${NODE_COLS('c')} FROM listings c ${w})`).join('\n         UNION ALL\n         ')}
        ) c
       WHERE ${live('f')} AND c.source <> f.source AND c.id <> f.id`;
 }
@@ -125,16 +162,40 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
   const known = new Map<string, NodeRow>();
   const probed = new Set<string>();
   const region = new Set<string>();
-  const matches = new Map<string, MatchPair>();
+  const matches = new Map<string, MatchPair & { weak: boolean }>();
+  // Listings with more than RULE.crowd candidates not located on both sides: in a place that
+  // crowded, weak evidence singles nothing out, and their weak matches are not used.
+  const crowded = new Set<string>();
 
-  await setFrontier(trx, touched);
-  const formerPartners = (
-    await trx.raw(`
-      SELECT p.b AS id FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.a
-      UNION SELECT p.a FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.b`)
-  ).rows.map((r: { id: string }) => r.id) as string[];
+  // The listings paired with these at the previous decision (stored pairs): all of them,
+  // or only the pairs that counted (not those dropped as crowded).
+  const partnersOf = async (ids: string[], all: boolean): Promise<string[]> => {
+    if (ids.length === 0) return [];
+    await setFrontier(trx, ids);
+    const kinds = all ? `` : `AND p.kind <> 'crowded'`;
+    return (
+      await trx.raw(`
+        SELECT p.b AS id FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.a ${kinds}
+        UNION SELECT p.a FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.b ${kinds}`)
+    ).rows.map((r: { id: string }) => r.id) as string[];
+  };
 
-  let frontier = [...new Set([...touched, ...formerCanonicals, ...formerPartners])];
+  // Those of these ids that have stored pairs that counted (not dropped as crowded).
+  const withCountingPairs = async (ids: string[]): Promise<string[]> => {
+    if (ids.length === 0) return [];
+    await setFrontier(trx, ids);
+    return (
+      await trx.raw(`
+        SELECT x.id FROM dedup_frontier x
+         WHERE EXISTS (SELECT 1 FROM listing_dedup_pairs p WHERE p.a = x.id AND p.kind <> 'crowded')
+            OR EXISTS (SELECT 1 FROM listing_dedup_pairs p WHERE p.b = x.id AND p.kind <> 'crowded')`)
+    ).rows.map((r: { id: string }) => r.id) as string[];
+  };
+  const touchedSet = new Set(touched);
+
+  // A listing that changed or went: whatever it was paired with is decided again (a crowded
+  // listing may have stopped being crowded).
+  let frontier = [...new Set([...touched, ...formerCanonicals, ...(await partnersOf(touched, true))])];
   for (let round = 0; frontier.length > 0 && round < 1000; round++) {
     await setFrontier(trx, frontier);
     const group = await loadWithGroups(trx);
@@ -147,18 +208,48 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
     // In slices, so that a dense neighbourhood never brings millions of rows back at once.
     for (let i = 0; i < toProbe.length; i += PROBE_SLICE) {
       await setFrontier(trx, toProbe.slice(i, i + PROBE_SLICE));
-      for (const r of await loadCandidates(trx)) {
+      const cands = await loadCandidates(trx);
+      const weakRows = new Map<string, number>();
+      const found: { probe: string; other: string; weak: boolean }[] = [];
+      for (const r of cands) {
         if (!known.has(r.row.id)) known.set(r.row.id, r.row);
+        const probe = known.get(r.probe)!;
+        const weak = !(probe.located && r.row.located);
+        if (weak) weakRows.set(r.probe, (weakRows.get(r.probe) ?? 0) + 1);
         const [a, b] = r.probe < r.row.id ? [r.probe, r.row.id] : [r.row.id, r.probe];
+        found.push({ probe: r.probe, other: r.row.id, weak });
         if (matches.has(`${a}|${b}`)) continue;
-        const v = classifyPair(known.get(r.probe)!, r.row, places);
+        const v = classifyPair(probe, r.row, places);
         if (!v.match) continue;
-        matches.set(`${a}|${b}`, { a, b, level: v.match, discrepancy: v.discrepancy });
-        if (!region.has(r.row.id)) next.add(r.row.id);
+        matches.set(`${a}|${b}`, { a, b, level: v.match, discrepancy: v.discrepancy, weak });
+      }
+      const nowCrowded = [...weakRows].filter(([, n]) => n > RULE.crowd).map(([id]) => id);
+      for (const id of nowCrowded) crowded.add(id);
+      // A listing that is crowded now may not have been: what it counted with before is
+      // decided again.
+      for (const id of await partnersOf(nowCrowded, false)) if (!region.has(id)) next.add(id);
+      // A listing that appeared or changed counts among the weak candidates of others: one of
+      // them that had weak matches that counted may be crowded now, so it is looked at again.
+      const recount = [...new Set(found.filter((f) => f.weak && touchedSet.has(f.probe) && !region.has(f.other)).map((f) => f.other))];
+      for (const id of await withCountingPairs(recount)) next.add(id);
+      // Grow through matches, but not through the weak ones of a crowded listing.
+      for (const f of found) {
+        const [a, b] = f.probe < f.other ? [f.probe, f.other] : [f.other, f.probe];
+        if (!matches.has(`${a}|${b}`) || region.has(f.other)) continue;
+        if (f.weak && crowded.has(f.probe)) continue;
+        next.add(f.other);
       }
     }
     for (const id of toProbe) probed.add(id);
     frontier = [...next];
+  }
+  // Weak matches count only between two listings that are not crowded (both were probed: a
+  // weak match of a listing that is not crowded brings the other side in).
+  const dropped: { a: string; b: string }[] = [];
+  for (const [k, m] of matches) {
+    if (!m.weak || !(crowded.has(m.a) || crowded.has(m.b))) continue;
+    matches.delete(k);
+    dropped.push(m);
   }
 
   const regionNodes = new Map<string, DedupNode>();
@@ -198,11 +289,14 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
     }
   }
 
-  // The stored matches of every probed or changed listing are replaced by the new ones.
+  // The stored pairs of every probed or changed listing are replaced by the pairs found now:
+  // the matches with their verdict, and the weak matches dropped as crowded ('crowded'),
+  // so that a listing paired with one that changes or goes is decided again.
   await setFrontier(trx, [...new Set([...probed, ...touched])]);
   await trx.raw(`DELETE FROM listing_dedup_pairs p WHERE p.a IN (SELECT id FROM dedup_frontier) OR p.b IN (SELECT id FROM dedup_frontier)`);
-  for (let i = 0; i < pairs.length; i += 20000) {
-    const part = pairs.slice(i, i + 20000);
+  const stored = [...pairs, ...dropped.map((p) => ({ a: p.a, b: p.b, kind: 'crowded' as const, discrepancy: -1 }))];
+  for (let i = 0; i < stored.length; i += 20000) {
+    const part = stored.slice(i, i + 20000);
     await trx.raw(
       `INSERT INTO listing_dedup_pairs (a, b, kind, score) SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::float8[])
        ON CONFLICT (a, b) DO UPDATE SET kind = excluded.kind, score = excluded.score`,

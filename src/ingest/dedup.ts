@@ -30,31 +30,28 @@ export interface PlacePoints {
   hasQuarters(commune: string): boolean;
 }
 
-// The rule, as evidence rather than one threshold (README "Duplicates across sources").
+// The rule, as evidence rather than one threshold (README "Duplicates across sources" says
+// the same in full).
 //
 // Contradictions rule a pair out whatever else agrees: the same source; another listing
 // type; room counts both stated and two or more apart (one apart only when everything else
 // agrees exactly: agencies count rooms their own way, bedrooms + 1, half rooms); both
 // located and more than `nearKm` apart; a named locality (or, naming none, the commune)
 // far from the other's position; without positions on both sides, two communes or two
-// localities named.
+// localities named; an area or a price beyond every tolerance.
 //
-// A missing field is neither for nor against: it only leaves less evidence. Agreement
-// then accumulates in classes, with tolerances the way feeds round and measure:
+// A missing field is neither for nor against: it only leaves less evidence. Agreement is
+// read in classes, with tolerances the way feeds round and measure:
 // - area: "exact" (within 0.5 m2 as stated), "same" (the same once each value is read as
-//   the interval its rounding allows: 85.5 and 85 within 0.5 m2, 85 within 2.5 m2 when a
-//   multiple of 5), "close" (beyond that, within max(1.5 m2, 4 %): habitable vs usable
-//   surface);
-// - price: "same" (1 %: rounding to 10, 50 or 5,000 EUR, weekly rents turned monthly),
-//   "close" (3.5 %: charges included or not), "relisted" (6 %, rents only: a rent lowered
-//   when the flat did not let; a sale's asking price is the seller's, quoted alike
-//   everywhere, and new-build units a few per cent apart are different flats).
-// Strong evidence (both located, within nearKm) merges when the area is exact and the
-// price within the relisting tolerance, or the area at least close and the price close.
-// Weak evidence (one side or both unlocated: same commune, localities not contradicting)
-// merges only when the area is exact and the price within the relisting tolerance, the
-// area the same and the price close, or the area close and the price the same. Without an
-// area on one side, only strong evidence with the same room count and the same price.
+//   the interval its rounding allows: see areaRounding), "close" (beyond that, within
+//   max(1.5 m2, 4 %): habitable vs usable surface);
+// - price: "same" (1 %: rounding to 10, 50 or 5,000 EUR, weekly rents made monthly),
+//   "close" (3.5 %: charges included or not), "relisted" (6 %, rents only).
+// Both located within nearKm: the area exact or the same and the price close, or the area
+// close and the price the same, merge; an area missing on one side merges with the same
+// rooms and price; the same area and a rent 3.5-6 % apart (relisted, or a twin flat of a
+// new building) is only a possible duplicate. Not both located: tighter, by what the two
+// share (classifyPair).
 //
 // A pair that qualifies is a *match*. It is merged only when it is clear: each side is the
 // other's best match in the other's source, by a margin (one listing per source per
@@ -74,6 +71,9 @@ export const RULE = {
   priceRelisted: 0.06,
   // Discrepancy units (see discrepancy()) by which the best match must beat the next.
   clearMargin: 0.5,
+  // A listing with more candidates than this not located on both sides is in a crowded
+  // place: its weak matches are not used (dedup-store.ts).
+  crowd: 3,
 };
 
 // Listing types whose price is a monthly rent.

@@ -336,3 +336,39 @@ describe('a possible duplicate through the importer and the API', () => {
     expect(await cell(49.6281, 6.154)).not.toBeNull();
   });
 });
+
+describe('a crowded place singles nothing out', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb();
+  });
+  afterAll(async () => t?.drop());
+
+  // Flats in Mersch without coordinates: only the commune places them.
+  const flat = (ref: string, area: string, price: number) => csvRow({ ref, place: 'Mersch', area, price: String(price), bedrooms: '1' });
+  const load = async (db: Knex, feeds: [string, string[]][]) => {
+    for (const [source, rows] of feeds) await importFeed(db, { source, format: 'csv', input: { text: csvFeed(rows) }, now: NOW, gazetteer: gazetteer() });
+    return Object.fromEntries(
+      (await db('listings').orderBy('external_id').select('external_id', 'status', 'flags')).map((l) => [l.external_id, `${l.status} ${l.flags.join(',')}`]),
+    );
+  };
+
+  it('merges a lone weak match, but not one among more than three look-alikes, in either import order', async () => {
+    const lone = await load(t.db, [['agence-a', [flat('A-1', '70,3', 1500)]], ['agence-b', [flat('B-1', '70,3', 1505)]]]);
+    expect(Object.values(lone).sort()).toEqual(['active ', 'merged ']);
+
+    const crowd: [string, string[]][] = [
+      ['agence-c', [flat('C-1', '82,3', 1800)]],
+      ['agence-d', [flat('D-1', '82,1', 1800), flat('D-2', '82,2', 1805), flat('D-3', '82,4', 1795), flat('D-4', '82,5', 1810)]],
+    ];
+    const forward = await load(t.db, crowd);
+    expect(Object.entries(forward).filter(([k]) => /^[CD]-/.test(k)).map(([, v]) => v)).toEqual(Array(5).fill('active '));
+    const other = await createTestDb();
+    try {
+      const reverse = await load(other.db, [...crowd].reverse());
+      expect(Object.entries(reverse).filter(([k]) => /^[CD]-/.test(k))).toEqual(Object.entries(forward).filter(([k]) => /^[CD]-/.test(k)));
+    } finally {
+      await other.drop();
+    }
+  });
+});
