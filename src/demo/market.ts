@@ -465,62 +465,57 @@ const KIND_RANGES: Record<Kind, [number, number]> = {
   room: [9, 25],
 };
 
-function kindWeights(type: ListingType, place: Place): [Kind, number][] {
+// Houses among the offers of a type: rare among rentals (the Observatoire publishes house
+// rents for four communes only), common among sales in the country.
+function houseShare(type: ListingType, place: Place): number {
   const city = place.commune.name === 'Luxembourg';
-  switch (type) {
-    case 'RENT':
-      return [
-        ['studio', city ? 26 : 18],
-        ['apt1', 34],
-        ['apt2', 27],
-        ['apt3', 11],
-        ['house', place.rural ? 18 : 6],
-      ];
-    case 'SUBLET':
-      return [
-        ['studio', 50],
-        ['apt1', 35],
-        ['apt2', 15],
-      ];
-    case 'SALE':
-      return [
-        ['studio', 6],
-        ['apt1', 20],
-        ['apt2', 27],
-        ['apt3', 14],
-        ['house', place.rural ? 60 : city ? 12 : 33],
-      ];
-    case 'FLATSHARE':
-      return [['room', 1]];
-  }
+  if (type === 'RENT') return place.rural ? 0.06 : city ? 0.01 : 0.02;
+  if (type === 'SALE') return place.rural ? 0.47 : city ? 0.15 : 0.33;
+  return 0;
 }
 
+// Apartment kinds by area (the rooms follow).
+function kindOfArea(area: number): Exclude<Kind, 'house' | 'room'> {
+  return area < 35 ? 'studio' : area < 58 ? 'apt1' : area < 88 ? 'apt2' : 'apt3';
+}
+
+const ROOMS: Record<Exclude<Kind, 'house'>, number> = { studio: 1, room: 1, apt1: 2, apt2: 3, apt3: 4 };
+
+// Prices follow the reference figures of the place (data/rents.csv, the quarters of
+// Luxembourg City, registered sale prices where no advertised one is published): an
+// apartment's area is drawn around the mean area of the place's rented (or sold) flats,
+// which is the published average rent over the published average rent per m2, and its
+// price per m2 around the published average per m2, independently. So the demo's average
+// rent lands near the published average rent, and its average rent per m2 near the
+// published one (README, "The demo data").
 function makeProperty(rng: Rng, type: ListingType, place: Place, spot: Spot): PropertyShape {
-  const kind = rng.weighted(kindWeights(type, place));
-  const [lo, hi] = KIND_RANGES[kind];
-  // Triangular: most homes sit mid-range. A quarter of the flats have a half m2.
-  let area = Math.round(lo + (hi - lo) * ((rng.float() + rng.float()) / 2));
-  if (kind !== 'house' && kind !== 'room' && rng.chance(0.25)) area += 0.5;
-  const rooms = kind === 'studio' || kind === 'room' ? 1 : kind === 'apt1' ? 2 : kind === 'apt2' ? 3 : kind === 'apt3' ? 4 : 5 + Math.floor((area - 120) / 45);
-  const noise = (sd: number) => Math.exp(sd * rng.normal());
-  let price: number;
+  // Mean-one noise: averages stay where the reference puts them.
+  const noise = (sd: number) => Math.exp(sd * rng.normal() - (sd * sd) / 2);
   if (type === 'FLATSHARE') {
+    const [lo, hi] = KIND_RANGES.room;
+    const area = Math.round(lo + (hi - lo) * ((rng.float() + rng.float()) / 2));
     // 600-1,100 EUR: mostly the room's size, then the commune's rent level, then luck.
     const size = (area - 9) / 16;
     const level = Math.min(1, Math.max(0, ((spot.aptRent ?? place.aptRent) - 18) / 36));
     const mix = 0.5 * size + 0.3 * level + 0.2 * rng.float();
-    price = roundTo(600 + 500 * Math.min(1, Math.max(0, mix)), 10);
-  } else if (type === 'SALE') {
-    const rate = kind === 'house' ? (spot.houseSale ?? place.houseSale) : (spot.aptSale ?? place.aptSale);
-    price = roundPrice(rate * area * noise(0.14), 'SALE');
-  } else {
-    const rate = kind === 'house' ? place.houseRent : (spot.aptRent ?? place.aptRent);
-    // Small flats cost more per m2, as in the Observatoire's figures.
-    const sizeFactor = kind === 'house' ? 1 : Math.pow(area / 62, -0.18);
-    const furnished = type === 'SUBLET' ? rng.between(1.0, 1.12) : 1;
-    price = roundPrice(rate * area * sizeFactor * furnished * noise(0.12), type);
+    return { kind: 'room', area, rooms: 1, price: roundTo(600 + 500 * Math.min(1, Math.max(0, mix)), 10) };
   }
-  return { kind, area, rooms, price };
+  if (rng.chance(houseShare(type, place))) {
+    const [lo, hi] = KIND_RANGES.house;
+    const area = Math.round(lo + (hi - lo) * ((rng.float() + rng.float()) / 2));
+    const rate = type === 'SALE' ? (spot.houseSale ?? place.houseSale) : place.houseRent;
+    return { kind: 'house', area, rooms: 5 + Math.floor((area - 120) / 45), price: roundPrice(rate * area * noise(0.14), type) };
+  }
+  const sale = type === 'SALE';
+  const meanArea = sale ? (spot.aptSaleArea ?? place.aptSaleArea) : (spot.aptRentArea ?? place.aptRentArea) * (type === 'SUBLET' ? 0.9 : 1);
+  const sigma = 0.35;
+  let area = Math.round(Math.min(220, Math.max(15, meanArea * Math.exp(sigma * rng.normal() - (sigma * sigma) / 2))));
+  // A quarter of the flats have a half m2.
+  if (rng.chance(0.25)) area += 0.5;
+  const kind = kindOfArea(area);
+  const rate = sale ? (spot.aptSale ?? place.aptSale) : (spot.aptRent ?? place.aptRent);
+  const furnished = type === 'SUBLET' ? rng.between(1.0, 1.12) : 1;
+  return { kind, area, rooms: ROOMS[kind], price: roundPrice(rate * area * furnished * noise(sale ? 0.14 : 0.12), type) };
 }
 
 function jitter(rng: Rng, lat: number, lng: number, metres: number): [number, number] {

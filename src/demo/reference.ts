@@ -2,11 +2,15 @@ import { readCommunes, readDataCsv, readLocalities, type CommuneRow, type Locali
 import { buildGazetteer, type Gazetteer } from '../reference/gazetteer.js';
 
 // The reference data as the demo generator sees it: where homes are (communes, localities
-// and quarters, with the weight of each), what they cost (data/rents.csv and the quarter
-// figures of Luxembourg City) and how people type the places.
+// and quarters, with the weight of each), what they cost (data/rents.csv, the quarter
+// figures of Luxembourg City and the registered sale prices of
+// data/sales_registered_apartments_2024-10_2025-09.csv) and how people type the places.
 
 // Advertised national averages (rents.csv, "Moyenne nationale"), for communes without figures.
 const NATIONAL = { aptRent: 42.53, houseRent: 19.46, aptSale: 9391, houseSale: 6054 };
+// Registered (notarial) national average for existing apartments, 2024-10 to 2025-09: a
+// commune with only a registered figure gets it scaled to the advertised level.
+const NATIONAL_REGISTERED_APT_SALE = 7779;
 
 export interface Spot {
   // null: the commune's main locality (a listing there names the commune only).
@@ -17,15 +21,22 @@ export interface Spot {
   weight: number;
   // Per-quarter figures (Luxembourg City); the commune's otherwise.
   aptRent?: number;
+  aptRentArea?: number;
   aptSale?: number;
+  aptSaleArea?: number;
   houseSale?: number;
 }
 
 export interface Place {
   commune: CommuneRow;
+  // Advertised apartment rent per m2 and month, and the mean area of the rented flats
+  // (average rent / average rent per m2): together they give the average rent.
   aptRent: number;
+  aptRentArea: number;
   houseRent: number;
+  // Advertised apartment price per m2, and the mean area of the flats for sale.
   aptSale: number;
+  aptSaleArea: number;
   houseSale: number;
   rural: boolean;
   spots: Spot[];
@@ -50,6 +61,7 @@ export function loadReference(): Reference {
   const localities = readLocalities();
   const num = (s: string | undefined) => (s === undefined || s === '' ? undefined : Number(s));
   const rents = new Map(readDataCsv('rents.csv').map((r) => [r.commune, r]));
+  const registered = new Map(readDataCsv('sales_registered_apartments_2024-10_2025-09.csv').map((r) => [r.commune, r]));
   const quartiers = new Map(readDataCsv('rents_luxembourg_city_quartiers.csv').map((r) => [r.quartier, r]));
   const gazetteer = buildGazetteer(
     communes.map((c) => ({ ...c })),
@@ -68,6 +80,27 @@ export function loadReference(): Reference {
   const avgAptRent = cantonAvg('apt_rent_avg_eur_m2_month');
   const avgAptSale = cantonAvg('apt_sale_advertised_avg_eur_m2');
   const avgHouseSale = cantonAvg('house_sale_advertised_avg_eur_m2');
+  // Mean flat areas implied by the published averages (average price / average per m2),
+  // per commune where both are published, else the canton's mean, else the country's.
+  const ratio = (r: Record<string, string> | undefined, total: string, perM2: string) => {
+    const t = num(r?.[total]);
+    const m = num(r?.[perM2]);
+    return t !== undefined && m !== undefined && m > 0 ? t / m : undefined;
+  };
+  const areaAvg = (total: string, perM2: string) => {
+    const acc = new Map<string, number[]>();
+    const all: number[] = [];
+    for (const c of communes) {
+      const a = ratio(rents.get(c.name), total, perM2);
+      if (a === undefined) continue;
+      acc.set(c.canton, [...(acc.get(c.canton) ?? []), a]);
+      all.push(a);
+    }
+    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    return { canton: new Map([...acc].map(([k, vs]) => [k, mean(vs)])), country: mean(all) };
+  };
+  const rentArea = areaAvg('apt_rent_avg_eur_month', 'apt_rent_avg_eur_m2_month');
+  const saleArea = areaAvg('apt_sale_advertised_avg_eur', 'apt_sale_advertised_avg_eur_m2');
 
   const places = new Map<string, Place>();
   for (const c of communes) {
@@ -76,11 +109,18 @@ export function loadReference(): Reference {
     // Only four communes publish house rents; elsewhere follow the apartment level, within reason.
     const houseRent =
       num(r?.house_rent_avg_eur_m2_month) ?? NATIONAL.houseRent * Math.min(1.3, Math.max(0.75, aptRent / NATIONAL.aptRent));
+    const registeredSale = num(registered.get(c.name)?.existing_avg_eur_m2);
     const place: Place = {
       commune: c,
       aptRent,
+      aptRentArea: ratio(r, 'apt_rent_avg_eur_month', 'apt_rent_avg_eur_m2_month') ?? rentArea.canton.get(c.canton) ?? rentArea.country,
       houseRent,
-      aptSale: num(r?.apt_sale_advertised_avg_eur_m2) ?? avgAptSale.get(c.canton) ?? NATIONAL.aptSale,
+      aptSale:
+        num(r?.apt_sale_advertised_avg_eur_m2) ??
+        (registeredSale !== undefined ? (registeredSale * NATIONAL.aptSale) / NATIONAL_REGISTERED_APT_SALE : undefined) ??
+        avgAptSale.get(c.canton) ??
+        NATIONAL.aptSale,
+      aptSaleArea: ratio(r, 'apt_sale_advertised_avg_eur', 'apt_sale_advertised_avg_eur_m2') ?? saleArea.canton.get(c.canton) ?? saleArea.country,
       houseSale: num(r?.house_sale_advertised_avg_eur_m2) ?? avgHouseSale.get(c.canton) ?? NATIONAL.houseSale,
       rural: (c.population ?? 0) < 6000,
       spots: [],
@@ -98,7 +138,9 @@ export function loadReference(): Reference {
             ? 2
             : 1,
           aptRent: num(qr?.apt_rent_avg_eur_m2_month),
+          aptRentArea: ratio(qr, 'apt_rent_avg_eur_month', 'apt_rent_avg_eur_m2_month'),
           aptSale: num(qr?.apt_sale_advertised_avg_eur_m2),
+          aptSaleArea: ratio(qr, 'apt_sale_advertised_avg_eur', 'apt_sale_advertised_avg_eur_m2'),
           houseSale: num(qr?.house_sale_advertised_avg_eur_m2),
         });
       }

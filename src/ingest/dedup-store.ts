@@ -1,24 +1,22 @@
 import type { Knex } from 'knex';
-import { classifyPair, clusterNodes, RULE, type DedupNode, type ScoredPair } from './dedup.js';
+import { classifyPair, decideMatches, resolveGroups, RULE, type DedupNode, type MatchPair, type PlacePoints } from './dedup.js';
 
 type Db = Knex | Knex.Transaction;
 
-interface Standing {
-  id: string;
+interface NodeRow extends DedupNode {
   status: 'active' | 'merged';
   merged_into: string | null;
+  flags: string[];
 }
 
-interface NodeRow extends DedupNode, Standing {}
-
 const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.lat, ${t}.lng,
-  ${t}.area_m2, ${t}.rooms, ${t}.price_eur, jsonb_array_length(${t}.images) AS image_count,
-  (${t}.source_url IS NOT NULL) AS has_source_url, ${t}.created_at, ${t}.status, ${t}.merged_into`;
+  (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, jsonb_array_length(${t}.images) AS image_count,
+  (${t}.source_url IS NOT NULL) AS has_source_url, ${t}.created_at, ${t}.status, ${t}.merged_into, ${t}.flags`;
 
 const PROBE_SLICE = 10_000;
 
 // 3 x 3 grid cells around a point (cells are 0.004 deg of latitude by 0.006 deg of
-// longitude, about 450 m square here), as offsets of the dedup_cell column.
+// longitude, about 450 m square here, wider than RULE.nearKm), as offsets of dedup_cell.
 const CELL_OFFSETS = [-100001, -100000, -99999, -1, 0, 1, 99999, 100000, 100001];
 
 async function setFrontier(trx: Db, ids: string[]): Promise<void> {
@@ -29,70 +27,116 @@ async function setFrontier(trx: Db, ids: string[]): Promise<void> {
   await trx.raw(`ANALYZE dedup_frontier`);
 }
 
-// Live listings of the frontier and every listing that shares a stored group with one: only
-// their standing (the region of a big import holds every listing it touched; their full rows
-// are read a slice at a time, when they are probed).
-async function loadWithGroups(trx: Db): Promise<Standing[]> {
+// Live listings of the frontier and every listing that shares a stored group with one.
+async function loadWithGroups(trx: Db): Promise<NodeRow[]> {
   const res = await trx.raw(`
     WITH f AS (SELECT l.id, l.merged_into FROM listings l JOIN dedup_frontier x ON x.id = l.id),
          heads AS (SELECT id FROM f UNION SELECT merged_into FROM f WHERE merged_into IS NOT NULL)
-    SELECT l.id, l.status, l.merged_into FROM listings l JOIN heads h ON h.id = l.id WHERE l.status IN ('active', 'merged')
+    SELECT ${NODE_COLS('l')} FROM listings l JOIN heads h ON h.id = l.id WHERE l.status IN ('active', 'merged')
     UNION
-    SELECT l.id, l.status, l.merged_into FROM listings l JOIN heads h ON h.id = l.merged_into WHERE l.status = 'merged'`);
-  return res.rows as Standing[];
+    SELECT ${NODE_COLS('l')} FROM listings l JOIN heads h ON h.id = l.merged_into WHERE l.status = 'merged'`);
+  return (res.rows as NodeRow[]).map(fixRow);
 }
 
-async function loadNodes(trx: Db): Promise<NodeRow[]> {
-  const res = await trx.raw(`SELECT ${NODE_COLS('l')} FROM listings l JOIN dedup_frontier x ON x.id = l.id WHERE l.status IN ('active', 'merged')`);
-  return res.rows as NodeRow[];
+// jsonb_array_length is an integer; node-postgres gives it as a number already.
+function fixRow(r: NodeRow): NodeRow {
+  return { ...r, image_count: Number(r.image_count) };
 }
 
-// Candidate pairs by blocking, through the two dedup indexes: same type, a neighbouring
-// area bucket, a price within the tolerance, and either the same commune or a neighbouring
-// grid cell. The SQL pre-filter mirrors classifyPair's "out" rules so that few rows return.
-// One branch per area bucket: an equality on the bucket keeps every branch a narrow index
-// range (a single range over three buckets would walk a whole bucket of a big commune).
+async function loadPlaces(trx: Db): Promise<PlacePoints> {
+  const communes = (await trx.raw(`SELECT name, lat, lng, area_km2 FROM communes`)).rows as { name: string; lat: number; lng: number; area_km2: number | null }[];
+  const localities = (await trx.raw(`SELECT commune, locality, kind, lat, lng FROM localities`)).rows as {
+    commune: string; locality: string; kind: string; lat: number | null; lng: number | null;
+  }[];
+  const c = new Map(communes.map((r) => [r.name, { lat: r.lat, lng: r.lng, radiusKm: Math.sqrt((r.area_km2 ?? 20) / Math.PI) }]));
+  const l = new Map(
+    localities.filter((r) => r.lat !== null && r.lng !== null).map((r) => [`${r.commune}\u0000${r.locality}`, { lat: r.lat!, lng: r.lng! }]),
+  );
+  const cities = new Set(localities.filter((r) => r.kind.startsWith('quartier')).map((r) => r.commune));
+  return {
+    commune: (name) => c.get(name) ?? null,
+    locality: (commune, name) => l.get(`${commune}\u0000${name}`) ?? null,
+    hasQuarters: (name) => cities.has(name),
+  };
+}
+
+// Candidate pairs by blocking, through the three dedup indexes (one price range per grid
+// cell or per area bucket, the area window checked inside the index): same type, a price
+// within the widest tolerance, an area within the widest window, and either a grid cell
+// around a located probe or the probe's commune for pairs with an unlocated side. Then the
+// agreement classes of classifyPair, written in SQL (sqlStrong, sqlWeak), so that only
+// matches travel back; classifyPair decides (contradictions, clear matches).
 async function loadCandidates(trx: Db): Promise<{ probe: string; row: NodeRow }[]> {
-  const res = await trx.raw(candidateSql(), [CELL_OFFSETS]);
-  return (res.rows as (NodeRow & { probe: string })[]).map(({ probe, ...row }) => ({ probe, row: row as NodeRow }));
+  const res = await trx.raw(candidateSql(), [CELL_OFFSETS, CELL_OFFSETS, CELL_OFFSETS]);
+  return (res.rows as (NodeRow & { probe: string })[]).map(({ probe, ...row }) => ({ probe, row: fixRow(row as NodeRow) }));
 }
+
+// Cities of many quarters (PlacePoints.hasQuarters), for sqlWeak.
+const CITIES = `ARRAY(SELECT DISTINCT commune FROM localities WHERE kind LIKE 'quartier%')`;
+
+const EPS = 1e-6;
+// SQL of dedup.ts's classes, for c (candidate) and f (probe); slightly wider (EPS) so that
+// nothing classifyPair would accept is lost.
+const slack = (x: string) =>
+  `(CASE WHEN ${x} = trunc(${x}) THEN CASE WHEN mod(${x}::numeric, 5) = 0 THEN greatest(0.5, least(2.5, 0.03 * ${x})) ELSE 0.5 END
+         WHEN ${x} * 2 = trunc(${x} * 2) THEN 0.25 ELSE 0.05 END)`;
+const rawArea = `abs(c.area_m2 - f.area_m2)`;
+const areaExact = `${rawArea} <= ${RULE.areaExact + EPS}`;
+const areaSame = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= ${RULE.areaSame + EPS}`;
+const areaClose = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaCloseAbs}, ${RULE.areaCloseRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
+const priceWithin = (tol: number) => `abs(c.price_eur - f.price_eur) <= ${tol + EPS} * greatest(c.price_eur, f.price_eur)`;
+const rentLike = `f.listing_type <> 'SALE'`;
+const roomsSame = `c.rooms = f.rooms`;
+// Both located within RULE.nearKm (a box around it: 0.0028 deg of latitude is 311 m, 0.0044
+// of longitude at least 300 m north to 49.9 N).
+const near = `abs(c.lat - f.lat) <= 0.0028 AND abs(c.lng - f.lng) <= 0.0044`;
+const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${priceWithin(RULE.priceClose)})
+    OR (${areaClose} AND ${priceWithin(RULE.priceSame)})
+    OR (${areaExact} AND ${rentLike} AND ${priceWithin(RULE.priceRelisted)}))`;
+const sqlStrongNoArea = `${near} AND ${roomsSame} AND ${priceWithin(RULE.priceSame)}`;
+const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})
+    OR ((c.locality = f.locality OR NOT (f.commune = ANY (${cities}))) AND (${rentLike} OR ${priceWithin(RULE.priceSame)}) AND (
+         (${areaExact} AND ${priceWithin(RULE.priceClose)})
+      OR ((c.locality = f.locality OR ${roomsSame}) AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
 
 export function candidateSql(): string {
-  const p = 1 - RULE.outPrice;
-  const common = (t: string) => `${t}.status IN ('active', 'merged') AND ${t}.dedup_area_bucket IS NOT NULL AND ${t}.listing_type = f.listing_type
-            AND ${t}.price_eur BETWEEN floor(f.price_eur * ${p})::integer AND ceil(f.price_eur / ${p})::integer`;
-  // A probe without coordinates looks at its whole commune; one with coordinates looks at
-  // the commune's listings without coordinates (partial index) and at its grid cells.
-  const communeBranches = [-1, 0, 1].flatMap((d) => [
-    `SELECT ${NODE_COLS('c')} FROM listings c
-          WHERE f.lat IS NULL AND ${common('c')} AND c.commune = f.commune AND c.dedup_area_bucket = f.dedup_area_bucket + (${d})`,
-    `SELECT ${NODE_COLS('c')} FROM listings c
-          WHERE f.lat IS NOT NULL AND ${common('c')} AND c.lat IS NULL AND c.commune = f.commune AND c.dedup_area_bucket = f.dedup_area_bucket + (${d})`,
-  ]);
-  const cellBranch = `SELECT ${NODE_COLS('c')} FROM listings c
-          WHERE f.dedup_cell IS NOT NULL AND ${common('c')} AND c.dedup_cell IS NOT NULL
-            AND c.dedup_cell = ANY (ARRAY(SELECT f.dedup_cell + o FROM unnest(?::bigint[]) o))
-            AND c.dedup_area_bucket = ANY (ARRAY[f.dedup_area_bucket - 1, f.dedup_area_bucket, f.dedup_area_bucket + 1])`;
-  // The outer filter mirrors classifyPair's "unrelated" rules (a superset of its pairs), so
-  // that only real pairs travel back.
+  const live = (t: string) => `${t}.status IN ('active', 'merged')`;
+  const priceIn = (tol: number) => `c.price_eur BETWEEN floor(f.price_eur * ${1 - tol})::integer AND ceil(f.price_eur / ${1 - tol})::integer`;
+  // Every b with |a - b| - rounding(a) - rounding(b) <= max(1.5, 4 % of the larger), with
+  // roundings of at most 2.5 m2 each.
+  const lo = `((f.area_m2 - 5) * (1 - ${RULE.areaCloseRel}) - ${RULE.areaCloseAbs})`;
+  const hi = `((f.area_m2 + 5) / (1 - ${RULE.areaCloseRel}) + ${RULE.areaCloseAbs})`;
+  const area = `c.area_m2 BETWEEN ${lo} AND ${hi}`;
+  const buckets = `c.dedup_area_bucket = ANY (ARRAY(SELECT generate_series(floor(ln(greatest(${lo}, 1)) / ln(1.06))::integer, floor(ln(${hi}) / ln(1.06))::integer)))`;
+  const cells = `c.dedup_cell = ANY (ARRAY(SELECT f.dedup_cell + o FROM unnest(?::bigint[]) o))`;
+  const located = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceRelisted)} AND c.dedup_cell IS NOT NULL AND ${cells}`;
+  // Without positions on both sides there is no relisting class: a narrower price range.
+  const commune = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceClose)} AND c.dedup_area_bucket IS NOT NULL AND c.commune = f.commune AND ${buckets} AND ${area}`;
+  const branches = [
+    // A located probe with an area: located neighbours with an area in the window...
+    `WHERE f.dedup_cell IS NOT NULL AND f.area_m2 > 0 AND ${located} AND ${area} AND ${sqlStrong}`,
+    // ... and without an area.
+    `WHERE f.dedup_cell IS NOT NULL AND f.area_m2 > 0 AND ${located} AND c.area_m2 IS NULL AND ${sqlStrongNoArea}`,
+    // A located probe without an area: its located neighbours.
+    `WHERE f.dedup_cell IS NOT NULL AND coalesce(f.area_m2, 0) <= 0 AND ${located} AND ${sqlStrongNoArea}`,
+  ];
+  // Pairs with an unlocated side, nearest figures first, at most RULE.crowd + 1 per branch:
+  // one more than that tells that the place is crowded (see deduplicate).
+  const weak = `c.source <> f.source AND ${commune} AND ${sqlWeak(CITIES)}
+          AND (c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms)
+        ORDER BY abs(c.price_eur - f.price_eur), abs(c.area_m2 - f.area_m2), c.id LIMIT ${RULE.crowd + 1}`;
+  const weakBranches = [
+    // A probe with an area: the unlocated listings of its commune in the window.
+    `WHERE f.area_m2 > 0 AND c.dedup_cell IS NULL AND ${weak}`,
+    // An unlocated probe with an area: the located listings of its commune in the window.
+    `WHERE f.dedup_cell IS NULL AND f.area_m2 > 0 AND c.dedup_cell IS NOT NULL AND ${weak}`,
+  ];
   return `SELECT f.id AS probe, c.*
        FROM dedup_frontier x JOIN listings f ON f.id = x.id
        CROSS JOIN LATERAL (
-         ${communeBranches.join('\n         UNION ALL\n         ')}
-         UNION
-         ${cellBranch}
+         ${[...branches, ...weakBranches].map((w) => `(SELECT ${NODE_COLS('c')} FROM listings c ${w})`).join('\n         UNION ALL\n         ')}
        ) c
-      WHERE f.status IN ('active', 'merged') AND f.dedup_area_bucket IS NOT NULL
-        AND c.source <> f.source
-        AND abs(c.area_m2 - f.area_m2) <= ${RULE.outArea} * greatest(c.area_m2, f.area_m2)
-        AND abs(c.price_eur - f.price_eur) <= ${RULE.outPrice} * greatest(c.price_eur, f.price_eur)
-        AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms)
-        AND (CASE WHEN c.lat IS NULL OR f.lat IS NULL
-                  THEN c.commune = f.commune AND CASE WHEN c.locality IS NULL OR f.locality IS NULL
-                    THEN abs(c.area_m2 - f.area_m2) <= ${RULE.mergeAreaNoCoords} * greatest(c.area_m2, f.area_m2)
-                     AND abs(c.price_eur - f.price_eur) <= ${RULE.mergePriceNoCoords} * greatest(c.price_eur, f.price_eur)
-                    ELSE c.locality = f.locality END
-                  ELSE abs(c.lat - f.lat) <= 0.0037 AND abs(c.lng - f.lng) <= 0.0056 END)`;
+      WHERE ${live('f')} AND c.source <> f.source AND c.id <> f.id`;
 }
 
 export interface DedupOutcome {
@@ -102,133 +146,162 @@ export interface DedupOutcome {
 }
 
 // Re-decides the groups that the changed listings belong to, belonged to, or could now
-// join. The decision for a group depends only on the live listings in it and their pairs,
-// never on what was decided before, which makes it independent of the import order; the
-// region grows until it is closed under merge pairs and stored group membership. The
-// pairs of every listing looked at are stored (listing_dedup_pairs), and the
-// possible_duplicate flag is then re-decided from the stored pairs for every listing whose
-// pairs changed.
+// join. The decision for a region depends only on the live listings in it, never on what
+// was decided before, which makes it independent of the import order: the region grows
+// until it is closed under matches (merged or possible: a match's competitors are matches
+// too), stored group membership, and the stored matches of the listings that changed or
+// went. Within it: which matches are clear (decideMatches), the groups and their public
+// listings, and possible_duplicate (resolveGroups), all written here. The matches are
+// stored (listing_dedup_pairs) so that when a listing changes or goes, the listings it was
+// matched with are looked at again.
 export async function deduplicate(trx: Db, touched: string[], formerCanonicals: string[], now: Date): Promise<DedupOutcome> {
   if (touched.length === 0 && formerCanonicals.length === 0) return { merged: 0, newlyFlagged: [], evaluated: 0 };
   await trx.raw(`CREATE TEMP TABLE IF NOT EXISTS dedup_frontier (id text PRIMARY KEY) ON COMMIT DROP`);
+  const places = await loadPlaces(trx);
 
-  // The region: every listing whose group is decided again, with its current standing.
-  const region = new Map<string, Standing>();
+  const known = new Map<string, NodeRow>();
   const probed = new Set<string>();
-  const pairs = new Map<string, ScoredPair>();
-  // Full rows of the listings that are in a pair: the only ones the grouping looks at.
-  const paired = new Map<string, NodeRow>();
+  const region = new Set<string>();
+  const matches = new Map<string, MatchPair & { weak: boolean }>();
+  // Listings with more than RULE.crowd candidates not located on both sides: in a place that
+  // crowded, weak evidence singles nothing out, and their weak matches are not used.
+  const crowded = new Set<string>();
 
-  let frontier = [...new Set([...touched, ...formerCanonicals])];
+  // The listings paired with these at the previous decision (stored pairs): all of them,
+  // or only the pairs that counted (not those dropped as crowded).
+  const partnersOf = async (ids: string[], all: boolean): Promise<string[]> => {
+    if (ids.length === 0) return [];
+    await setFrontier(trx, ids);
+    const kinds = all ? `` : `AND p.kind <> 'crowded'`;
+    return (
+      await trx.raw(`
+        SELECT p.b AS id FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.a ${kinds}
+        UNION SELECT p.a FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.b ${kinds}`)
+    ).rows.map((r: { id: string }) => r.id) as string[];
+  };
+
+  // Those of these ids that have stored pairs that counted (not dropped as crowded).
+  const withCountingPairs = async (ids: string[]): Promise<string[]> => {
+    if (ids.length === 0) return [];
+    await setFrontier(trx, ids);
+    return (
+      await trx.raw(`
+        SELECT x.id FROM dedup_frontier x
+         WHERE EXISTS (SELECT 1 FROM listing_dedup_pairs p WHERE p.a = x.id AND p.kind <> 'crowded')
+            OR EXISTS (SELECT 1 FROM listing_dedup_pairs p WHERE p.b = x.id AND p.kind <> 'crowded')`)
+    ).rows.map((r: { id: string }) => r.id) as string[];
+  };
+  const touchedSet = new Set(touched);
+
+  // A listing that changed or went: whatever it was paired with is decided again (a crowded
+  // listing may have stopped being crowded).
+  let frontier = [...new Set([...touched, ...formerCanonicals, ...(await partnersOf(touched, true))])];
   for (let round = 0; frontier.length > 0 && round < 1000; round++) {
-    const toProbe: string[] = [];
-    for (let i = 0; i < frontier.length; i += PROBE_SLICE) {
-      await setFrontier(trx, frontier.slice(i, i + PROBE_SLICE));
-      for (const r of await loadWithGroups(trx)) {
-        if (region.has(r.id)) continue;
-        region.set(r.id, r);
-        if (!probed.has(r.id)) toProbe.push(r.id);
-      }
+    await setFrontier(trx, frontier);
+    const group = await loadWithGroups(trx);
+    for (const r of group) {
+      known.set(r.id, r);
+      region.add(r.id);
     }
+    const toProbe = group.map((r) => r.id).filter((id) => !probed.has(id));
     const next = new Set<string>();
-    // In slices, so that a dense neighbourhood never brings millions of rows back at once,
-    // and a big import never holds the rows of all it touched.
+    // In slices, so that a dense neighbourhood never brings millions of rows back at once.
     for (let i = 0; i < toProbe.length; i += PROBE_SLICE) {
       await setFrontier(trx, toProbe.slice(i, i + PROBE_SLICE));
-      const probes = new Map((await loadNodes(trx)).map((r) => [r.id, r]));
-      for (const r of await loadCandidates(trx)) {
-        const probe = probes.get(r.probe);
-        if (!probe) continue;
-        const c = classifyPair(probe, r.row);
-        if (c.kind === 'none') continue;
+      const cands = await loadCandidates(trx);
+      const weakRows = new Map<string, number>();
+      const found: { probe: string; other: string; weak: boolean }[] = [];
+      for (const r of cands) {
+        if (!known.has(r.row.id)) known.set(r.row.id, r.row);
+        const probe = known.get(r.probe)!;
+        const weak = !(probe.located && r.row.located);
+        if (weak) weakRows.set(r.probe, (weakRows.get(r.probe) ?? 0) + 1);
         const [a, b] = r.probe < r.row.id ? [r.probe, r.row.id] : [r.row.id, r.probe];
-        pairs.set(`${a}|${b}`, { a, b, kind: c.kind, score: c.score });
-        if (!paired.has(probe.id)) paired.set(probe.id, probe);
-        if (!paired.has(r.row.id)) paired.set(r.row.id, r.row);
-        if (c.kind === 'merge' && !region.has(r.row.id)) next.add(r.row.id);
+        found.push({ probe: r.probe, other: r.row.id, weak });
+        if (matches.has(`${a}|${b}`)) continue;
+        const v = classifyPair(probe, r.row, places);
+        if (!v.match) continue;
+        matches.set(`${a}|${b}`, { a, b, level: v.match, discrepancy: v.discrepancy, weak });
+      }
+      const nowCrowded = [...weakRows].filter(([, n]) => n > RULE.crowd).map(([id]) => id);
+      for (const id of nowCrowded) crowded.add(id);
+      // A listing that is crowded now may not have been: what it counted with before is
+      // decided again.
+      for (const id of await partnersOf(nowCrowded, false)) if (!region.has(id)) next.add(id);
+      // A listing that appeared or changed counts among the weak candidates of others: one of
+      // them that had weak matches that counted may be crowded now, so it is looked at again.
+      const recount = [...new Set(found.filter((f) => f.weak && touchedSet.has(f.probe) && !region.has(f.other)).map((f) => f.other))];
+      for (const id of await withCountingPairs(recount)) next.add(id);
+      // Grow through matches, but not through the weak ones of a crowded listing.
+      for (const f of found) {
+        const [a, b] = f.probe < f.other ? [f.probe, f.other] : [f.other, f.probe];
+        if (!matches.has(`${a}|${b}`) || region.has(f.other)) continue;
+        if (f.weak && crowded.has(f.probe)) continue;
+        next.add(f.other);
       }
     }
     for (const id of toProbe) probed.add(id);
     frontier = [...next];
   }
-
-  // A listing of the region in no merge pair is a group of its own: it is its own canonical.
-  const grouped = new Map<string, DedupNode>();
-  for (const p of pairs.values()) {
-    if (p.kind !== 'merge' || !region.has(p.a) || !region.has(p.b)) continue;
-    grouped.set(p.a, paired.get(p.a)!);
-    grouped.set(p.b, paired.get(p.b)!);
+  // Weak matches count only between two listings that are not crowded (both were probed: a
+  // weak match of a listing that is not crowded brings the other side in).
+  const dropped: { a: string; b: string }[] = [];
+  for (const [k, m] of matches) {
+    if (!m.weak || !(crowded.has(m.a) || crowded.has(m.b))) continue;
+    matches.delete(k);
+    dropped.push(m);
   }
-  const canonical = clusterNodes(grouped, [...pairs.values()]);
 
-  const upd = { id: [] as string[], status: [] as string[], mergedInto: [] as (string | null)[] };
+  const regionNodes = new Map<string, DedupNode>();
+  for (const id of region) regionNodes.set(id, known.get(id)!);
+  const pairs = decideMatches(regionNodes, [...matches.values()].filter((m) => region.has(m.a) && region.has(m.b)));
+  const { canonical, possibleDuplicate } = resolveGroups(regionNodes, pairs, (a, b) => classifyPair(a, b, places).contradiction);
+
+  const upd = { id: [] as string[], status: [] as string[], mergedInto: [] as (string | null)[], pd: [] as boolean[] };
   let merged = 0;
-  for (const [id, row] of region) {
-    const canon = canonical.get(id) ?? id;
+  for (const id of region) {
+    const row = known.get(id)!;
+    const canon = canonical.get(id)!;
     const status = canon === id ? 'active' : 'merged';
     const mergedInto = canon === id ? null : canon;
-    if (status === row.status && mergedInto === row.merged_into) continue;
+    const pd = possibleDuplicate.has(id);
+    if (status === row.status && mergedInto === row.merged_into && pd === row.flags.includes('possible_duplicate')) continue;
     if (status === 'merged' && row.status !== 'merged') merged++;
     upd.id.push(id);
     upd.status.push(status);
     upd.mergedInto.push(mergedInto);
+    upd.pd.push(pd);
   }
+  const newlyFlagged: string[] = [];
   for (let i = 0; i < upd.id.length; i += 20000) {
-    const s = (a: unknown[]) => a.slice(i, i + 20000);
-    await trx.raw(
-      `UPDATE listings l SET status = u.status, merged_into = u.merged_into, updated_at = ?
-         FROM unnest(?::text[], ?::text[], ?::text[]) AS u(id, status, merged_into)
-        WHERE l.id = u.id`,
-      [now, s(upd.id), s(upd.status), s(upd.mergedInto)] as unknown as Knex.RawBinding[],
+    const s = <T>(a: T[]) => a.slice(i, i + 20000);
+    const res = await trx.raw(
+      `UPDATE listings l SET status = u.status, merged_into = u.merged_into, updated_at = ?,
+              flags = CASE WHEN u.pd THEN array_append(array_remove(l.flags, 'possible_duplicate'), 'possible_duplicate')
+                           ELSE array_remove(l.flags, 'possible_duplicate') END
+         FROM unnest(?::text[], ?::text[], ?::text[], ?::boolean[]) AS u(id, status, merged_into, pd)
+        WHERE l.id = u.id
+       RETURNING l.id, u.pd, cardinality(l.flags) AS n`,
+      [now, s(upd.id), s(upd.status), s(upd.mergedInto), s(upd.pd)] as unknown as Knex.RawBinding[],
     );
-  }
-
-  // The stored pairs of every probed or changed listing are replaced by the new ones; the
-  // listings on the other side of a pair that went away are among those re-flagged.
-  const affected = new Set<string>([...probed, ...touched]);
-  await setFrontier(trx, [...affected]);
-  const dropped = await trx.raw(`
-    DELETE FROM listing_dedup_pairs p WHERE p.a IN (SELECT id FROM dedup_frontier) OR p.b IN (SELECT id FROM dedup_frontier)
-    RETURNING p.a, p.b`);
-  for (const r of dropped.rows as { a: string; b: string }[]) {
-    affected.add(r.a);
-    affected.add(r.b);
-  }
-  const list = [...pairs.values()];
-  for (let i = 0; i < list.length; i += 20000) {
-    const part = list.slice(i, i + 20000);
-    await trx.raw(
-      `INSERT INTO listing_dedup_pairs (a, b, kind, score) SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::float8[])
-       ON CONFLICT (a, b) DO UPDATE SET kind = excluded.kind, score = excluded.score`,
-      [part.map((p) => p.a), part.map((p) => p.b), part.map((p) => p.kind), part.map((p) => p.score)] as unknown as Knex.RawBinding[],
-    );
-    for (const p of part) {
-      affected.add(p.a);
-      affected.add(p.b);
+    for (const r of res.rows as { id: string; pd: boolean; n: number }[]) {
+      if (r.pd && r.n === 1 && !known.get(r.id)!.flags.includes('possible_duplicate')) newlyFlagged.push(r.id);
     }
   }
 
-  await setFrontier(trx, [...affected]);
-  const flagged = await trx.raw(
-    `WITH sides AS (
-       SELECT p.a AS id, p.b AS other, p.kind FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.a
-       UNION ALL
-       SELECT p.b, p.a, p.kind FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.b),
-     pd AS (
-       SELECT DISTINCT s.id FROM sides s JOIN listings o ON o.id = s.other JOIN listings l ON l.id = s.id
-        WHERE o.status IN ('active', 'merged')
-          AND (s.kind = 'possible' OR coalesce(o.merged_into, o.id) <> coalesce(l.merged_into, l.id))),
-     v AS (
-       SELECT l.id, pd.id IS NOT NULL AS pd FROM listings l JOIN dedup_frontier x ON x.id = l.id LEFT JOIN pd ON pd.id = l.id)
-     UPDATE listings l
-        SET flags = CASE WHEN v.pd AND l.status <> 'inactive' THEN array_append(l.flags, 'possible_duplicate')
-                         ELSE array_remove(l.flags, 'possible_duplicate') END,
-            updated_at = ?
-       FROM v
-      WHERE l.id = v.id AND (v.pd AND l.status <> 'inactive') <> ('possible_duplicate' = ANY (l.flags))
-     RETURNING l.id, cardinality(l.flags) AS n, 'possible_duplicate' = ANY (l.flags) AS pd`,
-    [now],
-  );
-  const newlyFlagged = (flagged.rows as { id: string; n: number; pd: boolean }[]).filter((r) => r.pd && r.n === 1).map((r) => r.id);
+  // The stored pairs of every probed or changed listing are replaced by the pairs found now:
+  // the matches with their verdict, and the weak matches dropped as crowded ('crowded'),
+  // so that a listing paired with one that changes or goes is decided again.
+  await setFrontier(trx, [...new Set([...probed, ...touched])]);
+  await trx.raw(`DELETE FROM listing_dedup_pairs p WHERE p.a IN (SELECT id FROM dedup_frontier) OR p.b IN (SELECT id FROM dedup_frontier)`);
+  const stored = [...pairs, ...dropped.map((p) => ({ a: p.a, b: p.b, kind: 'crowded' as const, discrepancy: -1 }))];
+  for (let i = 0; i < stored.length; i += 20000) {
+    const part = stored.slice(i, i + 20000);
+    await trx.raw(
+      `INSERT INTO listing_dedup_pairs (a, b, kind, score) SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::float8[])
+       ON CONFLICT (a, b) DO UPDATE SET kind = excluded.kind, score = excluded.score`,
+      [part.map((p) => p.a), part.map((p) => p.b), part.map((p) => p.kind), part.map((p) => p.discrepancy)] as unknown as Knex.RawBinding[],
+    );
+  }
   return { merged, newlyFlagged, evaluated: region.size };
 }

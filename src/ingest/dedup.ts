@@ -9,6 +9,10 @@ export interface DedupNode {
   locality: string | null;
   lat: number | null;
   lng: number | null;
+  // Coordinates that say where the flat is: given, and not a reference point (a commune's
+  // or locality's point, where geocoders put what they could not place; see the migration
+  // 20261123000200). Unlocated listings are compared by commune only.
+  located: boolean;
   area_m2: number | null;
   rooms: number | null;
   price_eur: number;
@@ -17,106 +21,298 @@ export interface DedupNode {
   created_at: Date;
 }
 
-export type PairKind = 'merge' | 'possible' | 'none';
+// Reference points of the places a listing can name (communes.csv, localities.csv).
+export interface PlacePoints {
+  locality(commune: string, locality: string): { lat: number; lng: number } | null;
+  commune(commune: string): { lat: number; lng: number; radiusKm: number } | null;
+  // A city the reference data divides into quarters (Luxembourg, Esch-sur-Alzette): a
+  // listing that names only the city could be anywhere among thousands of flats.
+  hasQuarters(commune: string): boolean;
+}
 
-// The rule, in plain words (docs/feed-operators.md says the same):
-// - never two listings of one source, never two types, never without both areas, never
-//   two different room counts;
-// - merged, with both coordinates: within 250 m of each other, area and price within 3 %;
-// - merged, when either lacks coordinates: the same commune and the same locality named by
-//   both, area within 1 % and price within 1.5 % (without coordinates many flats of a
-//   quarter look alike, so the figures must agree almost exactly);
-// - a possible duplicate (both get the flag, neither is hidden): area within 3 %, price
-//   within 5 %, and either within 400 m, or (when either lacks coordinates) the same
-//   locality named by both, or the same commune with area within 1 % and price within 1.5 %;
-// - anything else: unrelated.
-// Titles are not compared: agencies write them in different languages.
+// The rule, as evidence rather than one threshold (README "Duplicates across sources" says
+// the same in full).
+//
+// Contradictions rule a pair out whatever else agrees: the same source; another listing
+// type; room counts both stated and two or more apart (one apart only when everything else
+// agrees exactly: agencies count rooms their own way, bedrooms + 1, half rooms); both
+// located and more than `nearKm` apart; a named locality (or, naming none, the commune)
+// far from the other's position; without positions on both sides, two communes or two
+// localities named; an area or a price beyond every tolerance.
+//
+// A missing field is neither for nor against: it only leaves less evidence. Agreement is
+// read in classes, with tolerances the way feeds round and measure:
+// - area: "exact" (within 0.5 m2 as stated), "same" (the same once each value is read as
+//   the interval its rounding allows: see areaRounding), "close" (beyond that, within
+//   max(1.5 m2, 4 %): habitable vs usable surface);
+// - price: "same" (1 %: rounding to 10, 50 or 5,000 EUR, weekly rents made monthly),
+//   "close" (3.5 %: charges included or not), "relisted" (6 %, rents only).
+// Both located within nearKm: the area exact or the same and the price close, or the area
+// close and the price the same, merge; an area missing on one side merges with the same
+// rooms and price; the same area and a rent 3.5-6 % apart (relisted, or a twin flat of a
+// new building) is only a possible duplicate. Not both located: tighter, by what the two
+// share (classifyPair).
+//
+// A pair that qualifies is a *match*. It is merged only when it is clear: each side is the
+// other's best match in the other's source, by a margin (one listing per source per
+// property: two equally good candidates from one agency cannot both be it). A match that
+// is not clear is a *possible duplicate*.
 export const RULE = {
-  outArea: 0.03,
-  outPrice: 0.05,
-  outKm: 0.4,
-  mergeArea: 0.03,
-  mergePrice: 0.03,
-  mergeKm: 0.25,
-  mergeAreaNoCoords: 0.01,
-  mergePriceNoCoords: 0.015,
-  localityConflictKm: 0.3,
+  nearKm: 0.3,
+  placeKm: 2.0,
+  communeMarginKm: 1.0,
+  roomsSoftDiff: 1,
+  areaExact: 0.5,
+  areaSame: 0.5,
+  areaCloseAbs: 1.5,
+  areaCloseRel: 0.04,
+  priceSame: 0.01,
+  priceClose: 0.035,
+  priceRelisted: 0.06,
+  // Discrepancy units (see discrepancy()) by which the best match must beat the next.
+  clearMargin: 0.5,
+  // A listing with more candidates than this not located on both sides is in a crowded
+  // place: its weak matches are not used (dedup-store.ts).
+  crowd: 3,
 };
+
+// Listing types whose price is a monthly rent.
+const RENT_LIKE = new Set(['RENT', 'SUBLET', 'FLATSHARE']);
 
 export function relDiff(a: number, b: number): number {
   const m = Math.max(Math.abs(a), Math.abs(b));
   return m === 0 ? 0 : Math.abs(a - b) / m;
 }
 
-export function classifyPair(a: DedupNode, b: DedupNode): { kind: PairKind; score: number } {
-  const none = { kind: 'none' as const, score: 0 };
-  if (a.source === b.source || a.listing_type !== b.listing_type) return none;
-  if (a.area_m2 === null || b.area_m2 === null) return none;
-  if (a.rooms !== null && b.rooms !== null && a.rooms !== b.rooms) return none;
-  const dArea = relDiff(a.area_m2, b.area_m2);
-  const dPrice = relDiff(a.price_eur, b.price_eur);
-  if (dArea > RULE.outArea || dPrice > RULE.outPrice) return none;
-  const bothCoords = a.lat !== null && a.lng !== null && b.lat !== null && b.lng !== null;
-  const km = bothCoords ? haversineKm(a.lat!, a.lng!, b.lat!, b.lng!) : null;
-  if (km !== null && km > RULE.outKm) return none;
-  if (km === null && a.commune !== b.commune) return none;
-  const bothLocalities = a.locality !== null && b.locality !== null;
-  if (bothLocalities && a.locality !== b.locality && (km === null || km > RULE.localityConflictKm)) return none;
-  const nearlyIdentical = dArea <= RULE.mergeAreaNoCoords && dPrice <= RULE.mergePriceNoCoords;
-  // Without coordinates and without a locality named by both, a commune holds too many
-  // flats of one size and price to call a pair likely unless the figures are the same.
-  if (km === null && !bothLocalities && !nearlyIdentical) return none;
+// Half the rounding step a stated area may hide: a multiple of 5 may be rounded to 5 m2
+// (agencies round flats that way, not rooms: at most 3 % of the area), a whole number to
+// 1 m2, a half to 0.5 m2; a decimal is as measured.
+export function areaRounding(a: number): number {
+  if (Number.isInteger(a)) return a % 5 === 0 ? Math.max(0.5, Math.min(2.5, 0.03 * a)) : 0.5;
+  if (Number.isInteger(a * 2)) return 0.25;
+  return 0.05;
+}
 
-  // Closeness in [0, 1], only used to order the merges (the strongest pairs join first).
-  const score = 1 - (dArea / RULE.outArea) * 0.35 - (dPrice / RULE.outPrice) * 0.35 - (km === null ? 0.15 : (km / RULE.outKm) * 0.3);
-  const merge =
-    km !== null
-      ? km <= RULE.mergeKm && dArea <= RULE.mergeArea && dPrice <= RULE.mergePrice
-      : bothLocalities && a.locality === b.locality && nearlyIdentical;
-  return { kind: merge ? 'merge' : 'possible', score };
+export type AreaClass = 'exact' | 'same' | 'close' | 'far' | 'missing';
+export type PriceClass = 'same' | 'close' | 'relisted' | 'far';
+
+export function areaClass(a: number | null, b: number | null): AreaClass {
+  if (!(a && a > 0) || !(b && b > 0)) return 'missing';
+  const raw = Math.abs(a - b);
+  if (raw <= RULE.areaExact + 1e-9) return 'exact';
+  const residual = Math.max(0, raw - areaRounding(a) - areaRounding(b));
+  if (residual <= RULE.areaSame + 1e-9) return 'same';
+  if (residual <= Math.max(RULE.areaCloseAbs, RULE.areaCloseRel * Math.max(a, b)) + 1e-9) return 'close';
+  return 'far';
+}
+
+export function priceClass(type: string, a: number, b: number): PriceClass {
+  const d = relDiff(a, b);
+  if (d <= RULE.priceSame + 1e-9) return 'same';
+  if (d <= RULE.priceClose + 1e-9) return 'close';
+  if (RENT_LIKE.has(type) && d <= RULE.priceRelisted + 1e-9) return 'relisted';
+  return 'far';
+}
+
+// How precisely a weak pair (not both located) is placed: the same locality named by both,
+// a commune without quarters, or only a city of many quarters.
+export type SharedPlace = 'locality' | 'commune' | 'city';
+
+export interface PairVerdict {
+  // 'merge': enough agreement to be one property; 'possible': a look-alike not sure
+  // enough to merge (possible_duplicate); null: neither.
+  match: 'merge' | 'possible' | null;
+  // A contradiction: the two cannot be one property (as opposed to too little agreement
+  // to say they are). Two listings that contradict never end in one group, not even
+  // through a third.
+  contradiction: boolean;
+  // Why not, or which evidence made the match (for tests and for reading decisions).
+  reason: string;
+  // How far apart the two are, in tolerance units (lower is closer); only for matches.
+  discrepancy: number;
+  strong: boolean;
+}
+
+const no = (reason: string): PairVerdict => ({ match: null, contradiction: true, reason, discrepancy: Infinity, strong: false });
+const notEnough = (reason: string): PairVerdict => ({ match: null, contradiction: false, reason, discrepancy: Infinity, strong: false });
+
+// Is `place` (what a listing names) far from the position of the other listing?
+function placeFarFrom(places: PlacePoints, commune: string, locality: string | null, lat: number, lng: number): boolean {
+  if (locality !== null) {
+    const p = places.locality(commune, locality);
+    if (p) return haversineKm(p.lat, p.lng, lat, lng) > RULE.placeKm;
+  }
+  const c = places.commune(commune);
+  return c !== null && haversineKm(c.lat, c.lng, lat, lng) > c.radiusKm + RULE.communeMarginKm;
+}
+
+export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): PairVerdict {
+  if (a.source === b.source) return no('same source');
+  if (a.listing_type !== b.listing_type) return no('listing types differ');
+
+  const area = areaClass(a.area_m2, b.area_m2);
+  const price = priceClass(a.listing_type, a.price_eur, b.price_eur);
+  const roomsStated = a.rooms !== null && b.rooms !== null;
+  const roomsDiff = roomsStated ? Math.abs(a.rooms! - b.rooms!) : 0;
+  if (roomsDiff > RULE.roomsSoftDiff) return no('room counts differ');
+
+  const strong = a.located && b.located;
+  let km: number | null = null;
+  if (strong) {
+    km = haversineKm(a.lat!, a.lng!, b.lat!, b.lng!);
+    if (km > RULE.nearKm) return no('positions too far apart');
+    // Close positions decide the place; the names need only be plausible for them (a
+    // flat on the border of two quarters or communes is advertised under either).
+    if (placeFarFrom(places, a.commune, a.locality, b.lat!, b.lng!) || placeFarFrom(places, b.commune, b.locality, a.lat!, a.lng!)) {
+      return no('a named place is far from the other position');
+    }
+  } else {
+    if (a.commune !== b.commune) return no('communes differ');
+    if (a.locality !== null && b.locality !== null && a.locality !== b.locality) return no('localities differ');
+    if (a.located && b.locality !== null && placeFarFrom(places, b.commune, b.locality, a.lat!, a.lng!)) return no('a named place is far from the other position');
+    if (b.located && a.locality !== null && placeFarFrom(places, a.commune, a.locality, b.lat!, b.lng!)) return no('a named place is far from the other position');
+  }
+
+  // The area and price are the flat's own: one group never spans figures further apart
+  // than any match allows.
+  if (area === 'far') return no('areas too far apart');
+  if (price === 'far') return no('prices too far apart');
+  if (roomsDiff === 1 && !(strong && (area === 'exact' || area === 'same') && price === 'same')) return notEnough('room counts one apart');
+
+  const sale = !RENT_LIKE.has(a.listing_type);
+  const areaAgrees = area === 'exact' || area === 'same';
+  const shared: SharedPlace | null = strong
+    ? null
+    : a.locality !== null && a.locality === b.locality
+      ? 'locality'
+      : places.hasQuarters(a.commune)
+        ? 'city'
+        : 'commune';
+  const where = strong ? 'located together' : `${shared} shared`;
+  const verdict = (match: 'merge' | 'possible', what: string): PairVerdict => ({
+    match, contradiction: false, reason: `${what}, ${where}`, discrepancy: discrepancy(a, b, km), strong,
+  });
+  if (area === 'missing') {
+    if (strong && roomsStated && roomsDiff === 0 && price === 'same') return verdict('merge', 'an area missing, same rooms and price');
+  } else if (price === 'relisted') {
+    // The same area and a rent 3.5-6 % apart: the flat relisted at a new rent, or its twin
+    // in a new building. Not sure enough to merge either way.
+    if (strong && area === 'exact') return verdict('possible', 'area exact, rent relisted or a twin flat');
+  } else if (strong) {
+    if (areaAgrees || price === 'same') return verdict('merge', `area ${area}, price ${price}`);
+  } else if (area === 'exact' && price === 'same') {
+    return verdict('merge', 'area exact, price same');
+  } else if (shared !== 'city' && !(sale && price !== 'same')) {
+    // Without positions, a sale's asking price (the seller's, quoted alike everywhere) must
+    // be the same; a commune-wide match beyond exact figures needs the room count too.
+    if (area === 'exact' && price === 'close') return verdict('merge', 'area exact, price close');
+    if (shared === 'locality' || (roomsStated && roomsDiff === 0)) {
+      if (area === 'same' || price === 'same') return verdict('merge', `area ${area}, price ${price}`);
+    }
+  }
+  return notEnough(`not enough agreement (area ${area}, price ${price}, ${strong ? 'located together' : 'not both located'})`);
+}
+
+// Distance between two matching listings in tolerance units: area (raw difference over
+// max(1.5 m2, 4 %)), price (over 3.5 %), position (over nearKm; 1 when not both located),
+// and 1 for an area missing. Only compares the candidates of one listing with each other.
+export function discrepancy(a: DedupNode, b: DedupNode, km: number | null): number {
+  const areaUnit = (x: number, y: number) => Math.abs(x - y) / Math.max(RULE.areaCloseAbs, RULE.areaCloseRel * Math.max(x, y));
+  const area = a.area_m2 && b.area_m2 ? areaUnit(a.area_m2, b.area_m2) : 1;
+  return area + relDiff(a.price_eur, b.price_eur) / RULE.priceClose + (km === null ? 1 : km / RULE.nearKm);
 }
 
 function completeness(n: DedupNode): number {
   return (
-    (n.area_m2 !== null ? 1 : 0) +
+    (n.area_m2 ? 1 : 0) +
     (n.rooms !== null ? 1 : 0) +
-    (n.lat !== null ? 1 : 0) +
+    (n.located ? 1 : 0) +
     (n.locality !== null ? 1 : 0) +
     (n.image_count > 0 ? 1 : 0) +
     (n.has_source_url ? 1 : 0)
   );
 }
 
-// The public listing of a group: the most complete record (area, rooms, coordinates,
-// locality, photos, origin link), then the one with more photos, then the oldest
-// (created_at), then the smallest id. Every criterion is a property of the records alone,
-// so the choice does not depend on the order in which sources were imported.
+// The representative (public listing) of a group: the most complete record (area, rooms,
+// a real position, locality, photos, origin link: one point each), then the oldest
+// (created_at, the source's own date), then the smallest id. Every criterion is a property
+// of the records alone, so the choice does not depend on the order of the imports.
 export function compareCanonical(a: DedupNode, b: DedupNode): number {
-  return (
-    completeness(b) - completeness(a) ||
-    b.image_count - a.image_count ||
-    a.created_at.getTime() - b.created_at.getTime() ||
-    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  );
+  return completeness(b) - completeness(a) || a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+export interface MatchPair {
+  a: string;
+  b: string;
+  level: 'merge' | 'possible';
+  discrepancy: number;
 }
 
 export interface ScoredPair {
   a: string;
   b: string;
-  kind: Exclude<PairKind, 'none'>;
-  score: number;
+  discrepancy: number;
+  kind: 'merge' | 'possible';
 }
 
-// Groups the nodes: merge pairs join, strongest first (ties by ids), unless the two groups
-// already hold a listing of the same source (one agency never lists one flat twice under
-// two references as far as we are concerned: same-source pairs are never merged, not even
-// through a third listing). Returns each node's canonical id.
-export function clusterNodes(nodes: Map<string, DedupNode>, pairs: ScoredPair[]): Map<string, string> {
+// A match is clear when each side is the other's best match among the listings of the
+// other's source, by RULE.clearMargin. Clear matches merge; the others are possible.
+export function decideMatches(nodes: Map<string, DedupNode>, matches: MatchPair[]): ScoredPair[] {
+  // For each listing and each other source: its matches' discrepancies.
+  const bySide = new Map<string, number[]>();
+  const add = (x: string, other: string, d: number) => {
+    const k = `${x}\u0000${nodes.get(other)!.source}`;
+    const l = bySide.get(k) ?? [];
+    l.push(d);
+    bySide.set(k, l);
+  };
+  for (const m of matches) {
+    add(m.a, m.b, m.discrepancy);
+    add(m.b, m.a, m.discrepancy);
+  }
+  const clearFor = (x: string, other: string, d: number) => {
+    let self = false;
+    for (const e of bySide.get(`${x}\u0000${nodes.get(other)!.source}`)!) {
+      // Skip this pair's own entry once; an exact tie is a second entry and not clear.
+      if (!self && e === d) self = true;
+      else if (e < d + RULE.clearMargin) return false;
+    }
+    return true;
+  };
+  return matches.map(({ a, b, discrepancy: d, level }) => ({
+    a, b, discrepancy: d, kind: level === 'merge' && clearFor(a, b, d) && clearFor(b, a, d) ? 'merge' : 'possible',
+  }));
+}
+
+export interface Resolution {
+  // Each node's group representative (itself when it is one).
+  canonical: Map<string, string>;
+  // Representatives that get the possible_duplicate flag.
+  possibleDuplicate: Set<string>;
+}
+
+// Groups the nodes and decides who is public and who is flagged.
+// - Clear matches join groups, closest first (ties by ids), unless the two groups already
+//   hold a listing of one source (an agency does not list one flat twice as far as we are
+//   concerned: same-source listings never end in one group, not even through a third) or
+//   two listings that contradict each other.
+// - Each group's representative is chosen by compareCanonical.
+// - Groups linked by a match that did not merge them (a possible duplicate, or a clear
+//   match refused for a source clash) are looked at best representative first: a group
+//   linked to a group already kept visible gets possible_duplicate on its representative;
+//   otherwise it stays visible. So every flagged listing has a visible, better-ranked look-
+//   alike, two visible listings are never possible duplicates of each other, and merged
+//   rows never carry the flag.
+export function resolveGroups(
+  nodes: Map<string, DedupNode>,
+  pairs: ScoredPair[],
+  contradicts: (a: DedupNode, b: DedupNode) => boolean,
+): Resolution {
   const parent = new Map<string, string>();
-  const sources = new Map<string, Set<string>>();
+  const members = new Map<string, DedupNode[]>();
   for (const n of nodes.values()) {
     parent.set(n.id, n.id);
-    sources.set(n.id, new Set([n.source]));
+    members.set(n.id, [n]);
   }
   const find = (x: string): string => {
     let r = x;
@@ -129,34 +325,44 @@ export function clusterNodes(nodes: Map<string, DedupNode>, pairs: ScoredPair[])
     }
     return r;
   };
-  const merges = pairs
-    .filter((p) => p.kind === 'merge' && nodes.has(p.a) && nodes.has(p.b))
-    .sort((x, y) => y.score - x.score || pairKey(x).localeCompare(pairKey(y)));
+  const inRegion = pairs.filter((p) => nodes.has(p.a) && nodes.has(p.b));
+  const merges = inRegion.filter((p) => p.kind === 'merge').sort((x, y) => x.discrepancy - y.discrepancy || pairKey(x).localeCompare(pairKey(y)));
   for (const p of merges) {
     const ra = find(p.a);
     const rb = find(p.b);
     if (ra === rb) continue;
-    const sa = sources.get(ra)!;
-    const sb = sources.get(rb)!;
-    if ([...sa].some((s) => sb.has(s))) continue;
+    const ma = members.get(ra)!;
+    const mb = members.get(rb)!;
+    if (ma.some((x) => mb.some((y) => x.source === y.source || contradicts(x, y)))) continue;
     // The smaller id becomes the root so that the structure itself is order-free.
     const [root, child] = ra < rb ? [ra, rb] : [rb, ra];
     parent.set(child, root);
-    for (const s of sources.get(child)!) sources.get(root)!.add(s);
-  }
-  const groups = new Map<string, DedupNode[]>();
-  for (const n of nodes.values()) {
-    const r = find(n.id);
-    const g = groups.get(r) ?? [];
-    g.push(n);
-    groups.set(r, g);
+    members.set(root, [...ma, ...mb]);
+    members.delete(child);
   }
   const canonical = new Map<string, string>();
-  for (const g of groups.values()) {
+  for (const g of members.values()) {
     const best = [...g].sort(compareCanonical)[0];
     for (const n of g) canonical.set(n.id, best.id);
   }
-  return canonical;
+
+  const links = new Map<string, Set<string>>();
+  for (const p of inRegion) {
+    const ca = canonical.get(p.a)!;
+    const cb = canonical.get(p.b)!;
+    if (ca === cb) continue;
+    if (!links.has(ca)) links.set(ca, new Set());
+    if (!links.has(cb)) links.set(cb, new Set());
+    links.get(ca)!.add(cb);
+    links.get(cb)!.add(ca);
+  }
+  const visible = new Set<string>();
+  const possibleDuplicate = new Set<string>();
+  for (const rep of [...links.keys()].map((id) => nodes.get(id)!).sort(compareCanonical)) {
+    if ([...links.get(rep.id)!].some((o) => visible.has(o))) possibleDuplicate.add(rep.id);
+    else visible.add(rep.id);
+  }
+  return { canonical, possibleDuplicate };
 }
 
 export function pairKey(p: { a: string; b: string }): string {

@@ -4,22 +4,40 @@ type Db = Knex | Knex.Transaction;
 
 export const STALE_AFTER_DAYS = 14;
 
-// price_outlier: the price per m2 of an active listing is below a third or above three
-// times the median price per m2 of active listings of the same type in its commune. When
-// the commune has fewer than OUTLIER_MIN_SAMPLE such listings with an area, the median of
-// its canton is used, then the country's; with fewer everywhere, nothing is judged.
-// Listings without an area are never judged. The median moves with every import, so the
-// flags of every active listing are re-decided (only the rows whose verdict changes are
-// written).
+// price_outlier, for an active listing with an area: its price per m2 is below a third or
+// above three times the median price per m2 of active listings of the same type in its
+// commune. When the commune has fewer than OUTLIER_MIN_SAMPLE such listings with an area,
+// the median of its canton is used, then the country's; with fewer everywhere, nothing is
+// judged.
+//
+// For an active listing without an area: its price against the prices of active listings
+// of the same type and the same number of rooms (6 and more counted together; any rooms
+// when its own are unknown), in its commune, else its canton, else the country, whichever
+// first has OUTLIER_MIN_SAMPLE of them. On a log scale and robustly (quartiles, so the
+// outliers themselves do not move the yardstick): flagged when its log price is further
+// from the median than the larger of ln 3 and 3 interquartile ranges, i.e. at least three
+// times (or a third of) the usual price, more where prices spread widely.
+//
+// The medians move with every import, so the flags of every active listing are re-decided
+// (only the rows whose verdict changes are written). Listings that are not active (merged
+// into another, or withdrawn) carry no price_outlier: the flag is derived from the current
+// data, never left over from an earlier state.
 export const OUTLIER_RATIO = 3;
 export const OUTLIER_MIN_SAMPLE = 10;
+export const OUTLIER_IQR_FACTOR = 3;
 
 // Returns the ids of listings that had no flag and now have one.
 export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]> {
+  await db.raw(
+    `UPDATE listings SET flags = array_remove(flags, 'price_outlier'), updated_at = ?
+      WHERE status <> 'active' AND 'price_outlier' = ANY (flags)`,
+    [now],
+  );
   const res = await db.raw(
     `WITH base AS (
-       SELECT l.id, l.commune, c.canton, l.listing_type,
-              CASE WHEN l.area_m2 > 0 THEN l.price_eur / l.area_m2 END AS ppm
+       SELECT l.id, l.commune, c.canton, l.listing_type, coalesce(least(l.rooms, 6), -1) AS rk,
+              CASE WHEN l.area_m2 > 0 THEN l.price_eur / l.area_m2 END AS ppm,
+              ln(greatest(l.price_eur, 1)) AS lp
          FROM listings l JOIN communes c ON c.name = l.commune
         WHERE l.status = 'active'),
      by_commune AS (SELECT commune, listing_type, count(ppm) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY ppm) AS med
@@ -28,21 +46,43 @@ export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]>
                      FROM base GROUP BY canton, listing_type),
      by_country AS (SELECT listing_type, count(ppm) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY ppm) AS med
                       FROM base GROUP BY listing_type),
+     -- The yardsticks listings without an area need, and only those.
+     need AS (SELECT DISTINCT commune, canton, listing_type, rk FROM base WHERE ppm IS NULL),
+     samples AS (
+       SELECT 1 AS lvl, n.commune AS k, n.listing_type, n.rk, b.lp
+         FROM need n JOIN base b ON b.commune = n.commune AND b.listing_type = n.listing_type AND (n.rk = -1 OR b.rk = n.rk)
+       UNION ALL
+       SELECT 2, n.canton, n.listing_type, n.rk, b.lp
+         FROM (SELECT DISTINCT canton, listing_type, rk FROM need) n
+         JOIN base b ON b.canton = n.canton AND b.listing_type = n.listing_type AND (n.rk = -1 OR b.rk = n.rk)
+       UNION ALL
+       SELECT 3, '', n.listing_type, n.rk, b.lp
+         FROM (SELECT DISTINCT listing_type, rk FROM need) n
+         JOIN base b ON b.listing_type = n.listing_type AND (n.rk = -1 OR b.rk = n.rk)),
+     by_rooms AS (
+       SELECT lvl, k, listing_type, rk, count(*) AS n, percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY lp) AS q
+         FROM samples GROUP BY lvl, k, listing_type, rk),
      verdict AS (
        SELECT b.id,
-              COALESCE(b.ppm < m.med / ? OR b.ppm > m.med * ?, false) AS outlier
+              CASE WHEN b.ppm IS NOT NULL THEN COALESCE(b.ppm < m.med / :ratio OR b.ppm > m.med * :ratio, false)
+                   ELSE COALESCE(abs(b.lp - r.q[2]) > greatest(ln(:ratio), :iqr * (r.q[3] - r.q[1])), false) END AS outlier
          FROM base b
          LEFT JOIN by_commune m1 ON m1.commune = b.commune AND m1.listing_type = b.listing_type
          LEFT JOIN by_canton m2 ON m2.canton = b.canton AND m2.listing_type = b.listing_type
          LEFT JOIN by_country m3 ON m3.listing_type = b.listing_type
-         CROSS JOIN LATERAL (SELECT CASE WHEN m1.n >= ? THEN m1.med WHEN m2.n >= ? THEN m2.med WHEN m3.n >= ? THEN m3.med END AS med) m)
+         CROSS JOIN LATERAL (SELECT CASE WHEN m1.n >= :min THEN m1.med WHEN m2.n >= :min THEN m2.med WHEN m3.n >= :min THEN m3.med END AS med) m
+         LEFT JOIN LATERAL (
+           SELECT s.q FROM by_rooms s
+            WHERE b.ppm IS NULL AND s.listing_type = b.listing_type AND s.rk = b.rk AND s.n >= :min
+              AND ((s.lvl = 1 AND s.k = b.commune) OR (s.lvl = 2 AND s.k = b.canton) OR s.lvl = 3)
+            ORDER BY s.lvl LIMIT 1) r ON true)
      UPDATE listings l
         SET flags = CASE WHEN v.outlier THEN array_append(l.flags, 'price_outlier') ELSE array_remove(l.flags, 'price_outlier') END,
-            updated_at = ?
+            updated_at = :now
        FROM verdict v
       WHERE l.id = v.id AND v.outlier <> ('price_outlier' = ANY (l.flags))
      RETURNING l.id, v.outlier, cardinality(l.flags) AS n`,
-    [OUTLIER_RATIO, OUTLIER_RATIO, OUTLIER_MIN_SAMPLE, OUTLIER_MIN_SAMPLE, OUTLIER_MIN_SAMPLE, now],
+    { ratio: OUTLIER_RATIO, iqr: OUTLIER_IQR_FACTOR, min: OUTLIER_MIN_SAMPLE, now },
   );
   return (res.rows as { id: string; outlier: boolean; n: number }[]).filter((r) => r.outlier && r.n === 1).map((r) => r.id);
 }

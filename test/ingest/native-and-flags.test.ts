@@ -73,3 +73,56 @@ describe('price_outlier', () => {
     expect((await byExternalId(t.db, 'outliers', 'STR-DEAR')).flags).toEqual([]);
   });
 });
+
+describe('price_outlier without an area', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb();
+  });
+  afterAll(async () => t?.drop());
+
+  // Rentals with an area make the yardstick (their price per m2 is ordinary); sizes differ
+  // so that none looks like a duplicate (one source anyway).
+  const withArea = (ref: string, place: string, bedrooms: number, area: number, price: number) =>
+    csvRow({ ref, place, area: String(area), price: String(price), bedrooms: String(bedrooms) });
+  const noArea = (ref: string, place: string, bedrooms: number, price: number) => csvRow({ ref, place, price: String(price), bedrooms: String(bedrooms) });
+
+  it('compares the price with rentals of the same rooms in the commune (else the canton, else the country) on a robust scale', async () => {
+    const rows = [
+      // Esch-sur-Alzette: 4-room flats at 2,300-2,900 EUR, and studios at 950-1,300.
+      ...Array.from({ length: 12 }, (_, i) => withArea(`ESCH-4R-${i}`, 'Esch-sur-Alzette', 3, 95 + i * 2, 2300 + i * 50)),
+      ...Array.from({ length: 4 }, (_, i) => withArea(`ESCH-1R-${i}`, 'Esch-sur-Alzette', 0, 28 + i * 2, 950 + i * 100)),
+      // Studios elsewhere in the canton of Esch-sur-Alzette: the canton has 10 of them.
+      ...Array.from({ length: 6 }, (_, i) => withArea(`DIFF-1R-${i}`, 'Differdange', 0, 27 + i * 2, 900 + i * 60)),
+      noArea('NOAREA-DEAR', 'Esch-sur-Alzette', 3, 37800),
+      noArea('NOAREA-OK', 'Esch-sur-Alzette', 3, 2650),
+      noArea('NOAREA-CHEAP', 'Esch-sur-Alzette', 3, 600),
+      // Judged against the canton's studios: ordinary, and a tenth of it.
+      noArea('NOAREA-STUDIO', 'Esch-sur-Alzette', 0, 1150),
+      noArea('NOAREA-STUDIO-TYPO', 'Esch-sur-Alzette', 0, 110),
+      // Too few 5-room rentals anywhere: not judged.
+      noArea('NOAREA-5R', 'Esch-sur-Alzette', 4, 9000),
+    ];
+    const r = await importFeed(t.db, { source: 'noarea', format: 'csv', input: { text: csvFeed(rows) }, now: NOW, gazetteer: gazetteer() });
+    expect(r.counts.rejected).toBe(0);
+    const flagged = await t.db('listings').whereRaw(`'price_outlier' = ANY (flags)`).orderBy('external_id').pluck('external_id');
+    expect(flagged).toEqual(['NOAREA-CHEAP', 'NOAREA-DEAR', 'NOAREA-STUDIO-TYPO']);
+  });
+
+  it('leaves no price_outlier on a listing that is no longer active (the flag is derived, never left over)', async () => {
+    const flat = (ref: string, extra: Record<string, string>) =>
+      csvRow({ ref, place: 'Kirchberg', area: '66,5', price: '2400', bedrooms: '1', lat: '49.62810', lng: '6.15400', ...extra });
+    await importFeed(t.db, { source: 'first', format: 'csv', input: { text: csvFeed([flat('F-1', {})]) }, now: NOW, gazetteer: gazetteer() });
+    // As if an earlier import had judged it an outlier.
+    await t.db('listings').where({ external_id: 'F-1' }).update({ flags: ['price_outlier'] });
+    // A more complete listing of the same flat arrives: F-1 is merged into it.
+    await importFeed(t.db, {
+      source: 'second', format: 'csv', now: NOW, gazetteer: gazetteer(),
+      input: { text: csvFeed([flat('S-1', { photos: 'https://img.example/s1.jpg', link: 'https://second.example/S-1' })]) },
+    });
+    const f1 = await byExternalId(t.db, 'first', 'F-1');
+    expect(f1.status).toBe('merged');
+    expect(f1.flags).toEqual([]);
+  });
+});
+
