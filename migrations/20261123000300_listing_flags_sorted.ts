@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// `flags` is always sorted (contract.md section 7), whoever writes it: a trigger puts the
+// `flags` is always sorted (docs/spec/contract.md section 7), whoever writes it: a trigger puts the
 // array in order (and drops repeats) on every insert and on every update of the column, so
 // the importer's array_append/array_remove and any other writer need not care. Rows written
 // before this migration are sorted once here.

@@ -67,7 +67,7 @@ describe('generateDemoData: the demo feed files', () => {
     expect(data.market.properties.filter((p) => new Set(p.copies.map((c) => c.source)).size !== p.copies.length)).toEqual([]);
   });
 
-  it('carries the variations of FORMATS.md', () => {
+  it('carries the variations of docs/feed-formats.md', () => {
     const text = (format: string) =>
       feedsOf(data)
         .filter((f) => f.format === format)

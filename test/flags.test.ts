@@ -23,7 +23,7 @@ afterAll(async () => t?.drop());
 
 const list = (tier: string, qs = '') => request(app).get(`/api/v1/listings${qs}`).set(bearer(keys[tier]));
 
-describe('flagged data per tier (contract section 7)', () => {
+describe('flagged data per tier (docs/spec/contract.md section 7)', () => {
   for (const tier of ['free', 'starter']) {
     it(`${tier}: flagged listings are left out of lists, counts and single reads; no flags field`, async () => {
       const res = await list(tier);

@@ -28,7 +28,7 @@ async function expect400(qs: string, param: string, code = 'invalid_parameter') 
   return res.body;
 }
 
-describe('query validation (contract section 3)', () => {
+describe('query validation (docs/spec/contract.md section 3)', () => {
   it('names an unknown parameter and lists the allowed ones', async () => {
     const body = await expect400('?price_min=1000', 'price_min', 'unknown_parameter');
     expect(body.detail).toContain('min_price');

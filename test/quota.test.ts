@@ -10,8 +10,9 @@ import { setApiKeyTier } from '../src/repositories/api-keys.js';
 import { bearer, buildTestApp, createKey, listingIdsOf, TEST_REDIS_URL, testRedis } from './helpers/factory.js';
 import { createTestDb, type TestDb } from './helpers/pg.js';
 
-// Contract section 6: per-key daily quotas (Free 100, Starter 5,000, Pro/Enterprise none),
-// reset at 00:00 UTC, 429s not counted, and the per-IP limit of GET /api/v1/stats.
+// docs/spec/contract.md section 6: per-key daily quotas (Free 100, Starter 5,000,
+// Pro/Enterprise none), reset at 00:00 UTC, 429s not counted, and the per-IP limit of
+// GET /api/v1/stats.
 // Everything runs twice: against the machine's Redis (TEST_REDIS_URL, a unique key prefix
 // per test) and with redis: null (the in-process memory store).
 

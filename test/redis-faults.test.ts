@@ -9,7 +9,7 @@ import { bearer, buildTestApp, createKey } from './helpers/factory.js';
 import { createTestDb, type TestDb } from './helpers/pg.js';
 import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 
-// Contract section 6: "If Redis is unreachable, requests are still served (quota not
+// docs/spec/contract.md section 6: "If Redis is unreachable, requests are still served (quota not
 // enforced, an error logged and counted); Redis trouble never turns into a 5xx or a hung
 // request." Run against a throwaway redis-server that this file starts, kills, pauses
 // (SIGSTOP) and restarts on a free port; the app's client comes from createRedis() with

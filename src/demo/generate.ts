@@ -10,7 +10,7 @@ export type { Copy, DemoProperty, Market } from './market.js';
 
 // A realistic, reproducible demo data set, made the way real data arrives: a market of
 // properties (market.ts) rendered into the feed files of six agencies in the three formats
-// of FORMATS.md (render.ts) - two of them delivered twice (twelve days ago and now), one
+// of docs/feed-formats.md (render.ts) - two of them delivered twice (twelve days ago and now), one
 // whose export stopped 18 days ago - plus the posts of our own users as native_posts rows.
 // seedDemo imports all of it through the importer. The same options always give
 // byte-identical files (one seeded PRNG, no clock, no Math.random), so demos, screenshots

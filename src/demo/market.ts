@@ -22,7 +22,8 @@ export interface PlaceText {
   postcode: string | null;
 }
 
-// A record a feed cannot turn into a listing (FORMATS.md: rejected, counted, never half-filled).
+// A record a feed cannot turn into a listing (docs/feed-formats.md: rejected, counted, never
+// half-filled).
 export type Problem = 'currency' | 'commune' | 'country' | 'price' | 'area' | 'offer' | 'columns';
 
 export interface Copy {

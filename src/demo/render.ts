@@ -4,7 +4,7 @@ import { copyPrice, type Copy, type DemoProperty } from './market.js';
 import { Rng } from './random.js';
 
 // Renders an agency's copies into a feed file of its format, with the variations of
-// FORMATS.md: price and area notations, postcodes with or without "L-", bedrooms instead
+// docs/feed-formats.md: price and area notations, postcodes with or without "L-", bedrooms instead
 // of rooms, fractional rooms, weekly rents, swapped or missing coordinates, floor plans and
 // videos beside the photos, byte-order marks, CRLF line ends, extra columns, and the
 // records each agency gets wrong. Every choice a record's formatting makes comes from the
@@ -213,7 +213,7 @@ function csvRow(agency: Agency, { p, c }: FeedItem, at: number, moselle: boolean
     if (bothCounts && p.kind !== 'room') bedrooms = String(p.rooms - 1);
   } else if (c.rooms === 'bedrooms') bedrooms = String(p.kind === 'room' ? 1 : p.rooms - 1);
   // A room in a flatshare: "1 room"; given as bedrooms, "1 bedroom" (the importer makes it 2
-  // rooms, as FORMATS.md says) would be wrong, so such rows give rooms.
+  // rooms, as docs/feed-formats.md says) would be wrong, so such rows give rooms.
   if (p.kind === 'room' && c.rooms === 'bedrooms') {
     rooms = '1';
     bedrooms = '1';

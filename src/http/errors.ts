@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 
 import type { ERROR_CODES } from './schemas/responses.js';
 
-// Stable machine-readable codes (contract section 2), listed once in the response schemas.
+// Stable machine-readable codes (docs/spec/contract.md section 2), listed once in the response
+// schemas.
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ParamError {

@@ -102,6 +102,9 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
     'Quotas count per key and per UTC day and reset at 00:00 UTC; every request counts except those answered 429 or 304 (a revalidation with If-None-Match that found the copy current costs nothing; a key over quota still gets 429). Free and Starter responses carry RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Over quota: 429 quota_exceeded with Retry-After (seconds until midnight UTC).',
     '',
     'Errors are RFC 9457 problem details (application/problem+json) with a stable `code`.',
+    '',
+    // The guide is a file of the repository, not a page of this server: named, not linked.
+    'The integrators\' guide, docs/integrators.md in the project\'s repository, says the same in prose with examples: every endpoint and error, caching with ETag and 304, quotas, flagged data, paging and the typed client.',
   ].join('\n');
 
   const keyed = [{ bearerAuth: [] as string[] }];

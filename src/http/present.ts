@@ -1,8 +1,8 @@
 import type { PublicListingRow } from '../repositories/listings.js';
 
-// The public shape of a listing (spec 2.1 + contract section 4): every field always present,
-// nullable ones null; `flags` only for tiers that may see flagged data; `distance_km` only
-// on geo searches.
+// The public shape of a listing (docs/spec/service-spec.md 2.1 + docs/spec/contract.md
+// section 4): every field always present, nullable ones null; `flags` only for tiers that may
+// see flagged data; `distance_km` only on geo searches.
 export function presentListing(row: PublicListingRow, opts: { baseUrl: string; showFlags: boolean }) {
   return {
     id: row.id,

@@ -1,6 +1,6 @@
 import type { Gazetteer, Place } from '../reference/gazetteer.js';
 
-// Luxembourg's bounding box (FORMATS.md): coordinates outside it are dropped.
+// Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
 export const LU_BOX = { minLat: 49.44, maxLat: 50.19, minLng: 5.73, maxLng: 6.54 };
 
 const inBox = (lat: number, lng: number) => lat >= LU_BOX.minLat && lat <= LU_BOX.maxLat && lng >= LU_BOX.minLng && lng <= LU_BOX.maxLng;

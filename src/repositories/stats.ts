@@ -8,7 +8,7 @@ export interface Stats {
   sources: { source: string; last_import_at: Date | null; status: string }[];
 }
 
-// Public statistics: every active listing counts, flagged or not (contract section 9).
+// Public statistics: every active listing counts, flagged or not (docs/spec/contract.md section 9).
 export async function computeStats(db: Knex): Promise<Stats> {
   const [totals, bySource, byCommune, sources] = await Promise.all([
     db('listings')

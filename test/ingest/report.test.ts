@@ -9,7 +9,8 @@ const DAY = 86_400_000;
 const T0 = new Date('2026-11-01T08:00:00.000Z');
 const at = (days: number) => new Date(T0.getTime() + days * DAY);
 
-// The invariant README states: every record read ends in exactly one of these.
+// The invariant docs/feed-operators.md states (The report): every record read ends in exactly
+// one of these.
 const accounted = (c: ImportCounts) => c.created + c.updated + c.unchanged + c.reactivated + c.deleted + c.skipped + c.rejected;
 
 describe('the report accounts for every record read', () => {

@@ -5,7 +5,7 @@ import { fixture, gazetteer, SAMPLES } from './helpers.js';
 
 const NOW = new Date('2026-11-22T08:00:00.000Z');
 
-// FORMATS.md section 5, row by row.
+// docs/feed-formats.md section 5, row by row.
 const TABLE = [
   { id: 'IN-2026-0042', type: 'RENT', price: 2150, area: 78.5, rooms: 3, commune: 'Luxembourg', locality: 'Belair', images: 2 },
   { id: 'IN-2026-0107', type: 'SALE', price: 895000, area: 142, rooms: 5, commune: 'Ettelbruck', locality: null },
@@ -18,7 +18,7 @@ const TABLE = [
   { id: 'CH-1077', type: 'SUBLET', price: 2600, area: 45, rooms: 2, commune: 'Luxembourg', locality: 'Kirchberg', lat: null },
 ];
 
-describe('the sample files of FORMATS.md', () => {
+describe('the sample files of docs/feed-formats.md', () => {
   let t: TestDb;
   const reports: ImportReport[] = [];
   beforeAll(async () => {

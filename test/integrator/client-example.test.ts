@@ -10,7 +10,8 @@ import { buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 // Issue 10, item 14: the typed-client example sent `min_rooms=undefined` (400) for a parameter
-// left undefined, and README's snippet was not the code of client/example.ts.
+// left undefined, and README's snippet (now in docs/integrators.md) was not the code of
+// client/example.ts.
 
 let t: TestDb;
 let server: Server;
@@ -48,13 +49,13 @@ describe('client/example.ts', () => {
     await expect(findListings(base, key, { per_page: 0 })).rejects.toThrow(/^400 invalid_parameter: /);
   });
 
-  it('is what README shows, verbatim', () => {
-    const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
-    const at = readme.indexOf('`client/example.ts`, verbatim');
+  it('is what the integrators\' guide (docs/integrators.md) shows, verbatim', () => {
+    const guide = readFileSync(path.join(projectRoot, 'docs/integrators.md'), 'utf8');
+    const at = guide.indexOf('`client/example.ts`, verbatim');
     expect(at).toBeGreaterThan(0);
-    const open = readme.indexOf('```ts\n', at);
-    const close = readme.indexOf('```\n', open + 6);
-    const shown = readme
+    const open = guide.indexOf('```ts\n', at);
+    const close = guide.indexOf('```\n', open + 6);
+    const shown = guide
       .slice(open + 6, close)
       .split('\n')
       .map((l) => l.replace(/^ {2}/, ''))

@@ -2,7 +2,7 @@ import type { ListingType } from '../../../src/domain/listing.js';
 
 // One listing as an agency's software holds it, before it is written in that agency's
 // format. Every value is what the agency states (its own rounding, its own area, its own
-// place name), not the truth; the writers below only lay it out as FORMATS.md describes.
+// place name), not the truth; the writers below only lay it out as docs/feed-formats.md describes.
 // Text fields (`priceText`, `areaText`, `roomsText`) win over the numbers when given: they
 // are the cell as typed.
 export interface AgencyRecord {
@@ -70,7 +70,7 @@ function isoDate(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
 
-// OpenImmo 1.2.x subset (FORMATS.md section 1).
+// OpenImmo 1.2.x subset (docs/feed-formats.md section 1).
 export function writeOpenImmo(records: AgencyRecord[], opts: { firma: string; anbieternr: string }): string {
   const out: string[] = [];
   out.push('<?xml version="1.0" encoding="UTF-8"?>');
@@ -163,7 +163,7 @@ function luxWallTime(d: Date): string {
   return `${get('day')}/${get('month')}/${get('year')} ${get('hour')}:${get('minute')}`;
 }
 
-// Agency-software CSV (FORMATS.md section 2). `agentColumn` adds the extra trailing column
+// Agency-software CSV (docs/feed-formats.md section 2). `agentColumn` adds the extra trailing column
 // some exports carry; `bom` and `crlf` are how Windows software writes files.
 export function writeCsv(records: AgencyRecord[], opts: { bom?: boolean; crlf?: boolean; agentColumn?: boolean; coordComma?: boolean } = {}): string {
   const eol = opts.crlf ? '\r\n' : '\n';
@@ -196,7 +196,7 @@ export function writeCsv(records: AgencyRecord[], opts: { bom?: boolean; crlf?: 
 
 const JSON_OFFER: Record<ListingType, string> = { RENT: 'rent', SALE: 'sale', FLATSHARE: 'flatshare', SUBLET: 'sublet' };
 
-// Agency CRM export (FORMATS.md section 3).
+// Agency CRM export (docs/feed-formats.md section 3).
 export function writeJson(records: AgencyRecord[], opts: { agency: string; generatedAt: Date }): string {
   const listings = records.map((r) => {
     const address: Record<string, string> = {};

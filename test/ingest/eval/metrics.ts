@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 //
 // A listing's group is the public listing it ended in: itself when active, the listing it
 // was merged into when merged. A listing visible to a Free key is active and unflagged
-// (contract.md section 7: Free and Starter keys never see flagged listings).
+// (docs/spec/contract.md section 7: Free and Starter keys never see flagged listings).
 
 export interface ListingState {
   key: string; // `${source}\u0000${external_id}`
