@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb } from '../src/db/knex.js';
-import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { createDb } from '../../src/db/knex.js';
+import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 let t: TestDb;
 

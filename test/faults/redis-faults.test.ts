@@ -3,11 +3,11 @@ import type { Redis } from 'ioredis';
 import pino from 'pino';
 import request, { type Response } from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { App } from '../src/app.js';
-import { createRedis, waitForRedis } from '../src/redis.js';
-import { bearer, buildTestApp, createKey } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
-import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
+import type { App } from '../../src/app.js';
+import { createRedis, waitForRedis } from '../../src/redis.js';
+import { bearer, buildTestApp, createKey } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 
 // Contract section 6: "If Redis is unreachable, requests are still served (quota not
 // enforced, an error logged and counted); Redis trouble never turns into a 5xx or a hung

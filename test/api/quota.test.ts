@@ -3,12 +3,12 @@ import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import request, { type Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppDeps } from '../src/app.js';
-import type { Tier } from '../src/domain/tiers.js';
-import { waitForRedis } from '../src/redis.js';
-import { setApiKeyTier } from '../src/repositories/api-keys.js';
-import { bearer, buildTestApp, createKey, listingIdsOf, TEST_REDIS_URL, testRedis } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import type { AppDeps } from '../../src/app.js';
+import type { Tier } from '../../src/domain/tiers.js';
+import { waitForRedis } from '../../src/redis.js';
+import { setApiKeyTier } from '../../src/repositories/api-keys.js';
+import { bearer, buildTestApp, createKey, listingIdsOf, TEST_REDIS_URL, testRedis } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 // Contract section 6: per-key daily quotas (Free 100, Starter 5,000, Pro/Enterprise none),
 // reset at 00:00 UTC, 429s not counted, and the per-IP limit of GET /api/v1/stats.

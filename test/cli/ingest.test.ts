@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
-import { fixture } from './helpers.js';
+import { fixture } from '../ingest/helpers.js';
 
 interface Run {
   code: number;

@@ -4,10 +4,10 @@ import path from 'node:path';
 import request from 'supertest';
 import { register } from 'tsx/esm/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/db/embedded.js';
-import { createDb, migrateLatest } from '../src/db/knex.js';
-import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
-import { freePort } from './helpers/redis-server.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded.js';
+import { createDb, migrateLatest } from '../../src/db/knex.js';
+import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
+import { freePort } from '../helpers/redis-server.js';
 
 // PostgreSQL going away while the service runs, on a throwaway server (never the machine's).
 describe('PostgreSQL going away and coming back', () => {

@@ -6,8 +6,8 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { projectRoot } from '../src/lib/paths.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { projectRoot } from '../../src/lib/paths.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 // Issue 10, item 10: a taken PORT stops the start with one line and exit code 1 (it used to
 // print the demo keys while requests went to the other process); a taken METRICS_PORT is one

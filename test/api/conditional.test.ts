@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ifNoneMatchHits } from '../src/http/conditional.js';
-import { waitForRedis } from '../src/redis.js';
-import { STYLE_PATH } from '../src/web/assets.js';
-import { bearer, buildTestApp, createKey, insertListing, testRedis } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { ifNoneMatchHits } from '../../src/http/conditional.js';
+import { waitForRedis } from '../../src/redis.js';
+import { STYLE_PATH } from '../../src/web/assets.js';
+import { bearer, buildTestApp, createKey, insertListing, testRedis } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 // Issue 10, item 9: If-None-Match is evaluated whatever Cache-Control the request carries
 // (RFC 9110 §13.1.2, §13.2.1). Node's fetch (undici) adds `Cache-Control: no-cache` and

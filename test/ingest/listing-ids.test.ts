@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, migrationConfig } from '../src/db/knex.js';
-import { listingIdSql } from '../src/domain/listing.js';
-import { importFeed } from '../src/ingest/index.js';
-import { loadListingIds, prepareListingIdSql } from '../src/repositories/listing-ids.js';
-import { ensureSource } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
-import { csvFeed, csvRow, gazetteer } from './ingest/helpers.js';
+import { createDb, migrationConfig } from '../../src/db/knex.js';
+import { listingIdSql } from '../../src/domain/listing.js';
+import { importFeed } from '../../src/ingest/index.js';
+import { loadListingIds, prepareListingIdSql } from '../../src/repositories/listing-ids.js';
+import { ensureSource } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { csvFeed, csvRow, gazetteer } from './helpers.js';
 
 // Issue 10, item 1: ids were sha256(source NUL external_id) cut to 20 hex digits. Sources are
 // public (/stats) and external ids sequential, so 800 computed ids fetched 467 listings in

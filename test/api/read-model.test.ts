@@ -1,15 +1,15 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rng } from '../src/demo/random.js';
-import { LISTING_TYPES } from '../src/domain/listing.js';
-import { haversineKm } from '../src/domain/geo.js';
-import type { ListingIndex } from '../src/read-model/listing-index.js';
-import { ListingReadModel, loadListingIndex } from '../src/read-model/read-model.js';
-import { currentDataVersion } from '../src/repositories/data-version.js';
-import { countListings, findListingsPage } from '../src/repositories/listings.js';
-import { SORTS, type ListingFilter, type Sort } from '../src/domain/search.js';
-import { bearer, buildTestApp, createKey, ensureSource, insertListing, listingIdsOf, silentLogger } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { Rng } from '../../src/demo/random.js';
+import { LISTING_TYPES } from '../../src/domain/listing.js';
+import { haversineKm } from '../../src/domain/geo.js';
+import type { ListingIndex } from '../../src/read-model/listing-index.js';
+import { ListingReadModel, loadListingIndex } from '../../src/read-model/read-model.js';
+import { currentDataVersion } from '../../src/repositories/data-version.js';
+import { countListings, findListingsPage } from '../../src/repositories/listings.js';
+import { SORTS, type ListingFilter, type Sort } from '../../src/domain/search.js';
+import { bearer, buildTestApp, createKey, ensureSource, insertListing, listingIdsOf, silentLogger } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 // The read model must answer exactly what the SQL answers: the same total and the same ids in
 // the same order, for any filter, sort and page. These tests check that against PostgreSQL on

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKeysCli } from '../src/cli/keys-command.js';
-import { bearer, buildTestApp } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { runKeysCli } from '../../src/cli/keys-command.js';
+import { bearer, buildTestApp } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 const spawnCli = promisify(execFile);
 let t: TestDb;

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListingRow } from '../src/domain/listing.js';
-import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import type { ListingRow } from '../../src/domain/listing.js';
+import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 let t: TestDb;
 let app: Awaited<ReturnType<typeof buildTestApp>>;
