@@ -1,59 +1,31 @@
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ifNoneMatchHits } from '../../src/http/conditional.js';
-import { waitForRedis } from '../../src/redis.js';
 import { STYLE_PATH } from '../../src/web/assets.js';
-import { bearer, buildTestApp, createKey, insertListing, testRedis } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 
 // Issue 10, item 9: If-None-Match is evaluated whatever Cache-Control the request carries
 // (RFC 9110 §13.1.2, §13.2.1). Node's fetch (undici) adds `Cache-Control: no-cache` and
 // `Pragma: no-cache` to any request that sets If-None-Match, and Express's req.fresh then
 // said "stale": such clients never got a 304. A 304 does not count against the daily quota.
 
-let t: TestDb;
-let redis: Redis;
-const servers: Server[] = [];
-const FILE_PREFIX = `lftest:cond:${process.pid}:${randomBytes(4).toString('hex')}:`;
+const t = useTestContext({ redis: true });
 let listingPath: string;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  redis = testRedis();
-  redis.on('error', () => undefined);
-  if (!(await waitForRedis(redis, 5000))) throw new Error('Redis is not reachable (set TEST_REDIS_URL)');
   const l = await insertListing(t.db, { title: 'Flat with a view of the Alzette' });
   listingPath = `/api/v1/listings/${l.id}`;
   for (let i = 0; i < 30; i++) await insertListing(t.db, { price_eur: 1000 + i, title: `Flat ${i} with a title long enough to make a page over a kilobyte` });
 });
 
-afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  if (redis) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${FILE_PREFIX}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-    redis.disconnect();
-  }
-  await t?.drop();
-});
-
 let prefixSeq = 0;
 async function serve(kind: 'redis' | 'memory' = 'memory') {
-  const prefix = `${FILE_PREFIX}${++prefixSeq}:`;
-  const app = await buildTestApp(t.db, { redis: kind === 'redis' ? redis : null, redisPrefix: prefix });
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await once(server, 'listening');
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const prefix = `${t.redisPrefix}${++prefixSeq}:`;
+  const app = await buildTestApp(t.db, { redis: kind === 'redis' ? t.redis : null, redisPrefix: prefix });
+  const { server, base } = await t.listen(app);
   return { app, server, base, prefix };
 }
 
@@ -144,7 +116,7 @@ describe('304 with Node\'s built-in fetch (which adds Cache-Control: no-cache)',
 describe.each(['redis', 'memory'] as const)('a 304 does not count against the daily quota (%s store)', (kind) => {
   async function counted(prefix: string, keyId: string): Promise<number> {
     const day = new Date().toISOString().slice(0, 10);
-    return Number((await redis.get(`${prefix}quota:${keyId}:${day}`)) ?? 0);
+    return Number((await t.redis.get(`${prefix}quota:${keyId}:${day}`)) ?? 0);
   }
 
   it('a revalidation answered 304 leaves RateLimit-Remaining and the count as they were', async () => {

@@ -1,21 +1,15 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 
-let t: TestDb;
-let app: Awaited<ReturnType<typeof buildTestApp>>;
-let key: string;
+const t = useTestContext({ app: 'api', keys: ['pro'] });
 
 beforeAll(async () => {
-  t = await createTestDb();
-  app = await buildTestApp(t.db);
-  key = (await createKey(t.db, 'pro')).key;
   await insertListing(t.db);
 });
-afterAll(async () => t?.drop());
 
-const get = (qs: string) => request(app).get(`/api/v1/listings${qs}`).set(bearer(key));
+const get = (qs: string) => request(t.app).get(`/api/v1/listings${qs}`).set(bearer(t.keys.pro));
 
 async function expect400(qs: string, param: string, code = 'invalid_parameter') {
   const res = await get(qs);
@@ -145,23 +139,23 @@ describe('query validation (contract section 3)', () => {
   });
 
   it('the single-listing route refuses query parameters and answers 404 for odd ids', async () => {
-    const res = await request(app).get('/api/v1/listings/lst_x?foo=1').set(bearer(key));
+    const res = await request(t.app).get('/api/v1/listings/lst_x?foo=1').set(bearer(t.keys.pro));
     expect(res.status).toBe(400);
     for (const id of ['%27%20OR%201%3D1', 'x'.repeat(500), '..%2F..%2Fetc%2Fpasswd', '%00']) {
-      const r = await request(app).get(`/api/v1/listings/${id}`).set(bearer(key));
+      const r = await request(t.app).get(`/api/v1/listings/${id}`).set(bearer(t.keys.pro));
       expect(r.status, id).toBe(404);
       expect(r.body.code).toBe('not_found');
     }
   });
 
   it('market prices and stats refuse unknown parameters too', async () => {
-    const m = await request(app).get('/api/v1/market/prices?comune=Mamer').set(bearer(key));
+    const m = await request(t.app).get('/api/v1/market/prices?comune=Mamer').set(bearer(t.keys.pro));
     expect(m.status).toBe(400);
     expect(m.body.code).toBe('unknown_parameter');
-    const s = await request(app).get('/api/v1/stats?x=1');
+    const s = await request(t.app).get('/api/v1/stats?x=1');
     expect(s.status).toBe(400);
     expect(s.body.code).toBe('unknown_parameter');
-    const c = await request(app).get('/api/v1/market/prices?commune=Nowhereville').set(bearer(key));
+    const c = await request(t.app).get('/api/v1/market/prices?commune=Nowhereville').set(bearer(t.keys.pro));
     expect(c.status).toBe(400);
     expect(c.body.errors[0].param).toBe('commune');
   });

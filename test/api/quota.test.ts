@@ -1,50 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { Redis } from 'ioredis';
 import request, { type Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../src/app.js';
 import type { Tier } from '../../src/domain/tiers.js';
-import { waitForRedis } from '../../src/redis.js';
 import { setApiKeyTier } from '../../src/repositories/api-keys.js';
-import { bearer, buildTestApp, createKey, listingIdsOf, TEST_REDIS_URL, testRedis } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey, listingIdsOf } from '../helpers/factory.js';
 
 // Contract section 6: per-key daily quotas (Free 100, Starter 5,000, Pro/Enterprise none),
 // reset at 00:00 UTC, 429s not counted, and the per-IP limit of GET /api/v1/stats.
 // Everything runs twice: against the machine's Redis (TEST_REDIS_URL, a unique key prefix
 // per test) and with redis: null (the in-process memory store).
 
-let t: TestDb;
-let redis: Redis;
-const servers: Server[] = [];
-// Every key this file writes to Redis starts with this: cleaned up at the end.
-const FILE_PREFIX = `lftest:quota:${process.pid}:${randomBytes(4).toString('hex')}:`;
+const t = useTestContext({ redis: true });
 let prefixSeq = 0;
-
-beforeAll(async () => {
-  t = await createTestDb();
-  redis = testRedis();
-  redis.on('error', () => undefined); // surfaced by the tests themselves if it matters
-  if (!(await waitForRedis(redis, 5000))) throw new Error(`Redis is not reachable at ${TEST_REDIS_URL} (set TEST_REDIS_URL)`);
-});
-
-afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  if (redis) {
-    try {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${FILE_PREFIX}*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
-    } finally {
-      redis.disconnect();
-    }
-  }
-  await t?.drop();
-});
 
 class Clock {
   now: Date;
@@ -78,11 +47,9 @@ function expectNoQuotaHeaders(res: Response): void {
 
 describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) => {
   async function serve(overrides: Partial<AppDeps> = {}) {
-    const prefix = `${FILE_PREFIX}${++prefixSeq}:`;
-    const app = await buildTestApp(t.db, { redis: kind === 'redis' ? redis : null, redisPrefix: prefix, config: CONFIG, ...overrides });
-    const server = app.listen(0, '127.0.0.1');
-    servers.push(server);
-    await new Promise<void>((r) => server.once('listening', () => r()));
+    const prefix = `${t.redisPrefix}${++prefixSeq}:`;
+    const app = await buildTestApp(t.db, { redis: kind === 'redis' ? t.redis : null, redisPrefix: prefix, config: CONFIG, ...overrides });
+    const { server } = await t.listen(app);
     const agent = request(server);
     return {
       app,
@@ -94,7 +61,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
 
   // The counter a key has in Redis for one UTC day (only meaningful for the Redis store).
   async function redisCount(prefix: string, keyId: string, day: string): Promise<number | null> {
-    const v = await redis.get(`${prefix}quota:${keyId}:${day}`);
+    const v = await t.redis.get(`${prefix}quota:${keyId}:${day}`);
     return v === null ? null : Number(v);
   }
 
@@ -161,7 +128,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     if (kind === 'redis') {
       expect(await redisCount(prefix, k.id, '2026-11-03')).toBe(1);
       // Counters expire by themselves an hour after their day (window = 25 h).
-      const ttl = await redis.pttl(`${prefix}quota:${k.id}:2026-11-03`);
+      const ttl = await t.redis.pttl(`${prefix}quota:${k.id}:2026-11-03`);
       expect(ttl).toBeGreaterThan(24 * 3_600_000);
       expect(ttl).toBeLessThanOrEqual(25 * 3_600_000);
     }
