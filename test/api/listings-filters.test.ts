@@ -2,7 +2,7 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ListingRow } from '../../src/domain/listing.js';
 import { useTestContext } from '../helpers/context.js';
-import { bearer, buildTestApp, createKey, insertListing, type ListingInput } from '../helpers/factory.js';
+import { bearer, insertListing, type ListingInput } from '../helpers/factory.js';
 
 const t = useTestContext({ app: 'api', keys: ['starter'] });
 const L: Record<string, ListingRow> = {};

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestContext } from '../helpers/context.js';
-import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
+import { bearer, insertListing } from '../helpers/factory.js';
 
 const t = useTestContext({ app: 'api', keys: ['pro'] });
 

@@ -1,18 +1,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runKeysCli } from '../../src/cli/keys-command.js';
+import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 const spawnCli = promisify(execFile);
-let t: TestDb;
-
-beforeAll(async () => {
-  t = await createTestDb();
-});
-afterAll(async () => t?.drop());
+const t = useTestContext();
 
 interface Run {
   code: number;

@@ -1,18 +1,16 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/knex.js';
+import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 
-let t: TestDb;
+const t = useTestContext();
 
 beforeAll(async () => {
-  t = await createTestDb();
   await insertListing(t.db);
 });
-afterAll(async () => t?.drop());
 
 function capture() {
   const lines: Record<string, unknown>[] = [];

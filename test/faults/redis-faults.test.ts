@@ -1,12 +1,11 @@
-import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import request, { type Response } from 'supertest';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { createRedis, waitForRedis } from '../../src/redis.js';
+import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 
 // Contract section 6: "If Redis is unreachable, requests are still served (quota not
@@ -16,15 +15,10 @@ import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-s
 // the production fast-fail settings (timeoutMs 300).
 
 const TIMEOUT_MS = 300;
-let t: TestDb;
+const t = useTestContext();
 const servers: RedisServer[] = [];
 const clients: Redis[] = [];
-const httpServers: Server[] = [];
 const timings: Record<string, number[]> = {};
-
-beforeAll(async () => {
-  t = await createTestDb();
-});
 
 // Store errors are counted and logged (throttled) through the service's logger; nothing
 // may be written to the console once per request (express-rate-limit's default logger).
@@ -49,12 +43,10 @@ afterEach(() => {
 
 afterAll(async () => {
   for (const c of clients) c.disconnect();
-  await Promise.all(httpServers.map((s) => new Promise((r) => s.close(r))));
   for (const s of servers) {
     s.resume();
     await s.stop();
   }
-  await t?.drop();
   const summary = Object.entries(timings).map(([k, v]) => {
     const sorted = [...v].sort((a, b) => a - b);
     const med = sorted[Math.floor(sorted.length / 2)];
@@ -82,9 +74,7 @@ async function setup(url: string, opts: { waitReady: boolean }) {
   clients.push(redis);
   if (opts.waitReady) expect(await waitForRedis(redis, 5000)).toBe(true);
   const app = (await buildTestApp(t.db, { redis, logger })) as App;
-  const server = app.listen(0, '127.0.0.1');
-  httpServers.push(server);
-  await new Promise<void>((r) => server.once('listening', () => r()));
+  const { server } = await t.listen(app);
   const agent = request(server);
   const k = await createKey(t.db, 'free');
   // A Pro key is never counted (no store call): the same request path without Redis, the

@@ -1,9 +1,9 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { KeyUsageTracker } from '../../src/auth/key-usage.js';
 import { setApiKeyTier } from '../../src/repositories/api-keys.js';
+import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing, silentLogger, testRedis } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 import {
   buildWebApp,
   createKeyInUi,
@@ -13,20 +13,20 @@ import {
   nonceFrom,
   revokeInUi,
   signedInAgent,
-  type WebApp,
 } from './helpers.js';
 
-let t: TestDb;
-let app: WebApp;
 let keyUsage: KeyUsageTracker;
+const t = useTestContext({
+  app: 'web',
+  deps: (db) => {
+    keyUsage = new KeyUsageTracker(db, silentLogger, 3_600_000); // flushed by hand below
+    return { keyUsage };
+  },
+});
 
 beforeAll(async () => {
-  t = await createTestDb();
-  keyUsage = new KeyUsageTracker(t.db, silentLogger, 3_600_000); // flushed by hand below
-  app = await buildWebApp(t.db, { keyUsage });
   await insertListing(t.db);
 });
-afterAll(async () => t?.drop());
 
 const activeKeys = async (email: string) =>
   Number(
@@ -41,7 +41,7 @@ const activeKeys = async (email: string) =>
 
 describe('creating a key', () => {
   it('shows the new key once, with a copy button and a warning, and the key works at once', async () => {
-    const { agent } = await signedInAgent(app, 'create');
+    const { agent } = await signedInAgent(t.app, 'create');
     const { res, key } = await createKeyInUi(agent, 'CRM sync');
     expect(res.status, res.text).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store, no-transform');
@@ -50,7 +50,7 @@ describe('creating a key', () => {
     expect(res.text).toMatch(/<button type="button" class="secondary" data-copy="new-key"[^>]*hidden>Copy<\/button>/);
     expect(res.text).toMatch(/<script src="\/web\/copy-key\.[0-9a-f]+\.js" defer><\/script>/);
     const script = /<script src="([^"]+)"/.exec(res.text)![1];
-    const js = await request(app).get(script);
+    const js = await request(t.app).get(script);
     expect(js.status).toBe(200);
     expect(js.headers['content-type']).toMatch(/javascript/);
 
@@ -63,7 +63,7 @@ describe('creating a key', () => {
     expect(row).toContain('data-label="Requests today" class="num">0</td>');
     expect(row).toContain('data-label="Remaining today" class="num">100 of 100</td>');
 
-    const api = await request(app).get('/api/v1/listings').set(bearer(key!));
+    const api = await request(t.app).get('/api/v1/listings').set(bearer(key!));
     expect(api.status, JSON.stringify(api.body)).toBe(200);
 
     // Reloading the page does not show it again, and the plaintext is stored nowhere.
@@ -75,7 +75,7 @@ describe('creating a key', () => {
   });
 
   it('a second post of the same form (a reload of the POST) creates and shows nothing', async () => {
-    const { agent, email } = await signedInAgent(app, 'reload');
+    const { agent, email } = await signedInAgent(t.app, 'reload');
     const page = await agent.get('/api-keys');
     const form = { _csrf: csrfFrom(page.text), nonce: nonceFrom(page.text), name: 'once' };
     const first = await agent.post('/api-keys/keys').type('form').send(form);
@@ -90,7 +90,7 @@ describe('creating a key', () => {
   });
 
   it('needs a name, shown as an error next to the field; names are escaped', async () => {
-    const { agent, email } = await signedInAgent(app, 'names');
+    const { agent, email } = await signedInAgent(t.app, 'names');
     let { res } = await createKeyInUi(agent, '   ');
     expect(res.status).toBe(400);
     expect(res.text).toMatch(/<p class="field-error" id="create-name-error">Give the key a name\.<\/p>/);
@@ -102,7 +102,7 @@ describe('creating a key', () => {
   });
 
   it('allows at most 5 active keys, with a clear message; revoking one makes room', async () => {
-    const { agent, email } = await signedInAgent(app, 'max');
+    const { agent, email } = await signedInAgent(t.app, 'max');
     for (let i = 1; i <= 5; i++) expect((await createKeyInUi(agent, `key ${i}`)).res.status).toBe(201);
     const full = await agent.get('/api-keys');
     expect(full.text).toContain('You have 5 active keys, the most an account can have');
@@ -120,7 +120,7 @@ describe('creating a key', () => {
   });
 
   it('refuses the sixth key on the server even when the form was open before the limit', async () => {
-    const { agent, email } = await signedInAgent(app, 'race');
+    const { agent, email } = await signedInAgent(t.app, 'race');
     for (let i = 1; i <= 4; i++) await createKeyInUi(agent, `key ${i}`);
     const page = await agent.get('/api-keys'); // form still offered: 4 active
     const token = csrfFrom(page.text);
@@ -142,7 +142,7 @@ describe('creating a key', () => {
   });
 
   it('sends a signed-out visitor to the sign-in page', async () => {
-    const agent = request.agent(app);
+    const agent = request.agent(t.app);
     const page = await agent.get('/api-keys');
     const res = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(page.text), name: 'x', nonce: 'x' });
     expect(res.status).toBe(303);
@@ -152,20 +152,20 @@ describe('creating a key', () => {
 
 describe('revoking a key', () => {
   it('asks for confirmation, then the key gets 401 on the API at once', async () => {
-    const { agent } = await signedInAgent(app, 'revoke');
+    const { agent } = await signedInAgent(t.app, 'revoke');
     const { key } = await createKeyInUi(agent, 'to revoke');
-    expect((await request(app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200);
+    expect((await request(t.app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200);
     const id = keyIdFrom((await agent.get('/api-keys')).text, 'to revoke');
 
     const confirm = await agent.get(`/api-keys/keys/${id}/revoke`);
     expect(confirm.status).toBe(200);
     expect(confirm.text).toContain('Revoke the key “to revoke”?');
     expect(confirm.text).toContain(`<form method="post" action="/api-keys/keys/${id}/revoke"`);
-    expect((await request(app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200); // not yet
+    expect((await request(t.app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200); // not yet
 
     const res = await revokeInUi(agent, id);
     expect(res.status).toBe(303);
-    const api = await request(app).get('/api/v1/listings').set(bearer(key!));
+    const api = await request(t.app).get('/api/v1/listings').set(bearer(key!));
     expect(api.status).toBe(401);
     expect(api.body.code).toBe('invalid_key');
 
@@ -176,11 +176,11 @@ describe('revoking a key', () => {
   });
 
   it("another account's key can be neither seen nor revoked (404)", async () => {
-    const owner = await signedInAgent(app, 'owner');
+    const owner = await signedInAgent(t.app, 'owner');
     const { key } = await createKeyInUi(owner.agent, 'owner secret key');
     const id = keyIdFrom((await owner.agent.get('/api-keys')).text, 'owner secret key');
 
-    const intruder = await signedInAgent(app, 'intruder');
+    const intruder = await signedInAgent(t.app, 'intruder');
     const page = await intruder.agent.get('/api-keys');
     expect(page.text).not.toContain('owner secret key');
     expect(page.text).not.toContain(id);
@@ -193,7 +193,7 @@ describe('revoking a key', () => {
     const post = await intruder.agent.post(`/api-keys/keys/${id}/revoke`).type('form').send({ _csrf: csrfFrom(page.text) });
     expect(post.status).toBe(404);
     expect((await t.db('api_keys').where({ id }).first()).revoked_at).toBeNull();
-    expect((await request(app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200);
+    expect((await request(t.app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200);
 
     for (const bad of ['key_0000000000000000', 'nonsense', '%27%20OR%201%3D1']) {
       expect((await intruder.agent.get(`/api-keys/keys/${bad}/revoke`)).status).toBe(404);
@@ -203,9 +203,9 @@ describe('revoking a key', () => {
 
 describe("today's usage and last use", () => {
   it('counts requests today from the quota store; Pro keys show unlimited; last use appears after the batch write', async () => {
-    const { agent } = await signedInAgent(app, 'usage');
+    const { agent } = await signedInAgent(t.app, 'usage');
     const { key } = await createKeyInUi(agent, 'counted');
-    for (let i = 0; i < 3; i++) expect((await request(app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await request(t.app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200);
     await keyUsage.flush();
     let page = await agent.get('/api-keys');
     let row = keyRow(page.text, 'counted');
