@@ -18,7 +18,7 @@ beforeAll(async () => {
 const keyedRoutes = () => ['/api/v1/listings', `/api/v1/listings/${listingId}`, '/api/v1/market/prices', '/api/v1/communes'];
 
 function expectProblem(res: request.Response, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res).toHaveStatus(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.body).toMatchObject({ type: 'about:blank', status, code });
   expect(typeof res.body.title).toBe('string');
@@ -54,21 +54,21 @@ describe('auth matrix on every keyed route', () => {
     for (const route of keyedRoutes()) {
       for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
         const res = await request(t.app).get(route).set('Authorization', `${scheme} ${t.keys.free}`);
-        expect(res.status, `${scheme} ${route} ${JSON.stringify(res.body)}`).toBe(200);
+        expect(res, `${scheme} ${route}`).toHaveStatus(200);
       }
     }
   });
 
   it('a key revoked after use stops working at once', async () => {
     const k = await createKey(t.db, 'starter');
-    expect((await request(t.app).get('/api/v1/listings').set(bearer(k.key))).status).toBe(200);
+    expect(await request(t.app).get('/api/v1/listings').set(bearer(k.key))).toHaveStatus(200);
     await revokeApiKey(t.db, k.id, new Date());
     expectProblem(await request(t.app).get('/api/v1/listings').set(bearer(k.key)), 401, 'invalid_key');
   });
 
   it('GET /api/v1/stats needs no key', async () => {
     const res = await request(t.app).get('/api/v1/stats');
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.body.total_active).toBe(1);
   });
 

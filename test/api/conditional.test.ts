@@ -83,17 +83,17 @@ describe('304 with Node\'s built-in fetch (which adds Cache-Control: no-cache)',
     ];
     for (const [path, headers] of targets) {
       const first = await fetch(base + path, { headers });
-      expect(first.status, path).toBe(200);
+      expect(first, path).toHaveStatus(200);
       await first.arrayBuffer();
       const etag = first.headers.get('etag');
       expect(etag, path).toBeTruthy();
       for (const inm of [etag!, `"other", ${etag}`, etag!.replace(/^W\//, ''), '*']) {
         const again = await fetch(base + path, { headers: { ...headers, 'If-None-Match': inm } });
-        expect(again.status, `${path} with If-None-Match: ${inm}`).toBe(304);
+        expect(again, `${path} with If-None-Match: ${inm}`).toHaveStatus(304);
         expect(await again.text(), path).toBe('');
       }
       const changed = await fetch(base + path, { headers: { ...headers, 'If-None-Match': 'W/"not-this-one"' } });
-      expect(changed.status, path).toBe(200);
+      expect(changed, path).toHaveStatus(200);
       await changed.arrayBuffer();
     }
   });
@@ -103,13 +103,13 @@ describe('304 with Node\'s built-in fetch (which adds Cache-Control: no-cache)',
     const k = (await createKey(t.db, 'pro')).key;
     const first = await request(app).get('/api/v1/listings?per_page=3').set(bearer(k));
     const etag = first.headers.etag;
-    expect((await request(app).get('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag)).status).toBe(304);
-    expect((await request(app).get('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status).toBe(304);
-    expect((await request(app).head('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status).toBe(304);
+    expect(await request(app).get('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag)).toHaveStatus(304);
+    expect(await request(app).get('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).toHaveStatus(304);
+    expect(await request(app).head('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).toHaveStatus(304);
     const bad = await request(app).get('/api/v1/listings?per_page=0').set(bearer(k)).set('If-None-Match', '*');
-    expect(bad.status).toBe(400);
+    expect(bad).toHaveStatus(400);
     const unknown = await request(app).get('/api/v1/listings?per_page=3').set(bearer('lfk_' + 'x'.repeat(43))).set('If-None-Match', '*');
-    expect(unknown.status).toBe(401);
+    expect(unknown).toHaveStatus(401);
   });
 });
 
@@ -124,13 +124,13 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     const k = await createKey(t.db, 'free');
     const auth = bearer(k.key);
     const first = await fetch(`${base}/api/v1/listings?per_page=5`, { headers: auth });
-    expect(first.status).toBe(200);
+    expect(first).toHaveStatus(200);
     await first.arrayBuffer();
     expect(first.headers.get('ratelimit-remaining')).toBe('99');
     const etag = first.headers.get('etag')!;
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${base}/api/v1/listings?per_page=5`, { headers: { ...auth, 'If-None-Match': etag } });
-      expect(res.status).toBe(304);
+      expect(res).toHaveStatus(304);
       expect(res.headers.get('ratelimit-limit')).toBe('100');
       expect(res.headers.get('ratelimit-remaining'), `revalidation ${i + 1}`).toBe('99');
       // The count is taken back after the response: let it land before the next request.
@@ -141,12 +141,12 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     await communes.arrayBuffer();
     expect(communes.headers.get('ratelimit-remaining')).toBe('98');
     const again = await fetch(`${base}/api/v1/communes`, { headers: { ...auth, 'If-None-Match': communes.headers.get('etag')! } });
-    expect(again.status).toBe(304);
+    expect(again).toHaveStatus(304);
     expect(again.headers.get('ratelimit-remaining')).toBe('98');
     if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(2), { timeout: 30_000, interval: 20 });
     const next = await fetch(`${base}/api/v1/listings?per_page=6`, { headers: auth });
     await next.arrayBuffer();
-    expect(next.status).toBe(200);
+    expect(next).toHaveStatus(200);
     expect(next.headers.get('ratelimit-remaining')).toBe('97');
   });
 
@@ -177,7 +177,7 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
       // The memory store takes 304s back right after each response: wait until it settles.
       await vi.waitFor(async () => {
         const r = await request(app).get('/api/v1/listings?per_page=5').set(auth).set('If-None-Match', etag);
-        if (used === 100) expect(r.status).toBe(429);
+        if (used === 100) expect(r).toHaveStatus(429);
         else expect(r.headers['ratelimit-remaining']).toBe(String(100 - used));
       }, { timeout: 30_000, interval: 50 });
     }
@@ -190,12 +190,12 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     let etag = '';
     for (let i = 0; i < 100; i++) {
       const res = await fetch(`${base}/api/v1/communes`, { headers: auth });
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       etag = res.headers.get('etag')!;
       await res.arrayBuffer();
     }
     const res = await fetch(`${base}/api/v1/communes`, { headers: { ...auth, 'If-None-Match': etag } });
-    expect(res.status).toBe(429);
+    expect(res).toHaveStatus(429);
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });

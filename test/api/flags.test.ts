@@ -22,7 +22,7 @@ describe('flagged data per tier (contract section 7)', () => {
   for (const tier of ['free', 'starter'] as const) {
     it(`${tier}: flagged listings are left out of lists, counts and single reads; no flags field`, async () => {
       const res = await list(tier);
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       expect(res.body.data.map((l: { external_id: string }) => l.external_id)).toEqual(['clean']);
       expect(res.body.meta.total).toBe(1);
       expect(res.body.data[0]).not.toHaveProperty('flags');
@@ -30,17 +30,17 @@ describe('flagged data per tier (contract section 7)', () => {
       expect(geo.body.meta.total).toBe(1);
       for (const l of [outlier, dup]) {
         const one = await request(t.app).get(`/api/v1/listings/${l.id}`).set(bearer(t.keys[tier]));
-        expect(one.status).toBe(404);
+        expect(one).toHaveStatus(404);
       }
       const ok = await request(t.app).get(`/api/v1/listings/${clean.id}`).set(bearer(t.keys[tier]));
-      expect(ok.status).toBe(200);
+      expect(ok).toHaveStatus(200);
       expect(ok.body).not.toHaveProperty('flags');
     });
 
     it(`${tier}: the flagged parameter is 403 forbidden_for_tier`, async () => {
       for (const v of ['true', 'false']) {
         const res = await list(tier, `?flagged=${v}`);
-        expect(res.status).toBe(403);
+        expect(res).toHaveStatus(403);
         expect(res.body.code).toBe('forbidden_for_tier');
         expect(res.headers['content-type']).toMatch(/problem\+json/);
       }
@@ -59,7 +59,7 @@ describe('flagged data per tier (contract section 7)', () => {
       const unflagged = await list(tier, '?flagged=0');
       expect(unflagged.body.data.map((l: { external_id: string }) => l.external_id)).toEqual(['clean']);
       const one = await request(t.app).get(`/api/v1/listings/${outlier.id}`).set(bearer(t.keys[tier]));
-      expect(one.status).toBe(200);
+      expect(one).toHaveStatus(200);
       expect(one.body.flags).toEqual(['price_outlier']);
     });
   }

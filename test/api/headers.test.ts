@@ -19,7 +19,7 @@ beforeAll(async () => {
 describe('X-Content-Type-Options: nosniff on every API response', () => {
   it('is on answers, errors, 304s, preflights and the operational endpoints', async () => {
     const list = await request(t.app).get('/api/v1/listings').set(bearer(t.keys.pro));
-    expect(list.status).toBe(200);
+    expect(list).toHaveStatus(200);
     const responses: [string, request.Response][] = [
       ['200 list', list],
       ['200 one', await request(t.app).get(`/api/v1/listings/${listingId}`).set(bearer(t.keys.pro))],
@@ -37,8 +37,8 @@ describe('X-Content-Type-Options: nosniff on every API response', () => {
     ];
     await request(t.app).get('/api/v1/stats');
     responses.push(['429', await request(t.app).get('/api/v1/stats')]);
-    expect(responses.find(([name]) => name === '304')![1].status).toBe(304);
-    expect(responses.find(([name]) => name === '429')![1].status).toBe(429);
+    expect(responses.find(([name]) => name === '304')![1]).toHaveStatus(304);
+    expect(responses.find(([name]) => name === '429')![1]).toHaveStatus(429);
     for (const [name, res] of responses) expect(res.headers['x-content-type-options'], name).toBe('nosniff');
   });
 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
 
 async function ids(qs: string): Promise<string[]> {
   const res = await request(t.app).get(`/api/v1/listings${qs}`).set(bearer(t.keys.starter));
-  expect(res.status, `${qs} ${JSON.stringify(res.body)}`).toBe(200);
+  expect(res, qs).toHaveStatus(200);
   expect(res.body.meta.total, qs).toBeGreaterThanOrEqual(res.body.data.length);
   return res.body.data.map((l: { external_id: string }) => l.external_id);
 }
@@ -121,7 +121,7 @@ describe('listing filters', () => {
 describe('geo search', () => {
   it('includes 1.999 km and excludes 2.001 km for radius 2, sorted by distance with distance_km', async () => {
     const res = await request(t.app).get(`/api/v1/listings?lat=${CENTRE.lat}&lng=${CENTRE.lng}&radius_km=2`).set(bearer(t.keys.starter));
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.body.data.map((l: { external_id: string }) => l.external_id)).toEqual(['lux_centre', 'lux_sale', 'lux_kirchberg']);
     expect(res.body.data.map((l: { distance_km: number }) => l.distance_km)).toEqual([0, 0.5, 1.999]);
     expect(res.body.meta.total).toBe(3);
@@ -182,7 +182,7 @@ describe('sorting and paging', () => {
       expect(paged, sort).toEqual(all);
     }
     const res = await request(t.app).get('/api/v1/listings?page=50&per_page=10').set(bearer(t.keys.starter));
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.body.data).toEqual([]);
     expect(res.body.meta).toMatchObject({ total: 9, page: 50, per_page: 10 });
   });
@@ -213,12 +213,12 @@ describe('live totals', () => {
 describe('single listing', () => {
   it('returns an active listing and 404 for inactive, merged or unknown ones', async () => {
     const ok = await request(t.app).get(`/api/v1/listings/${L.lux_centre.id}`).set(bearer(t.keys.starter));
-    expect(ok.status).toBe(200);
+    expect(ok).toHaveStatus(200);
     expect(ok.body).toMatchObject({ id: L.lux_centre.id, external_id: 'lux_centre', commune: 'Luxembourg', locality: 'Ville Haute', price_eur: 2000 });
     expect(ok.body.flags).toBeUndefined();
     for (const id of [L.inactive.id, L.merged.id, 'lst_00000000000000000000']) {
       const res = await request(t.app).get(`/api/v1/listings/${id}`).set(bearer(t.keys.starter));
-      expect(res.status).toBe(404);
+      expect(res).toHaveStatus(404);
       expect(res.body.code).toBe('not_found');
     }
   });

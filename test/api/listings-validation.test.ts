@@ -13,7 +13,7 @@ const get = (qs: string) => request(t.app).get(`/api/v1/listings${qs}`).set(bear
 
 async function expect400(qs: string, param: string, code = 'invalid_parameter') {
   const res = await get(qs);
-  expect(res.status, `${qs} -> ${JSON.stringify(res.body)}`).toBe(400);
+  expect(res, qs).toHaveStatus(400);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.body.code).toBe(code);
   expect(res.body.status).toBe(400);
@@ -112,7 +112,7 @@ describe('query validation (contract section 3)', () => {
       '?flagged=true',
     ]) {
       const res = await get(qs);
-      expect(res.status, `${qs} ${JSON.stringify(res.body)}`).toBe(200);
+      expect(res, qs).toHaveStatus(200);
     }
   });
 
@@ -140,23 +140,23 @@ describe('query validation (contract section 3)', () => {
 
   it('the single-listing route refuses query parameters and answers 404 for odd ids', async () => {
     const res = await request(t.app).get('/api/v1/listings/lst_x?foo=1').set(bearer(t.keys.pro));
-    expect(res.status).toBe(400);
+    expect(res).toHaveStatus(400);
     for (const id of ['%27%20OR%201%3D1', 'x'.repeat(500), '..%2F..%2Fetc%2Fpasswd', '%00']) {
       const r = await request(t.app).get(`/api/v1/listings/${id}`).set(bearer(t.keys.pro));
-      expect(r.status, id).toBe(404);
+      expect(r, id).toHaveStatus(404);
       expect(r.body.code).toBe('not_found');
     }
   });
 
   it('market prices and stats refuse unknown parameters too', async () => {
     const m = await request(t.app).get('/api/v1/market/prices?comune=Mamer').set(bearer(t.keys.pro));
-    expect(m.status).toBe(400);
+    expect(m).toHaveStatus(400);
     expect(m.body.code).toBe('unknown_parameter');
     const s = await request(t.app).get('/api/v1/stats?x=1');
-    expect(s.status).toBe(400);
+    expect(s).toHaveStatus(400);
     expect(s.body.code).toBe('unknown_parameter');
     const c = await request(t.app).get('/api/v1/market/prices?commune=Nowhereville').set(bearer(t.keys.pro));
-    expect(c.status).toBe(400);
+    expect(c).toHaveStatus(400);
     expect(c.body.errors[0].param).toBe('commune');
   });
 });

@@ -31,7 +31,7 @@ beforeAll(async () => {
 describe('GET /api/v1/market/prices', () => {
   it('computes averages and medians from active unflagged rentals, sorted by commune name', async () => {
     const res = await request(t.app).get('/api/v1/market/prices').set(bearer(t.keys.free));
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.body.meta.listing_type).toBe('RENT');
     expect(res.body.data.map((r: { commune: string }) => r.commune)).toEqual(['Bertrange', 'Mamer', 'Pétange', 'Préizerdaul', 'Putscheid']);
     const mamer = res.body.data.find((r: { commune: string }) => r.commune === 'Mamer');
@@ -61,7 +61,7 @@ describe('GET /api/v1/market/prices', () => {
     const lb = await request(t.app).get(`/api/v1/market/prices?commune=${encodeURIComponent('Péiteng')}`).set(bearer(t.keys.free));
     expect(lb.body.data[0]).toMatchObject({ commune: 'Pétange', listings: 1, avg_rent_eur: 1200 });
     const none = await request(t.app).get('/api/v1/market/prices?commune=Vianden').set(bearer(t.keys.free));
-    expect(none.status).toBe(200);
+    expect(none).toHaveStatus(200);
     expect(none.body.data).toEqual([
       { commune: 'Vianden', listings: 0, avg_rent_eur: null, avg_price_per_m2_eur: null, median_rent_eur: null, median_price_per_m2_eur: null },
     ]);
@@ -83,7 +83,7 @@ describe('GET /api/v1/stats', () => {
       { source: 'agency-b', mode: 'delta', status: 'ok', started_at: '2026-11-21T07:00:00Z', finished_at: '2026-11-21T07:00:30.500Z' },
     ]);
     const res = await request(t.app).get('/api/v1/stats');
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.headers['cache-control']).toBe('public, max-age=60');
     // Active: Mamer 4 rent + 1 flagged + sale + flatshare + sublet = 8, Bertrange 2, Putscheid 2, Pétange 1, Préizerdaul 1
     expect(res.body.total_active).toBe(14);

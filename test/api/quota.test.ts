@@ -32,7 +32,7 @@ class Clock {
 const CONFIG: AppDeps['config'] = { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 };
 
 function expectProblem(res: Response, status: number, code: string): void {
-  expect(res.status).toBe(status);
+  expect(res).toHaveStatus(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   const body = JSON.parse(res.text);
   expect(body).toMatchObject({ type: 'about:blank', status, code });
@@ -87,7 +87,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     for (let i = 1; i <= 100; i++) {
       clock.at(start + i * 1000); // 08:00:i.400 → 57,600 − i − 0.4 s to midnight, rounded up
       const res = await get('/api/v1/communes', k.key);
-      expect(res.status, `request ${i}`).toBe(200);
+      expect(res, `request ${i}`).toHaveStatus(200);
       expect(res.headers['ratelimit-limit']).toBe('100');
       expect(res.headers['ratelimit-remaining'], `request ${i}`).toBe(String(100 - i));
       expect(res.headers['ratelimit-policy']).toBe('100;w=86400');
@@ -120,7 +120,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     // 00:00:00.000 UTC: a new day, a full quota.
     clock.set('2026-11-03T00:00:00.000Z');
     const fresh = await get('/api/v1/communes', k.key);
-    expect(fresh.status).toBe(200);
+    expect(fresh).toHaveStatus(200);
     expect(fresh.headers['ratelimit-limit']).toBe('100');
     expect(fresh.headers['ratelimit-remaining']).toBe('99');
     expect(fresh.headers['ratelimit-reset']).toBe('86400');
@@ -138,13 +138,13 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     const clock = new Clock('2026-11-05T12:00:00.000Z');
     const { get, prefix } = await serve({ clock: clock.fn });
     const k = await createKey(t.db, 'free');
-    for (let i = 1; i <= 100; i++) expect((await get('/api/v1/communes', k.key)).status).toBe(200);
+    for (let i = 1; i <= 100; i++) expect(await get('/api/v1/communes', k.key)).toHaveStatus(200);
     for (let i = 0; i < 7; i++) expectProblem(await get('/api/v1/communes', k.key), 429, 'quota_exceeded');
     if (kind === 'redis') await waitForRedisCount(prefix, k.id, '2026-11-05', 100);
 
     await setApiKeyTier(t.db, k.id, 'starter');
     const res = await get('/api/v1/communes', k.key);
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.headers['ratelimit-limit']).toBe('5000');
     // 100 counted before + this one; the seven 429s are not in the count.
     expect(res.headers['ratelimit-remaining']).toBe(String(5000 - 101));
@@ -158,7 +158,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     let used = 0;
     const check = (res: Response, status: number) => {
       used++;
-      expect(res.status, `request ${used}`).toBe(status);
+      expect(res, `request ${used}`).toHaveStatus(status);
       expect(res.headers['ratelimit-limit']).toBe('100');
       expect(res.headers['ratelimit-remaining'], `request ${used}`).toBe(String(100 - used));
     };
@@ -177,7 +177,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     const k = await createKey(t.db, 'starter');
     for (let i = 1; i <= 3; i++) {
       const res = await get('/api/v1/communes', k.key);
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       expect(res.headers['ratelimit-limit']).toBe('5000');
       expect(res.headers['ratelimit-remaining']).toBe(String(5000 - i));
       expect(res.headers['ratelimit-policy']).toBe('5000;w=86400');
@@ -205,10 +205,10 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     const a = await createKey(t.db, 'free', email);
     const b = await createKey(t.db, 'free', email);
     expect(a.id).not.toBe(b.id);
-    for (let i = 1; i <= 100; i++) expect((await get('/api/v1/communes', a.key)).status).toBe(200);
+    for (let i = 1; i <= 100; i++) expect(await get('/api/v1/communes', a.key)).toHaveStatus(200);
     expectProblem(await get('/api/v1/communes', a.key), 429, 'quota_exceeded');
     const rb = await get('/api/v1/communes', b.key);
-    expect(rb.status).toBe(200);
+    expect(rb).toHaveStatus(200);
     expect(rb.headers['ratelimit-remaining']).toBe('99');
     expectProblem(await get('/api/v1/communes', a.key), 429, 'quota_exceeded');
   });
@@ -220,7 +220,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
       const { get } = await serve({ config: statsConfig(false) });
       for (let i = 1; i <= 3; i++) {
         const res = await get('/api/v1/stats');
-        expect(res.status).toBe(200);
+        expect(res).toHaveStatus(200);
         expect(res.headers['ratelimit-limit']).toBe('3');
         expect(res.headers['ratelimit-remaining']).toBe(String(3 - i));
       }
@@ -233,12 +233,12 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
       // A key does not lift the per-IP limit of /stats, and keyed routes are not affected.
       const k = await createKey(t.db, 'free');
       expectProblem(await get('/api/v1/stats', k.key), 429, 'rate_limited');
-      expect((await get('/api/v1/communes', k.key)).status).toBe(200);
+      expect(await get('/api/v1/communes', k.key)).toHaveStatus(200);
     });
 
     it('with TRUST_PROXY unset, X-Forwarded-For does not give a fresh budget', async () => {
       const { get } = await serve({ config: statsConfig(false) });
-      for (let i = 1; i <= 3; i++) expect((await get('/api/v1/stats', undefined, { 'X-Forwarded-For': `203.0.113.${i}` })).status).toBe(200);
+      for (let i = 1; i <= 3; i++) expect(await get('/api/v1/stats', undefined, { 'X-Forwarded-For': `203.0.113.${i}` })).toHaveStatus(200);
       expectProblem(await get('/api/v1/stats', undefined, { 'X-Forwarded-For': '203.0.113.99' }), 429, 'rate_limited');
       expectProblem(await get('/api/v1/stats', undefined, { 'X-Forwarded-For': '198.51.100.7, 203.0.113.98' }), 429, 'rate_limited');
       expectProblem(await get('/api/v1/stats'), 429, 'rate_limited');
@@ -249,13 +249,13 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
       async (trust) => {
         const { get } = await serve({ config: statsConfig(trust) });
         const xff = (ip: string) => ({ 'X-Forwarded-For': ip });
-        for (let i = 1; i <= 3; i++) expect((await get('/api/v1/stats', undefined, xff('203.0.113.10'))).status).toBe(200);
+        for (let i = 1; i <= 3; i++) expect(await get('/api/v1/stats', undefined, xff('203.0.113.10'))).toHaveStatus(200);
         expectProblem(await get('/api/v1/stats', undefined, xff('203.0.113.10')), 429, 'rate_limited');
         const other = await get('/api/v1/stats', undefined, xff('203.0.113.11'));
-        expect(other.status).toBe(200);
+        expect(other).toHaveStatus(200);
         expect(other.headers['ratelimit-remaining']).toBe('2');
         // The proxy itself (loopback, no X-Forwarded-For) has its own budget too.
-        expect((await get('/api/v1/stats')).status).toBe(200);
+        expect(await get('/api/v1/stats')).toHaveStatus(200);
         expectNoQuotaHeaders(await get('/api/v1/communes')); // 401 before any quota
       },
     );

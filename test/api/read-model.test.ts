@@ -145,7 +145,7 @@ describe('listings read model', () => {
       const { key } = await createKey(t.db, 'pro');
       await readModel.ready(await currentDataVersion(t.db));
       const before = await request(app).get('/api/v1/listings?commune=Sanem&per_page=100').set(bearer(key));
-      expect(before.status).toBe(200);
+      expect(before).toHaveStatus(200);
       expect(readModel.info().served).toBeGreaterThan(0);
       const expected = await countListings(t.db, { includeFlagged: true, communes: ['Sanem'] });
       expect(before.body.meta.total).toBe(expected);

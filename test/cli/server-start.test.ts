@@ -104,8 +104,8 @@ describe('a taken METRICS_PORT', () => {
     );
     const base = `http://127.0.0.1:${listening.port}`;
     await vi.waitFor(() => expect(jsonLines(out.stdout).some((l) => /metrics/.test(l.msg) && l.level === 40)).toBe(true), { timeout: 30_000, interval: 50 });
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    expect((await fetch(`${base}/api/v1/stats`)).status).toBe(200);
+    expect(await fetch(`${base}/healthz`)).toHaveStatus(200);
+    expect(await fetch(`${base}/api/v1/stats`)).toHaveStatus(200);
 
     child.kill('SIGTERM');
     const [code] = await exited;

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll } from 'vitest';
 import type { App, AppDeps } from '../../src/app.js';
-import type { Tier } from '../../src/domain/tiers.js';
+import { TIERS, type Tier } from '../../src/domain/tiers.js';
 import { waitForRedis } from '../../src/redis.js';
 import { buildWebApp } from '../web/helpers.js';
 import { buildTestApp, createKey, TEST_REDIS_URL, testRedis } from './factory.js';
@@ -57,7 +57,16 @@ export function useTestContext(options: TestContextOptions = {}): TestContext {
   let testDb: TestDb | undefined;
   let app: App | undefined;
   let redis: Redis | undefined;
-  const keys = {} as Record<Tier, string>;
+  const minted = new Map<Tier, string>();
+  // t.keys.free: the key minted for that tier; a tier not asked for is an error, not undefined.
+  const keys = new Proxy({} as Record<Tier, string>, {
+    get(_target, tier) {
+      if (!(TIERS as readonly unknown[]).includes(tier)) return undefined; // symbols, `then`…: not a tier
+      const key = minted.get(tier as Tier);
+      if (key === undefined) throw new Error(`t.keys.${String(tier)}: no key minted for that tier (list it in useTestContext({ keys }); read it in a test or a hook)`);
+      return key;
+    },
+  });
   const redisPrefix = `lftest:${process.pid}:${randomBytes(4).toString('hex')}:`;
   const servers: Server[] = [];
 
@@ -78,7 +87,7 @@ export function useTestContext(options: TestContextOptions = {}): TestContext {
       const withRedis: Partial<AppDeps> = redis ? { redis, redisPrefix, ...deps } : deps;
       app = options.app === 'web' ? await buildWebApp(testDb.db, withRedis) : await buildTestApp(testDb.db, withRedis);
     }
-    for (const tier of options.keys ?? []) keys[tier] = (await createKey(testDb.db, tier)).key;
+    for (const tier of options.keys ?? []) minted.set(tier, (await createKey(testDb.db, tier)).key);
   });
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ describe('a source becomes public with its first successful import, not before',
 
   const stats = async () => {
     const res = await request(t.app).get('/api/v1/stats');
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     return res.body as { sources: { source: string; status: string; last_import_at: string | null }[]; by_source: { source: string }[] };
   };
   const csv = (source: string, text: string) => importFeed(t.db, { source, format: 'csv', input: { text }, now: NOW, gazetteer: gazetteer() });

@@ -22,16 +22,16 @@ describe('HTTP caching', () => {
   it('sends an ETag and answers If-None-Match with 304 (no body), not counted, with RateLimit headers', async () => {
     const k = (await createKey(t.db, 'free')).key;
     const first = await request(t.app).get('/api/v1/listings?per_page=5').set(bearer(k));
-    expect(first.status).toBe(200);
+    expect(first).toHaveStatus(200);
     expect(first.headers.etag).toBeTruthy();
     expect(first.headers['cache-control']).toBe('private, max-age=0, must-revalidate');
     expect(first.headers['ratelimit-remaining']).toBe('99');
     const second = await request(t.app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', first.headers.etag);
-    expect(second.status).toBe(304);
+    expect(second).toHaveStatus(304);
     expect(second.text ?? '').toBe('');
     expect(second.headers['ratelimit-remaining']).toBe('99');
     const third = await request(t.app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', '"something-else"');
-    expect(third.status).toBe(200);
+    expect(third).toHaveStatus(200);
     expect(third.headers['ratelimit-remaining']).toBe('98');
   });
 
@@ -85,7 +85,7 @@ describe('CORS', () => {
       .set('Origin', 'https://portal.relocation.example')
       .set('Access-Control-Request-Method', 'GET')
       .set('Access-Control-Request-Headers', 'authorization');
-    expect(res.status).toBe(204);
+    expect(res).toHaveStatus(204);
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers['access-control-allow-headers'].toLowerCase()).toContain('authorization');
     expect(res.headers['access-control-allow-methods']).toContain('GET');
@@ -135,13 +135,13 @@ describe('operations endpoints', () => {
       // Ready once the client has connected (no fixed wait: the machine may be busy).
       const ok = await vi.waitFor(async () => {
         const r = await request(a).get('/readyz');
-        expect(r.status).toBe(200);
+        expect(r).toHaveStatus(200);
         return r;
       }, { timeout: 30_000, interval: 50 });
       expect(ok.body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' }, read_model: { status: 'off' } });
       await redisServer.stop();
       const down = await request(a).get('/readyz');
-      expect(down.status).toBe(503);
+      expect(down).toHaveStatus(503);
       expect(down.body).toEqual({ status: 'unavailable', checks: { database: 'ok', redis: 'down' }, read_model: { status: 'off' } });
       expect((await request(a).get('/healthz')).body).toEqual({ status: 'ok' });
     } finally {
@@ -152,27 +152,27 @@ describe('operations endpoints', () => {
 
   it('/docs is served entirely from this server', async () => {
     const page = await request(t.app).get('/docs');
-    expect(page.status).toBe(200);
+    expect(page).toHaveStatus(200);
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
     const srcs = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     expect(srcs.length).toBeGreaterThan(2);
     for (const s of srcs) {
       expect(s.startsWith('/'), s).toBe(true);
       const asset = await request(t.app).get(s);
-      expect(asset.status, s).toBe(200);
+      expect(asset, s).toHaveStatus(200);
     }
     expect(page.text).not.toMatch(/<script>(?!<\/script>)/);
   });
 
   it('/metrics is not on the public port; its own listener reports requests, quota rejections, store errors, pool and imports', async () => {
-    expect((await request(t.app).get('/metrics')).status).toBe(404);
+    expect(await request(t.app).get('/metrics')).toHaveStatus(404);
     const a = await buildTestApp(t.db);
     const k = (await createKey(t.db, 'free')).key;
     await t.db('import_runs').insert({ source: 'test-agency', mode: 'full', status: 'ok', started_at: new Date(), finished_at: new Date() });
     for (let i = 0; i < 101; i++) await request(a).get('/api/v1/listings?per_page=1').set(bearer(k));
     await request(a).get(`/api/v1/listings/lst_missing`).set(bearer(t.keys.free));
     const metrics = await request(buildMetricsApp(a.locals.metrics)).get('/metrics');
-    expect(metrics.status).toBe(200);
+    expect(metrics).toHaveStatus(200);
     expect(metrics.headers['content-type']).toContain('text/plain');
     const text = metrics.text;
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/listings\/",status="200"\} 100/);
@@ -231,7 +231,7 @@ describe('graceful shutdown', () => {
         await trx.commit();
       }
       const res = await slow.catch((e) => { throw new Error(`${e.message}\n${output}`); });
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       expect(JSON.parse(res.body.toString()).meta.total).toBe(45);
       const [code] = (await once(child, 'exit')) as [number];
       expect(code, output).toBe(0);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   listingId = (await insertListing(t.db, { flags: [], images: ['https://img.example/1.jpg'] })).id;
   await insertListing(t.db, { flags: ['stale'], area_m2: null, rooms: null, lat: null, lng: null, locality: 'Kirchberg' });
   const res = await request(t.app).get('/api/v1/openapi.json');
-  expect(res.status).toBe(200);
+  expect(res).toHaveStatus(200);
   doc = res.body;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -111,7 +111,7 @@ describe('OpenAPI document', () => {
     const k = await createKey(t.db, 'free');
     let last: request.Response | undefined;
     for (let i = 0; i < 101; i++) last = await request(t.app).get('/api/v1/communes').set(bearer(k.key));
-    expect(last!.status).toBe(429);
+    expect(last!).toHaveStatus(429);
     expectConforms('/api/v1/communes', last!);
   });
 

@@ -25,13 +25,13 @@ describe('control characters at the edge of the HTML pages', () => {
     for (const c of CONTROL) {
       for (const path of [`/listings/${c}`, `/listings/${listing.id}${c}`, `/listings/${listing.id}?x=${c}`]) {
         const res = await request(t.app).get(path);
-        expect(res.status, path).toBe(400);
+        expect(res, path).toHaveStatus(400);
         expect(res.headers['content-type'], path).toMatch(/^text\/html/);
         expect(res.text).toContain('control characters');
       }
     }
     expect(errorLines()).toEqual([]);
-    expect((await request(t.app).get(`/listings/${listing.id}`)).status).toBe(200);
+    expect(await request(t.app).get(`/listings/${listing.id}`)).toHaveStatus(200);
   });
 
   it('a sign-in or sign-up email with NUL is a 400 page', async () => {
@@ -45,7 +45,7 @@ describe('control characters at the edge of the HTML pages', () => {
           .post(`/api-keys/${form}`)
           .type('form')
           .send({ _csrf, email, password: 'a long enough password 1', password_repeat: 'a long enough password 1' });
-        expect(res.status, `${form} ${JSON.stringify(c)}`).toBe(400);
+        expect(res, `${form} ${JSON.stringify(c)}`).toHaveStatus(400);
         expect(res.headers['content-type']).toMatch(/^text\/html/);
         expect(res.text).toContain('control characters');
       }
@@ -53,7 +53,7 @@ describe('control characters at the edge of the HTML pages', () => {
     // The same, percent-encoded by hand in the body (what the issue sent).
     const _csrf = await pageToken(agent);
     const raw = await agent.post('/api-keys/sign-in').type('form').send(`_csrf=${encodeURIComponent(_csrf)}&email=alice%00%40example.com&password=x`);
-    expect(raw.status).toBe(400);
+    expect(raw).toHaveStatus(400);
     expect(errorLines()).toEqual([]);
     expect(await t.db('accounts').whereRaw(`strpos(email, chr(7)) > 0`)).toEqual([]);
   });
@@ -63,7 +63,7 @@ describe('control characters at the edge of the HTML pages', () => {
     lines.length = 0;
     const page = await agent.get('/api-keys');
     const res = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(page.text), nonce: nonceFrom(page.text), name: 'my\u0000key' });
-    expect(res.status).toBe(400);
+    expect(res).toHaveStatus(400);
     expect(res.text).toContain('control characters');
     expect(errorLines()).toEqual([]);
     expect(await t.db('api_keys').where('name', 'like', 'my%')).toEqual([]);
@@ -72,7 +72,7 @@ describe('control characters at the edge of the HTML pages', () => {
   it('a revoke address with a control character is a 400 page', async () => {
     const { agent } = await signedInAgent(t.app, 'nulrevoke');
     lines.length = 0;
-    expect((await agent.get('/api-keys/keys/key_%00/revoke')).status).toBe(400);
+    expect(await agent.get('/api-keys/keys/key_%00/revoke')).toHaveStatus(400);
     expect(errorLines()).toEqual([]);
   });
 });
@@ -117,7 +117,7 @@ describe('invalid input refused by PostgreSQL', () => {
     for (const code of Object.keys(failing)) {
       lines.length = 0;
       const res = await request(a).get(`/${code}`);
-      expect(res.status, code).toBe(400);
+      expect(res, code).toHaveStatus(400);
       expect(res.body.code).toBe('invalid_parameter');
       expect(errorLines(), code).toEqual([]);
       expect(withStack(), code).toEqual([]);
@@ -130,7 +130,7 @@ describe('invalid input refused by PostgreSQL', () => {
     for (const code of ['22021', '22P02', '54000']) {
       lines.length = 0;
       const res = await request(a).get(`/${code}`);
-      expect(res.status, code).toBe(400);
+      expect(res, code).toHaveStatus(400);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(errorLines(), code).toEqual([]);
       expect(withStack(), code).toEqual([]);

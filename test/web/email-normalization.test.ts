@@ -61,8 +61,8 @@ describe('the sign-in lock holds for every spelling of an address', () => {
   it('alİce@, ALICE@ and ａlice@ land in alice’s bucket or are refused; none signs in once it is locked', async () => {
     const local = `alice${tag()}`;
     const email = `${local}@example.com`;
-    expect((await signUp(request.agent(t.app), email)).status).toBe(303);
-    for (let i = 0; i < 3; i++) expect((await attempt(email, `wrong password ${i}!!`)).status).toBe(400);
+    expect(await signUp(request.agent(t.app), email)).toHaveStatus(303);
+    for (let i = 0; i < 3; i++) expect(await attempt(email, `wrong password ${i}!!`)).toHaveStatus(400);
 
     const spellings = [
       email.toUpperCase(),
@@ -73,12 +73,12 @@ describe('the sign-in lock holds for every spelling of an address', () => {
     ];
     for (const spelling of spellings) {
       const res = await attempt(spelling, PASSWORD);
-      expect(res.status, JSON.stringify(spelling)).not.toBe(303);
+      expect(res, JSON.stringify(spelling)).not.toHaveStatus(303);
       expect([400, 429], JSON.stringify(spelling)).toContain(res.status);
       expect(res.text).not.toContain('Signed in as');
     }
     // The ones that are alice's address are held by alice's lock.
-    for (const spelling of spellings.slice(0, 3)) expect((await attempt(spelling, PASSWORD)).status, spelling).toBe(429);
+    for (const spelling of spellings.slice(0, 3)) expect(await attempt(spelling, PASSWORD), spelling).toHaveStatus(429);
     // One bucket for all of them.
     const buckets = await t.redis.keys(`${t.redisPrefix}web-failures-email:*`);
     expect(buckets.length).toBeGreaterThan(0);
@@ -87,20 +87,20 @@ describe('the sign-in lock holds for every spelling of an address', () => {
   it('signs in with any spelling of one’s own address, refused for one that is no address', async () => {
     const email = `kate${tag()}@example.com`;
     await signUp(request.agent(t.app), email);
-    expect((await signIn(request.agent(t.app), email.replace('k', '\u212A').toUpperCase())).status).toBe(303);
+    expect(await signIn(request.agent(t.app), email.replace('k', '\u212A').toUpperCase())).toHaveStatus(303);
     const refused = await signIn(request.agent(t.app), email.replace('a', 'İ'));
-    expect(refused.status).toBe(400);
+    expect(refused).toHaveStatus(400);
     expect(refused.text).toContain('Enter an email address like name@example.com.');
   });
 
   it('refuses a sign-up for an address that exists in another spelling, and stores the normalized form', async () => {
     const local = `bob${tag()}`;
-    expect((await signUp(request.agent(t.app), `${local.toUpperCase()}@Example.COM`)).status).toBe(303);
+    expect(await signUp(request.agent(t.app), `${local.toUpperCase()}@Example.COM`)).toHaveStatus(303);
     const row = await t.db('accounts').where({ email: `${local}@example.com` }).first();
     expect(row).toBeDefined();
     const fullwidth = [...local].map((ch) => String.fromCodePoint(ch.codePointAt(0)! + 0xfee0)).join('');
     const again = await signUp(request.agent(t.app), `${fullwidth}@example.com`);
-    expect(again.status).toBe(400);
+    expect(again).toHaveStatus(400);
     expect(again.text).toContain('An account with this email already exists');
   });
 });

@@ -20,7 +20,7 @@ describe('GET /listings/:id (public, no key)', () => {
       source_url: 'https://agency.example/listing/991',
     });
     const res = await request(t.app).get(`/listings/${l.id}`);
-    expect(res.status, res.text).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.headers['content-type']).toMatch(/^text\/html; charset=utf-8/);
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(res.text).toContain('<h1>Bright 2-bedroom flat near the Philharmonie</h1>');
@@ -46,10 +46,10 @@ describe('GET /listings/:id (public, no key)', () => {
     const l = await insertListing(t.db, { title: 'Studio in Esch', commune: 'Esch-sur-Alzette' });
     const { key } = await createKey(t.db, 'free');
     const api = await request(t.app).get(`/api/v1/listings/${l.id}`).set(bearer(key));
-    expect(api.status).toBe(200);
+    expect(api).toHaveStatus(200);
     const url = new URL(api.body.url ?? api.body.data?.url);
     const page = await request(t.app).get(url.pathname);
-    expect(page.status).toBe(200);
+    expect(page).toHaveStatus(200);
     expect(page.text).toContain('Studio in Esch');
   });
 
@@ -64,7 +64,7 @@ describe('GET /listings/:id (public, no key)', () => {
       source_url: null,
     });
     const res = await request(t.app).get(`/listings/${l.id}`);
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.text).toContain('<p class="price">€895,000</p>');
     expect(res.text).toContain('<dt>Area</dt><dd>not given</dd>');
     expect(res.text).toContain('<dt>Rooms</dt><dd>not given</dd>');
@@ -80,7 +80,7 @@ describe('GET /listings/:id (public, no key)', () => {
       source_url: 'javascript:alert(document.cookie)',
     });
     const res = await request(t.app).get(`/listings/${l.id}`);
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.text).not.toContain('<script>alert');
     expect(res.text).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;quotes&quot;');
     expect(res.text).toContain('&lt;b&gt;Belair&lt;/b&gt;');
@@ -94,7 +94,7 @@ describe('GET /listings/:id (public, no key)', () => {
   it('shows flagged active listings too (the flags themselves are not shown)', async () => {
     const l = await insertListing(t.db, { title: 'Suspiciously cheap loft', flags: ['price_outlier'] });
     const res = await request(t.app).get(`/listings/${l.id}`);
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.text).toContain('Suspiciously cheap loft');
     expect(res.text).not.toContain('price_outlier');
   });
@@ -103,7 +103,7 @@ describe('GET /listings/:id (public, no key)', () => {
     const gone = await insertListing(t.db, { title: 'Withdrawn flat', status: 'inactive', removed_at: new Date() });
     for (const path of [`/listings/${gone.id}`, '/listings/lst_00000000000000000000', `/listings/${'x'.repeat(300)}`, '/listings/%27%3B--', '/listings', '/listings/a/b']) {
       const res = await request(t.app).get(path);
-      expect(res.status, path).toBe(404);
+      expect(res, path).toHaveStatus(404);
       expect(res.headers['content-type'], path).toMatch(/^text\/html/);
       expect(res.text).toContain('Listing not found');
       expect(res.text).not.toContain('Withdrawn flat');
@@ -114,7 +114,7 @@ describe('GET /listings/:id (public, no key)', () => {
     const kept = await insertListing(t.db, { title: 'The surviving listing' });
     const dup = await insertListing(t.db, { source: 'other-agency', title: 'A duplicate', status: 'merged', merged_into: kept.id });
     const res = await request(t.app).get(`/listings/${dup.id}`);
-    expect(res.status).toBe(302);
+    expect(res).toHaveStatus(302);
     expect(res.headers.location).toBe(`/listings/${kept.id}`);
   });
 });

@@ -26,15 +26,15 @@ const newIp = () => `192.0.2.${++ipSeq}`;
 describe('the per-address limit of the HTML pages', () => {
   it('answers a 429 page with Retry-After past the limit, over listing pages, the key page and its forms alike', async () => {
     const ip = newIp();
-    for (let i = 0; i < LIMIT - 1; i++) expect((await request(t.app).get(listingPath).set('X-Forwarded-For', ip)).status).toBe(200);
-    expect((await request(t.app).get('/api-keys').set('X-Forwarded-For', ip)).status).toBe(200);
+    for (let i = 0; i < LIMIT - 1; i++) expect(await request(t.app).get(listingPath).set('X-Forwarded-For', ip)).toHaveStatus(200);
+    expect(await request(t.app).get('/api-keys').set('X-Forwarded-For', ip)).toHaveStatus(200);
     for (const res of [
       await request(t.app).get(listingPath).set('X-Forwarded-For', ip),
       await request(t.app).get('/listings/lst_00000000000000000000').set('X-Forwarded-For', ip),
       await request(t.app).get('/api-keys').set('X-Forwarded-For', ip),
       await request(t.app).post('/api-keys/sign-in').set('X-Forwarded-For', ip).type('form').send({ email: 'a@b.lu', password: 'x' }),
     ]) {
-      expect(res.status).toBe(429);
+      expect(res).toHaveStatus(429);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toContain('Too many requests');
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
@@ -42,11 +42,11 @@ describe('the per-address limit of the HTML pages', () => {
       expect(res.headers['content-security-policy']).toContain("default-src 'self'");
     }
     // Another address is not affected; the stylesheet, the API and its stats are not limited here.
-    expect((await request(t.app).get(listingPath).set('X-Forwarded-For', newIp())).status).toBe(200);
+    expect(await request(t.app).get(listingPath).set('X-Forwarded-For', newIp())).toHaveStatus(200);
     const page = await request(t.app).get('/api-keys').set('X-Forwarded-For', newIp());
     const css = /href="(\/web\/style\.[0-9a-f]+\.css)"/.exec(page.text)![1];
-    expect((await request(t.app).get(css).set('X-Forwarded-For', ip)).status).toBe(200);
-    expect((await request(t.app).get('/api/v1/stats').set('X-Forwarded-For', ip)).status).toBe(200);
+    expect(await request(t.app).get(css).set('X-Forwarded-For', ip)).toHaveStatus(200);
+    expect(await request(t.app).get('/api/v1/stats').set('X-Forwarded-For', ip)).toHaveStatus(200);
     // The counters are in Redis.
     expect((await t.redis.keys(`${t.redisPrefix}pages-ip:*`)).length).toBeGreaterThan(0);
   });
@@ -72,7 +72,7 @@ describe('the per-address limit of the HTML pages', () => {
         redisPrefix: `${t.redisPrefix}dead:`,
         config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000, PAGES_RATE_LIMIT_PER_MINUTE: LIMIT },
       });
-      for (let i = 0; i < LIMIT + 2; i++) expect((await request(outage).get(listingPath)).status).toBe(200);
+      for (let i = 0; i < LIMIT + 2; i++) expect(await request(outage).get(listingPath)).toHaveStatus(200);
       expect(outage.locals.storeHealth.errors).toBeGreaterThan(0);
     } finally {
       dead.disconnect();

@@ -51,13 +51,13 @@ describe('redirects of the key pages', () => {
         .type('form')
         .send({ _csrf: csrfFrom(first.text), email: uniqueEmail('redirect'), password: PASSWORD, password_repeat: PASSWORD }),
     );
-    expect(signUp.status, signUp.text).toBe(303);
+    expect(signUp).toHaveStatus(303);
     const { res: created } = await createKeyInUi(agent, 'Soon revoked');
     keep(created);
-    expect(created.status).toBe(201);
+    expect(created).toHaveStatus(201);
     const keyId = keyIdFrom(created.text, 'Soon revoked');
     const confirm = keep(await agent.get(`/api-keys/keys/${keyId}/revoke`));
-    expect(confirm.status).toBe(200);
+    expect(confirm).toHaveStatus(200);
     const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
 
     const sid = /^s:([^.]+)\./.exec(decodeURIComponent(jar.get(SESSION_COOKIE)!))![1];

@@ -33,10 +33,10 @@ describe('sign-in throttling (Redis)', () => {
     for (let i = 0; i < 3; i++) {
       // From a different address each time: the per-email limit is what holds.
       const res = await attempt(agent, newIp(), email, `wrong password ${i}!`);
-      expect(res.status, res.text).toBe(400);
+      expect(res).toHaveStatus(400);
     }
     const blocked = await attempt(agent, newIp(), email.toUpperCase(), PASSWORD);
-    expect(blocked.status).toBe(429);
+    expect(blocked).toHaveStatus(429);
     expect(blocked.headers['content-type']).toMatch(/^text\/html/);
     expect(blocked.text).toContain('Too many attempts');
     expect(blocked.text).toMatch(/signing in is paused for about \d+ minutes?/);
@@ -51,28 +51,28 @@ describe('sign-in throttling (Redis)', () => {
     // Another account is not affected.
     const other = uniqueEmail('other');
     await signUp(request.agent(t.app), other);
-    expect((await attempt(request.agent(t.app), newIp(), other, PASSWORD)).status).toBe(303);
+    expect(await attempt(request.agent(t.app), newIp(), other, PASSWORD)).toHaveStatus(303);
   });
 
   it('does not count successful sign-ins against the email', async () => {
     const email = uniqueEmail('regular');
     await signUp(request.agent(t.app), email);
-    for (let i = 0; i < 4; i++) expect((await attempt(request.agent(t.app), newIp(), email, PASSWORD)).status).toBe(303);
-    expect((await attempt(request.agent(t.app), newIp(), email, 'a wrong one this time')).status).toBe(400);
+    for (let i = 0; i < 4; i++) expect(await attempt(request.agent(t.app), newIp(), email, PASSWORD)).toHaveStatus(303);
+    expect(await attempt(request.agent(t.app), newIp(), email, 'a wrong one this time')).toHaveStatus(400);
   });
 
   it('limits attempts per client IP, whatever the emails', async () => {
     const ip = newIp();
     const agent = request.agent(t.app);
-    for (let i = 0; i < 6; i++) expect((await attempt(agent, ip, uniqueEmail('spray'), 'guessing password 1')).status).toBe(400);
+    for (let i = 0; i < 6; i++) expect(await attempt(agent, ip, uniqueEmail('spray'), 'guessing password 1')).toHaveStatus(400);
     const blocked = await attempt(agent, ip, uniqueEmail('spray'), 'guessing password 1');
-    expect(blocked.status).toBe(429);
+    expect(blocked).toHaveStatus(429);
     expect(blocked.text).toContain('too many sign-in attempts from your network');
     // Sign-ups from that address are held back too; another address is not.
     const _csrf = await pageToken(agent);
     const signUpBlocked = await agent.post('/api-keys/sign-up').set('X-Forwarded-For', ip).type('form').send({ _csrf, email: uniqueEmail(), password: PASSWORD, password_repeat: PASSWORD });
-    expect(signUpBlocked.status).toBe(429);
-    expect((await attempt(agent, newIp(), uniqueEmail('spray'), 'guessing password 1')).status).toBe(400);
+    expect(signUpBlocked).toHaveStatus(429);
+    expect(await attempt(agent, newIp(), uniqueEmail('spray'), 'guessing password 1')).toHaveStatus(400);
     expect((await t.redis.keys(`${t.redisPrefix}web-attempts-ip:*`)).length).toBeGreaterThan(0);
   });
 
@@ -81,9 +81,9 @@ describe('sign-in throttling (Redis)', () => {
     dead.on('error', () => undefined);
     const outage = await buildWebApp(t.db, { redis: dead, redisPrefix: `${t.redisPrefix}dead:`, web: { failuresPerEmail: 1, bcryptCost: 4 } });
     const email = uniqueEmail('outage');
-    expect((await signUp(request.agent(outage), email)).status).toBe(303);
-    for (let i = 0; i < 3; i++) expect((await attempt(request.agent(outage), newIp(), email, 'wrong wrong wrong')).status).toBe(400);
-    expect((await attempt(request.agent(outage), newIp(), email, PASSWORD)).status).toBe(303);
+    expect(await signUp(request.agent(outage), email)).toHaveStatus(303);
+    for (let i = 0; i < 3; i++) expect(await attempt(request.agent(outage), newIp(), email, 'wrong wrong wrong')).toHaveStatus(400);
+    expect(await attempt(request.agent(outage), newIp(), email, PASSWORD)).toHaveStatus(303);
     expect(outage.locals.storeHealth.errors).toBeGreaterThan(0);
     dead.disconnect();
   });
