@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    // expect(res).toHaveStatus(200): on failure, the request, the problem and the body.
+    setupFiles: ['test/helpers/assertions.ts'],
     // Deadlines for a hang, not speed targets: on a loaded 2-core machine (other test runs, a
     // CPU hog) a test that spawns processes or makes a few hundred requests can take ten
     // times what it takes on a quiet one. Waits inside tests poll for conditions.

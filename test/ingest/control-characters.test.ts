@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importFeed } from '../../src/ingest/index.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
 import { gazetteer } from './helpers.js';
 
 // Issue 10 (item 2, the same class elsewhere): a JSON feed may carry a NUL as "\u0000" in a
 // string. In a link or a photo address it passed the URL check (the parser percent-encodes
 // it) and failed the whole import in PostgreSQL (22021; 22P05 in the images' jsonb).
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-});
-afterAll(async () => t?.drop());
+const t = useTestContext();
 
 const record = (over: Record<string, unknown>) => ({
   ref: 'J1', offer: 'rent', status: 'available', title: { en: 'Flat' }, price: { amount: 1700, currency: 'EUR', period: 'month' },

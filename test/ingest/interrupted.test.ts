@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFeed, recoverInterruptedImports } from '../../src/ingest/index.js';
 import { projectRoot } from '../../src/lib/paths.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
 import { CSV_HEADER_LINE, csvFeed, csvRow, gazetteer } from './helpers.js';
 
 // An import in a process of its own (the CLI), reading a FIFO the test writes: it stays in
@@ -47,17 +47,15 @@ const rows = (prefix: string, from: number, n: number) =>
   }).join('');
 
 describe('an import whose process dies is marked failed, not left running', () => {
-  let t: TestDb;
+  const t = useTestContext();
   let dir: string;
   const children: Child[] = [];
   beforeAll(async () => {
-    t = await createTestDb();
     dir = mkdtempSync(path.join(tmpdir(), 'ingest-kill-'));
   });
   afterAll(async () => {
     for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
-    await t?.drop();
   });
 
   const runningRun = (source: string) => () => t.db('import_runs').where({ source, status: 'running' }).first();

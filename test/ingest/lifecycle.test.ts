@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importFeed, type ImportOptions } from '../../src/ingest/index.js';
+import { useTestContext } from '../helpers/context.js';
 import { listingIdsOf } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 import { byExternalId, csvFeed, csvRow, gazetteer, snapshot } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -20,11 +20,7 @@ const row = (ref: string, i: number, over: Parameters<typeof csvRow>[0] = {}, so
   csvRow({ ref, place: PLACES[i % PLACES.length], price: String(1400 + i * 37), area: String(30 + slot(source) * 25 + i * 2), bedrooms: '1', ...over });
 
 describe('life cycle', () => {
-  let t: TestDb;
-  beforeAll(async () => {
-    t = await createTestDb();
-  });
-  afterAll(async () => t?.drop());
+  const t = useTestContext();
 
   const csv = (source: string, refs: string[], now: Date, extra: Partial<ImportOptions> = {}, over: Record<string, Parameters<typeof csvRow>[0]> = {}) =>
     importFeed(t.db, {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJsonFeed, parseOpenImmo } from '../../src/ingest/adapters/index.js';
 import { importFeed, type ImportCounts, type ImportOptions } from '../../src/ingest/index.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
 import { csvFeed, csvRow, fixture, gazetteer, SAMPLES } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -14,11 +14,7 @@ const at = (days: number) => new Date(T0.getTime() + days * DAY);
 const accounted = (c: ImportCounts) => c.created + c.updated + c.unchanged + c.reactivated + c.deleted + c.skipped + c.rejected;
 
 describe('the report accounts for every record read', () => {
-  let t: TestDb;
-  beforeAll(async () => {
-    t = await createTestDb();
-  });
-  afterAll(async () => t?.drop());
+  const t = useTestContext();
 
   const run = (o: Partial<ImportOptions> & Pick<ImportOptions, 'source' | 'format'>, now: Date) => importFeed(t.db, { now, gazetteer: gazetteer(), ...o });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FeedParseError, importFeed, type ImportOptions } from '../../src/ingest/index.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
 import { csvFeed, csvRow, fixture, gazetteer, SAMPLES, snapshot } from './helpers.js';
 
 const NOW = new Date('2026-11-22T08:00:00.000Z');
@@ -41,12 +41,10 @@ const CASES: [string, Pick<ImportOptions, 'source' | 'format'>, Buffer | string,
 ];
 
 describe('a file that cannot be read changes nothing', () => {
-  let t: TestDb;
+  const t = useTestContext();
   beforeAll(async () => {
-    t = await createTestDb();
     for (const s of SAMPLES) await importFeed(t.db, { source: s.source, format: s.format, input: { path: fixture(s.file) }, now: NOW, gazetteer: gazetteer() });
   });
-  afterAll(async () => t?.drop());
 
   it.each(CASES)('%s: a parse error with a clear message, nothing changed, a failed run recorded', async (_name, opts, content, message) => {
     const before = await snapshot(t.db);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { importFeed, type ImportReport } from '../../src/ingest/index.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
 import { fixture, gazetteer, SAMPLES } from './helpers.js';
 
 const NOW = new Date('2026-11-22T08:00:00.000Z');
@@ -19,15 +19,13 @@ const TABLE = [
 ];
 
 describe('the sample files of docs/feed-formats.md', () => {
-  let t: TestDb;
+  const t = useTestContext();
   const reports: ImportReport[] = [];
   beforeAll(async () => {
-    t = await createTestDb();
     for (const s of SAMPLES) {
       reports.push(await importFeed(t.db, { source: s.source, format: s.format, input: { path: fixture(s.file) }, now: NOW, gazetteer: gazetteer() }));
     }
   });
-  afterAll(async () => t?.drop());
 
   it.each(TABLE)('$id becomes $type $price EUR, $area m2, $rooms rooms in $commune ($locality)', async (row) => {
     const l = await t.db('listings').where({ external_id: row.id }).first();

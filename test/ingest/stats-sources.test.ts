@@ -1,24 +1,17 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FeedParseError, importFeed } from '../../src/ingest/index.js';
-import { buildTestApp } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
 import { csvFeed, csvRow, gazetteer } from './helpers.js';
 
 const NOW = new Date('2026-11-22T08:00:00.000Z');
 
 describe('a source becomes public with its first successful import, not before', () => {
-  let t: TestDb;
-  let app: Awaited<ReturnType<typeof buildTestApp>>;
-  beforeAll(async () => {
-    t = await createTestDb();
-    app = await buildTestApp(t.db);
-  });
-  afterAll(async () => t?.drop());
+  const t = useTestContext({ app: 'api' });
 
   const stats = async () => {
-    const res = await request(app).get('/api/v1/stats');
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get('/api/v1/stats');
+    expect(res).toHaveStatus(200);
     return res.body as { sources: { source: string; status: string; last_import_at: string | null }[]; by_source: { source: string }[] };
   };
   const csv = (source: string, text: string) => importFeed(t.db, { source, format: 'csv', input: { text }, now: NOW, gazetteer: gazetteer() });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FeedParseError, FeedTooLargeError, importFeed, type ImportOptions, type Reject } from '../../src/ingest/index.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
 import { CSV_HEADER_LINE, csvFeed, csvRow, gazetteer, snapshot } from './helpers.js';
 
 const NOW = new Date('2026-11-22T08:00:00.000Z');
@@ -18,11 +18,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
 }
 
 describe('the importer reads its input as a stream, within a size limit', () => {
-  let t: TestDb;
-  beforeAll(async () => {
-    t = await createTestDb();
-  });
-  afterAll(async () => t?.drop());
+  const t = useTestContext();
 
   const base = (over: Partial<ImportOptions>): ImportOptions => ({ source: 'streamed', format: 'csv', now: NOW, gazetteer: gazetteer(), ...over });
 

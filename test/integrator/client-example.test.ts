@@ -1,36 +1,22 @@
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describe as describeListing, findListings, queryString } from '../../client/example.js';
 import { projectRoot } from '../../src/lib/paths.js';
-import { buildTestApp, createKey, insertListing } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { useTestContext } from '../helpers/context.js';
+import { insertListing } from '../helpers/factory.js';
 
 // Issue 10, item 14: the typed-client example sent `min_rooms=undefined` (400) for a parameter
 // left undefined, and README's snippet (now in docs/integrators.md) was not the code of
 // client/example.ts.
 
-let t: TestDb;
-let server: Server;
+const t = useTestContext({ app: 'api', keys: ['free'] });
 let base: string;
-let key: string;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  const app = await buildTestApp(t.db);
-  server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  key = (await createKey(t.db, 'free')).key;
+  ({ base } = await t.listen());
   await insertListing(t.db, { title: 'Two rooms in Kirchberg', price_eur: 2100, rooms: 2, locality: 'Kirchberg' });
   await insertListing(t.db, { title: 'Studio', price_eur: 1200, rooms: 1 });
-});
-afterAll(async () => {
-  await new Promise((r) => server?.close(r));
-  await t?.drop();
 });
 
 describe('client/example.ts', () => {
@@ -42,11 +28,11 @@ describe('client/example.ts', () => {
 
   it('calls the API with a parameter left undefined (200, not 400 "min_rooms=undefined")', async () => {
     const filters: { min_rooms?: number } = {}; // e.g. an optional form field left empty
-    const page = await findListings(base, key, { commune: 'Luxembourg', max_price: 3000, min_rooms: filters.min_rooms, sort: 'price' });
+    const page = await findListings(base, t.keys.free, { commune: 'Luxembourg', max_price: 3000, min_rooms: filters.min_rooms, sort: 'price' });
     expect(page.meta.total).toBe(2);
     expect(page.data.map(describeListing)).toEqual(['Studio – 1200 EUR, 60 m², Luxembourg', 'Two rooms in Kirchberg – 2100 EUR, 60 m², Luxembourg (Kirchberg)']);
-    expect((await findListings(base, key)).meta.total).toBe(2);
-    await expect(findListings(base, key, { per_page: 0 })).rejects.toThrow(/^400 invalid_parameter: /);
+    expect((await findListings(base, t.keys.free)).meta.total).toBe(2);
+    await expect(findListings(base, t.keys.free, { per_page: 0 })).rejects.toThrow(/^400 invalid_parameter: /);
   });
 
   it('is what the integrators\' guide (docs/integrators.md) shows, verbatim', () => {

@@ -5,44 +5,38 @@ import net, { type AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildMetricsApp } from '../../src/metrics.js';
 import { createRedis } from '../../src/redis.js';
+import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 import { freePort, startRedisServer } from '../helpers/redis-server.js';
 
-let t: TestDb;
-let app: Awaited<ReturnType<typeof buildTestApp>>;
-let key: string;
+const t = useTestContext({ app: 'api', keys: ['free'] });
 
 beforeAll(async () => {
-  t = await createTestDb();
-  app = await buildTestApp(t.db);
-  key = (await createKey(t.db, 'free')).key;
   for (let i = 0; i < 45; i++) await insertListing(t.db, { external_id: `L${String(i).padStart(3, '0')}`, price_eur: 1000 + i, title: `Flat number ${i} with a long enough title to make the page big` });
 });
-afterAll(async () => t?.drop());
 
 describe('HTTP caching', () => {
   it('sends an ETag and answers If-None-Match with 304 (no body), not counted, with RateLimit headers', async () => {
     const k = (await createKey(t.db, 'free')).key;
-    const first = await request(app).get('/api/v1/listings?per_page=5').set(bearer(k));
-    expect(first.status).toBe(200);
+    const first = await request(t.app).get('/api/v1/listings?per_page=5').set(bearer(k));
+    expect(first).toHaveStatus(200);
     expect(first.headers.etag).toBeTruthy();
     expect(first.headers['cache-control']).toBe('private, max-age=0, must-revalidate');
     expect(first.headers['ratelimit-remaining']).toBe('99');
-    const second = await request(app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', first.headers.etag);
-    expect(second.status).toBe(304);
+    const second = await request(t.app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', first.headers.etag);
+    expect(second).toHaveStatus(304);
     expect(second.text ?? '').toBe('');
     expect(second.headers['ratelimit-remaining']).toBe('99');
-    const third = await request(app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', '"something-else"');
-    expect(third.status).toBe(200);
+    const third = await request(t.app).get('/api/v1/listings?per_page=5').set(bearer(k)).set('If-None-Match', '"something-else"');
+    expect(third).toHaveStatus(200);
     expect(third.headers['ratelimit-remaining']).toBe('98');
   });
 
   it('stats are public for 60 s', async () => {
-    const res = await request(app).get('/api/v1/stats');
+    const res = await request(t.app).get('/api/v1/stats');
     expect(res.headers['cache-control']).toBe('public, max-age=60');
     expect(res.headers.etag).toBeTruthy();
   });
@@ -62,11 +56,11 @@ function rawGet(port: number, path: string, headers: Record<string, string> = {}
 
 describe('compression', () => {
   it('gzips and brotli-compresses bodies over 1 KB when asked, leaves small ones alone', async () => {
-    const server = app.listen(0, '127.0.0.1');
+    const server = t.app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const port = (server.address() as AddressInfo).port;
     try {
-      const auth = { Authorization: `Bearer ${key}` };
+      const auth = { Authorization: `Bearer ${t.keys.free}` };
       const gz = await rawGet(port, '/api/v1/listings?per_page=40', { ...auth, 'Accept-Encoding': 'gzip' });
       expect(gz.headers['content-encoding']).toBe('gzip');
       expect(JSON.parse(gunzipSync(gz.body).toString()).data).toHaveLength(40);
@@ -86,16 +80,16 @@ describe('compression', () => {
 
 describe('CORS', () => {
   it('answers a preflight from any origin, allowing Authorization and exposing the useful headers', async () => {
-    const res = await request(app)
+    const res = await request(t.app)
       .options('/api/v1/listings')
       .set('Origin', 'https://portal.relocation.example')
       .set('Access-Control-Request-Method', 'GET')
       .set('Access-Control-Request-Headers', 'authorization');
-    expect(res.status).toBe(204);
+    expect(res).toHaveStatus(204);
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers['access-control-allow-headers'].toLowerCase()).toContain('authorization');
     expect(res.headers['access-control-allow-methods']).toContain('GET');
-    const get = await request(app).get('/api/v1/listings').set(bearer(key)).set('Origin', 'https://portal.relocation.example');
+    const get = await request(t.app).get('/api/v1/listings').set(bearer(t.keys.free)).set('Origin', 'https://portal.relocation.example');
     expect(get.headers['access-control-allow-origin']).toBe('*');
     const exposed = get.headers['access-control-expose-headers'];
     for (const h of ['RateLimit-Remaining', 'Retry-After', 'ETag', 'Link', 'X-Request-Id']) expect(exposed).toContain(h);
@@ -103,7 +97,7 @@ describe('CORS', () => {
   });
 
   it('is not applied to the HTML pages', async () => {
-    const res = await request(app).get('/docs').set('Origin', 'https://evil.example');
+    const res = await request(t.app).get('/docs').set('Origin', 'https://evil.example');
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
@@ -119,15 +113,15 @@ describe('Link header', () => {
     );
 
   it('gives first, next and last on the first page; all four on a middle page; first, prev and last on the last', async () => {
-    const first = await request(app).get('/api/v1/listings?per_page=10&listing_type=RENT').set(bearer(key));
+    const first = await request(t.app).get('/api/v1/listings?per_page=10&listing_type=RENT').set(bearer(t.keys.free));
     expect(links(first.headers.link)).toEqual({ first: 1, next: 2, last: 5 });
     expect(first.headers.link).toContain('listing_type=RENT');
     expect(first.headers.link).toContain('https://api.example.test/api/v1/listings?');
-    const middle = await request(app).get('/api/v1/listings?per_page=10&page=3').set(bearer(key));
+    const middle = await request(t.app).get('/api/v1/listings?per_page=10&page=3').set(bearer(t.keys.free));
     expect(links(middle.headers.link)).toEqual({ first: 1, prev: 2, next: 4, last: 5 });
-    const last = await request(app).get('/api/v1/listings?per_page=10&page=5').set(bearer(key));
+    const last = await request(t.app).get('/api/v1/listings?per_page=10&page=5').set(bearer(t.keys.free));
     expect(links(last.headers.link)).toEqual({ first: 1, prev: 4, last: 5 });
-    const past = await request(app).get('/api/v1/listings?per_page=10&page=9').set(bearer(key));
+    const past = await request(t.app).get('/api/v1/listings?per_page=10&page=9').set(bearer(t.keys.free));
     expect(links(past.headers.link)).toEqual({ first: 1, prev: 5, last: 5 });
   });
 });
@@ -141,13 +135,13 @@ describe('operations endpoints', () => {
       // Ready once the client has connected (no fixed wait: the machine may be busy).
       const ok = await vi.waitFor(async () => {
         const r = await request(a).get('/readyz');
-        expect(r.status).toBe(200);
+        expect(r).toHaveStatus(200);
         return r;
       }, { timeout: 30_000, interval: 50 });
       expect(ok.body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' }, read_model: { status: 'off' } });
       await redisServer.stop();
       const down = await request(a).get('/readyz');
-      expect(down.status).toBe(503);
+      expect(down).toHaveStatus(503);
       expect(down.body).toEqual({ status: 'unavailable', checks: { database: 'ok', redis: 'down' }, read_model: { status: 'off' } });
       expect((await request(a).get('/healthz')).body).toEqual({ status: 'ok' });
     } finally {
@@ -157,28 +151,28 @@ describe('operations endpoints', () => {
   });
 
   it('/docs is served entirely from this server', async () => {
-    const page = await request(app).get('/docs');
-    expect(page.status).toBe(200);
+    const page = await request(t.app).get('/docs');
+    expect(page).toHaveStatus(200);
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
     const srcs = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     expect(srcs.length).toBeGreaterThan(2);
     for (const s of srcs) {
       expect(s.startsWith('/'), s).toBe(true);
-      const asset = await request(app).get(s);
-      expect(asset.status, s).toBe(200);
+      const asset = await request(t.app).get(s);
+      expect(asset, s).toHaveStatus(200);
     }
     expect(page.text).not.toMatch(/<script>(?!<\/script>)/);
   });
 
   it('/metrics is not on the public port; its own listener reports requests, quota rejections, store errors, pool and imports', async () => {
-    expect((await request(app).get('/metrics')).status).toBe(404);
+    expect(await request(t.app).get('/metrics')).toHaveStatus(404);
     const a = await buildTestApp(t.db);
     const k = (await createKey(t.db, 'free')).key;
     await t.db('import_runs').insert({ source: 'test-agency', mode: 'full', status: 'ok', started_at: new Date(), finished_at: new Date() });
     for (let i = 0; i < 101; i++) await request(a).get('/api/v1/listings?per_page=1').set(bearer(k));
-    await request(a).get(`/api/v1/listings/lst_missing`).set(bearer(key));
+    await request(a).get(`/api/v1/listings/lst_missing`).set(bearer(t.keys.free));
     const metrics = await request(buildMetricsApp(a.locals.metrics)).get('/metrics');
-    expect(metrics.status).toBe(200);
+    expect(metrics).toHaveStatus(200);
     expect(metrics.headers['content-type']).toContain('text/plain');
     const text = metrics.text;
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/listings\/",status="200"\} 100/);
@@ -237,7 +231,7 @@ describe('graceful shutdown', () => {
         await trx.commit();
       }
       const res = await slow.catch((e) => { throw new Error(`${e.message}\n${output}`); });
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       expect(JSON.parse(res.body.toString()).meta.total).toBe(45);
       const [code] = (await once(child, 'exit')) as [number];
       expect(code, output).toBe(0);

@@ -1,14 +1,16 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, createKey, insertListing } from '../helpers/factory.js';
 
-let t: TestDb;
-let app: Awaited<ReturnType<typeof buildTestApp>>;
+const t = useTestContext({
+  app: 'api',
+  deps: { config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 2 } },
+  keys: ['free', 'pro'],
+});
 let doc: { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>; components: object };
-const keys: Record<string, string> = {};
 let listingId: string;
 // CommonJS packages under NodeNext: the class and the plugin are the default exports.
 const Ajv2020 = Ajv2020Module.default;
@@ -16,19 +18,15 @@ const addFormats = addFormatsModule.default;
 let ajv: InstanceType<typeof Ajv2020>;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  for (const tier of ['free', 'pro'] as const) keys[tier] = (await createKey(t.db, tier)).key;
   listingId = (await insertListing(t.db, { flags: [], images: ['https://img.example/1.jpg'] })).id;
   await insertListing(t.db, { flags: ['stale'], area_m2: null, rooms: null, lat: null, lng: null, locality: 'Kirchberg' });
-  app = await buildTestApp(t.db, { config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 2 } });
-  const res = await request(app).get('/api/v1/openapi.json');
-  expect(res.status).toBe(200);
+  const res = await request(t.app).get('/api/v1/openapi.json');
+  expect(res).toHaveStatus(200);
   doc = res.body;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ ...doc, $id: 'openapi.json' });
 });
-afterAll(async () => t?.drop());
 
 // Validates a real response against the schema the document gives for its path, method,
 // status and content type.
@@ -74,23 +72,23 @@ describe('OpenAPI document', () => {
 
   it('every real response conforms to the document (200 and each error status)', async () => {
     const cases: [string, string, Record<string, string>][] = [
-      ['/api/v1/listings', '/api/v1/listings', bearer(keys.pro)],
-      ['/api/v1/listings', '/api/v1/listings?lat=49.6&lng=6.13&radius_km=10', bearer(keys.pro)],
-      ['/api/v1/listings', '/api/v1/listings', bearer(keys.free)],
-      ['/api/v1/listings', '/api/v1/listings?per_page=500', bearer(keys.free)],
-      ['/api/v1/listings', '/api/v1/listings?price_min=1', bearer(keys.free)],
-      ['/api/v1/listings', '/api/v1/listings?commune=Nowhere', bearer(keys.free)],
+      ['/api/v1/listings', '/api/v1/listings', bearer(t.keys.pro)],
+      ['/api/v1/listings', '/api/v1/listings?lat=49.6&lng=6.13&radius_km=10', bearer(t.keys.pro)],
+      ['/api/v1/listings', '/api/v1/listings', bearer(t.keys.free)],
+      ['/api/v1/listings', '/api/v1/listings?per_page=500', bearer(t.keys.free)],
+      ['/api/v1/listings', '/api/v1/listings?price_min=1', bearer(t.keys.free)],
+      ['/api/v1/listings', '/api/v1/listings?commune=Nowhere', bearer(t.keys.free)],
       ['/api/v1/listings', '/api/v1/listings', {}],
       ['/api/v1/listings', '/api/v1/listings', bearer('lfk_bad')],
-      ['/api/v1/listings', '/api/v1/listings?flagged=true', bearer(keys.free)],
-      ['/api/v1/listings/{id}', `/api/v1/listings/${listingId}`, bearer(keys.pro)],
-      ['/api/v1/listings/{id}', '/api/v1/listings/lst_nope', bearer(keys.pro)],
+      ['/api/v1/listings', '/api/v1/listings?flagged=true', bearer(t.keys.free)],
+      ['/api/v1/listings/{id}', `/api/v1/listings/${listingId}`, bearer(t.keys.pro)],
+      ['/api/v1/listings/{id}', '/api/v1/listings/lst_nope', bearer(t.keys.pro)],
       ['/api/v1/listings/{id}', '/api/v1/listings/lst_nope', {}],
-      ['/api/v1/market/prices', '/api/v1/market/prices', bearer(keys.pro)],
-      ['/api/v1/market/prices', '/api/v1/market/prices?commune=Vianden', bearer(keys.pro)],
-      ['/api/v1/market/prices', '/api/v1/market/prices?commune=Kirchberg', bearer(keys.pro)],
-      ['/api/v1/market/prices', '/api/v1/market/prices?x=1', bearer(keys.pro)],
-      ['/api/v1/communes', '/api/v1/communes', bearer(keys.pro)],
+      ['/api/v1/market/prices', '/api/v1/market/prices', bearer(t.keys.pro)],
+      ['/api/v1/market/prices', '/api/v1/market/prices?commune=Vianden', bearer(t.keys.pro)],
+      ['/api/v1/market/prices', '/api/v1/market/prices?commune=Kirchberg', bearer(t.keys.pro)],
+      ['/api/v1/market/prices', '/api/v1/market/prices?x=1', bearer(t.keys.pro)],
+      ['/api/v1/communes', '/api/v1/communes', bearer(t.keys.pro)],
       ['/api/v1/communes', '/api/v1/communes', bearer('lfk_' + 'q'.repeat(43))],
       ['/api/v1/stats', '/api/v1/stats', {}],
       ['/api/v1/stats', '/api/v1/stats?x=1', {}],
@@ -100,7 +98,7 @@ describe('OpenAPI document', () => {
     ];
     const seen = new Set<string>();
     for (const [path, url, headers] of cases) {
-      const res = await request(app).get(url).set(headers);
+      const res = await request(t.app).get(url).set(headers);
       seen.add(`${path} ${res.status}`);
       expectConforms(path, res);
     }
@@ -112,8 +110,8 @@ describe('OpenAPI document', () => {
   it('a 429 quota answer conforms too', async () => {
     const k = await createKey(t.db, 'free');
     let last: request.Response | undefined;
-    for (let i = 0; i < 101; i++) last = await request(app).get('/api/v1/communes').set(bearer(k.key));
-    expect(last!.status).toBe(429);
+    for (let i = 0; i < 101; i++) last = await request(t.app).get('/api/v1/communes').set(bearer(k.key));
+    expect(last!).toHaveStatus(429);
     expectConforms('/api/v1/communes', last!);
   });
 
@@ -129,7 +127,7 @@ describe('OpenAPI document', () => {
         }
       }
     };
-    walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
+    walk((t.app as unknown as { router: { stack: Layer[] } }).router.stack, '');
     expect(routes.length).toBeGreaterThan(5);
     // The JSON API (everything under /api/) and the health checks must be described; the HTML
     // pages and their assets (/docs, /api-keys, /listings/:id, /web/...) are not part of it.

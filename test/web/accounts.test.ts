@@ -1,9 +1,9 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_WEB_OPTIONS, webOptions } from '../../src/web/options.js';
 import { hashCost } from '../../src/web/passwords.js';
+import { useTestContext } from '../helpers/context.js';
 import { createKey } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 import {
   buildWebApp,
   csrfCookie,
@@ -16,24 +16,16 @@ import {
   signOut,
   signUp,
   uniqueEmail,
-  type WebApp,
 } from './helpers.js';
 
-let t: TestDb;
-let app: WebApp;
-
-beforeAll(async () => {
-  t = await createTestDb();
-  app = await buildWebApp(t.db);
-});
-afterAll(async () => t?.drop());
+const t = useTestContext({ app: 'web' });
 
 const signedInAs = (html: string, email: string) => html.includes(`Signed in as <strong>${email}</strong>`);
 
 describe('the signed-out page', () => {
   it('offers labelled sign-in and sign-up forms with CSRF tokens, links to the docs and the README', async () => {
-    const res = await request(app).get('/api-keys');
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get('/api-keys');
+    expect(res).toHaveStatus(200);
     expect(res.headers['content-type']).toMatch(/^text\/html; charset=utf-8/);
     expect(res.headers['cache-control']).toBe('no-store, no-transform');
     for (const id of ['signin-email', 'signin-password', 'signup-email', 'signup-password', 'signup-password_repeat']) {
@@ -46,12 +38,12 @@ describe('the signed-out page', () => {
     expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)/); // no inline script
     expect(res.text).not.toContain('style=');
     // Never compressed: a page with secrets must not leak them through its length (BREACH).
-    const gz = await request(app).get('/api-keys').set('Accept-Encoding', 'gzip, br');
+    const gz = await request(t.app).get('/api-keys').set('Accept-Encoding', 'gzip, br');
     expect(gz.headers['content-encoding']).toBeUndefined();
   });
 
   it('sets no session cookie, only the CSRF cookie: HttpOnly, SameSite=Strict, scoped to /api-keys, not Secure over http', async () => {
-    const res = await request(app).get('/api-keys');
+    const res = await request(t.app).get('/api-keys');
     expect(sessionCookie(res)).toBeNull();
     const cookie = csrfCookie(res);
     expect(cookie).not.toBeNull();
@@ -62,7 +54,7 @@ describe('the signed-out page', () => {
   });
 
   it('sets a session cookie at sign-up that is HttpOnly, SameSite=Lax, scoped to /api-keys, not Secure over http', async () => {
-    const cookie = sessionCookie(await signUp(request.agent(app), uniqueEmail('cookie')));
+    const cookie = sessionCookie(await signUp(request.agent(t.app), uniqueEmail('cookie')));
     expect(cookie).not.toBeNull();
     expect(cookie).toMatch(/; HttpOnly/i);
     expect(cookie).toMatch(/; SameSite=Lax/i);
@@ -71,7 +63,7 @@ describe('the signed-out page', () => {
   });
 
   it('has strict security headers; the JSON API keeps its own behaviour', async () => {
-    const res = await request(app).get('/api-keys');
+    const res = await request(t.app).get('/api-keys');
     const csp = res.headers['content-security-policy'];
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self'");
@@ -81,36 +73,36 @@ describe('the signed-out page', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
 
-    const api = await request(app).get('/api/v1/listings');
-    expect(api.status).toBe(401);
+    const api = await request(t.app).get('/api/v1/listings');
+    expect(api).toHaveStatus(401);
     expect(api.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(api.headers['content-security-policy']).toBeUndefined();
     expect(api.headers['set-cookie']).toBeUndefined();
-    const stats = await request(app).get('/api/v1/stats');
-    expect(stats.status).toBe(200);
+    const stats = await request(t.app).get('/api/v1/stats');
+    expect(stats).toHaveStatus(200);
     expect(stats.headers['content-security-policy']).toBeUndefined();
     expect(stats.headers['referrer-policy']).toBeUndefined();
   });
 
   it('serves its one stylesheet and the copy script from this server', async () => {
-    const page = await request(app).get('/api-keys');
+    const page = await request(t.app).get('/api-keys');
     const css = /<link rel="stylesheet" href="(\/web\/style\.[0-9a-f]+\.css)">/.exec(page.text)?.[1];
     expect(css).toBeDefined();
-    const res = await request(app).get(css!);
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get(css!);
+    expect(res).toHaveStatus(200);
     expect(res.headers['content-type']).toMatch(/^text\/css/);
     expect(res.headers['cache-control']).toContain('immutable');
-    expect((await request(app).get('/web/nothing.css')).status).toBe(404);
+    expect(await request(t.app).get('/web/nothing.css')).toHaveStatus(404);
   });
 });
 
 describe('sign-up', () => {
   it('creates the account, signs in with a new session id and stores a bcrypt hash', async () => {
-    const agent = request.agent(app);
+    const agent = request.agent(t.app);
     expect(sessionCookie(await agent.get('/api-keys'))).toBeNull();
     const email = uniqueEmail('Signup');
     const res = await signUp(agent, email);
-    expect(res.status, res.text).toBe(303);
+    expect(res).toHaveStatus(303);
     expect(res.headers.location).toBe('/api-keys');
     const first = sessionCookie(res);
     expect(first, 'a session cookie at sign-up').not.toBeNull();
@@ -133,17 +125,17 @@ describe('sign-up', () => {
     expect(webOptions().bcryptCost).toBeGreaterThanOrEqual(12);
     expect(() => webOptions({ bcryptCost: 3 })).toThrow();
     const email = uniqueEmail('cost');
-    const res = await signUp(request.agent(app), email); // the app of these tests sets no cost: the default
-    expect(res.status, res.text).toBe(303);
+    const res = await signUp(request.agent(t.app), email); // the app of these tests sets no cost: the default
+    expect(res).toHaveStatus(303);
     const row = await t.db('accounts').where({ email }).first();
     expect(hashCost(row.password_hash)).toBeGreaterThanOrEqual(12);
   });
 
   it('refuses an email that already has an account, in any letter case', async () => {
     const email = uniqueEmail('dup');
-    expect((await signUp(request.agent(app), email)).status).toBe(303);
-    const res = await signUp(request.agent(app), email.toUpperCase());
-    expect(res.status).toBe(400);
+    expect(await signUp(request.agent(t.app), email)).toHaveStatus(303);
+    const res = await signUp(request.agent(t.app), email.toUpperCase());
+    expect(res).toHaveStatus(400);
     expect(res.text).toMatch(/<p class="field-error" id="signup-email-error">An account with this email already exists/);
     expect(await t.db('accounts').whereRaw('lower(email) = lower(?)', [email]).count('* as n')).toEqual([{ n: 1 }]);
   });
@@ -160,8 +152,8 @@ describe('sign-up', () => {
   for (const [label, password, message] of weak) {
     it(`refuses a weak password: ${label}`, async () => {
       const email = uniqueEmail('weak');
-      const res = await signUp(request.agent(app), email, password);
-      expect(res.status).toBe(400);
+      const res = await signUp(request.agent(t.app), email, password);
+      expect(res).toHaveStatus(400);
       const error = /<p class="field-error" id="signup-password-error">([^<]*)<\/p>/.exec(res.text)?.[1];
       expect(error, res.text).toMatch(message);
       expect(res.text).toContain('aria-invalid="true"');
@@ -173,19 +165,19 @@ describe('sign-up', () => {
 
   it('refuses a password containing the email and a repeat that differs', async () => {
     const email = 'marie.schmit@example.com';
-    let res = await signUp(request.agent(app), email, 'marie.schmit likes trains');
+    let res = await signUp(request.agent(t.app), email, 'marie.schmit likes trains');
     expect(res.text).toMatch(/id="signup-password-error">Do not use your email address/);
-    const agent = request.agent(app);
+    const agent = request.agent(t.app);
     const _csrf = await pageToken(agent);
     res = await agent.post('/api-keys/sign-up').type('form').send({ _csrf, email, password: PASSWORD, password_repeat: PASSWORD + 'x' });
-    expect(res.status).toBe(400);
+    expect(res).toHaveStatus(400);
     expect(res.text).toMatch(/id="signup-password_repeat-error">The two passwords are not the same/);
   });
 
   it('refuses a malformed email and escapes what was typed', async () => {
     const typed = '"><script>alert(1)</script>';
-    const res = await signUp(request.agent(app), typed);
-    expect(res.status).toBe(400);
+    const res = await signUp(request.agent(t.app), typed);
+    expect(res).toHaveStatus(400);
     expect(res.text).toMatch(/id="signup-email-error">Enter an email address/);
     expect(res.text).not.toContain('<script>alert(1)');
     expect(res.text).toContain('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
@@ -195,49 +187,49 @@ describe('sign-up', () => {
 describe('sign-in and sign-out', () => {
   it('signs in with the right password (email in any case) and out again; the old session is gone', async () => {
     const email = uniqueEmail('inout');
-    await signUp(request.agent(app), email);
-    const agent = request.agent(app);
+    await signUp(request.agent(t.app), email);
+    const agent = request.agent(t.app);
     const res = await signIn(agent, email.toUpperCase());
-    expect(res.status, res.text).toBe(303);
+    expect(res).toHaveStatus(303);
     const cookie = sessionCookie(res)!.split(';')[0];
     expect(signedInAs((await agent.get('/api-keys')).text, email)).toBe(true);
     const sid = decodeURIComponent(cookie.split('=')[1]).slice(2).split('.')[0];
     expect(await t.db('web_sessions').where({ sid }).first()).toBeDefined();
 
     const out = await signOut(agent);
-    expect(out.status).toBe(303);
+    expect(out).toHaveStatus(303);
     expect(sessionCookie(out)).toMatch(/lf_session=;.*Expires=Thu, 01 Jan 1970/);
     expect(await t.db('web_sessions').where({ sid }).first()).toBeUndefined();
     expect((await agent.get('/api-keys')).text).toContain('action="/api-keys/sign-in"');
     // The old cookie, replayed, no longer signs anyone in.
-    const replay = await request(app).get('/api-keys').set('Cookie', cookie);
+    const replay = await request(t.app).get('/api-keys').set('Cookie', cookie);
     expect(signedInAs(replay.text, email)).toBe(false);
   });
 
   it('answers a wrong password, an unknown email and a password-less account the same way', async () => {
     const email = uniqueEmail('same');
-    await signUp(request.agent(app), email);
+    await signUp(request.agent(t.app), email);
     const cliAccount = uniqueEmail('cli');
     await createKey(t.db, 'free', cliAccount); // accounts from the admin command line have no password
     const attempt = async (who: string, password: string) => {
-      const agent = request.agent(app);
+      const agent = request.agent(t.app);
       const res = await signIn(agent, who, password);
       return { status: res.status, body: res.text.replaceAll(csrfFrom(res.text), 'TOKEN').replaceAll(who, 'EMAIL') };
     };
     const wrong = await attempt(email, 'not the right password');
     const unknown = await attempt(uniqueEmail('nobody'), 'not the right password');
     const noPassword = await attempt(cliAccount, 'not the right password');
-    expect(wrong.status).toBe(400);
+    expect(wrong).toHaveStatus(400);
     expect(wrong.body).toContain('That email and password do not match an account');
     expect(unknown).toEqual(wrong);
     expect(noPassword).toEqual(wrong);
   });
 
   it('asks for the fields it needs, next to them', async () => {
-    const agent = request.agent(app);
+    const agent = request.agent(t.app);
     const _csrf = await pageToken(agent);
     const res = await agent.post('/api-keys/sign-in').type('form').send({ _csrf, email: '', password: '' });
-    expect(res.status).toBe(400);
+    expect(res).toHaveStatus(400);
     expect(res.text).toMatch(/id="signin-email-error">Enter your email address/);
     expect(res.text).toMatch(/id="signin-password-error">Enter your password/);
   });
@@ -246,25 +238,25 @@ describe('sign-in and sign-out', () => {
 describe('CSRF protection', () => {
   it('refuses a form without a token, with a wrong one or with another session’s one (403)', async () => {
     const email = uniqueEmail('csrf');
-    await signUp(request.agent(app), email);
-    const agent = request.agent(app);
+    await signUp(request.agent(t.app), email);
+    const agent = request.agent(t.app);
     await agent.get('/api-keys');
-    const other = await pageToken(request.agent(app));
+    const other = await pageToken(request.agent(t.app));
     for (const _csrf of [undefined, 'f'.repeat(256), other]) {
       const res = await agent.post('/api-keys/sign-in').type('form').send({ ...(_csrf ? { _csrf } : {}), email, password: PASSWORD });
-      expect(res.status, String(_csrf)).toBe(403);
+      expect(res, String(_csrf)).toHaveStatus(403);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toContain('This form has expired');
     }
     // Without any session cookie at all (a cross-site post from a fresh browser).
-    const bare = await request(app).post('/api-keys/sign-up').type('form').send({ _csrf: other, email: uniqueEmail(), password: PASSWORD, password_repeat: PASSWORD });
-    expect(bare.status).toBe(403);
+    const bare = await request(t.app).post('/api-keys/sign-up').type('form').send({ _csrf: other, email: uniqueEmail(), password: PASSWORD, password_repeat: PASSWORD });
+    expect(bare).toHaveStatus(403);
   });
 
   it('protects sign-out and key creation of a signed-in user', async () => {
-    const { agent, email } = await signedInAgent(app, 'csrf2');
-    expect((await agent.post('/api-keys/sign-out').type('form').send({})).status).toBe(403);
-    expect((await agent.post('/api-keys/keys').type('form').send({ name: 'forged', _csrf: 'nope' })).status).toBe(403);
+    const { agent, email } = await signedInAgent(t.app, 'csrf2');
+    expect(await agent.post('/api-keys/sign-out').type('form').send({})).toHaveStatus(403);
+    expect(await agent.post('/api-keys/keys').type('form').send({ name: 'forged', _csrf: 'nope' })).toHaveStatus(403);
     const page = await agent.get('/api-keys');
     expect(signedInAs(page.text, email)).toBe(true);
     expect(page.text).not.toContain('forged');
@@ -285,7 +277,7 @@ describe('on an https deployment', () => {
       .set('Cookie', csrfCookie(res)!.split(';')[0])
       .type('form')
       .send({ _csrf: csrfFrom(res.text), email: uniqueEmail('tls'), password: PASSWORD, password_repeat: PASSWORD });
-    expect(signedUp.status, signedUp.text).toBe(303);
+    expect(signedUp).toHaveStatus(303);
     expect(sessionCookie(signedUp)).toMatch(/; Secure/i);
     expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
     expect(res.headers['content-security-policy']).toContain('upgrade-insecure-requests');

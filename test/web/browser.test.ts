@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
 import { buildTestApp, insertListing } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 import { PASSWORD, uniqueEmail } from './helpers.js';
 
 // A real browser (Debian's chromium driven by playwright-core) against the app listening on
@@ -13,7 +13,7 @@ import { PASSWORD, uniqueEmail } from './helpers.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT = path.resolve('test-output/web');
 
-let t: TestDb;
+const t = useTestContext();
 let server: Server;
 let base: string;
 let browser: Browser;
@@ -21,7 +21,6 @@ let listingId: string;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`The browser test needs Debian's chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
-  t = await createTestDb();
   listingId = (
     await insertListing(t.db, {
       title: 'Bright flat with a balcony in Bonnevoie',
@@ -64,7 +63,6 @@ afterAll(async () => {
   await browser?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
-  await t?.drop();
 });
 
 // Every page must load without a Content-Security-Policy violation or a script error.

@@ -1,39 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrationConfig } from '../../src/db/knex.js';
 import { normalizeEmail } from '../../src/domain/email.js';
 import { createApiKey, findOrCreateAccount, listApiKeys } from '../../src/repositories/api-keys.js';
-import { testRedis } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
-import { buildWebApp, pageToken, PASSWORD, signIn, signUp, type WebApp } from './helpers.js';
+import { useTestContext } from '../helpers/context.js';
+import { createTestDb } from '../helpers/pg.js';
+import { pageToken, PASSWORD, signIn, signUp } from './helpers.js';
 
 // Issue 10, item 3: the per-email sign-in lock counted `alİce@…` (U+0130, which JavaScript
 // lower-cases to i + U+0307) in a fresh bucket, while PostgreSQL's lower() found alice's
 // account: the lock was bypassed. One normalization now serves the throttle, storage and
 // lookup.
-let t: TestDb;
-let redis: Redis;
-let app: WebApp;
-const prefix = `lftest:email:${randomBytes(4).toString('hex')}:`;
-
-beforeAll(async () => {
-  t = await createTestDb();
-  redis = testRedis();
-  app = await buildWebApp(t.db, {
-    redis,
-    redisPrefix: prefix,
+const t = useTestContext({
+  app: 'web',
+  redis: true,
+  deps: {
     config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: ['loopback'], STATS_RATE_LIMIT_PER_MINUTE: 1000 },
     web: { failuresPerEmail: 3, attemptsPerIp: 1000, bcryptCost: 4 },
-  });
-});
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await t?.drop();
+  },
 });
 
 let ipSeq = 0;
@@ -41,7 +27,7 @@ const newIp = () => `198.51.100.${++ipSeq}`;
 const tag = () => randomBytes(3).toString('hex');
 
 async function attempt(email: string, password: string) {
-  const agent = request.agent(app);
+  const agent = request.agent(t.app);
   const _csrf = await pageToken(agent);
   return agent.post('/api-keys/sign-in').set('X-Forwarded-For', newIp()).type('form').send({ _csrf, email, password });
 }
@@ -75,8 +61,8 @@ describe('the sign-in lock holds for every spelling of an address', () => {
   it('alİce@, ALICE@ and ａlice@ land in alice’s bucket or are refused; none signs in once it is locked', async () => {
     const local = `alice${tag()}`;
     const email = `${local}@example.com`;
-    expect((await signUp(request.agent(app), email)).status).toBe(303);
-    for (let i = 0; i < 3; i++) expect((await attempt(email, `wrong password ${i}!!`)).status).toBe(400);
+    expect(await signUp(request.agent(t.app), email)).toHaveStatus(303);
+    for (let i = 0; i < 3; i++) expect(await attempt(email, `wrong password ${i}!!`)).toHaveStatus(400);
 
     const spellings = [
       email.toUpperCase(),
@@ -87,34 +73,34 @@ describe('the sign-in lock holds for every spelling of an address', () => {
     ];
     for (const spelling of spellings) {
       const res = await attempt(spelling, PASSWORD);
-      expect(res.status, JSON.stringify(spelling)).not.toBe(303);
+      expect(res, JSON.stringify(spelling)).not.toHaveStatus(303);
       expect([400, 429], JSON.stringify(spelling)).toContain(res.status);
       expect(res.text).not.toContain('Signed in as');
     }
     // The ones that are alice's address are held by alice's lock.
-    for (const spelling of spellings.slice(0, 3)) expect((await attempt(spelling, PASSWORD)).status, spelling).toBe(429);
+    for (const spelling of spellings.slice(0, 3)) expect(await attempt(spelling, PASSWORD), spelling).toHaveStatus(429);
     // One bucket for all of them.
-    const buckets = await redis.keys(`${prefix}web-failures-email:*`);
+    const buckets = await t.redis.keys(`${t.redisPrefix}web-failures-email:*`);
     expect(buckets.length).toBeGreaterThan(0);
   });
 
   it('signs in with any spelling of one’s own address, refused for one that is no address', async () => {
     const email = `kate${tag()}@example.com`;
-    await signUp(request.agent(app), email);
-    expect((await signIn(request.agent(app), email.replace('k', '\u212A').toUpperCase())).status).toBe(303);
-    const refused = await signIn(request.agent(app), email.replace('a', 'İ'));
-    expect(refused.status).toBe(400);
+    await signUp(request.agent(t.app), email);
+    expect(await signIn(request.agent(t.app), email.replace('k', '\u212A').toUpperCase())).toHaveStatus(303);
+    const refused = await signIn(request.agent(t.app), email.replace('a', 'İ'));
+    expect(refused).toHaveStatus(400);
     expect(refused.text).toContain('Enter an email address like name@example.com.');
   });
 
   it('refuses a sign-up for an address that exists in another spelling, and stores the normalized form', async () => {
     const local = `bob${tag()}`;
-    expect((await signUp(request.agent(app), `${local.toUpperCase()}@Example.COM`)).status).toBe(303);
+    expect(await signUp(request.agent(t.app), `${local.toUpperCase()}@Example.COM`)).toHaveStatus(303);
     const row = await t.db('accounts').where({ email: `${local}@example.com` }).first();
     expect(row).toBeDefined();
     const fullwidth = [...local].map((ch) => String.fromCodePoint(ch.codePointAt(0)! + 0xfee0)).join('');
-    const again = await signUp(request.agent(app), `${fullwidth}@example.com`);
-    expect(again.status).toBe(400);
+    const again = await signUp(request.agent(t.app), `${fullwidth}@example.com`);
+    expect(again).toHaveStatus(400);
     expect(again.text).toContain('An account with this email already exists');
   });
 });

@@ -66,7 +66,7 @@ export function csrfCookie(res: request.Response): string | null {
 
 export async function pageToken(agent: Agent): Promise<string> {
   const res = await agent.get('/api-keys');
-  expect(res.status, res.text).toBe(200);
+  expect(res).toHaveStatus(200);
   return csrfFrom(res.text);
 }
 
@@ -93,7 +93,7 @@ export async function createKeyInUi(agent: Agent, name: string) {
 
 export async function revokeInUi(agent: Agent, keyId: string) {
   const confirm = await agent.get(`/api-keys/keys/${keyId}/revoke`);
-  expect(confirm.status, confirm.text).toBe(200);
+  expect(confirm).toHaveStatus(200);
   return agent.post(`/api-keys/keys/${keyId}/revoke`).type('form').send({ _csrf: csrfFrom(confirm.text) });
 }
 
@@ -102,6 +102,6 @@ export async function signedInAgent(app: WebApp, tag = 'user') {
   const agent = request.agent(app);
   const email = uniqueEmail(tag);
   const res = await signUp(agent, email);
-  expect(res.status, res.text).toBe(303);
+  expect(res).toHaveStatus(303);
   return { agent, email };
 }

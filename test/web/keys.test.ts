@@ -1,9 +1,9 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { KeyUsageTracker } from '../../src/auth/key-usage.js';
 import { setApiKeyTier } from '../../src/repositories/api-keys.js';
+import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing, silentLogger, testRedis } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
 import {
   buildWebApp,
   createKeyInUi,
@@ -13,20 +13,20 @@ import {
   nonceFrom,
   revokeInUi,
   signedInAgent,
-  type WebApp,
 } from './helpers.js';
 
-let t: TestDb;
-let app: WebApp;
 let keyUsage: KeyUsageTracker;
+const t = useTestContext({
+  app: 'web',
+  deps: (db) => {
+    keyUsage = new KeyUsageTracker(db, silentLogger, 3_600_000); // flushed by hand below
+    return { keyUsage };
+  },
+});
 
 beforeAll(async () => {
-  t = await createTestDb();
-  keyUsage = new KeyUsageTracker(t.db, silentLogger, 3_600_000); // flushed by hand below
-  app = await buildWebApp(t.db, { keyUsage });
   await insertListing(t.db);
 });
-afterAll(async () => t?.drop());
 
 const activeKeys = async (email: string) =>
   Number(
@@ -41,17 +41,17 @@ const activeKeys = async (email: string) =>
 
 describe('creating a key', () => {
   it('shows the new key once, with a copy button and a warning, and the key works at once', async () => {
-    const { agent } = await signedInAgent(app, 'create');
+    const { agent } = await signedInAgent(t.app, 'create');
     const { res, key } = await createKeyInUi(agent, 'CRM sync');
-    expect(res.status, res.text).toBe(201);
+    expect(res).toHaveStatus(201);
     expect(res.headers['cache-control']).toBe('no-store, no-transform');
     expect(key).toMatch(/^lfk_[A-Za-z0-9_-]{43}$/);
     expect(res.text).toContain('this is the only time it is shown');
     expect(res.text).toMatch(/<button type="button" class="secondary" data-copy="new-key"[^>]*hidden>Copy<\/button>/);
     expect(res.text).toMatch(/<script src="\/web\/copy-key\.[0-9a-f]+\.js" defer><\/script>/);
     const script = /<script src="([^"]+)"/.exec(res.text)![1];
-    const js = await request(app).get(script);
-    expect(js.status).toBe(200);
+    const js = await request(t.app).get(script);
+    expect(js).toHaveStatus(200);
     expect(js.headers['content-type']).toMatch(/javascript/);
 
     // The listing: name, tier, prefix…last4, created, last used, today's requests and what remains.
@@ -63,8 +63,8 @@ describe('creating a key', () => {
     expect(row).toContain('data-label="Requests today" class="num">0</td>');
     expect(row).toContain('data-label="Remaining today" class="num">100 of 100</td>');
 
-    const api = await request(app).get('/api/v1/listings').set(bearer(key!));
-    expect(api.status, JSON.stringify(api.body)).toBe(200);
+    const api = await request(t.app).get('/api/v1/listings').set(bearer(key!));
+    expect(api).toHaveStatus(200);
 
     // Reloading the page does not show it again, and the plaintext is stored nowhere.
     const again = await agent.get('/api-keys');
@@ -75,13 +75,13 @@ describe('creating a key', () => {
   });
 
   it('a second post of the same form (a reload of the POST) creates and shows nothing', async () => {
-    const { agent, email } = await signedInAgent(app, 'reload');
+    const { agent, email } = await signedInAgent(t.app, 'reload');
     const page = await agent.get('/api-keys');
     const form = { _csrf: csrfFrom(page.text), nonce: nonceFrom(page.text), name: 'once' };
     const first = await agent.post('/api-keys/keys').type('form').send(form);
-    expect(first.status).toBe(201);
+    expect(first).toHaveStatus(201);
     const second = await agent.post('/api-keys/keys').type('form').send(form);
-    expect(second.status).toBe(303);
+    expect(second).toHaveStatus(303);
     expect(second.headers.location).toBe('/api-keys');
     expect(await activeKeys(email)).toBe(1);
     const after = await agent.get('/api-keys');
@@ -90,37 +90,37 @@ describe('creating a key', () => {
   });
 
   it('needs a name, shown as an error next to the field; names are escaped', async () => {
-    const { agent, email } = await signedInAgent(app, 'names');
+    const { agent, email } = await signedInAgent(t.app, 'names');
     let { res } = await createKeyInUi(agent, '   ');
-    expect(res.status).toBe(400);
+    expect(res).toHaveStatus(400);
     expect(res.text).toMatch(/<p class="field-error" id="create-name-error">Give the key a name\.<\/p>/);
     ({ res } = await createKeyInUi(agent, '<img src=x onerror=alert(1)>'));
-    expect(res.status).toBe(201);
+    expect(res).toHaveStatus(201);
     expect(res.text).not.toContain('<img src=x');
     expect(res.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(await activeKeys(email)).toBe(1);
   });
 
   it('allows at most 5 active keys, with a clear message; revoking one makes room', async () => {
-    const { agent, email } = await signedInAgent(app, 'max');
-    for (let i = 1; i <= 5; i++) expect((await createKeyInUi(agent, `key ${i}`)).res.status).toBe(201);
+    const { agent, email } = await signedInAgent(t.app, 'max');
+    for (let i = 1; i <= 5; i++) expect((await createKeyInUi(agent, `key ${i}`)).res).toHaveStatus(201);
     const full = await agent.get('/api-keys');
     expect(full.text).toContain('You have 5 active keys, the most an account can have');
     expect(full.text).not.toContain('action="/api-keys/keys"');
 
     // A made-up post without the page's single-use form: nothing is created.
     const sixth = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(full.text), nonce: '', name: 'six' });
-    expect(sixth.status).toBe(303);
+    expect(sixth).toHaveStatus(303);
     expect(await activeKeys(email)).toBe(5);
 
     const stale = await agent.get('/api-keys');
-    expect((await revokeInUi(agent, keyIdFrom(stale.text, 'key 3'))).status).toBe(303);
-    expect((await createKeyInUi(agent, 'key 6')).res.status).toBe(201);
+    expect(await revokeInUi(agent, keyIdFrom(stale.text, 'key 3'))).toHaveStatus(303);
+    expect((await createKeyInUi(agent, 'key 6')).res).toHaveStatus(201);
     expect(await activeKeys(email)).toBe(5);
   });
 
   it('refuses the sixth key on the server even when the form was open before the limit', async () => {
-    const { agent, email } = await signedInAgent(app, 'race');
+    const { agent, email } = await signedInAgent(t.app, 'race');
     for (let i = 1; i <= 4; i++) await createKeyInUi(agent, `key ${i}`);
     const page = await agent.get('/api-keys'); // form still offered: 4 active
     const token = csrfFrom(page.text);
@@ -136,76 +136,76 @@ describe('creating a key', () => {
       key_hash: 'a'.repeat(64),
     });
     const res = await agent.post('/api-keys/keys').type('form').send({ _csrf: token, nonce, name: 'sixth' });
-    expect(res.status).toBe(400);
+    expect(res).toHaveStatus(400);
     expect(res.text).toMatch(/id="create-name-error">You already have 5 active keys, the most an account can have/);
     expect(await activeKeys(email)).toBe(5);
   });
 
   it('sends a signed-out visitor to the sign-in page', async () => {
-    const agent = request.agent(app);
+    const agent = request.agent(t.app);
     const page = await agent.get('/api-keys');
     const res = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(page.text), name: 'x', nonce: 'x' });
-    expect(res.status).toBe(303);
+    expect(res).toHaveStatus(303);
     expect((await agent.get(res.headers.location)).text).toContain('Please sign in first.');
   });
 });
 
 describe('revoking a key', () => {
   it('asks for confirmation, then the key gets 401 on the API at once', async () => {
-    const { agent } = await signedInAgent(app, 'revoke');
+    const { agent } = await signedInAgent(t.app, 'revoke');
     const { key } = await createKeyInUi(agent, 'to revoke');
-    expect((await request(app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200);
+    expect(await request(t.app).get('/api/v1/listings').set(bearer(key!))).toHaveStatus(200);
     const id = keyIdFrom((await agent.get('/api-keys')).text, 'to revoke');
 
     const confirm = await agent.get(`/api-keys/keys/${id}/revoke`);
-    expect(confirm.status).toBe(200);
+    expect(confirm).toHaveStatus(200);
     expect(confirm.text).toContain('Revoke the key “to revoke”?');
     expect(confirm.text).toContain(`<form method="post" action="/api-keys/keys/${id}/revoke"`);
-    expect((await request(app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200); // not yet
+    expect(await request(t.app).get('/api/v1/listings').set(bearer(key!))).toHaveStatus(200); // not yet
 
     const res = await revokeInUi(agent, id);
-    expect(res.status).toBe(303);
-    const api = await request(app).get('/api/v1/listings').set(bearer(key!));
-    expect(api.status).toBe(401);
+    expect(res).toHaveStatus(303);
+    const api = await request(t.app).get('/api/v1/listings').set(bearer(key!));
+    expect(api).toHaveStatus(401);
     expect(api.body.code).toBe('invalid_key');
 
     const page = await agent.get('/api-keys');
     expect(page.text).toContain('is revoked: requests with it are refused from now on');
     expect(page.text).toContain('Revoked keys (1)');
-    expect((await agent.get(`/api-keys/keys/${id}/revoke`)).status).toBe(303); // already revoked
+    expect(await agent.get(`/api-keys/keys/${id}/revoke`)).toHaveStatus(303); // already revoked
   });
 
   it("another account's key can be neither seen nor revoked (404)", async () => {
-    const owner = await signedInAgent(app, 'owner');
+    const owner = await signedInAgent(t.app, 'owner');
     const { key } = await createKeyInUi(owner.agent, 'owner secret key');
     const id = keyIdFrom((await owner.agent.get('/api-keys')).text, 'owner secret key');
 
-    const intruder = await signedInAgent(app, 'intruder');
+    const intruder = await signedInAgent(t.app, 'intruder');
     const page = await intruder.agent.get('/api-keys');
     expect(page.text).not.toContain('owner secret key');
     expect(page.text).not.toContain(id);
     expect(page.text).not.toContain(key!.slice(-4) + '</code>');
 
     const get = await intruder.agent.get(`/api-keys/keys/${id}/revoke`);
-    expect(get.status).toBe(404);
+    expect(get).toHaveStatus(404);
     expect(get.headers['content-type']).toMatch(/^text\/html/);
     expect(get.text).not.toContain('owner secret key');
     const post = await intruder.agent.post(`/api-keys/keys/${id}/revoke`).type('form').send({ _csrf: csrfFrom(page.text) });
-    expect(post.status).toBe(404);
+    expect(post).toHaveStatus(404);
     expect((await t.db('api_keys').where({ id }).first()).revoked_at).toBeNull();
-    expect((await request(app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200);
+    expect(await request(t.app).get('/api/v1/listings').set(bearer(key!))).toHaveStatus(200);
 
     for (const bad of ['key_0000000000000000', 'nonsense', '%27%20OR%201%3D1']) {
-      expect((await intruder.agent.get(`/api-keys/keys/${bad}/revoke`)).status).toBe(404);
+      expect(await intruder.agent.get(`/api-keys/keys/${bad}/revoke`)).toHaveStatus(404);
     }
   });
 });
 
 describe("today's usage and last use", () => {
   it('counts requests today from the quota store; Pro keys show unlimited; last use appears after the batch write', async () => {
-    const { agent } = await signedInAgent(app, 'usage');
+    const { agent } = await signedInAgent(t.app, 'usage');
     const { key } = await createKeyInUi(agent, 'counted');
-    for (let i = 0; i < 3; i++) expect((await request(app).get('/api/v1/listings').set(bearer(key!))).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect(await request(t.app).get('/api/v1/listings').set(bearer(key!))).toHaveStatus(200);
     await keyUsage.flush();
     let page = await agent.get('/api-keys');
     let row = keyRow(page.text, 'counted');

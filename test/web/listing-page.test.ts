@@ -1,17 +1,9 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
 import { bearer, createKey, insertListing } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
-import { buildWebApp, type WebApp } from './helpers.js';
 
-let t: TestDb;
-let app: WebApp;
-
-beforeAll(async () => {
-  t = await createTestDb();
-  app = await buildWebApp(t.db);
-});
-afterAll(async () => t?.drop());
+const t = useTestContext({ app: 'web' });
 
 describe('GET /listings/:id (public, no key)', () => {
   it('shows title, price, type, area, rooms, commune and locality, photos and the link to the source', async () => {
@@ -27,8 +19,8 @@ describe('GET /listings/:id (public, no key)', () => {
       images: ['https://img.agency.example/a/1.jpg', 'https://img.agency.example/a/2.jpg'],
       source_url: 'https://agency.example/listing/991',
     });
-    const res = await request(app).get(`/listings/${l.id}`);
-    expect(res.status, res.text).toBe(200);
+    const res = await request(t.app).get(`/listings/${l.id}`);
+    expect(res).toHaveStatus(200);
     expect(res.headers['content-type']).toMatch(/^text\/html; charset=utf-8/);
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(res.text).toContain('<h1>Bright 2-bedroom flat near the Philharmonie</h1>');
@@ -53,11 +45,11 @@ describe('GET /listings/:id (public, no key)', () => {
   it('is the `url` the API gives for the listing', async () => {
     const l = await insertListing(t.db, { title: 'Studio in Esch', commune: 'Esch-sur-Alzette' });
     const { key } = await createKey(t.db, 'free');
-    const api = await request(app).get(`/api/v1/listings/${l.id}`).set(bearer(key));
-    expect(api.status).toBe(200);
+    const api = await request(t.app).get(`/api/v1/listings/${l.id}`).set(bearer(key));
+    expect(api).toHaveStatus(200);
     const url = new URL(api.body.url ?? api.body.data?.url);
-    const page = await request(app).get(url.pathname);
-    expect(page.status).toBe(200);
+    const page = await request(t.app).get(url.pathname);
+    expect(page).toHaveStatus(200);
     expect(page.text).toContain('Studio in Esch');
   });
 
@@ -71,8 +63,8 @@ describe('GET /listings/:id (public, no key)', () => {
       rooms: null,
       source_url: null,
     });
-    const res = await request(app).get(`/listings/${l.id}`);
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get(`/listings/${l.id}`);
+    expect(res).toHaveStatus(200);
     expect(res.text).toContain('<p class="price">€895,000</p>');
     expect(res.text).toContain('<dt>Area</dt><dd>not given</dd>');
     expect(res.text).toContain('<dt>Rooms</dt><dd>not given</dd>');
@@ -87,8 +79,8 @@ describe('GET /listings/:id (public, no key)', () => {
       images: ['javascript:alert(1)', 'http://insecure.example/1.jpg', 'https://ok.example/1.jpg" onerror="alert(1)'],
       source_url: 'javascript:alert(document.cookie)',
     });
-    const res = await request(app).get(`/listings/${l.id}`);
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get(`/listings/${l.id}`);
+    expect(res).toHaveStatus(200);
     expect(res.text).not.toContain('<script>alert');
     expect(res.text).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;quotes&quot;');
     expect(res.text).toContain('&lt;b&gt;Belair&lt;/b&gt;');
@@ -101,8 +93,8 @@ describe('GET /listings/:id (public, no key)', () => {
 
   it('shows flagged active listings too (the flags themselves are not shown)', async () => {
     const l = await insertListing(t.db, { title: 'Suspiciously cheap loft', flags: ['price_outlier'] });
-    const res = await request(app).get(`/listings/${l.id}`);
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get(`/listings/${l.id}`);
+    expect(res).toHaveStatus(200);
     expect(res.text).toContain('Suspiciously cheap loft');
     expect(res.text).not.toContain('price_outlier');
   });
@@ -110,8 +102,8 @@ describe('GET /listings/:id (public, no key)', () => {
   it('answers a friendly HTML 404 for inactive, unknown and odd ids', async () => {
     const gone = await insertListing(t.db, { title: 'Withdrawn flat', status: 'inactive', removed_at: new Date() });
     for (const path of [`/listings/${gone.id}`, '/listings/lst_00000000000000000000', `/listings/${'x'.repeat(300)}`, '/listings/%27%3B--', '/listings', '/listings/a/b']) {
-      const res = await request(app).get(path);
-      expect(res.status, path).toBe(404);
+      const res = await request(t.app).get(path);
+      expect(res, path).toHaveStatus(404);
       expect(res.headers['content-type'], path).toMatch(/^text\/html/);
       expect(res.text).toContain('Listing not found');
       expect(res.text).not.toContain('Withdrawn flat');
@@ -121,8 +113,8 @@ describe('GET /listings/:id (public, no key)', () => {
   it('sends a merged duplicate to the listing that absorbed it', async () => {
     const kept = await insertListing(t.db, { title: 'The surviving listing' });
     const dup = await insertListing(t.db, { source: 'other-agency', title: 'A duplicate', status: 'merged', merged_into: kept.id });
-    const res = await request(app).get(`/listings/${dup.id}`);
-    expect(res.status).toBe(302);
+    const res = await request(t.app).get(`/listings/${dup.id}`);
+    expect(res).toHaveStatus(302);
     expect(res.headers.location).toBe(`/listings/${kept.id}`);
   });
 });

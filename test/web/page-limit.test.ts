@@ -1,36 +1,23 @@
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertListing, testRedis } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
-import { buildWebApp, type WebApp } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
+import { insertListing } from '../helpers/factory.js';
+import { buildWebApp } from './helpers.js';
 
 // Issue 10, item 1: the public pages had no limit at all (800 listing pages in 3.9 s from
 // one address). They are limited per client IP, in Redis like /api/v1/stats.
-let t: TestDb;
-let redis: Redis;
-let app: WebApp;
-let listingPath: string;
-const prefix = `lftest:pages:${randomBytes(4).toString('hex')}:`;
 const LIMIT = 5;
+const t = useTestContext({
+  app: 'web',
+  redis: true,
+  // X-Forwarded-For from loopback is trusted here, so each test can be its own client IP.
+  deps: { config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: ['loopback'], STATS_RATE_LIMIT_PER_MINUTE: 1000, PAGES_RATE_LIMIT_PER_MINUTE: LIMIT } },
+});
+let listingPath: string;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  redis = testRedis();
-  app = await buildWebApp(t.db, {
-    redis,
-    redisPrefix: prefix,
-    // X-Forwarded-For from loopback is trusted here, so each test can be its own client IP.
-    config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: ['loopback'], STATS_RATE_LIMIT_PER_MINUTE: 1000, PAGES_RATE_LIMIT_PER_MINUTE: LIMIT },
-  });
   listingPath = `/listings/${(await insertListing(t.db)).id}`;
-});
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await t?.drop();
 });
 
 let ipSeq = 0;
@@ -39,15 +26,15 @@ const newIp = () => `192.0.2.${++ipSeq}`;
 describe('the per-address limit of the HTML pages', () => {
   it('answers a 429 page with Retry-After past the limit, over listing pages, the key page and its forms alike', async () => {
     const ip = newIp();
-    for (let i = 0; i < LIMIT - 1; i++) expect((await request(app).get(listingPath).set('X-Forwarded-For', ip)).status).toBe(200);
-    expect((await request(app).get('/api-keys').set('X-Forwarded-For', ip)).status).toBe(200);
+    for (let i = 0; i < LIMIT - 1; i++) expect(await request(t.app).get(listingPath).set('X-Forwarded-For', ip)).toHaveStatus(200);
+    expect(await request(t.app).get('/api-keys').set('X-Forwarded-For', ip)).toHaveStatus(200);
     for (const res of [
-      await request(app).get(listingPath).set('X-Forwarded-For', ip),
-      await request(app).get('/listings/lst_00000000000000000000').set('X-Forwarded-For', ip),
-      await request(app).get('/api-keys').set('X-Forwarded-For', ip),
-      await request(app).post('/api-keys/sign-in').set('X-Forwarded-For', ip).type('form').send({ email: 'a@b.lu', password: 'x' }),
+      await request(t.app).get(listingPath).set('X-Forwarded-For', ip),
+      await request(t.app).get('/listings/lst_00000000000000000000').set('X-Forwarded-For', ip),
+      await request(t.app).get('/api-keys').set('X-Forwarded-For', ip),
+      await request(t.app).post('/api-keys/sign-in').set('X-Forwarded-For', ip).type('form').send({ email: 'a@b.lu', password: 'x' }),
     ]) {
-      expect(res.status).toBe(429);
+      expect(res).toHaveStatus(429);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toContain('Too many requests');
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
@@ -55,19 +42,19 @@ describe('the per-address limit of the HTML pages', () => {
       expect(res.headers['content-security-policy']).toContain("default-src 'self'");
     }
     // Another address is not affected; the stylesheet, the API and its stats are not limited here.
-    expect((await request(app).get(listingPath).set('X-Forwarded-For', newIp())).status).toBe(200);
-    const page = await request(app).get('/api-keys').set('X-Forwarded-For', newIp());
+    expect(await request(t.app).get(listingPath).set('X-Forwarded-For', newIp())).toHaveStatus(200);
+    const page = await request(t.app).get('/api-keys').set('X-Forwarded-For', newIp());
     const css = /href="(\/web\/style\.[0-9a-f]+\.css)"/.exec(page.text)![1];
-    expect((await request(app).get(css).set('X-Forwarded-For', ip)).status).toBe(200);
-    expect((await request(app).get('/api/v1/stats').set('X-Forwarded-For', ip)).status).toBe(200);
+    expect(await request(t.app).get(css).set('X-Forwarded-For', ip)).toHaveStatus(200);
+    expect(await request(t.app).get('/api/v1/stats').set('X-Forwarded-For', ip)).toHaveStatus(200);
     // The counters are in Redis.
-    expect((await redis.keys(`${prefix}pages-ip:*`)).length).toBeGreaterThan(0);
+    expect((await t.redis.keys(`${t.redisPrefix}pages-ip:*`)).length).toBeGreaterThan(0);
   });
 
   it('does not trust X-Forwarded-For from a client that is not a configured proxy', async () => {
     const direct = await buildWebApp(t.db, {
-      redis,
-      redisPrefix: `${prefix}direct:`,
+      redis: t.redis,
+      redisPrefix: `${t.redisPrefix}direct:`,
       config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000, PAGES_RATE_LIMIT_PER_MINUTE: LIMIT },
     });
     // A scraper rotating made-up addresses is still one client.
@@ -82,10 +69,10 @@ describe('the per-address limit of the HTML pages', () => {
     try {
       const outage = await buildWebApp(t.db, {
         redis: dead,
-        redisPrefix: `${prefix}dead:`,
+        redisPrefix: `${t.redisPrefix}dead:`,
         config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000, PAGES_RATE_LIMIT_PER_MINUTE: LIMIT },
       });
-      for (let i = 0; i < LIMIT + 2; i++) expect((await request(outage).get(listingPath)).status).toBe(200);
+      for (let i = 0; i < LIMIT + 2; i++) expect(await request(outage).get(listingPath)).toHaveStatus(200);
       expect(outage.locals.storeHealth.errors).toBeGreaterThan(0);
     } finally {
       dead.disconnect();

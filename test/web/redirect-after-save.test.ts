@@ -1,12 +1,9 @@
-import { once } from 'node:events';
 import http from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { SESSION_COOKIE } from '../../src/web/session.js';
-import { buildWebApp, createKeyInUi, csrfFrom, keyIdFrom, PASSWORD, uniqueEmail } from './helpers.js';
+import { useTestContext } from '../helpers/context.js';
+import { createKeyInUi, csrfFrom, keyIdFrom, PASSWORD, uniqueEmail } from './helpers.js';
 
 // Issue 10, item 13: the browser test sometimes waited forever for the "is revoked" notice.
 // express-session saves a changed session while the response ends, but writes the headers
@@ -15,21 +12,11 @@ import { buildWebApp, createKeyInUi, csrfFrom, keyIdFrom, PASSWORD, uniqueEmail 
 // (a slow store) that was the revoke step. The session row is locked here to make the store
 // slow on purpose.
 
-let t: TestDb;
-let server: Server;
+const t = useTestContext({ app: 'web', deps: { web: { bcryptCost: 4 } } });
 let port: number;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  const app = await buildWebApp(t.db, { web: { bcryptCost: 4 } });
-  server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  port = (server.address() as AddressInfo).port;
-});
-afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  await t?.drop();
+  ({ port } = await t.listen());
 });
 
 function post(path: string, cookie: string, form: Record<string, string>): Promise<http.IncomingMessage> {
@@ -64,13 +51,13 @@ describe('redirects of the key pages', () => {
         .type('form')
         .send({ _csrf: csrfFrom(first.text), email: uniqueEmail('redirect'), password: PASSWORD, password_repeat: PASSWORD }),
     );
-    expect(signUp.status, signUp.text).toBe(303);
+    expect(signUp).toHaveStatus(303);
     const { res: created } = await createKeyInUi(agent, 'Soon revoked');
     keep(created);
-    expect(created.status).toBe(201);
+    expect(created).toHaveStatus(201);
     const keyId = keyIdFrom(created.text, 'Soon revoked');
     const confirm = keep(await agent.get(`/api-keys/keys/${keyId}/revoke`));
-    expect(confirm.status).toBe(200);
+    expect(confirm).toHaveStatus(200);
     const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
 
     const sid = /^s:([^.]+)\./.exec(decodeURIComponent(jar.get(SESSION_COOKIE)!))![1];

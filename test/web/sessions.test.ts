@@ -1,57 +1,50 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
-import { buildWebApp, csrfCookie, csrfFrom, PASSWORD, pageToken, sessionCookie, signIn, signUp, uniqueEmail, type WebApp } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
+import { csrfCookie, csrfFrom, PASSWORD, pageToken, sessionCookie, signIn, signUp, uniqueEmail } from './helpers.js';
 
 // Issue 10, item 7: every anonymous GET /api-keys wrote a session row (the CSRF token lived
 // in the session), kept 8 hours: 2,000 requests, 2,000 rows.
-let t: TestDb;
-let app: WebApp;
-
-beforeAll(async () => {
-  t = await createTestDb();
-  app = await buildWebApp(t.db);
-});
-afterAll(async () => t?.drop());
+const t = useTestContext({ app: 'web' });
 
 const sessionRows = async () => Number((await t.db('web_sessions').count<{ n: number }[]>('* as n'))[0].n);
 
 describe('sessions are made only when someone signs in', () => {
   it('anonymous visits write no session row and set no session cookie', async () => {
     await t.db('web_sessions').del();
-    const agent = request.agent(app);
+    const agent = request.agent(t.app);
     for (let i = 0; i < 40; i++) {
-      const res = await (i % 2 === 0 ? agent : request(app)).get('/api-keys');
-      expect(res.status).toBe(200);
+      const res = await (i % 2 === 0 ? agent : request(t.app)).get('/api-keys');
+      expect(res).toHaveStatus(200);
       expect(sessionCookie(res)).toBeNull();
     }
     // Pages that send an anonymous visitor elsewhere, and forms that fail, write none either.
     const revoke = await agent.get('/api-keys/keys/key_0000000000000000/revoke');
-    expect(revoke.status).toBe(303);
+    expect(revoke).toHaveStatus(303);
     const landing = await agent.get(revoke.headers.location);
     expect(landing.text).toContain('Please sign in first.');
     for (const path of ['/api-keys/sign-in', '/api-keys/keys', '/api-keys/nothing']) await agent.get(path);
     let _csrf = await pageToken(agent);
-    expect((await agent.post('/api-keys/sign-in').type('form').send({ _csrf, email: uniqueEmail(), password: 'not the password at all' })).status).toBe(400);
+    expect(await agent.post('/api-keys/sign-in').type('form').send({ _csrf, email: uniqueEmail(), password: 'not the password at all' })).toHaveStatus(400);
     _csrf = await pageToken(agent);
-    expect((await agent.post('/api-keys/sign-up').type('form').send({ _csrf, email: uniqueEmail(), password: 'short', password_repeat: 'short' })).status).toBe(400);
+    expect(await agent.post('/api-keys/sign-up').type('form').send({ _csrf, email: uniqueEmail(), password: 'short', password_repeat: 'short' })).toHaveStatus(400);
     _csrf = await pageToken(agent);
-    expect((await agent.post('/api-keys/sign-out').type('form').send({ _csrf })).status).toBe(303);
+    expect(await agent.post('/api-keys/sign-out').type('form').send({ _csrf })).toHaveStatus(303);
     expect(await sessionRows()).toBe(0);
   });
 
   it('a sign-in makes one; sign-out removes it', async () => {
     const email = uniqueEmail('session');
-    await signUp(request.agent(app), email);
+    await signUp(request.agent(t.app), email);
     await t.db('web_sessions').del();
-    const agent = request.agent(app);
+    const agent = request.agent(t.app);
     const res = await signIn(agent, email);
-    expect(res.status, res.text).toBe(303);
+    expect(res).toHaveStatus(303);
     expect(sessionCookie(res)).not.toBeNull();
     expect(await sessionRows()).toBe(1);
     expect((await agent.get('/api-keys')).text).toContain('Signed in as');
     const _csrf = await pageToken(agent);
-    expect((await agent.post('/api-keys/sign-out').type('form').send({ _csrf })).status).toBe(303);
+    expect(await agent.post('/api-keys/sign-out').type('form').send({ _csrf })).toHaveStatus(303);
     expect(await sessionRows()).toBe(0);
   });
 });
@@ -59,13 +52,13 @@ describe('sessions are made only when someone signs in', () => {
 describe('the forms of anonymous visitors are still protected against CSRF', () => {
   it('refuses a sign-in posted without a token, with a made-up one, or with another browser’s token (login CSRF)', async () => {
     const email = uniqueEmail('victim');
-    await signUp(request.agent(app), email);
+    await signUp(request.agent(t.app), email);
     // The attacker's own token and cookie, fetched from our page.
-    const attackerPage = await request(app).get('/api-keys');
+    const attackerPage = await request(t.app).get('/api-keys');
     const attackerToken = csrfFrom(attackerPage.text);
     const attackerCookie = csrfCookie(attackerPage)!.split(';')[0];
 
-    const victim = request.agent(app);
+    const victim = request.agent(t.app);
     await victim.get('/api-keys'); // the victim has a cookie of their own
     const victimToken = await pageToken(victim);
     const forged = [
@@ -76,31 +69,31 @@ describe('the forms of anonymous visitors are still protected against CSRF', () 
     ];
     for (const extra of forged) {
       const res = await victim.post('/api-keys/sign-in').type('form').send({ ...extra, email, password: PASSWORD });
-      expect(res.status, JSON.stringify(extra)).toBe(403);
+      expect(res, JSON.stringify(extra)).toHaveStatus(403);
       expect(res.text).toContain('This form has expired');
       expect(sessionCookie(res)).toBeNull();
     }
     // No cookie at all (a cross-site post from a browser that never saw our page).
-    expect((await request(app).post('/api-keys/sign-in').type('form').send({ _csrf: attackerToken, email, password: PASSWORD })).status).toBe(403);
+    expect(await request(t.app).post('/api-keys/sign-in').type('form').send({ _csrf: attackerToken, email, password: PASSWORD })).toHaveStatus(403);
     // A cookie and token made under another secret (or altered) are refused too.
     const [hmac, random] = attackerToken.split('.');
     const altered = `${hmac.slice(0, -1)}${hmac.endsWith('0') ? '1' : '0'}.${random}`;
-    expect((await request(app).post('/api-keys/sign-in').set('Cookie', `lf_csrf=${altered}`).type('form').send({ _csrf: altered, email, password: PASSWORD })).status).toBe(403);
+    expect(await request(t.app).post('/api-keys/sign-in').set('Cookie', `lf_csrf=${altered}`).type('form').send({ _csrf: altered, email, password: PASSWORD })).toHaveStatus(403);
     // The genuine pair works.
-    expect((await request(app).post('/api-keys/sign-in').set('Cookie', attackerCookie).type('form').send({ _csrf: attackerToken, email, password: PASSWORD })).status).toBe(303);
-    expect((await victim.post('/api-keys/sign-in').type('form').send({ _csrf: victimToken, email, password: PASSWORD })).status).toBe(303);
+    expect(await request(t.app).post('/api-keys/sign-in').set('Cookie', attackerCookie).type('form').send({ _csrf: attackerToken, email, password: PASSWORD })).toHaveStatus(303);
+    expect(await victim.post('/api-keys/sign-in').type('form').send({ _csrf: victimToken, email, password: PASSWORD })).toHaveStatus(303);
   });
 
   it('a token from before sign-in does not work after it (it is bound to the session once there is one)', async () => {
     const email = uniqueEmail('bound');
-    const agent = request.agent(app);
+    const agent = request.agent(t.app);
     const anonymousToken = await pageToken(agent);
-    expect((await agent.post('/api-keys/sign-up').type('form').send({ _csrf: anonymousToken, email, password: PASSWORD, password_repeat: PASSWORD })).status).toBe(303);
-    expect((await agent.post('/api-keys/sign-out').type('form').send({ _csrf: anonymousToken })).status).toBe(403);
+    expect(await agent.post('/api-keys/sign-up').type('form').send({ _csrf: anonymousToken, email, password: PASSWORD, password_repeat: PASSWORD })).toHaveStatus(303);
+    expect(await agent.post('/api-keys/sign-out').type('form').send({ _csrf: anonymousToken })).toHaveStatus(403);
     const page = await agent.get('/api-keys');
     expect(page.text).toContain('Signed in as');
     const signedInToken = csrfFrom(page.text);
     expect(signedInToken).not.toBe(anonymousToken);
-    expect((await agent.post('/api-keys/sign-out').type('form').send({ _csrf: signedInToken })).status).toBe(303);
+    expect(await agent.post('/api-keys/sign-out').type('form').send({ _csrf: signedInToken })).toHaveStatus(303);
   });
 });

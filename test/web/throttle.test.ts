@@ -1,35 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis } from '../helpers/factory.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
-import { buildWebApp, pageToken, PASSWORD, signUp, uniqueEmail, type WebApp } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
+import { buildWebApp, pageToken, PASSWORD, signUp, uniqueEmail } from './helpers.js';
 
 // Sign-in throttling against the machine's Redis, under a prefix of this file's own.
-let t: TestDb;
-let redis: Redis;
-let app: WebApp;
-const prefix = `lftest:web:${randomBytes(4).toString('hex')}:`;
-
-beforeAll(async () => {
-  t = await createTestDb();
-  redis = testRedis();
-  app = await buildWebApp(t.db, {
-    redis,
-    redisPrefix: prefix,
+const t = useTestContext({
+  app: 'web',
+  redis: true,
+  deps: {
     // X-Forwarded-For from loopback is trusted here, so each test can be its own client IP.
     config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: ['loopback'], STATS_RATE_LIMIT_PER_MINUTE: 1000 },
     // This file counts attempts, not hashes: bcrypt at its minimum cost keeps its ~30 sign-ins
     // fast (the other web tests run at the production cost of 12).
     web: { failuresPerEmail: 3, attemptsPerIp: 6, bcryptCost: 4 },
-  });
-});
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await t?.drop();
+  },
 });
 
 let ipSeq = 0;
@@ -43,15 +28,15 @@ async function attempt(agent: ReturnType<typeof request.agent>, ip: string, emai
 describe('sign-in throttling (Redis)', () => {
   it('pauses an email after 3 failed sign-ins: a clear 429 page with Retry-After, even for the right password', async () => {
     const email = uniqueEmail('target');
-    await signUp(request.agent(app), email);
-    const agent = request.agent(app);
+    await signUp(request.agent(t.app), email);
+    const agent = request.agent(t.app);
     for (let i = 0; i < 3; i++) {
       // From a different address each time: the per-email limit is what holds.
       const res = await attempt(agent, newIp(), email, `wrong password ${i}!`);
-      expect(res.status, res.text).toBe(400);
+      expect(res).toHaveStatus(400);
     }
     const blocked = await attempt(agent, newIp(), email.toUpperCase(), PASSWORD);
-    expect(blocked.status).toBe(429);
+    expect(blocked).toHaveStatus(429);
     expect(blocked.headers['content-type']).toMatch(/^text\/html/);
     expect(blocked.text).toContain('Too many attempts');
     expect(blocked.text).toMatch(/signing in is paused for about \d+ minutes?/);
@@ -59,46 +44,46 @@ describe('sign-in throttling (Redis)', () => {
     expect(blocked.text).not.toContain('Signed in as');
 
     // The counters are in Redis, keyed by a digest of the address (not the address itself).
-    const keys = await redis.keys(`${prefix}web-failures-email:*`);
+    const keys = await t.redis.keys(`${t.redisPrefix}web-failures-email:*`);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.join(' ')).not.toContain('@');
 
     // Another account is not affected.
     const other = uniqueEmail('other');
-    await signUp(request.agent(app), other);
-    expect((await attempt(request.agent(app), newIp(), other, PASSWORD)).status).toBe(303);
+    await signUp(request.agent(t.app), other);
+    expect(await attempt(request.agent(t.app), newIp(), other, PASSWORD)).toHaveStatus(303);
   });
 
   it('does not count successful sign-ins against the email', async () => {
     const email = uniqueEmail('regular');
-    await signUp(request.agent(app), email);
-    for (let i = 0; i < 4; i++) expect((await attempt(request.agent(app), newIp(), email, PASSWORD)).status).toBe(303);
-    expect((await attempt(request.agent(app), newIp(), email, 'a wrong one this time')).status).toBe(400);
+    await signUp(request.agent(t.app), email);
+    for (let i = 0; i < 4; i++) expect(await attempt(request.agent(t.app), newIp(), email, PASSWORD)).toHaveStatus(303);
+    expect(await attempt(request.agent(t.app), newIp(), email, 'a wrong one this time')).toHaveStatus(400);
   });
 
   it('limits attempts per client IP, whatever the emails', async () => {
     const ip = newIp();
-    const agent = request.agent(app);
-    for (let i = 0; i < 6; i++) expect((await attempt(agent, ip, uniqueEmail('spray'), 'guessing password 1')).status).toBe(400);
+    const agent = request.agent(t.app);
+    for (let i = 0; i < 6; i++) expect(await attempt(agent, ip, uniqueEmail('spray'), 'guessing password 1')).toHaveStatus(400);
     const blocked = await attempt(agent, ip, uniqueEmail('spray'), 'guessing password 1');
-    expect(blocked.status).toBe(429);
+    expect(blocked).toHaveStatus(429);
     expect(blocked.text).toContain('too many sign-in attempts from your network');
     // Sign-ups from that address are held back too; another address is not.
     const _csrf = await pageToken(agent);
     const signUpBlocked = await agent.post('/api-keys/sign-up').set('X-Forwarded-For', ip).type('form').send({ _csrf, email: uniqueEmail(), password: PASSWORD, password_repeat: PASSWORD });
-    expect(signUpBlocked.status).toBe(429);
-    expect((await attempt(agent, newIp(), uniqueEmail('spray'), 'guessing password 1')).status).toBe(400);
-    expect((await redis.keys(`${prefix}web-attempts-ip:*`)).length).toBeGreaterThan(0);
+    expect(signUpBlocked).toHaveStatus(429);
+    expect(await attempt(agent, newIp(), uniqueEmail('spray'), 'guessing password 1')).toHaveStatus(400);
+    expect((await t.redis.keys(`${t.redisPrefix}web-attempts-ip:*`)).length).toBeGreaterThan(0);
   });
 
   it('lets people sign in while Redis is unreachable (no 500, throttling resumes with Redis)', async () => {
     const dead = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 200, lazyConnect: true, retryStrategy: () => null });
     dead.on('error', () => undefined);
-    const outage = await buildWebApp(t.db, { redis: dead, redisPrefix: `${prefix}dead:`, web: { failuresPerEmail: 1, bcryptCost: 4 } });
+    const outage = await buildWebApp(t.db, { redis: dead, redisPrefix: `${t.redisPrefix}dead:`, web: { failuresPerEmail: 1, bcryptCost: 4 } });
     const email = uniqueEmail('outage');
-    expect((await signUp(request.agent(outage), email)).status).toBe(303);
-    for (let i = 0; i < 3; i++) expect((await attempt(request.agent(outage), newIp(), email, 'wrong wrong wrong')).status).toBe(400);
-    expect((await attempt(request.agent(outage), newIp(), email, PASSWORD)).status).toBe(303);
+    expect(await signUp(request.agent(outage), email)).toHaveStatus(303);
+    for (let i = 0; i < 3; i++) expect(await attempt(request.agent(outage), newIp(), email, 'wrong wrong wrong')).toHaveStatus(400);
+    expect(await attempt(request.agent(outage), newIp(), email, PASSWORD)).toHaveStatus(303);
     expect(outage.locals.storeHealth.errors).toBeGreaterThan(0);
     dead.disconnect();
   });

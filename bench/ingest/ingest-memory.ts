@@ -1,5 +1,5 @@
 // Peak memory of the ingest CLI on big deliveries. Not part of the test run:
-//   npx tsx test/ingest/bench/ingest-memory.ts [--mb 50] [--formats csv,openimmo,json] [--endless-mb 1024] [--keep-files DIR] [--area] [--compiled]
+//   npm run bench:ingest-memory -- [--mb 50] [--formats csv,openimmo,json] [--endless-mb 1024] [--keep-files DIR] [--area] [--compiled]
 // Generates a feed of about --mb megabytes in each format (distinct listings all over the
 // country, realistic fields, one in a hundred rejected, no area unless --area), creates a scratch database on the machine's
 // PostgreSQL (TEST_PG_URL or postgres://postgres@127.0.0.1:5432), and runs the CLI (node
@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import knex from 'knex';
-import { createDb, migrateLatest } from '../../../src/db/knex.js';
-import { projectRoot } from '../../../src/lib/paths.js';
-import { CSV_HEADER_LINE } from '../helpers.js';
+import { createDb, migrateLatest } from '../../src/db/knex.js';
+import { projectRoot } from '../../src/lib/paths.js';
+import { CSV_HEADER_LINE } from '../../test/ingest/helpers.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -1,12 +1,10 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListingRow } from '../src/domain/listing.js';
-import { bearer, buildTestApp, createKey, insertListing, type ListingInput } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ListingRow } from '../../src/domain/listing.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, insertListing, type ListingInput } from '../helpers/factory.js';
 
-let t: TestDb;
-let app: Awaited<ReturnType<typeof buildTestApp>>;
-let key: string;
+const t = useTestContext({ app: 'api', keys: ['starter'] });
 const L: Record<string, ListingRow> = {};
 
 const CENTRE = { lat: 49.6116, lng: 6.1319 };
@@ -16,9 +14,6 @@ const north = (km: number) => ({ lat: CENTRE.lat + km / KM_PER_DEG, lng: CENTRE.
 const day = (d: number) => new Date(Date.UTC(2026, 10, d, 12, 0, 0, 0));
 
 beforeAll(async () => {
-  t = await createTestDb();
-  app = await buildTestApp(t.db);
-  key = (await createKey(t.db, 'starter')).key;
   const fixtures: Record<string, ListingInput> = {
     lux_centre: { commune: 'Luxembourg', locality: 'Ville Haute', price_eur: 2000, rooms: 3, area_m2: 80, ...CENTRE, created_at: day(10) },
     lux_kirchberg: { commune: 'Luxembourg', locality: 'Kirchberg', price_eur: 2500, rooms: 2, area_m2: 60, ...north(1.999), created_at: day(11) },
@@ -35,11 +30,10 @@ beforeAll(async () => {
   // A merged duplicate of lux_centre (another source) never shows.
   L.merged = await insertListing(t.db, { external_id: 'merged', source: 'other-agency', status: 'merged', merged_into: L.lux_centre.id, created_at: day(16) });
 });
-afterAll(async () => t?.drop());
 
 async function ids(qs: string): Promise<string[]> {
-  const res = await request(app).get(`/api/v1/listings${qs}`).set(bearer(key));
-  expect(res.status, `${qs} ${JSON.stringify(res.body)}`).toBe(200);
+  const res = await request(t.app).get(`/api/v1/listings${qs}`).set(bearer(t.keys.starter));
+  expect(res, qs).toHaveStatus(200);
   expect(res.body.meta.total, qs).toBeGreaterThanOrEqual(res.body.data.length);
   return res.body.data.map((l: { external_id: string }) => l.external_id);
 }
@@ -47,7 +41,7 @@ const sorted = (a: string[]) => [...a].sort();
 
 describe('listing filters', () => {
   it('lists only active listings, newest first by default, with meta', async () => {
-    const res = await request(app).get('/api/v1/listings').set(bearer(key));
+    const res = await request(t.app).get('/api/v1/listings').set(bearer(t.keys.starter));
     expect(res.body.meta).toMatchObject({ total: 9, page: 1, per_page: 20 });
     expect(res.body.meta.last_updated === null || typeof res.body.meta.last_updated === 'string').toBe(true);
     expect(res.body.data.map((l: { external_id: string }) => l.external_id)).toEqual([
@@ -64,7 +58,7 @@ describe('listing filters', () => {
   });
 
   it('returns every field of the listing object', async () => {
-    const res = await request(app).get('/api/v1/listings?commune=Kirchberg').set(bearer(key));
+    const res = await request(t.app).get('/api/v1/listings?commune=Kirchberg').set(bearer(t.keys.starter));
     const l = res.body.data[0];
     expect(Object.keys(l).sort()).toEqual(
       [
@@ -75,7 +69,7 @@ describe('listing filters', () => {
     expect(l.url).toBe(`https://api.example.test/listings/${L.lux_kirchberg.id}`);
     expect(l.created_at).toBe('2026-11-11T12:00:00.000Z');
     expect(l.images).toEqual([]);
-    const nulls = await request(app).get('/api/v1/listings?commune=Gare').set(bearer(key));
+    const nulls = await request(t.app).get('/api/v1/listings?commune=Gare').set(bearer(t.keys.starter));
     expect(nulls.body.data[0].area_m2).toBeNull();
   });
 
@@ -126,8 +120,8 @@ describe('listing filters', () => {
 
 describe('geo search', () => {
   it('includes 1.999 km and excludes 2.001 km for radius 2, sorted by distance with distance_km', async () => {
-    const res = await request(app).get(`/api/v1/listings?lat=${CENTRE.lat}&lng=${CENTRE.lng}&radius_km=2`).set(bearer(key));
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get(`/api/v1/listings?lat=${CENTRE.lat}&lng=${CENTRE.lng}&radius_km=2`).set(bearer(t.keys.starter));
+    expect(res).toHaveStatus(200);
     expect(res.body.data.map((l: { external_id: string }) => l.external_id)).toEqual(['lux_centre', 'lux_sale', 'lux_kirchberg']);
     expect(res.body.data.map((l: { distance_km: number }) => l.distance_km)).toEqual([0, 0.5, 1.999]);
     expect(res.body.meta.total).toBe(3);
@@ -187,8 +181,8 @@ describe('sorting and paging', () => {
       for (let page = 1; page <= 5; page++) paged.push(...(await ids(`?sort=${sort}&per_page=2&page=${page}`)));
       expect(paged, sort).toEqual(all);
     }
-    const res = await request(app).get('/api/v1/listings?page=50&per_page=10').set(bearer(key));
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get('/api/v1/listings?page=50&per_page=10').set(bearer(t.keys.starter));
+    expect(res).toHaveStatus(200);
     expect(res.body.data).toEqual([]);
     expect(res.body.meta).toMatchObject({ total: 9, page: 50, per_page: 10 });
   });
@@ -196,21 +190,21 @@ describe('sorting and paging', () => {
 
 describe('live totals', () => {
   it('a committed change shows in the next answer (the cached count follows the data version)', async () => {
-    const before = await request(app).get('/api/v1/listings?commune=Mamer').set(bearer(key));
+    const before = await request(t.app).get('/api/v1/listings?commune=Mamer').set(bearer(t.keys.starter));
     expect(before.body.meta.total).toBe(0);
     const trx = await t.db.transaction();
     try {
       await insertListing(trx as unknown as typeof t.db, { id: 'lst_live_1', external_id: 'live-1', commune: 'Mamer' });
-      const during = await request(app).get('/api/v1/listings?commune=Mamer').set(bearer(key));
+      const during = await request(t.app).get('/api/v1/listings?commune=Mamer').set(bearer(t.keys.starter));
       expect(during.body.meta.total).toBe(0); // not committed yet
     } finally {
       await trx.commit();
     }
-    const after = await request(app).get('/api/v1/listings?commune=Mamer').set(bearer(key));
+    const after = await request(t.app).get('/api/v1/listings?commune=Mamer').set(bearer(t.keys.starter));
     expect(after.body.meta.total).toBe(1);
     expect(after.body.data[0].id).toBe('lst_live_1');
     await t.db('listings').where({ id: 'lst_live_1' }).update({ status: 'inactive', removed_at: new Date() });
-    const gone = await request(app).get('/api/v1/listings?commune=Mamer').set(bearer(key));
+    const gone = await request(t.app).get('/api/v1/listings?commune=Mamer').set(bearer(t.keys.starter));
     expect(gone.body.meta.total).toBe(0);
     await t.db('listings').where({ id: 'lst_live_1' }).del();
   });
@@ -218,13 +212,13 @@ describe('live totals', () => {
 
 describe('single listing', () => {
   it('returns an active listing and 404 for inactive, merged or unknown ones', async () => {
-    const ok = await request(app).get(`/api/v1/listings/${L.lux_centre.id}`).set(bearer(key));
-    expect(ok.status).toBe(200);
+    const ok = await request(t.app).get(`/api/v1/listings/${L.lux_centre.id}`).set(bearer(t.keys.starter));
+    expect(ok).toHaveStatus(200);
     expect(ok.body).toMatchObject({ id: L.lux_centre.id, external_id: 'lux_centre', commune: 'Luxembourg', locality: 'Ville Haute', price_eur: 2000 });
     expect(ok.body.flags).toBeUndefined();
     for (const id of [L.inactive.id, L.merged.id, 'lst_00000000000000000000']) {
-      const res = await request(app).get(`/api/v1/listings/${id}`).set(bearer(key));
-      expect(res.status).toBe(404);
+      const res = await request(t.app).get(`/api/v1/listings/${id}`).set(bearer(t.keys.starter));
+      expect(res).toHaveStatus(404);
       expect(res.body.code).toBe('not_found');
     }
   });

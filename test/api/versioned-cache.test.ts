@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VersionedCache } from '../src/cache/versioned-cache.js';
+import { VersionedCache } from '../../src/cache/versioned-cache.js';
 
 describe('VersionedCache', () => {
   it('reuses an answer only within one data version', async () => {

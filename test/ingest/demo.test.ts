@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LISTING_TYPES, NATIVE_SOURCE } from '../src/domain/listing.js';
-import { generateDemoData, type DemoData, type DemoFeedStep, type DemoNativeStep } from '../src/demo/generate.js';
-import { seedDemo, type SeedResult } from '../src/demo/seed.js';
-import { FILE_READERS, collectFeed } from '../src/ingest/adapters/index.js';
-import { marketPrices } from '../src/repositories/market.js';
-import { readCommunes, readDataCsv } from '../src/reference/csv.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { LISTING_TYPES, NATIVE_SOURCE } from '../../src/domain/listing.js';
+import { generateDemoData, type DemoData, type DemoFeedStep, type DemoNativeStep } from '../../src/demo/generate.js';
+import { seedDemo, type SeedResult } from '../../src/demo/seed.js';
+import { FILE_READERS, collectFeed } from '../../src/ingest/adapters/index.js';
+import { marketPrices } from '../../src/repositories/market.js';
+import { readCommunes, readDataCsv } from '../../src/reference/csv.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 const DAY = 86_400_000;

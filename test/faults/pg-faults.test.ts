@@ -4,10 +4,10 @@ import path from 'node:path';
 import request from 'supertest';
 import { register } from 'tsx/esm/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/db/embedded.js';
-import { createDb, migrateLatest } from '../src/db/knex.js';
-import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
-import { freePort } from './helpers/redis-server.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded.js';
+import { createDb, migrateLatest } from '../../src/db/knex.js';
+import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
+import { freePort } from '../helpers/redis-server.js';
 
 // PostgreSQL going away while the service runs, on a throwaway server (never the machine's).
 describe('PostgreSQL going away and coming back', () => {
@@ -38,22 +38,22 @@ describe('PostgreSQL going away and coming back', () => {
       const key = (await createKey(db, 'pro')).key;
       await insertListing(db);
       const app = await buildTestApp(db);
-      expect((await request(app).get('/api/v1/listings').set(bearer(key))).status).toBe(200);
+      expect(await request(app).get('/api/v1/listings').set(bearer(key))).toHaveStatus(200);
 
       await pg!.stop();
       pg = null;
       for (const path of ['/api/v1/listings', '/api/v1/stats', '/api/v1/market/prices', '/readyz']) {
         const started = Date.now();
         const res = await request(app).get(path).set(bearer(key));
-        expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(503);
+        expect(res, path).toHaveStatus(503);
         if (path !== '/readyz') expect(res.body.code).toBe('unavailable');
         expect(Date.now() - started, path).toBeLessThan(6000);
       }
-      expect((await request(app).get('/healthz')).status).toBe(200);
+      expect(await request(app).get('/healthz')).toHaveStatus(200);
 
       pg = await startEmbeddedPostgres({ dir: path.join(root, 'pg'), port });
       // Recovers by itself once PostgreSQL is back (however long the pool takes to reconnect on a busy machine).
-      await vi.waitFor(async () => expect((await request(app).get('/api/v1/listings').set(bearer(key))).status).toBe(200), { timeout: 30_000, interval: 200 });
+      await vi.waitFor(async () => expect(await request(app).get('/api/v1/listings').set(bearer(key))).toHaveStatus(200), { timeout: 30_000, interval: 200 });
     } finally {
       await db.destroy();
     }

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, migrationConfig } from '../src/db/knex.js';
-import { listingIdSql } from '../src/domain/listing.js';
-import { importFeed } from '../src/ingest/index.js';
-import { loadListingIds, prepareListingIdSql } from '../src/repositories/listing-ids.js';
-import { ensureSource } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
-import { csvFeed, csvRow, gazetteer } from './ingest/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { createDb, migrationConfig } from '../../src/db/knex.js';
+import { listingIdSql } from '../../src/domain/listing.js';
+import { importFeed } from '../../src/ingest/index.js';
+import { loadListingIds, prepareListingIdSql } from '../../src/repositories/listing-ids.js';
+import { useTestContext } from '../helpers/context.js';
+import { ensureSource } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
+import { csvFeed, csvRow, gazetteer } from './helpers.js';
 
 // Issue 10, item 1: ids were sha256(source NUL external_id) cut to 20 hex digits. Sources are
 // public (/stats) and external ids sequential, so 800 computed ids fetched 467 listings in
@@ -14,11 +15,7 @@ import { csvFeed, csvRow, gazetteer } from './ingest/helpers.js';
 const unkeyed = (source: string, externalId: string) => 'lst_' + createHash('sha256').update(`${source}\u0000${externalId}`).digest('hex').slice(0, 20);
 const MIGRATION = '20261123000200_keyed_listing_ids.ts';
 
-let t: TestDb;
-beforeAll(async () => {
-  t = await createTestDb();
-});
-afterAll(async () => t?.drop());
+const t = useTestContext();
 
 const importRefs = (db: TestDb['db'], source: string, refs: string[]) =>
   importFeed(db, {

@@ -1,15 +1,16 @@
+import type { Knex } from 'knex';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rng } from '../src/demo/random.js';
-import { LISTING_TYPES } from '../src/domain/listing.js';
-import { haversineKm } from '../src/domain/geo.js';
-import type { ListingIndex } from '../src/read-model/listing-index.js';
-import { ListingReadModel, loadListingIndex } from '../src/read-model/read-model.js';
-import { currentDataVersion } from '../src/repositories/data-version.js';
-import { countListings, findListingsPage } from '../src/repositories/listings.js';
-import { SORTS, type ListingFilter, type Sort } from '../src/domain/search.js';
-import { bearer, buildTestApp, createKey, ensureSource, insertListing, listingIdsOf, silentLogger } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../../src/demo/random.js';
+import { LISTING_TYPES } from '../../src/domain/listing.js';
+import { haversineKm } from '../../src/domain/geo.js';
+import type { ListingIndex } from '../../src/read-model/listing-index.js';
+import { ListingReadModel, loadListingIndex } from '../../src/read-model/read-model.js';
+import { currentDataVersion } from '../../src/repositories/data-version.js';
+import { countListings, findListingsPage } from '../../src/repositories/listings.js';
+import { SORTS, type ListingFilter, type Sort } from '../../src/domain/search.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey, ensureSource, insertListing, listingIdsOf, silentLogger } from '../helpers/factory.js';
 
 // The read model must answer exactly what the SQL answers: the same total and the same ids in
 // the same order, for any filter, sort and page. These tests check that against PostgreSQL on
@@ -19,12 +20,12 @@ import { createTestDb, type TestDb } from './helpers/pg.js';
 
 const SOURCES = ['agency-one', 'agency-two', 'native', 'capital-homes'];
 const LOCALITIES = ['Kirchberg', 'Belvaux', 'Gare', 'Bonnevoie', null];
-let t: TestDb;
+const t = useTestContext();
 let communes: string[];
 let points: Array<{ lat: number; lng: number }>;
 let index: ListingIndex;
 
-async function fill(db: TestDb['db'], n: number, rng: Rng): Promise<void> {
+async function fill(db: Knex, n: number, rng: Rng): Promise<void> {
   for (const s of SOURCES) await ensureSource(db, s);
   const listingId = await listingIdsOf(db);
   const buildings = Array.from({ length: 40 }, () => ({ lat: rng.between(49.45, 50.15), lng: rng.between(5.75, 6.5) }));
@@ -98,12 +99,10 @@ function randomFilter(rng: Rng): ListingFilter {
 }
 
 beforeAll(async () => {
-  t = await createTestDb();
   communes = (await t.db('communes').select('name')).map((r: { name: string }) => r.name);
   await fill(t.db, 4000, new Rng(20261122));
   index = await loadListingIndex(t.db);
 });
-afterAll(async () => t?.drop());
 
 describe('listings read model', () => {
   it('holds every active listing, at the current data version', async () => {
@@ -146,7 +145,7 @@ describe('listings read model', () => {
       const { key } = await createKey(t.db, 'pro');
       await readModel.ready(await currentDataVersion(t.db));
       const before = await request(app).get('/api/v1/listings?commune=Sanem&per_page=100').set(bearer(key));
-      expect(before.status).toBe(200);
+      expect(before).toHaveStatus(200);
       expect(readModel.info().served).toBeGreaterThan(0);
       const expected = await countListings(t.db, { includeFlagged: true, communes: ['Sanem'] });
       expect(before.body.meta.total).toBe(expected);

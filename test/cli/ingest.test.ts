@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
-import { createTestDb, type TestDb } from '../helpers/pg.js';
-import { fixture } from './helpers.js';
+import { useTestContext } from '../helpers/context.js';
+import { fixture } from '../ingest/helpers.js';
 
 interface Run {
   code: number;
@@ -57,15 +57,13 @@ function ingestEndlessStdin(args: string[], env: Record<string, string>): Promis
 
 // Each test spawns the CLI two or three times: a process start can take seconds on a busy machine.
 describe('npm run ingest (the CLI)', { timeout: 120_000 }, () => {
-  let t: TestDb;
+  const t = useTestContext();
   let dir: string;
   beforeAll(async () => {
-    t = await createTestDb();
     dir = mkdtempSync(path.join(tmpdir(), 'ingest-cli-'));
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await t?.drop();
   });
 
   it('exit 0 with a report; --json prints it as one JSON object on the last line; --rejects writes ndjson', async () => {

@@ -1,25 +1,19 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, insertListing } from '../helpers/factory.js';
 
-let t: TestDb;
-let app: Awaited<ReturnType<typeof buildTestApp>>;
-let key: string;
+const t = useTestContext({ app: 'api', keys: ['pro'] });
 
 beforeAll(async () => {
-  t = await createTestDb();
-  app = await buildTestApp(t.db);
-  key = (await createKey(t.db, 'pro')).key;
   await insertListing(t.db);
 });
-afterAll(async () => t?.drop());
 
-const get = (qs: string) => request(app).get(`/api/v1/listings${qs}`).set(bearer(key));
+const get = (qs: string) => request(t.app).get(`/api/v1/listings${qs}`).set(bearer(t.keys.pro));
 
 async function expect400(qs: string, param: string, code = 'invalid_parameter') {
   const res = await get(qs);
-  expect(res.status, `${qs} -> ${JSON.stringify(res.body)}`).toBe(400);
+  expect(res, qs).toHaveStatus(400);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.body.code).toBe(code);
   expect(res.body.status).toBe(400);
@@ -118,7 +112,7 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
       '?flagged=true',
     ]) {
       const res = await get(qs);
-      expect(res.status, `${qs} ${JSON.stringify(res.body)}`).toBe(200);
+      expect(res, qs).toHaveStatus(200);
     }
   });
 
@@ -145,24 +139,24 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
   });
 
   it('the single-listing route refuses query parameters and answers 404 for odd ids', async () => {
-    const res = await request(app).get('/api/v1/listings/lst_x?foo=1').set(bearer(key));
-    expect(res.status).toBe(400);
+    const res = await request(t.app).get('/api/v1/listings/lst_x?foo=1').set(bearer(t.keys.pro));
+    expect(res).toHaveStatus(400);
     for (const id of ['%27%20OR%201%3D1', 'x'.repeat(500), '..%2F..%2Fetc%2Fpasswd', '%00']) {
-      const r = await request(app).get(`/api/v1/listings/${id}`).set(bearer(key));
-      expect(r.status, id).toBe(404);
+      const r = await request(t.app).get(`/api/v1/listings/${id}`).set(bearer(t.keys.pro));
+      expect(r, id).toHaveStatus(404);
       expect(r.body.code).toBe('not_found');
     }
   });
 
   it('market prices and stats refuse unknown parameters too', async () => {
-    const m = await request(app).get('/api/v1/market/prices?comune=Mamer').set(bearer(key));
-    expect(m.status).toBe(400);
+    const m = await request(t.app).get('/api/v1/market/prices?comune=Mamer').set(bearer(t.keys.pro));
+    expect(m).toHaveStatus(400);
     expect(m.body.code).toBe('unknown_parameter');
-    const s = await request(app).get('/api/v1/stats?x=1');
-    expect(s.status).toBe(400);
+    const s = await request(t.app).get('/api/v1/stats?x=1');
+    expect(s).toHaveStatus(400);
     expect(s.body.code).toBe('unknown_parameter');
-    const c = await request(app).get('/api/v1/market/prices?commune=Nowhereville').set(bearer(key));
-    expect(c.status).toBe(400);
+    const c = await request(t.app).get('/api/v1/market/prices?commune=Nowhereville').set(bearer(t.keys.pro));
+    expect(c).toHaveStatus(400);
     expect(c.body.errors[0].param).toBe('commune');
   });
 });

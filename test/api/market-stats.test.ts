@@ -1,16 +1,11 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, buildTestApp, createKey, ensureSource, insertListing } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, ensureSource, insertListing } from '../helpers/factory.js';
 
-let t: TestDb;
-let app: Awaited<ReturnType<typeof buildTestApp>>;
-let key: string;
+const t = useTestContext({ app: 'api', keys: ['free'] });
 
 beforeAll(async () => {
-  t = await createTestDb();
-  app = await buildTestApp(t.db);
-  key = (await createKey(t.db, 'free')).key;
   const rent = (commune: string, price_eur: number, area_m2: number | null, extra = {}) =>
     insertListing(t.db, { commune, price_eur, area_m2, listing_type: 'RENT', source: 'agency-a', ...extra });
   // Mamer: 4 counted rentals
@@ -32,12 +27,11 @@ beforeAll(async () => {
   await rent('Pétange', 1200, 60, { locality: 'Rodange' });
   await rent('Préizerdaul', 1100, 55);
 });
-afterAll(async () => t?.drop());
 
 describe('GET /api/v1/market/prices', () => {
   it('computes averages and medians from active unflagged rentals, sorted by commune name', async () => {
-    const res = await request(app).get('/api/v1/market/prices').set(bearer(key));
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get('/api/v1/market/prices').set(bearer(t.keys.free));
+    expect(res).toHaveStatus(200);
     expect(res.body.meta.listing_type).toBe('RENT');
     expect(res.body.data.map((r: { commune: string }) => r.commune)).toEqual(['Bertrange', 'Mamer', 'Pétange', 'Préizerdaul', 'Putscheid']);
     const mamer = res.body.data.find((r: { commune: string }) => r.commune === 'Mamer');
@@ -61,13 +55,13 @@ describe('GET /api/v1/market/prices', () => {
   });
 
   it('restricts to one commune in any of its forms; a commune with no rentals gives one empty record', async () => {
-    const one = await request(app).get('/api/v1/market/prices?commune=mamer').set(bearer(key));
+    const one = await request(t.app).get('/api/v1/market/prices?commune=mamer').set(bearer(t.keys.free));
     expect(one.body.data).toHaveLength(1);
     expect(one.body.data[0].avg_rent_eur).toBe(1875);
-    const lb = await request(app).get(`/api/v1/market/prices?commune=${encodeURIComponent('Péiteng')}`).set(bearer(key));
+    const lb = await request(t.app).get(`/api/v1/market/prices?commune=${encodeURIComponent('Péiteng')}`).set(bearer(t.keys.free));
     expect(lb.body.data[0]).toMatchObject({ commune: 'Pétange', listings: 1, avg_rent_eur: 1200 });
-    const none = await request(app).get('/api/v1/market/prices?commune=Vianden').set(bearer(key));
-    expect(none.status).toBe(200);
+    const none = await request(t.app).get('/api/v1/market/prices?commune=Vianden').set(bearer(t.keys.free));
+    expect(none).toHaveStatus(200);
     expect(none.body.data).toEqual([
       { commune: 'Vianden', listings: 0, avg_rent_eur: null, avg_price_per_m2_eur: null, median_rent_eur: null, median_price_per_m2_eur: null },
     ]);
@@ -75,7 +69,7 @@ describe('GET /api/v1/market/prices', () => {
 
   it('is live: a new rental changes the next answer', async () => {
     await insertListing(t.db, { commune: 'Putscheid', listing_type: 'RENT', price_eur: 1100, area_m2: 55, source: 'agency-a' });
-    const res = await request(app).get('/api/v1/market/prices?commune=Putscheid').set(bearer(key));
+    const res = await request(t.app).get('/api/v1/market/prices?commune=Putscheid').set(bearer(t.keys.free));
     expect(res.body.data[0]).toMatchObject({ listings: 2, avg_rent_eur: 1000, median_rent_eur: 1000, avg_price_per_m2_eur: 20 });
   });
 });
@@ -88,8 +82,8 @@ describe('GET /api/v1/stats', () => {
       { source: 'agency-a', mode: 'full', status: 'failed', started_at: '2026-11-21T09:00:00Z', finished_at: '2026-11-21T09:01:00Z' },
       { source: 'agency-b', mode: 'delta', status: 'ok', started_at: '2026-11-21T07:00:00Z', finished_at: '2026-11-21T07:00:30.500Z' },
     ]);
-    const res = await request(app).get('/api/v1/stats');
-    expect(res.status).toBe(200);
+    const res = await request(t.app).get('/api/v1/stats');
+    expect(res).toHaveStatus(200);
     expect(res.headers['cache-control']).toBe('public, max-age=60');
     // Active: Mamer 4 rent + 1 flagged + sale + flatshare + sublet = 8, Bertrange 2, Putscheid 2, Pétange 1, Préizerdaul 1
     expect(res.body.total_active).toBe(14);
@@ -114,9 +108,9 @@ describe('GET /api/v1/stats', () => {
     await t.db('native_posts').insert({
       id: 'np_1', title: 'x', price_eur: 1000, commune_text: 'Mamer', listing_type: 'RENT', updated_at: '2026-11-21T08:00:00.000Z', created_at: '2026-11-21T08:00:00.000Z',
     });
-    const res = await request(app).get('/api/v1/listings?per_page=1').set(bearer(key));
+    const res = await request(t.app).get('/api/v1/listings?per_page=1').set(bearer(t.keys.free));
     expect(res.body.meta.last_updated).toBe('2026-11-21T08:00:00.000Z');
-    const stats = await request(app).get('/api/v1/stats');
+    const stats = await request(t.app).get('/api/v1/stats');
     expect(stats.body.last_updated).toBe('2026-11-21T08:00:00.000Z');
     expect(stats.body.sources.find((s: { source: string }) => s.source === 'native')).toEqual({
       source: 'native', last_import_at: '2026-11-21T08:00:00.000Z', status: 'ok',

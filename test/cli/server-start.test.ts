@@ -6,20 +6,19 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { projectRoot } from '../src/lib/paths.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { projectRoot } from '../../src/lib/paths.js';
+import { useTestContext } from '../helpers/context.js';
 
 // Issue 10, item 10: a taken PORT stops the start with one line and exit code 1 (it used to
 // print the demo keys while requests went to the other process); a taken METRICS_PORT is one
 // warning line and the API serves. The real server is spawned, as `npm start` runs it.
 
-let t: TestDb;
+const t = useTestContext();
 let root: string;
 const holders: net.Server[] = [];
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  t = await createTestDb();
   root = await mkdtemp(path.join(os.tmpdir(), 'server-start-test-'));
 });
 
@@ -27,7 +26,6 @@ afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await Promise.all(holders.map((h) => new Promise((r) => h.close(r))));
   await rm(root, { recursive: true, force: true });
-  await t?.drop();
 });
 
 // A port held by "another process": a plain TCP listener on an ephemeral port.
@@ -106,8 +104,8 @@ describe('a taken METRICS_PORT', () => {
     );
     const base = `http://127.0.0.1:${listening.port}`;
     await vi.waitFor(() => expect(jsonLines(out.stdout).some((l) => /metrics/.test(l.msg) && l.level === 40)).toBe(true), { timeout: 30_000, interval: 50 });
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    expect((await fetch(`${base}/api/v1/stats`)).status).toBe(200);
+    expect(await fetch(`${base}/healthz`)).toHaveStatus(200);
+    expect(await fetch(`${base}/api/v1/stats`)).toHaveStatus(200);
 
     child.kill('SIGTERM');
     const [code] = await exited;

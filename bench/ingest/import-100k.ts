@@ -1,6 +1,6 @@
 // Measures an import of 100,000 records into a database that already holds 1,000,000
 // listings. Not part of the test run:
-//   npx tsx test/ingest/bench/import-100k.ts [--keep] [--existing 1000000] [--records 100000]
+//   npm run bench:import -- [--keep] [--existing 1000000] [--records 100000]
 // Builds the database `listings_ingest_bench` on the machine's PostgreSQL (TEST_PG_URL or
 // postgres://postgres@127.0.0.1:5432), migrated, then filled by one generate_series INSERT
 // (20 sources, listings spread over the country by commune area), VACUUM ANALYZE, flags
@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import knex from 'knex';
-import { createDb, migrateLatest } from '../../../src/db/knex.js';
-import { importFeed, refreshPriceOutliers, refreshStaleFlags, type ProgressEvent } from '../../../src/ingest/index.js';
-import { loadGazetteer } from '../../../src/reference/load.js';
-import { rng } from '../dedup-set.js';
+import { createDb, migrateLatest } from '../../src/db/knex.js';
+import { importFeed, refreshPriceOutliers, refreshStaleFlags, type ProgressEvent } from '../../src/ingest/index.js';
+import { loadGazetteer } from '../../src/reference/load.js';
+import { rng } from '../../test/ingest/dedup-set.js';
 
 const { values: args } = parseArgs({
   options: { keep: { type: 'boolean', default: false }, existing: { type: 'string', default: '1000000' }, records: { type: 'string', default: '100000' } },

@@ -1,18 +1,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKeysCli } from '../src/cli/keys-command.js';
-import { bearer, buildTestApp } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { describe, expect, it } from 'vitest';
+import { runKeysCli } from '../../src/cli/keys-command.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp } from '../helpers/factory.js';
 
 const spawnCli = promisify(execFile);
-let t: TestDb;
-
-beforeAll(async () => {
-  t = await createTestDb();
-});
-afterAll(async () => t?.drop());
+const t = useTestContext();
 
 interface Run {
   code: number;
@@ -58,7 +53,7 @@ describe('npm run keys', () => {
 
     const app = await buildTestApp(t.db);
     const ok = await request(app).get('/api/v1/listings').set(bearer(key.key));
-    expect(ok.status).toBe(200);
+    expect(ok).toHaveStatus(200);
     expect(ok.headers['ratelimit-limit']).toBe('100');
 
     // the account is found again whatever the letter case of the address
@@ -86,7 +81,7 @@ describe('npm run keys', () => {
 
     expect((await keys('revoke', key.id)).code).toBe(0);
     const revoked = await request(app).get('/api/v1/listings').set(bearer(key.key));
-    expect(revoked.status).toBe(401);
+    expect(revoked).toHaveStatus(401);
     expect(revoked.body.code).toBe('invalid_key');
     expect((await keys('revoke', key.id)).code).toBe(1);
   });

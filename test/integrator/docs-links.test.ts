@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../src/lib/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 // Issue 10, item 14: README pointed at shared/feeds/FORMATS.md, which is not in the
 // repository. Every relative link of the documentation must name a file of the repository.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { projectRoot } from '../src/lib/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 // Issue 10, item 14: docker-compose published `${PORT}:3000` while the app listens on PORT
 // from .env: with PORT=3001 nothing answered. No Docker engine runs here, so the compose

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/db/embedded.js';
-import { projectRoot } from '../src/lib/paths.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();

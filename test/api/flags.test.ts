@@ -1,58 +1,53 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListingRow } from '../src/domain/listing.js';
-import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ListingRow } from '../../src/domain/listing.js';
+import type { Tier } from '../../src/domain/tiers.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, insertListing } from '../helpers/factory.js';
 
-let t: TestDb;
-let app: Awaited<ReturnType<typeof buildTestApp>>;
-const keys: Record<string, string> = {};
+const t = useTestContext({ app: 'api', keys: ['free', 'starter', 'pro', 'enterprise'] });
 let clean: ListingRow;
 let outlier: ListingRow;
 let dup: ListingRow;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  app = await buildTestApp(t.db);
-  for (const tier of ['free', 'starter', 'pro', 'enterprise'] as const) keys[tier] = (await createKey(t.db, tier)).key;
   clean = await insertListing(t.db, { external_id: 'clean', price_eur: 1500 });
   outlier = await insertListing(t.db, { external_id: 'outlier', price_eur: 90, flags: ['price_outlier'] });
   dup = await insertListing(t.db, { external_id: 'dup', price_eur: 1600, flags: ['possible_duplicate', 'stale'] });
 });
-afterAll(async () => t?.drop());
 
-const list = (tier: string, qs = '') => request(app).get(`/api/v1/listings${qs}`).set(bearer(keys[tier]));
+const list = (tier: Tier, qs = '') => request(t.app).get(`/api/v1/listings${qs}`).set(bearer(t.keys[tier]));
 
 describe('flagged data per tier (docs/spec/contract.md section 7)', () => {
-  for (const tier of ['free', 'starter']) {
+  for (const tier of ['free', 'starter'] as const) {
     it(`${tier}: flagged listings are left out of lists, counts and single reads; no flags field`, async () => {
       const res = await list(tier);
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       expect(res.body.data.map((l: { external_id: string }) => l.external_id)).toEqual(['clean']);
       expect(res.body.meta.total).toBe(1);
       expect(res.body.data[0]).not.toHaveProperty('flags');
       const geo = await list(tier, '?lat=49.6116&lng=6.1319&radius_km=5');
       expect(geo.body.meta.total).toBe(1);
       for (const l of [outlier, dup]) {
-        const one = await request(app).get(`/api/v1/listings/${l.id}`).set(bearer(keys[tier]));
-        expect(one.status).toBe(404);
+        const one = await request(t.app).get(`/api/v1/listings/${l.id}`).set(bearer(t.keys[tier]));
+        expect(one).toHaveStatus(404);
       }
-      const ok = await request(app).get(`/api/v1/listings/${clean.id}`).set(bearer(keys[tier]));
-      expect(ok.status).toBe(200);
+      const ok = await request(t.app).get(`/api/v1/listings/${clean.id}`).set(bearer(t.keys[tier]));
+      expect(ok).toHaveStatus(200);
       expect(ok.body).not.toHaveProperty('flags');
     });
 
     it(`${tier}: the flagged parameter is 403 forbidden_for_tier`, async () => {
       for (const v of ['true', 'false']) {
         const res = await list(tier, `?flagged=${v}`);
-        expect(res.status).toBe(403);
+        expect(res).toHaveStatus(403);
         expect(res.body.code).toBe('forbidden_for_tier');
         expect(res.headers['content-type']).toMatch(/problem\+json/);
       }
     });
   }
 
-  for (const tier of ['pro', 'enterprise']) {
+  for (const tier of ['pro', 'enterprise'] as const) {
     it(`${tier}: sees flagged listings with their flags, and may filter on them`, async () => {
       const res = await list(tier, '?sort=price');
       expect(res.body.meta.total).toBe(3);
@@ -63,18 +58,18 @@ describe('flagged data per tier (docs/spec/contract.md section 7)', () => {
       expect(flagged.body.meta.total).toBe(2);
       const unflagged = await list(tier, '?flagged=0');
       expect(unflagged.body.data.map((l: { external_id: string }) => l.external_id)).toEqual(['clean']);
-      const one = await request(app).get(`/api/v1/listings/${outlier.id}`).set(bearer(keys[tier]));
-      expect(one.status).toBe(200);
+      const one = await request(t.app).get(`/api/v1/listings/${outlier.id}`).set(bearer(t.keys[tier]));
+      expect(one).toHaveStatus(200);
       expect(one.body.flags).toEqual(['price_outlier']);
     });
   }
 
   it('market prices leave flagged rentals out; stats count them and report how many', async () => {
-    const m = await request(app).get('/api/v1/market/prices?commune=Luxembourg').set(bearer(keys.pro));
+    const m = await request(t.app).get('/api/v1/market/prices?commune=Luxembourg').set(bearer(t.keys.pro));
     expect(m.body.data).toEqual([
       { commune: 'Luxembourg', listings: 1, avg_rent_eur: 1500, avg_price_per_m2_eur: 25, median_rent_eur: 1500, median_price_per_m2_eur: 25 },
     ]);
-    const s = await request(app).get('/api/v1/stats');
+    const s = await request(t.app).get('/api/v1/stats');
     expect(s.body.total_active).toBe(3);
     expect(s.body.flagged).toBe(2);
   });

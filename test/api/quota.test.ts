@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { Redis } from 'ioredis';
 import request, { type Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppDeps } from '../src/app.js';
-import type { Tier } from '../src/domain/tiers.js';
-import { waitForRedis } from '../src/redis.js';
-import { setApiKeyTier } from '../src/repositories/api-keys.js';
-import { bearer, buildTestApp, createKey, listingIdsOf, TEST_REDIS_URL, testRedis } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { describe, expect, it } from 'vitest';
+import type { AppDeps } from '../../src/app.js';
+import type { Tier } from '../../src/domain/tiers.js';
+import { setApiKeyTier } from '../../src/repositories/api-keys.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey, listingIdsOf } from '../helpers/factory.js';
 
 // docs/spec/contract.md section 6: per-key daily quotas (Free 100, Starter 5,000,
 // Pro/Enterprise none), reset at 00:00 UTC, 429s not counted, and the per-IP limit of
@@ -16,36 +13,8 @@ import { createTestDb, type TestDb } from './helpers/pg.js';
 // Everything runs twice: against the machine's Redis (TEST_REDIS_URL, a unique key prefix
 // per test) and with redis: null (the in-process memory store).
 
-let t: TestDb;
-let redis: Redis;
-const servers: Server[] = [];
-// Every key this file writes to Redis starts with this: cleaned up at the end.
-const FILE_PREFIX = `lftest:quota:${process.pid}:${randomBytes(4).toString('hex')}:`;
+const t = useTestContext({ redis: true });
 let prefixSeq = 0;
-
-beforeAll(async () => {
-  t = await createTestDb();
-  redis = testRedis();
-  redis.on('error', () => undefined); // surfaced by the tests themselves if it matters
-  if (!(await waitForRedis(redis, 5000))) throw new Error(`Redis is not reachable at ${TEST_REDIS_URL} (set TEST_REDIS_URL)`);
-});
-
-afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  if (redis) {
-    try {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${FILE_PREFIX}*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
-    } finally {
-      redis.disconnect();
-    }
-  }
-  await t?.drop();
-});
 
 class Clock {
   now: Date;
@@ -64,7 +33,7 @@ class Clock {
 const CONFIG: AppDeps['config'] = { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 };
 
 function expectProblem(res: Response, status: number, code: string): void {
-  expect(res.status).toBe(status);
+  expect(res).toHaveStatus(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   const body = JSON.parse(res.text);
   expect(body).toMatchObject({ type: 'about:blank', status, code });
@@ -79,11 +48,9 @@ function expectNoQuotaHeaders(res: Response): void {
 
 describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) => {
   async function serve(overrides: Partial<AppDeps> = {}) {
-    const prefix = `${FILE_PREFIX}${++prefixSeq}:`;
-    const app = await buildTestApp(t.db, { redis: kind === 'redis' ? redis : null, redisPrefix: prefix, config: CONFIG, ...overrides });
-    const server = app.listen(0, '127.0.0.1');
-    servers.push(server);
-    await new Promise<void>((r) => server.once('listening', () => r()));
+    const prefix = `${t.redisPrefix}${++prefixSeq}:`;
+    const app = await buildTestApp(t.db, { redis: kind === 'redis' ? t.redis : null, redisPrefix: prefix, config: CONFIG, ...overrides });
+    const { server } = await t.listen(app);
     const agent = request(server);
     return {
       app,
@@ -95,7 +62,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
 
   // The counter a key has in Redis for one UTC day (only meaningful for the Redis store).
   async function redisCount(prefix: string, keyId: string, day: string): Promise<number | null> {
-    const v = await redis.get(`${prefix}quota:${keyId}:${day}`);
+    const v = await t.redis.get(`${prefix}quota:${keyId}:${day}`);
     return v === null ? null : Number(v);
   }
 
@@ -121,7 +88,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     for (let i = 1; i <= 100; i++) {
       clock.at(start + i * 1000); // 08:00:i.400 → 57,600 − i − 0.4 s to midnight, rounded up
       const res = await get('/api/v1/communes', k.key);
-      expect(res.status, `request ${i}`).toBe(200);
+      expect(res, `request ${i}`).toHaveStatus(200);
       expect(res.headers['ratelimit-limit']).toBe('100');
       expect(res.headers['ratelimit-remaining'], `request ${i}`).toBe(String(100 - i));
       expect(res.headers['ratelimit-policy']).toBe('100;w=86400');
@@ -154,7 +121,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     // 00:00:00.000 UTC: a new day, a full quota.
     clock.set('2026-11-03T00:00:00.000Z');
     const fresh = await get('/api/v1/communes', k.key);
-    expect(fresh.status).toBe(200);
+    expect(fresh).toHaveStatus(200);
     expect(fresh.headers['ratelimit-limit']).toBe('100');
     expect(fresh.headers['ratelimit-remaining']).toBe('99');
     expect(fresh.headers['ratelimit-reset']).toBe('86400');
@@ -162,7 +129,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     if (kind === 'redis') {
       expect(await redisCount(prefix, k.id, '2026-11-03')).toBe(1);
       // Counters expire by themselves an hour after their day (window = 25 h).
-      const ttl = await redis.pttl(`${prefix}quota:${k.id}:2026-11-03`);
+      const ttl = await t.redis.pttl(`${prefix}quota:${k.id}:2026-11-03`);
       expect(ttl).toBeGreaterThan(24 * 3_600_000);
       expect(ttl).toBeLessThanOrEqual(25 * 3_600_000);
     }
@@ -172,13 +139,13 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     const clock = new Clock('2026-11-05T12:00:00.000Z');
     const { get, prefix } = await serve({ clock: clock.fn });
     const k = await createKey(t.db, 'free');
-    for (let i = 1; i <= 100; i++) expect((await get('/api/v1/communes', k.key)).status).toBe(200);
+    for (let i = 1; i <= 100; i++) expect(await get('/api/v1/communes', k.key)).toHaveStatus(200);
     for (let i = 0; i < 7; i++) expectProblem(await get('/api/v1/communes', k.key), 429, 'quota_exceeded');
     if (kind === 'redis') await waitForRedisCount(prefix, k.id, '2026-11-05', 100);
 
     await setApiKeyTier(t.db, k.id, 'starter');
     const res = await get('/api/v1/communes', k.key);
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     expect(res.headers['ratelimit-limit']).toBe('5000');
     // 100 counted before + this one; the seven 429s are not in the count.
     expect(res.headers['ratelimit-remaining']).toBe(String(5000 - 101));
@@ -192,7 +159,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     let used = 0;
     const check = (res: Response, status: number) => {
       used++;
-      expect(res.status, `request ${used}`).toBe(status);
+      expect(res, `request ${used}`).toHaveStatus(status);
       expect(res.headers['ratelimit-limit']).toBe('100');
       expect(res.headers['ratelimit-remaining'], `request ${used}`).toBe(String(100 - used));
     };
@@ -211,7 +178,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     const k = await createKey(t.db, 'starter');
     for (let i = 1; i <= 3; i++) {
       const res = await get('/api/v1/communes', k.key);
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       expect(res.headers['ratelimit-limit']).toBe('5000');
       expect(res.headers['ratelimit-remaining']).toBe(String(5000 - i));
       expect(res.headers['ratelimit-policy']).toBe('5000;w=86400');
@@ -239,10 +206,10 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     const a = await createKey(t.db, 'free', email);
     const b = await createKey(t.db, 'free', email);
     expect(a.id).not.toBe(b.id);
-    for (let i = 1; i <= 100; i++) expect((await get('/api/v1/communes', a.key)).status).toBe(200);
+    for (let i = 1; i <= 100; i++) expect(await get('/api/v1/communes', a.key)).toHaveStatus(200);
     expectProblem(await get('/api/v1/communes', a.key), 429, 'quota_exceeded');
     const rb = await get('/api/v1/communes', b.key);
-    expect(rb.status).toBe(200);
+    expect(rb).toHaveStatus(200);
     expect(rb.headers['ratelimit-remaining']).toBe('99');
     expectProblem(await get('/api/v1/communes', a.key), 429, 'quota_exceeded');
   });
@@ -254,7 +221,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
       const { get } = await serve({ config: statsConfig(false) });
       for (let i = 1; i <= 3; i++) {
         const res = await get('/api/v1/stats');
-        expect(res.status).toBe(200);
+        expect(res).toHaveStatus(200);
         expect(res.headers['ratelimit-limit']).toBe('3');
         expect(res.headers['ratelimit-remaining']).toBe(String(3 - i));
       }
@@ -267,12 +234,12 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
       // A key does not lift the per-IP limit of /stats, and keyed routes are not affected.
       const k = await createKey(t.db, 'free');
       expectProblem(await get('/api/v1/stats', k.key), 429, 'rate_limited');
-      expect((await get('/api/v1/communes', k.key)).status).toBe(200);
+      expect(await get('/api/v1/communes', k.key)).toHaveStatus(200);
     });
 
     it('with TRUST_PROXY unset, X-Forwarded-For does not give a fresh budget', async () => {
       const { get } = await serve({ config: statsConfig(false) });
-      for (let i = 1; i <= 3; i++) expect((await get('/api/v1/stats', undefined, { 'X-Forwarded-For': `203.0.113.${i}` })).status).toBe(200);
+      for (let i = 1; i <= 3; i++) expect(await get('/api/v1/stats', undefined, { 'X-Forwarded-For': `203.0.113.${i}` })).toHaveStatus(200);
       expectProblem(await get('/api/v1/stats', undefined, { 'X-Forwarded-For': '203.0.113.99' }), 429, 'rate_limited');
       expectProblem(await get('/api/v1/stats', undefined, { 'X-Forwarded-For': '198.51.100.7, 203.0.113.98' }), 429, 'rate_limited');
       expectProblem(await get('/api/v1/stats'), 429, 'rate_limited');
@@ -283,13 +250,13 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
       async (trust) => {
         const { get } = await serve({ config: statsConfig(trust) });
         const xff = (ip: string) => ({ 'X-Forwarded-For': ip });
-        for (let i = 1; i <= 3; i++) expect((await get('/api/v1/stats', undefined, xff('203.0.113.10'))).status).toBe(200);
+        for (let i = 1; i <= 3; i++) expect(await get('/api/v1/stats', undefined, xff('203.0.113.10'))).toHaveStatus(200);
         expectProblem(await get('/api/v1/stats', undefined, xff('203.0.113.10')), 429, 'rate_limited');
         const other = await get('/api/v1/stats', undefined, xff('203.0.113.11'));
-        expect(other.status).toBe(200);
+        expect(other).toHaveStatus(200);
         expect(other.headers['ratelimit-remaining']).toBe('2');
         // The proxy itself (loopback, no X-Forwarded-For) has its own budget too.
-        expect((await get('/api/v1/stats')).status).toBe(200);
+        expect(await get('/api/v1/stats')).toHaveStatus(200);
         expectNoQuotaHeaders(await get('/api/v1/communes')); // 401 before any quota
       },
     );

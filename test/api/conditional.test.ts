@@ -1,59 +1,31 @@
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ifNoneMatchHits } from '../src/http/conditional.js';
-import { waitForRedis } from '../src/redis.js';
-import { STYLE_PATH } from '../src/web/assets.js';
-import { bearer, buildTestApp, createKey, insertListing, testRedis } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { ifNoneMatchHits } from '../../src/http/conditional.js';
+import { STYLE_PATH } from '../../src/web/assets.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 
 // Issue 10, item 9: If-None-Match is evaluated whatever Cache-Control the request carries
 // (RFC 9110 §13.1.2, §13.2.1). Node's fetch (undici) adds `Cache-Control: no-cache` and
 // `Pragma: no-cache` to any request that sets If-None-Match, and Express's req.fresh then
 // said "stale": such clients never got a 304. A 304 does not count against the daily quota.
 
-let t: TestDb;
-let redis: Redis;
-const servers: Server[] = [];
-const FILE_PREFIX = `lftest:cond:${process.pid}:${randomBytes(4).toString('hex')}:`;
+const t = useTestContext({ redis: true });
 let listingPath: string;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  redis = testRedis();
-  redis.on('error', () => undefined);
-  if (!(await waitForRedis(redis, 5000))) throw new Error('Redis is not reachable (set TEST_REDIS_URL)');
   const l = await insertListing(t.db, { title: 'Flat with a view of the Alzette' });
   listingPath = `/api/v1/listings/${l.id}`;
   for (let i = 0; i < 30; i++) await insertListing(t.db, { price_eur: 1000 + i, title: `Flat ${i} with a title long enough to make a page over a kilobyte` });
 });
 
-afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  if (redis) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${FILE_PREFIX}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-    redis.disconnect();
-  }
-  await t?.drop();
-});
-
 let prefixSeq = 0;
 async function serve(kind: 'redis' | 'memory' = 'memory') {
-  const prefix = `${FILE_PREFIX}${++prefixSeq}:`;
-  const app = await buildTestApp(t.db, { redis: kind === 'redis' ? redis : null, redisPrefix: prefix });
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await once(server, 'listening');
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const prefix = `${t.redisPrefix}${++prefixSeq}:`;
+  const app = await buildTestApp(t.db, { redis: kind === 'redis' ? t.redis : null, redisPrefix: prefix });
+  const { server, base } = await t.listen(app);
   return { app, server, base, prefix };
 }
 
@@ -111,17 +83,17 @@ describe('304 with Node\'s built-in fetch (which adds Cache-Control: no-cache)',
     ];
     for (const [path, headers] of targets) {
       const first = await fetch(base + path, { headers });
-      expect(first.status, path).toBe(200);
+      expect(first, path).toHaveStatus(200);
       await first.arrayBuffer();
       const etag = first.headers.get('etag');
       expect(etag, path).toBeTruthy();
       for (const inm of [etag!, `"other", ${etag}`, etag!.replace(/^W\//, ''), '*']) {
         const again = await fetch(base + path, { headers: { ...headers, 'If-None-Match': inm } });
-        expect(again.status, `${path} with If-None-Match: ${inm}`).toBe(304);
+        expect(again, `${path} with If-None-Match: ${inm}`).toHaveStatus(304);
         expect(await again.text(), path).toBe('');
       }
       const changed = await fetch(base + path, { headers: { ...headers, 'If-None-Match': 'W/"not-this-one"' } });
-      expect(changed.status, path).toBe(200);
+      expect(changed, path).toHaveStatus(200);
       await changed.arrayBuffer();
     }
   });
@@ -131,20 +103,20 @@ describe('304 with Node\'s built-in fetch (which adds Cache-Control: no-cache)',
     const k = (await createKey(t.db, 'pro')).key;
     const first = await request(app).get('/api/v1/listings?per_page=3').set(bearer(k));
     const etag = first.headers.etag;
-    expect((await request(app).get('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag)).status).toBe(304);
-    expect((await request(app).get('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status).toBe(304);
-    expect((await request(app).head('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).status).toBe(304);
+    expect(await request(app).get('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag)).toHaveStatus(304);
+    expect(await request(app).get('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).toHaveStatus(304);
+    expect(await request(app).head('/api/v1/listings?per_page=3').set(bearer(k)).set('If-None-Match', etag).set('Cache-Control', 'no-cache')).toHaveStatus(304);
     const bad = await request(app).get('/api/v1/listings?per_page=0').set(bearer(k)).set('If-None-Match', '*');
-    expect(bad.status).toBe(400);
+    expect(bad).toHaveStatus(400);
     const unknown = await request(app).get('/api/v1/listings?per_page=3').set(bearer('lfk_' + 'x'.repeat(43))).set('If-None-Match', '*');
-    expect(unknown.status).toBe(401);
+    expect(unknown).toHaveStatus(401);
   });
 });
 
 describe.each(['redis', 'memory'] as const)('a 304 does not count against the daily quota (%s store)', (kind) => {
   async function counted(prefix: string, keyId: string): Promise<number> {
     const day = new Date().toISOString().slice(0, 10);
-    return Number((await redis.get(`${prefix}quota:${keyId}:${day}`)) ?? 0);
+    return Number((await t.redis.get(`${prefix}quota:${keyId}:${day}`)) ?? 0);
   }
 
   it('a revalidation answered 304 leaves RateLimit-Remaining and the count as they were', async () => {
@@ -152,13 +124,13 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     const k = await createKey(t.db, 'free');
     const auth = bearer(k.key);
     const first = await fetch(`${base}/api/v1/listings?per_page=5`, { headers: auth });
-    expect(first.status).toBe(200);
+    expect(first).toHaveStatus(200);
     await first.arrayBuffer();
     expect(first.headers.get('ratelimit-remaining')).toBe('99');
     const etag = first.headers.get('etag')!;
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${base}/api/v1/listings?per_page=5`, { headers: { ...auth, 'If-None-Match': etag } });
-      expect(res.status).toBe(304);
+      expect(res).toHaveStatus(304);
       expect(res.headers.get('ratelimit-limit')).toBe('100');
       expect(res.headers.get('ratelimit-remaining'), `revalidation ${i + 1}`).toBe('99');
       // The count is taken back after the response: let it land before the next request.
@@ -169,12 +141,12 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     await communes.arrayBuffer();
     expect(communes.headers.get('ratelimit-remaining')).toBe('98');
     const again = await fetch(`${base}/api/v1/communes`, { headers: { ...auth, 'If-None-Match': communes.headers.get('etag')! } });
-    expect(again.status).toBe(304);
+    expect(again).toHaveStatus(304);
     expect(again.headers.get('ratelimit-remaining')).toBe('98');
     if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(2), { timeout: 30_000, interval: 20 });
     const next = await fetch(`${base}/api/v1/listings?per_page=6`, { headers: auth });
     await next.arrayBuffer();
-    expect(next.status).toBe(200);
+    expect(next).toHaveStatus(200);
     expect(next.headers.get('ratelimit-remaining')).toBe('97');
   });
 
@@ -205,7 +177,7 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
       // The memory store takes 304s back right after each response: wait until it settles.
       await vi.waitFor(async () => {
         const r = await request(app).get('/api/v1/listings?per_page=5').set(auth).set('If-None-Match', etag);
-        if (used === 100) expect(r.status).toBe(429);
+        if (used === 100) expect(r).toHaveStatus(429);
         else expect(r.headers['ratelimit-remaining']).toBe(String(100 - used));
       }, { timeout: 30_000, interval: 50 });
     }
@@ -218,12 +190,12 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     let etag = '';
     for (let i = 0; i < 100; i++) {
       const res = await fetch(`${base}/api/v1/communes`, { headers: auth });
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       etag = res.headers.get('etag')!;
       await res.arrayBuffer();
     }
     const res = await fetch(`${base}/api/v1/communes`, { headers: { ...auth, 'If-None-Match': etag } });
-    expect(res.status).toBe(429);
+    expect(res).toHaveStatus(429);
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });

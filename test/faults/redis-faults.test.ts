@@ -1,13 +1,12 @@
-import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import request, { type Response } from 'supertest';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { App } from '../src/app.js';
-import { createRedis, waitForRedis } from '../src/redis.js';
-import { bearer, buildTestApp, createKey } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
-import { freePort, startRedisServer, type RedisServer } from './helpers/redis-server.js';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app.js';
+import { createRedis, waitForRedis } from '../../src/redis.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey } from '../helpers/factory.js';
+import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 
 // docs/spec/contract.md section 6: "If Redis is unreachable, requests are still served (quota not
 // enforced, an error logged and counted); Redis trouble never turns into a 5xx or a hung
@@ -16,15 +15,10 @@ import { freePort, startRedisServer, type RedisServer } from './helpers/redis-se
 // the production fast-fail settings (timeoutMs 300).
 
 const TIMEOUT_MS = 300;
-let t: TestDb;
+const t = useTestContext();
 const servers: RedisServer[] = [];
 const clients: Redis[] = [];
-const httpServers: Server[] = [];
 const timings: Record<string, number[]> = {};
-
-beforeAll(async () => {
-  t = await createTestDb();
-});
 
 // Store errors are counted and logged (throttled) through the service's logger; nothing
 // may be written to the console once per request (express-rate-limit's default logger).
@@ -49,12 +43,10 @@ afterEach(() => {
 
 afterAll(async () => {
   for (const c of clients) c.disconnect();
-  await Promise.all(httpServers.map((s) => new Promise((r) => s.close(r))));
   for (const s of servers) {
     s.resume();
     await s.stop();
   }
-  await t?.drop();
   const summary = Object.entries(timings).map(([k, v]) => {
     const sorted = [...v].sort((a, b) => a - b);
     const med = sorted[Math.floor(sorted.length / 2)];
@@ -82,9 +74,7 @@ async function setup(url: string, opts: { waitReady: boolean }) {
   clients.push(redis);
   if (opts.waitReady) expect(await waitForRedis(redis, 5000)).toBe(true);
   const app = (await buildTestApp(t.db, { redis, logger })) as App;
-  const server = app.listen(0, '127.0.0.1');
-  httpServers.push(server);
-  await new Promise<void>((r) => server.once('listening', () => r()));
+  const { server } = await t.listen(app);
   const agent = request(server);
   const k = await createKey(t.db, 'free');
   // A Pro key is never counted (no store call): the same request path without Redis, the
@@ -103,7 +93,7 @@ async function setup(url: string, opts: { waitReady: boolean }) {
   const timedPair = async (label: string) => {
     const free = await timed(label);
     const ref = await timed(`${label}, Pro key reference`, pro.key);
-    expect(ref.res.status).toBe(200);
+    expect(ref.res).toHaveStatus(200);
     (timings[`${label}, cost over Pro reference`] ??= []).push(free.ms - ref.ms);
     return { res: free.res, ms: free.ms, overMs: free.ms - ref.ms };
   };
@@ -113,7 +103,7 @@ async function setup(url: string, opts: { waitReady: boolean }) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function expectServedUnlimited(res: Response): void {
-  expect(res.status).toBe(200);
+  expect(res).toHaveStatus(200);
   // Quota not enforced while the store is unavailable: no quota headers, no 429.
   expect(res.headers['ratelimit-remaining']).toBeUndefined();
 }
@@ -126,7 +116,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     // Healthy: counted and limited.
     for (let i = 1; i <= 3; i++) {
       const res = await get();
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       expect(res.headers['ratelimit-remaining']).toBe(String(100 - i));
     }
     // Baseline latency with Redis up.
@@ -138,7 +128,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     const dead: { ms: number; overMs: number }[] = [];
     for (let i = 0; i < 30; i++) {
       const { res, ms, overMs } = await timedPair('dead redis');
-      expect(res.status, `request ${i} after the kill`).toBe(200);
+      expect(res, `request ${i} after the kill`).toHaveStatus(200);
       if (i > 0) expectServedUnlimited(res); // the very first may race the socket's close
       // Never anything like a hang (measured over the Pro request beside it, so that a busy
       // machine's slowness is not counted). That it fails fast rather than waiting for the
@@ -154,7 +144,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     expect(median(dead.map((d) => d.overMs))).toBeLessThan(25);
     // No-key route limited by the same store: still served.
     const stats = await request(app).get('/api/v1/stats');
-    expect(stats.status).toBe(200);
+    expect(stats).toHaveStatus(200);
 
     expect(app.locals.storeHealth.errors).toBeGreaterThan(errorsBefore);
     expect(app.locals.storeHealth.lastError).toBeInstanceOf(Date);
@@ -173,7 +163,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     let resumed: Response | undefined;
     while (performance.now() - t0 < 8000) {
       const res = await get();
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       if (res.headers['ratelimit-remaining'] !== undefined) {
         resumed = res;
         break;
@@ -191,7 +181,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     const srv = await startRedis();
     const { app, lines, get, timed, timedPair, key, proKey } = await setup(srv.url, { waitReady: true });
     const first = await get();
-    expect(first.status).toBe(200);
+    expect(first).toHaveStatus(200);
     expect(first.headers['ratelimit-remaining']).toBe('99');
     const errorsBefore = app.locals.storeHealth.errors;
 
@@ -229,7 +219,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
         expectServedUnlimited(res);
         expect(ms).toBeLessThan(1000);
       }
-      for (const { res } of refs) expect(res.status).toBe(200);
+      for (const { res } of refs) expect(res).toHaveStatus(200);
       expect(median(rs.map((r) => r.ms)) - median(refs.map((r) => r.ms)), 'store cost of concurrent requests while hung').toBeLessThan(500);
       expect(performance.now() - t0).toBeLessThan(1500);
       expect(app.locals.storeHealth.errors).toBeGreaterThan(errorsBefore);
@@ -245,7 +235,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     let back: Response | undefined;
     while (performance.now() < deadline) {
       const res = await get();
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       if (res.headers['ratelimit-remaining'] !== undefined) {
         back = res;
         break;
@@ -282,7 +272,7 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     let firstCounted: Response | undefined;
     while (performance.now() - t0 < 10_000) {
       const { res } = await timed('while waiting for Redis to come back');
-      expect(res.status).toBe(200);
+      expect(res).toHaveStatus(200);
       if (res.headers['ratelimit-remaining'] !== undefined) {
         firstCounted = res;
         counted = 1;
@@ -301,11 +291,11 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     while (counted < 100) {
       const res = await get();
       counted++;
-      expect(res.status, `counted request ${counted}`).toBe(200);
+      expect(res, `counted request ${counted}`).toHaveStatus(200);
       expect(res.headers['ratelimit-remaining'], `counted request ${counted}`).toBe(String(100 - counted));
     }
     const over = await get();
-    expect(over.status).toBe(429);
+    expect(over).toHaveStatus(429);
     expect(JSON.parse(over.text).code).toBe('quota_exceeded');
     expect(over.headers['retry-after']).toMatch(/^\d+$/);
     expectQuietConsole();

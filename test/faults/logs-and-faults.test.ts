@@ -1,18 +1,16 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb } from '../src/db/knex.js';
-import { bearer, buildTestApp, createKey, insertListing } from './helpers/factory.js';
-import { createTestDb, type TestDb } from './helpers/pg.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/knex.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 
-let t: TestDb;
+const t = useTestContext();
 
 beforeAll(async () => {
-  t = await createTestDb();
   await insertListing(t.db);
 });
-afterAll(async () => t?.drop());
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -39,7 +37,7 @@ describe('request logs', () => {
     const app = await buildTestApp(t.db, { logger });
     const k = await createKey(t.db, 'free');
     const res = await request(app).get('/api/v1/listings?commune=Luxembourg').set(bearer(k.key)).set('Cookie', 'session=secret');
-    expect(res.status).toBe(200);
+    expect(res).toHaveStatus(200);
     await request(app).get('/api/v1/listings').set(bearer('lfk_' + 'z'.repeat(43)));
     const reqLines = lines.filter((l) => l.req);
     expect(reqLines).toHaveLength(2);
@@ -65,7 +63,7 @@ describe('database faults', () => {
       for (const path of ['/api/v1/stats', '/api/v1/listings']) {
         const started = Date.now();
         const res = await request(app).get(path).set(bearer('lfk_' + 'y'.repeat(43)));
-        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        expect(res).toHaveStatus(503);
         expect(res.body.code).toBe('unavailable');
         expect(res.headers['retry-after']).toBe('5');
         expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/);
