@@ -135,7 +135,7 @@ export function buildApp(deps: AppDeps): App {
   // The API is read-only: anything but GET/HEAD is refused before authentication.
   const readOnly: RequestHandler = (req, _res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
-    next(new ApiError(405, 'method_not_allowed', `${req.method} is not supported: the API is read-only`, undefined, { Allow: 'GET, HEAD' }));
+    next(new ApiError({ status: 405, code: 'method_not_allowed', detail: `${req.method} is not supported: the API is read-only`, headers: { Allow: 'GET, HEAD' } }));
   };
   app.use('/api/v1', readOnly);
 

@@ -25,18 +25,36 @@ const TITLES: Record<ErrorCode, string> = {
   internal: 'Internal server error',
 };
 
+// What a problem+json answer says: `errors` lists the parameters at fault, `headers` are set
+// on the answer (Retry-After, WWW-Authenticate, Allow), `extensions` are further members of
+// the body (RFC 9457 §3.2: suggestions, allowed_parameters).
+export interface ApiErrorInit {
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  errors?: ParamError[];
+  headers?: Record<string, string>;
+  extensions?: Record<string, unknown>;
+}
+
 // The one error type of the service: anything thrown as an ApiError reaches the client as
 // the problem+json body it describes; anything else becomes a bare 500.
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    readonly detail: string,
-    readonly errors?: ParamError[],
-    readonly headers?: Record<string, string>,
-    readonly extra?: Record<string, unknown>,
-  ) {
-    super(detail);
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly errors?: ParamError[];
+  readonly headers?: Record<string, string>;
+  readonly extensions?: Record<string, unknown>;
+
+  constructor(init: ApiErrorInit) {
+    super(init.detail);
+    this.status = init.status;
+    this.code = init.code;
+    this.detail = init.detail;
+    this.errors = init.errors;
+    this.headers = init.headers;
+    this.extensions = init.extensions;
   }
 }
 
@@ -53,14 +71,14 @@ export function sendProblem(res: Response, err: ApiError): void {
         code: err.code,
         detail: err.detail,
         ...(err.errors ? { errors: err.errors } : {}),
-        ...(err.extra ?? {}),
+        ...(err.extensions ?? {}),
         request_id: res.locals.requestId ?? null,
       }),
     );
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(new ApiError(404, 'not_found', `No route for ${req.method} ${req.path}`));
+  next(new ApiError({ status: 404, code: 'not_found', detail: `No route for ${req.method} ${req.path}` }));
 };
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -76,23 +94,26 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // Errors from body parsers or Express itself carry a 4xx status (e.g. a malformed URI).
     const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
     if (status >= 400 && status < 500) {
-      sendProblem(res, new ApiError(400, 'invalid_parameter', 'The request could not be understood'));
+      sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', detail: 'The request could not be understood' }));
       return;
     }
     // A value PostgreSQL refuses is bad input that slipped past validation, not a server
     // fault: 400, and a warning with its SQLSTATE (no stack: nothing to debug on our side).
     if (isInvalidInputError(err)) {
       logger.warn({ sqlstate: err.code, request_id: res.locals.requestId }, 'the database refused a value of the request');
-      sendProblem(res, new ApiError(400, 'invalid_parameter', 'A parameter value could not be used'));
+      sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', detail: 'A parameter value could not be used' }));
       return;
     }
     if (isUnavailable(err)) {
       logger.error({ err, request_id: res.locals.requestId }, 'dependency unavailable');
-      sendProblem(res, new ApiError(503, 'unavailable', 'The service is temporarily unavailable; try again shortly', undefined, { 'Retry-After': '5' }));
+      sendProblem(
+        res,
+        new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } }),
+      );
       return;
     }
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
-    sendProblem(res, new ApiError(500, 'internal', 'An internal error occurred; quote the request id when reporting it'));
+    sendProblem(res, new ApiError({ status: 500, code: 'internal', detail: 'An internal error occurred; quote the request id when reporting it' }));
   };
 }
 

@@ -172,13 +172,12 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
       const now = deps.clock();
       const info = (req as Request & { rateLimit: QuotaInfo }).rateLimit;
       setQuotaHeaders(res, info, now);
-      throw new ApiError(
-        429,
-        'quota_exceeded',
-        `The daily quota of ${info.limit} requests for this key is used up; it resets at 00:00 UTC`,
-        undefined,
-        { 'Retry-After': String(secondsUntilUtcMidnight(now)) },
-      );
+      throw new ApiError({
+        status: 429,
+        code: 'quota_exceeded',
+        detail: `The daily quota of ${info.limit} requests for this key is used up; it resets at 00:00 UTC`,
+        headers: { 'Retry-After': String(secondsUntilUtcMidnight(now)) },
+      });
     },
   });
   const headers: RequestHandler = (req, res, next) => {
@@ -210,8 +209,11 @@ export function statsLimit(deps: { store: Store; perMinute: number }): RequestHa
     logger: limiterLogger(deps.store),
     handler: (_req: Request, res: Response) => {
       const retry = res.getHeader('Retry-After') ?? '60';
-      throw new ApiError(429, 'rate_limited', `Too many requests from this address: at most ${deps.perMinute} per minute`, undefined, {
-        'Retry-After': String(retry),
+      throw new ApiError({
+        status: 429,
+        code: 'rate_limited',
+        detail: `Too many requests from this address: at most ${deps.perMinute} per minute`,
+        headers: { 'Retry-After': String(retry) },
       });
     },
   });

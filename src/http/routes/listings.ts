@@ -61,9 +61,12 @@ export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: 
     const q = validateQuery(listingsQueryShape, req.query, listingsQuery);
     const seesFlagged = SEES_FLAGGED[res.locals.apiKey!.tier];
     if (q.flagged !== undefined && !seesFlagged) {
-      throw new ApiError(403, 'forbidden_for_tier', 'The flagged parameter needs a Pro or Enterprise key', [
-        { param: 'flagged', message: 'is available to Pro and Enterprise keys only' },
-      ]);
+      throw new ApiError({
+        status: 403,
+        code: 'forbidden_for_tier',
+        detail: 'The flagged parameter needs a Pro or Enterprise key',
+        errors: [{ param: 'flagged', message: 'is available to Pro and Enterprise keys only' }],
+      });
     }
     const place = q.commune !== undefined ? resolveCommuneParam(deps.gazetteer, q.commune) : undefined;
     const geo = q.lat !== undefined && q.lng !== undefined && q.radius_km !== undefined ? { lat: q.lat, lng: q.lng, radiusKm: q.radius_km } : undefined;
@@ -126,7 +129,7 @@ export function listingsRouter(deps: { db: Knex; gazetteer: Gazetteer; baseUrl: 
           return row ? cachedBody(presentListing(row, { baseUrl: deps.baseUrl, showFlags: seesFlagged })) : null;
         })
       : null;
-    if (!body) throw new ApiError(404, 'not_found', `No active listing with id ${JSON.stringify(id.slice(0, 64))}`);
+    if (!body) throw new ApiError({ status: 404, code: 'not_found', detail: `No active listing with id ${JSON.stringify(id.slice(0, 64))}` });
     sendCachedBody(req, res, body);
   });
 
