@@ -5,7 +5,8 @@ import type { ApiCaches } from '../../cache/api-caches.js';
 import { currentDataVersion } from '../../repositories/data-version.js';
 import { iso, lastUpdated } from '../../repositories/freshness.js';
 import { computeStats } from '../../repositories/stats.js';
-import { cachedBody, sendCachedBody } from '../cached-body.js';
+import { cachedBody } from '../../cache/cached-body.js';
+import { sendCachedBody } from '../send-cached-body.js';
 import { validateQuery } from '../validate.js';
 
 export const statsQuery = z.object({});
