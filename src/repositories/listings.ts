@@ -123,6 +123,22 @@ export async function findActiveListingsByIds(db: Knex, ids: string[], includeFl
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
+// Whether the listings table holds any row at all (whatever its status).
+export async function hasListings(db: Knex): Promise<boolean> {
+  return (await db('listings').select('id').first()) !== undefined;
+}
+
+// The active listing that absorbed a merged one (a duplicate of another source's listing),
+// or null when `id` is not merged or its target is no longer active.
+export async function findActiveMergeTarget(db: Knex, id: string): Promise<string | null> {
+  const row = await db('listings as l')
+    .join('listings as t', 't.id', 'l.merged_into')
+    .select('t.id')
+    .where({ 'l.id': id, 'l.status': 'merged', 't.status': 'active' })
+    .first();
+  return (row?.id as string | undefined) ?? null;
+}
+
 export async function findActiveListing(db: Knex, id: string, includeFlagged: boolean): Promise<PublicListingRow | null> {
   const q = db('listings').select(COLUMNS).where({ id, status: 'active' });
   if (!includeFlagged) q.where('flagged', false);

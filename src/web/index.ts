@@ -3,7 +3,7 @@ import type { Store } from 'express-rate-limit';
 import helmet from 'helmet';
 import type { AppDeps } from '../app.js';
 import { DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE } from '../config.js';
-import type { StoreHealth } from '../http/quota.js';
+import type { StoreHealth } from '../rate-limit/store.js';
 import { ASSETS_MOUNT, assetsRouter } from './assets.js';
 import { htmlNotFound } from './errors.js';
 import { keysRouter } from './keys-router.js';
