@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-
+import { isInvalidInputError } from '../db/errors.js';
 import type { ERROR_CODES } from './schemas/responses.js';
 
 // Stable machine-readable codes (contract section 2), listed once in the response schemas.
@@ -115,15 +115,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
     sendProblem(res, new ApiError({ status: 500, code: 'internal', detail: 'An internal error occurred; quote the request id when reporting it' }));
   };
-}
-
-// SQLSTATEs that say a value of the request is unusable, decided by code, never by message:
-// class 22 (data exception: 22021 a byte sequence invalid in UTF-8, NUL included; 22P02 an
-// invalid text representation; 22001 a string too long; 22003 a number out of range; 22007
-// and 22008 a bad date or time, ...) and 54000 (a value over a limit, e.g. an index row).
-export function isInvalidInputError(err: unknown): err is { code: string } {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^(22[0-9A-Z]{3}|54000)$/.test(code);
 }
 
 // A database that cannot be reached (or times out) is a 503, not a 500.
