@@ -25,6 +25,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import type { Gazetteer } from './reference/gazetteer.js';
 import { createStore, type StoreHealth } from './rate-limit/store.js';
 import type { ListingReadModel } from './read-model/read-model.js';
+import { createListingSearch } from './services/listing-search.js';
 import type { WebOptions } from './web/options.js';
 import { webRouter } from './web/index.js';
 
@@ -153,7 +154,8 @@ export function buildApp(deps: AppDeps): App {
     res.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
     next();
   });
-  keyed.use('/listings', listingsRouter({ db: deps.db, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches, readModel: deps.readModel }));
+  const search = createListingSearch({ db: deps.db, caches, readModel: deps.readModel });
+  keyed.use('/listings', listingsRouter({ db: deps.db, search, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   keyed.use('/market', marketRouter({ db: deps.db, gazetteer: deps.gazetteer, caches }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);
