@@ -43,7 +43,7 @@ export interface AppDeps {
   redisPrefix?: string;
   // The in-memory read model of active listings (server.ts creates it unless turned off).
   readModel?: ListingReadModel;
-  // Web pages (issue 4): bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
+  // Web pages: bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
   web?: Partial<WebOptions>;
 }
 
@@ -161,8 +161,7 @@ export function buildApp(deps: AppDeps): App {
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);
 
-  // --- web pages (issue 4) ---
-  // HTML pages: /api-keys (accounts and keys), /listings/:id, /web/* assets. They read
+  // The HTML pages: /api-keys (accounts and keys), /listings/:id, /web/* assets. They read
   // today's quota counts from the same store the API counts in.
   app.use(webRouter({ ...deps, clock, redisPrefix: prefix, storeHealth, quotaStore }));
 

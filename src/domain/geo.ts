@@ -1,5 +1,5 @@
 // Great-circle geometry shared by the SQL search (src/repositories/listings.ts holds its SQL
-// twin of haversineKm), the read model and the importer. Earth radius per the contract.
+// twin of haversineKm), the read model and the importer. The Earth's mean radius (IUGG).
 export const EARTH_RADIUS_KM = 6371.0088;
 export const KM_PER_DEG_LAT = (Math.PI / 180) * EARTH_RADIUS_KM;
 const RAD = Math.PI / 180;

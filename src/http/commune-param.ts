@@ -7,7 +7,7 @@ export interface CommuneSelection {
 }
 
 // `commune=`: any language form, case, accents, hyphens/spaces of a commune, or the name
-// of a locality or quarter (contract section 3). Anything else: 400 with suggestions.
+// of a locality or quarter (src/reference/gazetteer.ts). Anything else: 400 with suggestions.
 export function resolveCommuneParam(gazetteer: Gazetteer, value: string, param = 'commune'): CommuneSelection {
   const place = gazetteer.resolve(value);
   if (place?.kind === 'commune') return { communes: [place.commune] };

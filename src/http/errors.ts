@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { isInvalidInputError } from '../db/errors.js';
 import type { ERROR_CODES } from './schemas/responses.js';
 
-// Stable machine-readable codes (contract section 2), listed once in the response schemas.
+// Stable machine-readable codes, listed once in ERROR_CODES (src/http/schemas/responses.ts).
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ParamError {

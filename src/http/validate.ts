@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { hasControlCharacter } from '../lib/text.js';
 import { ApiError, type ParamError } from './errors.js';
 
-// Query-string parameter types (contract section 3). Every value arrives as a string;
+// Query-string parameter types. Every value arrives as a string;
 // these schemas turn it into a typed value or a message that reads after the parameter's
 // name ("per_page must be between 1 and 100").
 //

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// meta.last_updated (contract section 10): the end of the most recent successful import of
+// meta.last_updated of every data answer: the end of the most recent successful import of
 // any source, or the latest change to a native post, whichever is later.
 export async function lastUpdated(db: Knex): Promise<Date | null> {
   const { rows } = await db.raw(`

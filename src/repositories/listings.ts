@@ -84,7 +84,7 @@ function orderSql(sort: Sort, alias?: string): string {
 }
 
 // Two phases: the page's ids and sort keys (from an index alone where one covers the
-// filters: see the covering-indexes migration), then the full rows of just those ids.
+// filters: migrations/20261122003100_covering_read_indexes.ts), then the full rows of just those ids.
 export function listingsPageQuery(db: Knex, f: ListingFilter, opts: { sort: Sort; page: number; perPage: number }): Knex.QueryBuilder {
   const keys = applyFilter(db, db('listings').select('id', 'price_eur', 'area_m2', 'created_at'), f);
   if (f.geo) keys.select(db.raw(`${HAVERSINE} AS distance_km`, [f.geo.lat, f.geo.lat, f.geo.lng]));

@@ -10,7 +10,7 @@ export interface MarketRecord {
   median_price_per_m2_eur: number | null;
 }
 
-// Live from active, unflagged rentals (type RENT) as they stand (contract section 8). Rents
+// Live from active, unflagged rentals (type RENT) as they stand. Rents
 // rounded to whole euros, per-m2 figures to cents; per-m2 averaged per listing over the
 // listings with an area > 0.
 export async function marketPrices(db: Knex, f: { communes?: string[]; locality?: string } = {}): Promise<MarketRecord[]> {

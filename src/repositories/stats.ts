@@ -12,7 +12,7 @@ export interface Stats {
   sources: { source: string; last_import_at: Date | null; status: ImportOutcome }[];
 }
 
-// Public statistics: every active listing counts, flagged or not (contract section 9).
+// Public statistics (GET /api/v1/stats): every active listing counts, flagged or not.
 export async function computeStats(db: Knex): Promise<Stats> {
   const [totals, bySource, byCommune, sources] = await Promise.all([
     db('listings')

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 
 // The web pages' sessions and the secrets that sign their cookies.
 
-// The table connect-pg-simple keeps the sessions in (made by a migration).
+// The table connect-pg-simple keeps the sessions in (migrations/20261122002000_web_sessions.ts).
 export const SESSION_TABLE = 'web_sessions';
 
 // connect-pg-simple speaks to a pg.Pool-like `query(text, $n-params)`. This one runs its
