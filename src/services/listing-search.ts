@@ -3,7 +3,7 @@ import type { ApiCaches } from '../cache/api-caches.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
 import type { ListingReadModel } from '../read-model/read-model.js';
 import { countListings, findActiveListingsByIds, findListingsPage, type PublicListingRow } from '../repositories/listings.js';
-import { lastUpdatedAt } from './freshness.js';
+import { lastUpdatedAt } from './last-updated.js';
 
 export interface SearchRequest {
   filter: ListingFilter;

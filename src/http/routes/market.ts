@@ -6,7 +6,7 @@ import { cachedBody } from '../../cache/cached-body.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
 import { iso } from '../../repositories/freshness.js';
 import { marketPrices, type MarketRecord } from '../../repositories/market.js';
-import { lastUpdatedAt } from '../../services/freshness.js';
+import { lastUpdatedAt } from '../../services/last-updated.js';
 import { resolveCommuneParam } from '../commune-param.js';
 import { dataVersion } from '../data-version.js';
 import { communeParam } from '../schemas/listings.js';

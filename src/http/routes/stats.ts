@@ -5,7 +5,7 @@ import type { ApiCaches } from '../../cache/api-caches.js';
 import { cachedBody } from '../../cache/cached-body.js';
 import { iso } from '../../repositories/freshness.js';
 import { computeStats } from '../../repositories/stats.js';
-import { lastUpdatedAt } from '../../services/freshness.js';
+import { lastUpdatedAt } from '../../services/last-updated.js';
 import { dataVersion } from '../data-version.js';
 import type { ApiStats } from '../schemas/responses.js';
 import { sendCachedBody } from '../send-cached-body.js';
