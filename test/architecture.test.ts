@@ -130,7 +130,15 @@ function cycles(imports: Import[]): string[] {
 // Rule 6: calls into knex's API outside the modules that may query.
 function knexCalls(files: string[]): string[] {
   const checked = files.filter((f) => !under(rel(f), MAY_CALL_KNEX));
-  const program = ts.createProgram(checked, { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true, types: ['node'] });
+  const program = ts.createProgram(checked, {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: ['node'],
+  });
   const checker = program.getTypeChecker();
   const knexTypes = `${path.sep}node_modules${path.sep}knex${path.sep}`;
   // One line per source line (a chain of calls is one query): the shortest callee names it.
