@@ -12,7 +12,7 @@ import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
 import { useConditionalGet } from './http/conditional.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
-import { createStore, dailyQuota, statsLimit, type StoreHealth } from './http/quota.js';
+import { dailyQuota, statsLimit } from './http/quota.js';
 import { requestId } from './http/request-id.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { communesRouter } from './http/routes/communes.js';
@@ -23,7 +23,9 @@ import { marketRouter } from './http/routes/market.js';
 import { statsRouter } from './http/routes/stats.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { Gazetteer } from './reference/gazetteer.js';
+import { createStore, type StoreHealth } from './rate-limit/store.js';
 import type { ListingReadModel } from './read-model/read-model.js';
+import { createListingSearch } from './services/listing-search.js';
 import type { WebOptions } from './web/options.js';
 import { webRouter } from './web/index.js';
 
@@ -41,7 +43,7 @@ export interface AppDeps {
   redisPrefix?: string;
   // The in-memory read model of active listings (server.ts creates it unless turned off).
   readModel?: ListingReadModel;
-  // Web pages (issue 4): bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
+  // Web pages: bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
   web?: Partial<WebOptions>;
 }
 
@@ -135,7 +137,7 @@ export function buildApp(deps: AppDeps): App {
   // The API is read-only: anything but GET/HEAD is refused before authentication.
   const readOnly: RequestHandler = (req, _res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
-    next(new ApiError(405, 'method_not_allowed', `${req.method} is not supported: the API is read-only`, undefined, { Allow: 'GET, HEAD' }));
+    next(new ApiError({ status: 405, code: 'method_not_allowed', detail: `${req.method} is not supported: the API is read-only`, headers: { Allow: 'GET, HEAD' } }));
   };
   app.use('/api/v1', readOnly);
 
@@ -152,14 +154,14 @@ export function buildApp(deps: AppDeps): App {
     res.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
     next();
   });
-  keyed.use('/listings', listingsRouter({ db: deps.db, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches, readModel: deps.readModel }));
+  const search = createListingSearch({ db: deps.db, caches, readModel: deps.readModel });
+  keyed.use('/listings', listingsRouter({ db: deps.db, search, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   keyed.use('/market', marketRouter({ db: deps.db, gazetteer: deps.gazetteer, caches }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);
 
-  // --- web pages (issue 4) ---
-  // HTML pages: /api-keys (accounts and keys), /listings/:id, /web/* assets. They read
+  // The HTML pages: /api-keys (accounts and keys), /listings/:id, /web/* assets. They read
   // today's quota counts from the same store the API counts in.
   app.use(webRouter({ ...deps, clock, redisPrefix: prefix, storeHealth, quotaStore }));
 

@@ -1,7 +1,8 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import client from 'prom-client';
-import type { StoreHealth } from './http/quota.js';
+import type { StoreHealth } from './rate-limit/store.js';
+import { countImportRunsBySourceAndStatus } from './repositories/import-runs.js';
 
 // Prometheus metrics, on their own registry (one per app, so tests can build many) and
 // served by a separate listener (METRICS_PORT), never on the public API port.
@@ -62,12 +63,7 @@ export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Met
     async collect() {
       this.reset();
       try {
-        const rows = (await deps.db('import_runs').select('source', 'status').count<{ source: string; status: string; count: number }[]>('* as count').groupBy('source', 'status')) as {
-          source: string;
-          status: string;
-          count: number;
-        }[];
-        for (const r of rows) this.set({ source: r.source, status: r.status }, Number(r.count));
+        for (const r of await countImportRunsBySourceAndStatus(deps.db)) this.set({ source: r.source, status: r.status }, r.count);
       } catch {
         // the database being down shows in readiness; metrics still answer
       }

@@ -12,6 +12,7 @@ import { createLogger } from './logger.js';
 import { buildMetricsApp } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
+import { hasListings } from './repositories/listings.js';
 
 // A start-up failure whose message is the whole story: printed as one line, no stack.
 class StartupError extends Error {}
@@ -60,8 +61,7 @@ async function main(): Promise<void> {
   void recoverInterruptedImports(db).then((n) => n > 0 && logger.warn('%d interrupted import run(s) marked failed', n), (err) => logger.warn({ err }, 'could not check for interrupted imports'));
   if (database.embedded) {
     logger.info('no DATABASE_URL: running on the embedded PostgreSQL in %s', config.EMBEDDED_PG_DIR);
-    const [{ count }] = await db('listings').count<{ count: number }[]>('* as count');
-    if (Number(count) === 0) {
+    if (!(await hasListings(db))) {
       logger.info('first start: loading the demo data set');
       const seeded = await seedDemo(db, { now: new Date() });
       logger.info('demo data loaded: %d active listings', seeded.active);

@@ -14,6 +14,8 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
+export const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
+
 export function generateKeyId(): string {
   return 'key_' + randomBytes(8).toString('hex');
 }

@@ -1,5 +1,5 @@
 import { VersionedCache } from './versioned-cache.js';
-import { cachedBodyWeight, type CachedBody } from '../http/cached-body.js';
+import { cachedBodyWeight, type CachedBody } from './cached-body.js';
 
 // The answers the API may reuse while the data version stays the same (one set per app),
 // kept serialized (and compressed on demand). Bounded so the caches stay within ~35 MB (pages

@@ -4,7 +4,8 @@ import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import { normalizeEmail } from '../domain/email.js';
 import { TIERS } from '../domain/tiers.js';
-import { createApiKey, findOrCreateAccount, listApiKeys, revokeApiKey, setApiKeyTier } from '../repositories/api-keys.js';
+import { findOrCreateAccount } from '../repositories/accounts.js';
+import { createApiKey, listApiKeys, revokeApiKey, setApiKeyTier } from '../repositories/api-keys.js';
 
 const USAGE = `Usage:
   npm run keys -- create --email E --tier free|starter|pro|enterprise [--name N] [--json]

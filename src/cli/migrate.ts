@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.js';
-import { migrationConfig } from '../db/knex.js';
+import { runMigrations } from '../db/knex.js';
 import { openDatabase } from '../db/open.js';
 
 // npm run db:migrate (latest) | npm run db:rollback (undo the last batch)
@@ -11,9 +11,8 @@ async function main(): Promise<void> {
   }
   const database = await openDatabase(loadConfig(), { role: 'cli', migrate: false });
   try {
-    const [batch, files] = command === 'latest' ? await database.db.migrate.latest(migrationConfig) : await database.db.migrate.rollback(migrationConfig);
-    const list = files as string[];
-    process.stdout.write(list.length === 0 ? 'Nothing to do.\n' : `${command === 'latest' ? 'Applied' : 'Rolled back'} batch ${batch}: ${list.join(', ')}\n`);
+    const { batch, files } = await runMigrations(database.db, command);
+    process.stdout.write(files.length === 0 ? 'Nothing to do.\n' : `${command === 'latest' ? 'Applied' : 'Rolled back'} batch ${batch}: ${files.join(', ')}\n`);
   } finally {
     await database.close();
   }

@@ -50,6 +50,11 @@ export const migrationConfig: Knex.MigratorConfig = {
 };
 
 export async function migrateLatest(db: Knex): Promise<string[]> {
-  const [, applied] = await db.migrate.latest(migrationConfig);
-  return applied as string[];
+  return (await runMigrations(db, 'latest')).files;
+}
+
+// `latest` applies every pending migration as one batch; `rollback` undoes the last batch.
+export async function runMigrations(db: Knex, command: 'latest' | 'rollback'): Promise<{ batch: number; files: string[] }> {
+  const [batch, files] = command === 'latest' ? await db.migrate.latest(migrationConfig) : await db.migrate.rollback(migrationConfig);
+  return { batch: batch as number, files: files as string[] };
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { TIERS, type Tier } from '../domain/tiers.js';
-import { createApiKey, findOrCreateAccount } from '../repositories/api-keys.js';
+import { findOrCreateAccount } from '../repositories/accounts.js';
+import { createApiKey } from '../repositories/api-keys.js';
 
 export const DEMO_EMAIL = 'demo@listings-feed.local';
 

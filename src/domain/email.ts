@@ -1,7 +1,8 @@
 // The one form of an email address the service keys accounts by: the throttle's counters,
 // the stored address and every lookup all go through this function, so that two spellings
-// of one address can never reach one account under two throttle buckets (issue 10, item 3:
-// JavaScript lower-cases U+0130 İ to two characters, PostgreSQL's lower() to one).
+// of one address can never reach one account under two throttle buckets (which a mix of
+// JavaScript and SQL lower-casing allowed: JavaScript lower-cases U+0130 İ to two characters,
+// PostgreSQL's lower() to one).
 //
 // - Unicode NFKC: compatibility forms become their plain letters (fullwidth ａ is a, the
 //   Kelvin sign K is K, the ligature ﬀ is ff), and composed and decomposed accents agree;

@@ -12,11 +12,12 @@ export type Flag = (typeof FLAGS)[number];
 export const NATIVE_SOURCE = 'native';
 
 // A listing's id: `lst_` and 20 hex digits (80 bits) of HMAC-SHA256(secret, source NUL
-// external_id), under the service's own secret (service_secrets, made by a migration on the
-// first start and never changed). Opaque and stable for a (source, external_id) pair, whatever
-// the import order and even if the row were deleted and imported again; and impossible to
-// derive without the secret: sources are public and external ids often sequential, so
-// a plain hash of them let anyone enumerate every listing, flagged ones included (issue 10).
+// external_id), under the service's own secret (service_secrets, made on the first start by
+// migrations/20261123000200_keyed_listing_ids.ts and never changed). Opaque and stable for a
+// (source, external_id) pair, whatever the import order and even if the row were deleted and
+// imported again; and impossible to derive without the secret: sources are public and external
+// ids often sequential, so a plain hash of them would let anyone enumerate every listing,
+// flagged ones included.
 export type ListingIdFn = (source: string, externalId: string) => string;
 
 export const LISTING_ID_PREFIX = 'lst_';
@@ -30,7 +31,7 @@ export function listingIdFunction(secret: Buffer): ListingIdFn {
 }
 
 // The same ids computed by PostgreSQL, for statements that make or re-key many rows at once
-// (the re-keying migration, the benchmark builder). PostgreSQL has sha256() built in but no
+// (migrations/20261123000200_keyed_listing_ids.ts, the benchmark builder). PostgreSQL has sha256() built in but no
 // HMAC without an extension, so the HMAC is spelled out, H((K ^ opad) || H((K ^ ipad) || m)),
 // with the two padded keys read from a temporary table of the transaction
 // (pg_temp.listing_id_key, filled through bind parameters: the key never appears in SQL text,

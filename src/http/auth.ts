@@ -18,11 +18,11 @@ declare module 'express-serve-static-core' {
 }
 
 function unauthorized(detail: string): ApiError {
-  return new ApiError(401, 'unauthorized', detail, undefined, { 'WWW-Authenticate': CHALLENGE });
+  return new ApiError({ status: 401, code: 'unauthorized', detail, headers: { 'WWW-Authenticate': CHALLENGE } });
 }
 
 function invalidKey(detail: string): ApiError {
-  return new ApiError(401, 'invalid_key', detail, undefined, { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE });
+  return new ApiError({ status: 401, code: 'invalid_key', detail, headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE } });
 }
 
 // Authorization: Bearer <key>. The scheme name is case-insensitive (RFC 7235).

@@ -15,5 +15,5 @@ export function resolveCommuneParam(gazetteer: Gazetteer, value: string, param =
   const suggestions = gazetteer.suggest(value, 3);
   const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.join(', ')}?)` : '';
   const message = `is not a commune, locality or quarter of Luxembourg${hint}`;
-  throw new ApiError(400, 'invalid_parameter', `${param} ${message}`, [{ param, message }], undefined, { suggestions });
+  throw new ApiError({ status: 400, code: 'invalid_parameter', detail: `${param} ${message}`, errors: [{ param, message }], extensions: { suggestions } });
 }

@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-
+import { isInvalidInputError } from '../db/errors.js';
 import type { ERROR_CODES } from './schemas/responses.js';
 
-// Stable machine-readable codes (docs/spec/contract.md section 2), listed once in the response
-// schemas.
+// Stable machine-readable codes (docs/spec/contract.md section 2), listed once in ERROR_CODES
+// (src/http/schemas/responses.ts).
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ParamError {
@@ -26,18 +26,36 @@ const TITLES: Record<ErrorCode, string> = {
   internal: 'Internal server error',
 };
 
+// What a problem+json answer says: `errors` lists the parameters at fault, `headers` are set
+// on the answer (Retry-After, WWW-Authenticate, Allow), `extensions` are further members of
+// the body (RFC 9457 §3.2: suggestions, allowed_parameters).
+export interface ApiErrorInit {
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  errors?: ParamError[];
+  headers?: Record<string, string>;
+  extensions?: Record<string, unknown>;
+}
+
 // The one error type of the service: anything thrown as an ApiError reaches the client as
 // the problem+json body it describes; anything else becomes a bare 500.
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    readonly detail: string,
-    readonly errors?: ParamError[],
-    readonly headers?: Record<string, string>,
-    readonly extra?: Record<string, unknown>,
-  ) {
-    super(detail);
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly errors?: ParamError[];
+  readonly headers?: Record<string, string>;
+  readonly extensions?: Record<string, unknown>;
+
+  constructor(init: ApiErrorInit) {
+    super(init.detail);
+    this.status = init.status;
+    this.code = init.code;
+    this.detail = init.detail;
+    this.errors = init.errors;
+    this.headers = init.headers;
+    this.extensions = init.extensions;
   }
 }
 
@@ -54,14 +72,14 @@ export function sendProblem(res: Response, err: ApiError): void {
         code: err.code,
         detail: err.detail,
         ...(err.errors ? { errors: err.errors } : {}),
-        ...(err.extra ?? {}),
+        ...(err.extensions ?? {}),
         request_id: res.locals.requestId ?? null,
       }),
     );
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(new ApiError(404, 'not_found', `No route for ${req.method} ${req.path}`));
+  next(new ApiError({ status: 404, code: 'not_found', detail: `No route for ${req.method} ${req.path}` }));
 };
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -77,33 +95,27 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // Errors from body parsers or Express itself carry a 4xx status (e.g. a malformed URI).
     const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
     if (status >= 400 && status < 500) {
-      sendProblem(res, new ApiError(400, 'invalid_parameter', 'The request could not be understood'));
+      sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', detail: 'The request could not be understood' }));
       return;
     }
     // A value PostgreSQL refuses is bad input that slipped past validation, not a server
     // fault: 400, and a warning with its SQLSTATE (no stack: nothing to debug on our side).
     if (isInvalidInputError(err)) {
       logger.warn({ sqlstate: err.code, request_id: res.locals.requestId }, 'the database refused a value of the request');
-      sendProblem(res, new ApiError(400, 'invalid_parameter', 'A parameter value could not be used'));
+      sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', detail: 'A parameter value could not be used' }));
       return;
     }
     if (isUnavailable(err)) {
       logger.error({ err, request_id: res.locals.requestId }, 'dependency unavailable');
-      sendProblem(res, new ApiError(503, 'unavailable', 'The service is temporarily unavailable; try again shortly', undefined, { 'Retry-After': '5' }));
+      sendProblem(
+        res,
+        new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } }),
+      );
       return;
     }
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
-    sendProblem(res, new ApiError(500, 'internal', 'An internal error occurred; quote the request id when reporting it'));
+    sendProblem(res, new ApiError({ status: 500, code: 'internal', detail: 'An internal error occurred; quote the request id when reporting it' }));
   };
-}
-
-// SQLSTATEs that say a value of the request is unusable, decided by code, never by message:
-// class 22 (data exception: 22021 a byte sequence invalid in UTF-8, NUL included; 22P02 an
-// invalid text representation; 22001 a string too long; 22003 a number out of range; 22007
-// and 22008 a bad date or time, ...) and 54000 (a value over a limit, e.g. an index row).
-export function isInvalidInputError(err: unknown): err is { code: string } {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^(22[0-9A-Z]{3}|54000)$/.test(code);
 }
 
 // A database that cannot be reached (or times out) is a 503, not a 500.

@@ -1,9 +1,13 @@
+import { iso } from '../repositories/freshness.js';
 import type { PublicListingRow } from '../repositories/listings.js';
+import type { SearchRequest, SearchResult } from '../services/listing-search.js';
+import type { ApiListing, ApiListingsPage } from './schemas/responses.js';
 
 // The public shape of a listing (docs/spec/service-spec.md 2.1 + docs/spec/contract.md
-// section 4): every field always present, nullable ones null; `flags` only for tiers that may
-// see flagged data; `distance_km` only on geo searches.
-export function presentListing(row: PublicListingRow, opts: { baseUrl: string; showFlags: boolean }) {
+// section 4; listingSchema in src/http/schemas/responses.ts, which the return type holds it
+// to): every field always present, nullable ones null; `flags` only for tiers that may see
+// flagged data; `distance_km` only on geo searches.
+export function presentListing(row: PublicListingRow, opts: { baseUrl: string; showFlags: boolean }): ApiListing {
   return {
     id: row.id,
     url: `${opts.baseUrl}/listings/${encodeURIComponent(row.id)}`,
@@ -28,4 +32,9 @@ export function presentListing(row: PublicListingRow, opts: { baseUrl: string; s
   };
 }
 
-export type ApiListing = ReturnType<typeof presentListing>;
+export function presentListingsPage(found: SearchResult, request: SearchRequest, opts: { baseUrl: string; showFlags: boolean }): ApiListingsPage {
+  return {
+    data: found.rows.map((r) => presentListing(r, opts)),
+    meta: { total: found.total, page: request.page, per_page: request.perPage, sort: request.sort, last_updated: iso(found.lastUpdated) },
+  };
+}

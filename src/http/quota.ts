@@ -1,128 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { MemoryStore, rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
+import { rateLimit, type Store } from 'express-rate-limit';
 import onHeaders from 'on-headers';
-import type { Logger } from 'pino';
-import { RedisStore } from 'rate-limit-redis';
 import { DAILY_QUOTA } from '../domain/tiers.js';
+import { dailyQuotaKey, secondsUntilUtcMidnight } from '../rate-limit/quota-counters.js';
+import { limiterLogger } from '../rate-limit/store.js';
 import { ApiError } from './errors.js';
 
 const DAY_MS = 86_400_000;
-
-export function utcDay(d: Date): string {
-  return d.toISOString().slice(0, 10);
-}
-
-export function secondsUntilUtcMidnight(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
-}
-
-export interface StoreHealth {
-  errors: number;
-  lastError: Date | null;
-}
-
-// Wraps the real store (Redis, or memory when no Redis is configured) so that a store
-// error is counted and logged (throttled) before express-rate-limit lets the request pass.
-// Each store operation also gets one overall deadline: rate-limit-redis retries a failed
-// EVALSHA with SCRIPT LOAD + EVALSHA whatever the error was, so against a hung Redis one
-// increment would cost two or three command timeouts; the deadline keeps it to one.
-class GuardedStore implements Store {
-  localKeys: boolean;
-  prefix?: string;
-  constructor(
-    private readonly inner: Store,
-    private readonly health: StoreHealth,
-    private readonly logger: Logger,
-    private readonly label: string,
-    private readonly deadlineMs: number | null = null,
-  ) {
-    this.localKeys = inner.localKeys ?? false;
-    this.prefix = inner.prefix;
-  }
-  init(options: Options): void {
-    this.inner.init?.(options);
-  }
-  // express-rate-limit's own logger: store errors reach it only after fail() has counted
-  // and logged them (throttled), so they are dropped here instead of being written to the
-  // console once per request; anything else goes to the service's log.
-  readonly limiterLogger = {
-    error: (err: unknown, message?: string) => {
-      if (typeof message === 'string' && message.includes('error from store')) return;
-      this.logger.error({ err: { message: (err as Error)?.message ?? String(err) }, store: this.label }, message ?? 'express-rate-limit error');
-    },
-    warn: (err: unknown, message?: string) => {
-      this.logger.warn({ err: { message: (err as Error)?.message ?? String(err) }, store: this.label }, message ?? 'express-rate-limit warning');
-    },
-  };
-  private lastLog = 0;
-  private fail(err: unknown): never {
-    this.health.errors++;
-    this.health.lastError = new Date();
-    const now = Date.now();
-    if (now - this.lastLog > 10_000) {
-      this.lastLog = now;
-      this.logger.error({ err: { message: (err as Error)?.message }, store: this.label, errors: this.health.errors }, 'rate-limit store unavailable: request served without limiting');
-    }
-    throw err;
-  }
-  private bounded<T>(op: () => T | Promise<T>): Promise<T> {
-    const run = new Promise<T>((resolve) => resolve(op())); // a synchronous throw rejects too
-    const ms = this.deadlineMs;
-    if (ms === null) return run;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`rate-limit store did not answer within ${ms} ms`)), ms);
-    });
-    // Promise.race subscribes to op's promise, so its late rejection is never unhandled.
-    return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
-  }
-  async increment(key: string): Promise<IncrementResponse> {
-    try {
-      return await this.bounded(() => this.inner.increment(key));
-    } catch (err) {
-      this.fail(err);
-    }
-  }
-  async decrement(key: string): Promise<void> {
-    try {
-      await this.bounded(() => this.inner.decrement(key));
-    } catch (err) {
-      this.fail(err);
-    }
-  }
-  async resetKey(key: string): Promise<void> {
-    await this.bounded(() => this.inner.resetKey(key));
-  }
-  async get(key: string) {
-    return this.bounded(() => this.inner.get?.(key));
-  }
-}
-
-// The logger to give express-rate-limit for a store (its default writes to the console).
-function limiterLogger(store: Store) {
-  return store instanceof GuardedStore ? store.limiterLogger : undefined;
-}
-
-export function createStore(redis: Redis | null, prefix: string, health: StoreHealth, logger: Logger): Store {
-  if (!redis) return new GuardedStore(new MemoryStore(), health, logger, 'memory');
-  const store = new RedisStore({
-    prefix,
-    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<never>,
-  });
-  // rate-limit-redis loads its Lua scripts in its constructor; with Redis down that promise
-  // rejects before anyone awaits it. Mark it handled: the store reloads the script on the
-  // next increment, which is how limiting resumes once Redis is back.
-  const s = store as unknown as { incrementScriptSha: Promise<string>; getScriptSha: Promise<string> };
-  s.incrementScriptSha.catch(() => undefined);
-  s.getScriptSha.catch(() => undefined);
-  // One store operation is at most one round trip over a few ms in health, three when the
-  // script must be reloaded (after a Redis restart): bound the whole by the client's
-  // command timeout plus a little, so a hung Redis costs a request about one timeout.
-  const commandTimeout = redis.options.commandTimeout ?? 500;
-  return new GuardedStore(store, health, logger, 'redis', commandTimeout + 50);
-}
 
 export interface QuotaInfo {
   limit: number;
@@ -159,7 +43,7 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
     windowMs: DAY_MS + 3_600_000, // counters outlive their day by an hour, then expire
     limit: (_req: Request, res: Response) => DAILY_QUOTA[res.locals.apiKey!.tier] ?? Number.MAX_SAFE_INTEGER,
     skip: (_req: Request, res: Response) => DAILY_QUOTA[res.locals.apiKey!.tier] === null,
-    keyGenerator: (_req: Request, res: Response) => `${res.locals.apiKey!.id}:${utcDay(deps.clock())}`,
+    keyGenerator: (_req: Request, res: Response) => dailyQuotaKey(res.locals.apiKey!.id, deps.clock()),
     store: deps.store,
     standardHeaders: false,
     legacyHeaders: false,
@@ -172,13 +56,12 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
       const now = deps.clock();
       const info = (req as Request & { rateLimit: QuotaInfo }).rateLimit;
       setQuotaHeaders(res, info, now);
-      throw new ApiError(
-        429,
-        'quota_exceeded',
-        `The daily quota of ${info.limit} requests for this key is used up; it resets at 00:00 UTC`,
-        undefined,
-        { 'Retry-After': String(secondsUntilUtcMidnight(now)) },
-      );
+      throw new ApiError({
+        status: 429,
+        code: 'quota_exceeded',
+        detail: `The daily quota of ${info.limit} requests for this key is used up; it resets at 00:00 UTC`,
+        headers: { 'Retry-After': String(secondsUntilUtcMidnight(now)) },
+      });
     },
   });
   const headers: RequestHandler = (req, res, next) => {
@@ -210,8 +93,11 @@ export function statsLimit(deps: { store: Store; perMinute: number }): RequestHa
     logger: limiterLogger(deps.store),
     handler: (_req: Request, res: Response) => {
       const retry = res.getHeader('Retry-After') ?? '60';
-      throw new ApiError(429, 'rate_limited', `Too many requests from this address: at most ${deps.perMinute} per minute`, undefined, {
-        'Retry-After': String(retry),
+      throw new ApiError({
+        status: 429,
+        code: 'rate_limited',
+        detail: `Too many requests from this address: at most ${deps.perMinute} per minute`,
+        headers: { 'Retry-After': String(retry) },
       });
     },
   });

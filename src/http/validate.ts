@@ -127,15 +127,19 @@ export function validateQuery<S extends Shape>(schema: S, query: Record<string, 
       return { param, message: `is not a known parameter${hint ? ` (did you mean ${hint}?)` : ''}` };
     });
     const first = errors[0];
-    throw new ApiError(400, 'unknown_parameter', `${first.param} ${first.message}; allowed parameters: ${allowed.join(', ')}`, errors, undefined, {
-      allowed_parameters: allowed,
+    throw new ApiError({
+      status: 400,
+      code: 'unknown_parameter',
+      detail: `${first.param} ${first.message}; allowed parameters: ${allowed.join(', ')}`,
+      errors,
+      extensions: { allowed_parameters: allowed },
     });
   }
   const repeated = Object.entries(query)
     .filter(([, v]) => typeof v !== 'string')
     .map(([param]) => ({ param, message: 'was given more than once' }));
   if (repeated.length > 0) {
-    throw new ApiError(400, 'invalid_parameter', `${repeated[0].param} ${repeated[0].message}`, repeated);
+    throw new ApiError({ status: 400, code: 'invalid_parameter', detail: `${repeated[0].param} ${repeated[0].message}`, errors: repeated });
   }
   const parsed = (refine ?? schema).safeParse(query);
   if (!parsed.success) throw zodToApiError(parsed.error);
@@ -145,5 +149,5 @@ export function validateQuery<S extends Shape>(schema: S, query: Record<string, 
 export function zodToApiError(error: z.ZodError): ApiError {
   const errors: ParamError[] = error.issues.map((i) => ({ param: String(i.path[0] ?? 'query'), message: i.message }));
   const detail = errors.map((e) => `${e.param} ${e.message}`).join('; ');
-  return new ApiError(400, 'invalid_parameter', detail, errors);
+  return new ApiError({ status: 400, code: 'invalid_parameter', detail, errors });
 }

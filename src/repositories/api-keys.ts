@@ -37,17 +37,6 @@ export async function findActiveKeyByHash(db: Knex, keyHash: string): Promise<{ 
   return { key: { id: row.id, account_id: row.account_id, tier: row.tier }, dataVersion };
 }
 
-// The account of an address in any spelling (normalizeEmail), made when there is none.
-export async function findOrCreateAccount(db: Knex | Knex.Transaction, email: string): Promise<number> {
-  const address = normalizeEmail(email);
-  const existing = await db('accounts').select('id').where({ email: address }).first();
-  if (existing) return existing.id as number;
-  const [row] = await db('accounts').insert({ email: address }).onConflict('email').ignore().returning('id');
-  if (row) return row.id as number;
-  const again = await db('accounts').select('id').where({ email: address }).first();
-  return again.id as number;
-}
-
 // Returns the plaintext key: the only moment it exists outside the client's hands.
 export async function createApiKey(
   db: Knex | Knex.Transaction,
@@ -78,6 +67,37 @@ export async function listApiKeys(db: Knex | Knex.Transaction, filter: { email?:
   if (filter.id) q.where('k.id', filter.id);
   if (filter.accountId !== undefined) q.where('k.account_id', filter.accountId);
   return (await q) as ApiKeyRecord[];
+}
+
+// The key `keyId` if it belongs to the account: another account's key is answered as if it
+// did not exist.
+export async function findAccountKey(db: Knex, accountId: number, keyId: string): Promise<ApiKeyRecord | null> {
+  return (await listApiKeys(db, { accountId, id: keyId }))[0] ?? null;
+}
+
+export type CreateAccountKeyResult = { ok: true; record: ApiKeyRecord; key: string } | { ok: false; reason: 'limit' };
+
+// A key for an account that has fewer than `maxActive` active keys. The account row is locked
+// while counting, so two requests at once cannot go over the limit.
+export async function createAccountKey(
+  db: Knex,
+  input: { accountId: number; tier: Tier; name: string; maxActive: number },
+): Promise<CreateAccountKeyResult> {
+  return db.transaction(async (trx) => {
+    await trx('accounts').select('id').where({ id: input.accountId }).forUpdate().first();
+    const [{ count }] = await trx('api_keys').where({ account_id: input.accountId }).whereNull('revoked_at').count<{ count: number }[]>('* as count');
+    if (Number(count) >= input.maxActive) return { ok: false, reason: 'limit' } as const;
+    const { record, key } = await createApiKey(trx, { accountId: input.accountId, tier: input.tier, name: input.name });
+    return { ok: true, record, key } as const;
+  });
+}
+
+// Only the owner's keys: another account's key id is answered as if it did not exist.
+export async function revokeAccountKey(db: Knex, accountId: number, keyId: string, now: Date): Promise<'revoked' | 'already_revoked' | 'not_found'> {
+  const n = await db('api_keys').where({ id: keyId, account_id: accountId }).whereNull('revoked_at').update({ revoked_at: now });
+  if (n > 0) return 'revoked';
+  const exists = await db('api_keys').select('id').where({ id: keyId, account_id: accountId }).first();
+  return exists ? 'already_revoked' : 'not_found';
 }
 
 export async function revokeApiKey(db: Knex | Knex.Transaction, id: string, now: Date): Promise<boolean> {

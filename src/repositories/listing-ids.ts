@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 import { hmacSha256Pads, LISTING_ID_KEY_TABLE_SQL, listingIdFunction, type ListingIdFn } from '../domain/listing.js';
 
 // The secret that keys listing ids (src/domain/listing.ts) lives in the database, made once by
-// the migration that introduced it: every importer, instance and restart computes the same ids
-// with no setting to manage, and a copy of the database keeps its ids. It is read here and
-// handed on as a function or a temporary table of one transaction; never logged, never served.
+// migrations/20261123000200_keyed_listing_ids.ts: every importer, instance and restart computes
+// the same ids with no setting to manage, and a copy of the database keeps its ids. It is read
+// here and handed on as a function or a temporary table of one transaction; never logged,
+// never served.
 export const LISTING_ID_SECRET = 'listing_ids';
 
 async function readSecret(db: Knex | Knex.Transaction): Promise<Buffer> {

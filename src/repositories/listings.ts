@@ -84,7 +84,7 @@ function orderSql(sort: Sort, alias?: string): string {
 }
 
 // Two phases: the page's ids and sort keys (from an index alone where one covers the
-// filters: see the covering-indexes migration), then the full rows of just those ids.
+// filters: migrations/20261122003100_covering_read_indexes.ts), then the full rows of just those ids.
 export function listingsPageQuery(db: Knex, f: ListingFilter, opts: { sort: Sort; page: number; perPage: number }): Knex.QueryBuilder {
   const keys = applyFilter(db, db('listings').select('id', 'price_eur', 'area_m2', 'created_at'), f);
   if (f.geo) keys.select(db.raw(`${HAVERSINE} AS distance_km`, [f.geo.lat, f.geo.lat, f.geo.lng]));
@@ -121,6 +121,22 @@ export async function findActiveListingsByIds(db: Knex, ids: string[], includeFl
   if (!includeFlagged) q.where('flagged', false);
   const byId = new Map(((await q) as PublicListingRow[]).map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+// Whether the listings table holds any row at all (whatever its status).
+export async function hasListings(db: Knex): Promise<boolean> {
+  return (await db('listings').select('id').first()) !== undefined;
+}
+
+// The active listing that absorbed a merged one (a duplicate of another source's listing),
+// or null when `id` is not merged or its target is no longer active.
+export async function findActiveMergeTarget(db: Knex, id: string): Promise<string | null> {
+  const row = await db('listings as l')
+    .join('listings as t', 't.id', 'l.merged_into')
+    .select('t.id')
+    .where({ 'l.id': id, 'l.status': 'merged', 't.status': 'active' })
+    .first();
+  return (row?.id as string | undefined) ?? null;
 }
 
 export async function findActiveListing(db: Knex, id: string, includeFlagged: boolean): Promise<PublicListingRow | null> {

@@ -1,11 +1,15 @@
 import type { Knex } from 'knex';
 
+// The outcome of a source's latest finished import run (the check constraint of import_runs
+// allows running, ok, failed and refused), or never.
+export type ImportOutcome = 'ok' | 'failed' | 'refused' | 'never';
+
 export interface Stats {
   total_active: number;
   flagged: number;
   by_source: { source: string; active: number }[];
   by_commune: { commune: string; active: number }[];
-  sources: { source: string; last_import_at: Date | null; status: string }[];
+  sources: { source: string; last_import_at: Date | null; status: ImportOutcome }[];
 }
 
 // Public statistics: every active listing counts, flagged or not (docs/spec/contract.md section 9).
@@ -31,7 +35,7 @@ export async function computeStats(db: Knex): Promise<Stats> {
     flagged: totals?.flagged ?? 0,
     by_source: (bySource as { source: string; active: number }[]).sort(byCount((x) => x.source)),
     by_commune: (byCommune as { commune: string; active: number }[]).sort(byCount((x) => x.commune)),
-    sources: (sources.rows as { source: string; last_import_at: Date | null; status: string; native_updated_at: Date | null }[])
+    sources: (sources.rows as { source: string; last_import_at: Date | null; status: ImportOutcome; native_updated_at: Date | null }[])
       .map((s) => {
         // Native posts are live: their freshness is the latest change to a post.
         const last = [s.last_import_at, s.native_updated_at].filter((d): d is Date => d !== null).sort((a, b) => b.getTime() - a.getTime())[0] ?? null;

@@ -7,7 +7,7 @@ export const CSRF_COOKIE = 'lf_csrf';
 
 // CSRF protection without server state (csrf-csrf: the signed double-submit cookie pattern),
 // so that showing a form to an anonymous visitor writes nothing: no session row for every
-// GET /api-keys (issue 10, item 7). Every form carries a token that must equal the HttpOnly
+// GET /api-keys. Every form carries a token that must equal the HttpOnly
 // cookie `lf_csrf`, and both carry an HMAC, under the service's own secret, of a random
 // value and of the visitor's session id once signed in. A site elsewhere can neither read
 // the cookie nor make one the HMAC accepts, so it cannot forge a form post; that includes the

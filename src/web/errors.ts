@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isInvalidInputError } from '../http/errors.js';
+import { isInvalidInputError } from '../db/errors.js';
 import { html } from './html.js';
 import { messagePage } from './layout.js';
 

@@ -1,14 +1,16 @@
 import { Router, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import helmet from 'helmet';
-import type { AppDeps } from '../app.js';
-import { DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE } from '../config.js';
-import type { StoreHealth } from '../http/quota.js';
+import type { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE, type Config } from '../config.js';
+import type { StoreHealth } from '../rate-limit/store.js';
 import { ASSETS_MOUNT, assetsRouter } from './assets.js';
 import { htmlNotFound } from './errors.js';
 import { keysRouter } from './keys-router.js';
 import { listingPagesRouter } from './listing-page.js';
-import { webOptions } from './options.js';
+import { webOptions, type WebOptions } from './options.js';
 import { pagesLimit } from './throttle.js';
 
 // Security headers for the HTML pages only (the JSON API under /api/v1 keeps its own):
@@ -39,7 +41,21 @@ function pageHeaders(opts: { https: boolean; externalImages: boolean }): Request
   });
 }
 
-export type WebDeps = AppDeps & { storeHealth: StoreHealth; quotaStore: Store; clock: () => Date; redisPrefix: string };
+// What the pages need of the app's dependencies (src/app.ts passes its own).
+export interface WebDeps {
+  config: Pick<Config, 'PUBLIC_BASE_URL'> & Partial<Pick<Config, 'PAGES_RATE_LIMIT_PER_MINUTE'>>;
+  db: Knex;
+  redis: Redis | null;
+  logger: Logger;
+  clock: () => Date;
+  redisPrefix: string;
+  // Shared with the API: the store health its metrics report, and the daily quota's store,
+  // whose counts the key page shows.
+  storeHealth: StoreHealth;
+  quotaStore: Store;
+  // Bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
+  web?: Partial<WebOptions>;
+}
 
 // The HTML side of the service: /api-keys (accounts and keys), /listings/:id (the public
 // page of a listing) and /web/* (the stylesheet and the copy-button script).

@@ -1,10 +1,12 @@
 import { DAILY_QUOTA, type Tier } from '../domain/tiers.js';
+import type { UsageToday } from '../rate-limit/quota-counters.js';
 import type { ApiKeyRecord } from '../repositories/api-keys.js';
 import { html, type SafeHtml } from './html.js';
-import type { UsageToday } from './keys.js';
-import { MAX_ACTIVE_KEYS } from './keys.js';
 import { csrfField, field, page } from './layout.js';
 import { MIN_PASSWORD_LENGTH } from './passwords.js';
+
+// The most active keys an account may have (the admin command line is not held to it).
+export const MAX_ACTIVE_KEYS = 5;
 
 export type FieldErrors<K extends string> = Partial<Record<K, string>>;
 

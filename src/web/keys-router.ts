@@ -4,16 +4,19 @@ import type { Store } from 'express-rate-limit';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { KEY_ID_PATTERN } from '../auth/api-key.js';
 import { normalizeEmail } from '../domain/email.js';
-import { createAccount, findAccountByEmail } from './accounts.js';
+import { usageToday } from '../rate-limit/quota-counters.js';
+import { createAccount, findAccountByEmail } from '../repositories/accounts.js';
+import { createAccountKey, findAccountKey, listApiKeys, revokeAccountKey } from '../repositories/api-keys.js';
+import { loadWebSecrets } from '../repositories/web-sessions.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
 import { refuseControlCharacters } from './input.js';
-import { accountKeys, createAccountKey, findAccountKey, KEY_ID_PATTERN, revokeAccountKey, usageToday } from './keys.js';
-import { confirmRevokePage, keyLabel, keysPage, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
+import { confirmRevokePage, keyLabel, keysPage, MAX_ACTIVE_KEYS, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
 import { csrfProtection } from './csrf.js';
 import type { WebOptions } from './options.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
-import { endSession, loadWebSecrets, SESSION_COOKIE, SESSION_PATH, sessionMiddleware, startSignedInSession } from './session.js';
+import { endSession, SESSION_COOKIE, SESSION_PATH, sessionMiddleware, startSignedInSession } from './session.js';
 import { signInThrottles, type ThrottleDeps } from './throttle.js';
 
 export interface KeysRouterDeps extends ThrottleDeps {
@@ -80,7 +83,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
   const renderKeys = async (req: Request, res: Response, status: number, v: Pick<KeysView, 'newKey' | 'create'> = {}) => {
     const accountId = req.session.accountId!;
     const now = deps.clock();
-    const keys = await accountKeys(deps.db, accountId);
+    const keys = await listApiKeys(deps.db, { accountId });
     const withUsage = await Promise.all(keys.map(async (k) => (k.revoked_at ? k : { ...k, usage: await usageToday(deps.quotaStore, k, now) })));
     // A fresh single-use nonce for the create form: sending the same form twice (a reload
     // of the page that showed a new key) cannot make, and show, another key.
@@ -170,7 +173,8 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     if (!name || name.length > 60) {
       return renderKeys(req, res, 400, { create: { name, error: name ? 'Use at most 60 characters.' : 'Give the key a name.' } });
     }
-    const created = await createAccountKey(deps.db, req.session.accountId!, name);
+    // New keys from the web page are Free; tiers change through the admin command line.
+    const created = await createAccountKey(deps.db, { accountId: req.session.accountId!, tier: 'free', name, maxActive: MAX_ACTIVE_KEYS });
     if (!created.ok) {
       return renderKeys(req, res, 400, {
         create: { name, error: 'You already have 5 active keys, the most an account can have. Revoke one you no longer use, then create the new one.' },

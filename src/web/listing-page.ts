@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ListingType } from '../domain/listing.js';
-import { findActiveListing, type PublicListingRow } from '../repositories/listings.js';
+import { findActiveListing, findActiveMergeTarget, type PublicListingRow } from '../repositories/listings.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
 import { html, httpUrl } from './html.js';
 import { refuseControlCharacters } from './input.js';
@@ -61,17 +61,6 @@ ${
   });
 }
 
-// A merged listing (a duplicate of another source's listing) leads to the listing that
-// absorbed it, when that one is active: its public address keeps working.
-async function mergedInto(db: Knex, id: string): Promise<string | null> {
-  const row = await db('listings as l')
-    .join('listings as t', 't.id', 'l.merged_into')
-    .select('t.id')
-    .where({ 'l.id': id, 'l.status': 'merged', 't.status': 'active' })
-    .first();
-  return (row?.id as string | undefined) ?? null;
-}
-
 // GET /listings/:id, the `url` of every listing: public, no key. Any active listing is
 // shown, flagged or not: the flags are a data-quality hint for API tiers, and this page
 // only repeats what its source publishes (the flags themselves are not shown).
@@ -83,7 +72,9 @@ export function listingPagesRouter(deps: { db: Knex; logger: Logger }): Router {
     if (id.length > 64) return next();
     const listing = await findActiveListing(deps.db, id, true);
     if (!listing) {
-      const target = await mergedInto(deps.db, id);
+      // A merged listing leads to the listing that absorbed it, when that one is active: its
+      // public address keeps working.
+      const target = await findActiveMergeTarget(deps.db, id);
       if (target) return res.redirect(302, `/listings/${encodeURIComponent(target)}`);
       return next();
     }

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import connectPgSimple from 'connect-pg-simple';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { SESSION_TABLE, sessionStorePool } from '../repositories/web-sessions.js';
 import type { WebOptions } from './options.js';
 
 declare module 'express-session' {
@@ -17,38 +17,11 @@ declare module 'express-session' {
 
 export const SESSION_COOKIE = 'lf_session';
 export const SESSION_PATH = '/api-keys';
-const SESSION_TABLE = 'web_sessions';
-
-// connect-pg-simple speaks to a pg.Pool-like `query(text, $n-params)`. This one runs its
-// statements through knex, so sessions share the service's pool, statement timeout and
-// shutdown instead of opening a second pool.
-function knexPool(db: Knex) {
-  return {
-    async query(text: string, params: unknown[] = []) {
-      const bindings: unknown[] = [];
-      const sql = text.replace(/\$(\d+)/g, (_m, n: string) => {
-        const v = params[Number(n) - 1];
-        bindings.push(v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v);
-        return '?';
-      });
-      return db.raw(sql, bindings as Knex.RawBinding[]);
-    },
-  };
-}
-
-// The cookie-signing secrets live in the database (newest first), so every instance of the
-// service and every restart agree on them without another setting to manage. They also key
-// the CSRF tokens (csrf.ts).
-export async function loadWebSecrets(db: Knex): Promise<string[]> {
-  await db('web_session_secrets').insert({ id: 1, secret: randomBytes(32).toString('base64url') }).onConflict('id').ignore();
-  const rows = await db('web_session_secrets').select('secret').orderBy('id', 'desc');
-  return rows.map((r: { secret: string }) => r.secret);
-}
 
 export function sessionMiddleware(deps: { db: Knex; logger: Logger; secureCookie: boolean; options: WebOptions; secrets: () => Promise<string[]> }): RequestHandler {
   const PgStore = connectPgSimple(session);
   const store = new PgStore({
-    pool: knexPool(deps.db) as never,
+    pool: sessionStorePool(deps.db) as never,
     tableName: SESSION_TABLE,
     createTableIfMissing: false, // the migration made it
     pruneSessionInterval: deps.options.sessionPruneIntervalS,

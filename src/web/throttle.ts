@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit, type Logger as LimiterLogger, type Store } from 'express-rate-limit';
+import { rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { normalizeEmail } from '../domain/email.js';
-import { createStore, type StoreHealth } from '../http/quota.js';
+import { createStore, limiterLogger, type StoreHealth } from '../rate-limit/store.js';
 import { messagePage } from './layout.js';
 import type { WebOptions } from './options.js';
 
@@ -48,12 +48,6 @@ function throttled(what: 'address' | 'account') {
         }),
       );
   };
-}
-
-// The store's own logger for express-rate-limit when it has one (it drops store errors the
-// store has already counted and logged); else express-rate-limit's default.
-function limiterLogger(store: Store): LimiterLogger | undefined {
-  return (store as Store & { limiterLogger?: LimiterLogger }).limiterLogger;
 }
 
 // The public HTML pages need no key, so they are limited per client IP (req.ip honours

@@ -6,7 +6,8 @@ import { buildApp, type AppDeps } from '../../src/app.js';
 import { listingIdFunction, type ListingIdFn, type ListingRow } from '../../src/domain/listing.js';
 import type { Tier } from '../../src/domain/tiers.js';
 import { loadGazetteer } from '../../src/reference/load.js';
-import { createApiKey, findOrCreateAccount } from '../../src/repositories/api-keys.js';
+import { findOrCreateAccount } from '../../src/repositories/accounts.js';
+import { createApiKey } from '../../src/repositories/api-keys.js';
 import { loadListingIds } from '../../src/repositories/listing-ids.js';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

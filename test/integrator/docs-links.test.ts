@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
 
-// Issue 10, item 14: README pointed at shared/feeds/FORMATS.md, which is not in the
-// repository. Every relative link of the documentation must name a file of the repository.
+// Issue 10, item 14: README pointed at a feed-formats document outside the repository, which a
+// clone does not have. Every relative link of the documentation must name a file of the repository.
 // Issue 11: the documentation moved from README into docs/ and bench/README.md, and comments
 // cite files of the repository (docs/feed-formats.md, docs/spec/contract.md, ...), never the
 // documents the project was given outside it.

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { ListingReadModel } from '../../read-model/read-model.js';
+import { pingDatabase } from '../../repositories/database.js';
 
 async function within<T>(ms: number, p: Promise<T>): Promise<T> {
   let t: NodeJS.Timeout | undefined;
@@ -27,7 +28,7 @@ export function healthRouter(deps: { db: Knex; redis: Redis | null; readModel?: 
   });
   router.get('/readyz', async (_req, res) => {
     const [database, redis] = await Promise.all([
-      within(1000, deps.db.raw('SELECT 1')).then(
+      within(1000, pingDatabase(deps.db)).then(
         () => 'ok' as const,
         () => 'down' as const,
       ),

@@ -2,10 +2,13 @@ import { Router } from 'express';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { ApiCaches } from '../../cache/api-caches.js';
-import { currentDataVersion } from '../../repositories/data-version.js';
-import { iso, lastUpdated } from '../../repositories/freshness.js';
+import { cachedBody } from '../../cache/cached-body.js';
+import { iso } from '../../repositories/freshness.js';
 import { computeStats } from '../../repositories/stats.js';
-import { cachedBody, sendCachedBody } from '../cached-body.js';
+import { lastUpdatedAt } from '../../services/last-updated.js';
+import { dataVersion } from '../data-version.js';
+import type { ApiStats } from '../schemas/responses.js';
+import { sendCachedBody } from '../send-cached-body.js';
 import { validateQuery } from '../validate.js';
 
 export const statsQuery = z.object({});
@@ -14,17 +17,18 @@ export function statsRouter(deps: { db: Knex; caches: ApiCaches }): Router {
   const router = Router();
   router.get('/', async (req, res) => {
     validateQuery(statsQuery, req.query);
-    const version = res.locals.dataVersion ?? (await currentDataVersion(deps.db));
+    const version = await dataVersion(res, deps.db);
     const body = await deps.caches.stats.get(version, 'stats', async () => {
-      const [stats, updated] = await Promise.all([computeStats(deps.db), deps.caches.freshness.get(version, 'last_updated', () => lastUpdated(deps.db))]);
-      return cachedBody({
+      const [stats, updated] = await Promise.all([computeStats(deps.db), lastUpdatedAt(deps, version)]);
+      const answer: ApiStats = {
         total_active: stats.total_active,
         flagged: stats.flagged,
         by_source: stats.by_source,
         by_commune: stats.by_commune,
         last_updated: iso(updated),
         sources: stats.sources.map((s) => ({ source: s.source, last_import_at: iso(s.last_import_at), status: s.status })),
-      });
+      };
+      return cachedBody(answer);
     });
     res.setHeader('Cache-Control', 'public, max-age=60');
     sendCachedBody(req, res, body);

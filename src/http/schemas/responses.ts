@@ -145,4 +145,9 @@ export const readinessSchema = z
   })
   .meta({ id: 'Readiness' });
 
-export type ApiListingShape = z.infer<typeof listingSchema>;
+// What the handlers build, checked by the compiler against the schemas the document shows.
+export type ApiListing = z.infer<typeof listingSchema>;
+export type ApiListingsPage = z.infer<typeof listingsPageSchema>;
+export type ApiMarketPrices = z.infer<typeof marketPricesSchema>;
+export type ApiStats = z.infer<typeof statsSchema>;
+export type ApiCommunes = z.infer<typeof communesSchema>;

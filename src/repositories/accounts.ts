@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { normalizeEmail } from '../domain/email.js';
 
-// Account queries of the web page. Emails are stored, looked up and unique in their
-// normalized form (normalizeEmail: any letter case or compatibility spelling of an address
-// is the same address), compared by equality.
+// Accounts. Emails are stored, looked up and unique in their normalized form (normalizeEmail:
+// any letter case or compatibility spelling of an address is the same address), compared by
+// equality.
 
 export interface AccountCredentials {
   id: number;
@@ -11,7 +11,7 @@ export interface AccountCredentials {
   password_hash: string | null; // null for accounts made by the admin command line
 }
 
-export async function findAccountByEmail(db: Knex, email: string): Promise<AccountCredentials | null> {
+export async function findAccountByEmail(db: Knex | Knex.Transaction, email: string): Promise<AccountCredentials | null> {
   const row = await db('accounts').select('id', 'email', 'password_hash').where({ email: normalizeEmail(email) }).first();
   return (row as AccountCredentials | undefined) ?? null;
 }
@@ -25,4 +25,14 @@ export async function createAccount(db: Knex, email: string, passwordHash: strin
     .ignore()
     .returning(['id', 'email']);
   return (row as { id: number; email: string } | undefined) ?? null;
+}
+
+// The account of an address in any spelling, made (without a password) when there is none.
+export async function findOrCreateAccount(db: Knex | Knex.Transaction, email: string): Promise<number> {
+  const existing = await findAccountByEmail(db, email);
+  if (existing) return existing.id;
+  const [row] = await db('accounts').insert({ email: normalizeEmail(email) }).onConflict('email').ignore().returning('id');
+  if (row) return row.id as number;
+  // Made by another request between the lookup and the insert.
+  return (await findAccountByEmail(db, email))!.id;
 }

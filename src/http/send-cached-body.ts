@@ -1,33 +1,12 @@
-import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
+import type { CachedBody } from '../cache/cached-body.js';
 import { isFresh } from './conditional.js';
-
-// A JSON answer kept ready to send: serialized once, its ETag computed once, and each
-// compressed form made on first demand. Cached answers then cost no serialization,
-// hashing or compression per request.
-export interface CachedBody {
-  json: string;
-  etag: string;
-  total?: number; // for list answers: the Link header needs it
-  gzip?: Buffer;
-  br?: Buffer;
-}
-
-export function cachedBody(value: unknown, extra: { total?: number } = {}): CachedBody {
-  const json = JSON.stringify(value);
-  // The same weak ETag format Express uses for its own responses.
-  const hash = createHash('sha1').update(json, 'utf8').digest('base64').slice(0, 27);
-  return { json, etag: `W/"${Buffer.byteLength(json).toString(16)}-${hash}"`, ...extra };
-}
-
-// Bytes held, counting the compressed forms it may gain later (about 40% of the JSON).
-export function cachedBodyWeight(b: CachedBody): number {
-  return Math.ceil(b.json.length * 1.4);
-}
 
 const MIN_COMPRESS = 1024;
 
+// Sends a cached answer with its ETag (304 when the client's copy is current), compressed
+// with brotli or gzip as the client prefers; each compressed form is made once and kept.
 export function sendCachedBody(req: Request, res: Response, body: CachedBody): void {
   res.setHeader('ETag', body.etag);
   res.setHeader('Vary', 'Accept-Encoding');

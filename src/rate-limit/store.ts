@@ -1,0 +1,115 @@
+import { MemoryStore, type IncrementResponse, type Logger as LimiterLogger, type Options, type Store } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { RedisStore } from 'rate-limit-redis';
+
+// The counters behind every limit of the service (the API's daily quota and per-IP limits,
+// the web pages' limits and sign-in throttles): in Redis when it is configured, else in the
+// process's memory; a store that fails lets requests through, counted and logged.
+
+export interface StoreHealth {
+  errors: number;
+  lastError: Date | null;
+}
+
+// Wraps the real store (Redis, or memory when no Redis is configured) so that a store
+// error is counted and logged (throttled) before express-rate-limit lets the request pass.
+// Each store operation also gets one overall deadline: rate-limit-redis retries a failed
+// EVALSHA with SCRIPT LOAD + EVALSHA whatever the error was, so against a hung Redis one
+// increment would cost two or three command timeouts; the deadline keeps it to one.
+class GuardedStore implements Store {
+  localKeys: boolean;
+  prefix?: string;
+  constructor(
+    private readonly inner: Store,
+    private readonly health: StoreHealth,
+    private readonly logger: Logger,
+    private readonly label: string,
+    private readonly deadlineMs: number | null = null,
+  ) {
+    this.localKeys = inner.localKeys ?? false;
+    this.prefix = inner.prefix;
+  }
+  init(options: Options): void {
+    this.inner.init?.(options);
+  }
+  // express-rate-limit's own logger: store errors reach it only after fail() has counted
+  // and logged them (throttled), so they are dropped here instead of being written to the
+  // console once per request; anything else goes to the service's log.
+  readonly limiterLogger = {
+    error: (err: unknown, message?: string) => {
+      if (typeof message === 'string' && message.includes('error from store')) return;
+      this.logger.error({ err: { message: (err as Error)?.message ?? String(err) }, store: this.label }, message ?? 'express-rate-limit error');
+    },
+    warn: (err: unknown, message?: string) => {
+      this.logger.warn({ err: { message: (err as Error)?.message ?? String(err) }, store: this.label }, message ?? 'express-rate-limit warning');
+    },
+  };
+  private lastLog = 0;
+  private fail(err: unknown): never {
+    this.health.errors++;
+    this.health.lastError = new Date();
+    const now = Date.now();
+    if (now - this.lastLog > 10_000) {
+      this.lastLog = now;
+      this.logger.error({ err: { message: (err as Error)?.message }, store: this.label, errors: this.health.errors }, 'rate-limit store unavailable: request served without limiting');
+    }
+    throw err;
+  }
+  private bounded<T>(op: () => T | Promise<T>): Promise<T> {
+    const run = new Promise<T>((resolve) => resolve(op())); // a synchronous throw rejects too
+    const ms = this.deadlineMs;
+    if (ms === null) return run;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`rate-limit store did not answer within ${ms} ms`)), ms);
+    });
+    // Promise.race subscribes to op's promise, so its late rejection is never unhandled.
+    return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
+  }
+  async increment(key: string): Promise<IncrementResponse> {
+    try {
+      return await this.bounded(() => this.inner.increment(key));
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+  async decrement(key: string): Promise<void> {
+    try {
+      await this.bounded(() => this.inner.decrement(key));
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+  async resetKey(key: string): Promise<void> {
+    await this.bounded(() => this.inner.resetKey(key));
+  }
+  async get(key: string) {
+    return this.bounded(() => this.inner.get?.(key));
+  }
+}
+
+// The logger to give express-rate-limit for a store made here (it drops the store errors the
+// store has already counted and logged); for any other store, express-rate-limit's default.
+export function limiterLogger(store: Store): LimiterLogger | undefined {
+  return store instanceof GuardedStore ? store.limiterLogger : undefined;
+}
+
+export function createStore(redis: Redis | null, prefix: string, health: StoreHealth, logger: Logger): Store {
+  if (!redis) return new GuardedStore(new MemoryStore(), health, logger, 'memory');
+  const store = new RedisStore({
+    prefix,
+    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<never>,
+  });
+  // rate-limit-redis loads its Lua scripts in its constructor; with Redis down that promise
+  // rejects before anyone awaits it. Mark it handled: the store reloads the script on the
+  // next increment, which is how limiting resumes once Redis is back.
+  const s = store as unknown as { incrementScriptSha: Promise<string>; getScriptSha: Promise<string> };
+  s.incrementScriptSha.catch(() => undefined);
+  s.getScriptSha.catch(() => undefined);
+  // One store operation is at most one round trip over a few ms in health, three when the
+  // script must be reloaded (after a Redis restart): bound the whole by the client's
+  // command timeout plus a little, so a hung Redis costs a request about one timeout.
+  const commandTimeout = redis.options.commandTimeout ?? 500;
+  return new GuardedStore(store, health, logger, 'redis', commandTimeout + 50);
+}

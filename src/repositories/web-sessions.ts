@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+
+// The web pages' sessions and the secrets that sign their cookies.
+
+// The table connect-pg-simple keeps the sessions in (migrations/20261122002000_web_sessions.ts).
+export const SESSION_TABLE = 'web_sessions';
+
+// connect-pg-simple speaks to a pg.Pool-like `query(text, $n-params)`. This one runs its
+// statements through knex, so sessions share the service's pool, statement timeout and
+// shutdown instead of opening a second pool.
+export function sessionStorePool(db: Knex) {
+  return {
+    async query(text: string, params: unknown[] = []) {
+      const bindings: unknown[] = [];
+      const sql = text.replace(/\$(\d+)/g, (_m, n: string) => {
+        const v = params[Number(n) - 1];
+        bindings.push(v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : v);
+        return '?';
+      });
+      return db.raw(sql, bindings as Knex.RawBinding[]);
+    },
+  };
+}
+
+// The cookie-signing secrets live in the database (newest first), so every instance of the
+// service and every restart agree on them without another setting to manage. They also key
+// the CSRF tokens (src/web/csrf.ts).
+export async function loadWebSecrets(db: Knex): Promise<string[]> {
+  await db('web_session_secrets').insert({ id: 1, secret: randomBytes(32).toString('base64url') }).onConflict('id').ignore();
+  const rows = await db('web_session_secrets').select('secret').orderBy('id', 'desc');
+  return rows.map((r: { secret: string }) => r.secret);
+}
