@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { NATIVE_SOURCE, type ListingType } from '../domain/listing.js';
+import type { NativePostRow } from '../repositories/native-posts.js';
 import { AGENCIES, NATIVE, type FileFormat } from './agencies.js';
 import { copyPrice, deliveryTimes, generateMarket, type Copy, type DemoProperty, type Market } from './market.js';
 import { Rng } from './random.js';
@@ -22,23 +23,8 @@ export interface SourceRow {
   format: FileFormat | 'native';
 }
 
-export interface NativePostRow {
-  id: string;
-  account_email: string;
-  title: string;
-  price_eur: number;
-  area_m2: number | null;
-  rooms: number | null;
-  commune_text: string;
-  lat: number | null;
-  lng: number | null;
-  listing_type: ListingType;
-  accepts_students: boolean;
-  images: string[];
-  status: 'published' | 'withdrawn';
-  created_at: Date;
-  updated_at: Date;
-}
+// A native post as the demo writes it: a known listing type, images a list of URLs.
+export type DemoNativePost = NativePostRow & { account_email: string; listing_type: ListingType; images: string[] };
 
 // One delivery of an agency: a full snapshot file.
 export interface DemoFeedStep {
@@ -57,7 +43,7 @@ export interface DemoNativeStep {
   source: typeof NATIVE_SOURCE;
   format: 'native';
   at: Date;
-  posts: NativePostRow[];
+  posts: DemoNativePost[];
 }
 
 export type DemoStep = DemoFeedStep | DemoNativeStep;
@@ -145,8 +131,8 @@ export function generateDemoData(opts: DemoOptions): DemoData {
   };
 }
 
-function nativePostsAt(copies: { p: DemoProperty; c: Copy }[], at: number): NativePostRow[] {
-  const posts: NativePostRow[] = [];
+function nativePostsAt(copies: { p: DemoProperty; c: Copy }[], at: number): DemoNativePost[] {
+  const posts: DemoNativePost[] = [];
   for (const { p, c } of copies) {
     if (c.listedAt > at) continue;
     const gone = p.removedAt !== null && p.removedAt <= at;

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { importFeed, type ImportReport } from '../ingest/index.js';
 import { loadGazetteer } from '../reference/load.js';
-import { generateDemoData, type DemoStep, type NativePostRow } from './generate.js';
+import type { NativePostRow } from '../repositories/native-posts.js';
+import { generateDemoData, type DemoStep } from './generate.js';
 
 const BATCH = 500;
 

@@ -146,9 +146,3 @@ export function contentHash(l: Omit<NormalizedListing, 'content_hash'>): string 
   return createHash('sha256').update(JSON.stringify(content)).digest('base64url').slice(0, 32);
 }
 
-export function cleanExternalId(v: unknown): string | null {
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  if (typeof v !== 'string') return null;
-  const s = v.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return s === '' || s.length > 200 ? null : s;
-}

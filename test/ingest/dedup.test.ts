@@ -10,7 +10,7 @@ import {
   type DedupNode,
   type PlacePoints,
   type ScoredPair,
-} from '../../src/ingest/dedup.js';
+} from '../../src/ingest/dedup/rule.js';
 import { importFeed } from '../../src/ingest/index.js';
 import { readCommunes, readLocalities } from '../../src/reference/csv.js';
 import { bearer, buildTestApp, createKey } from '../helpers/factory.js';

@@ -142,3 +142,12 @@ export function str(v: unknown): string | null {
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return null;
 }
+
+// The record's id in its source: a number or a string, control characters removed, at most
+// 200 characters; null if there is none.
+export function cleanExternalId(v: unknown): string | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v !== 'string') return null;
+  const s = v.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return s === '' || s.length > 200 ? null : s;
+}

@@ -2,9 +2,8 @@ import { CsvError, parse } from 'csv-parse';
 import type { ListingType } from '../../domain/listing.js';
 import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
-import { cleanExternalId } from '../normalize.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
-import { collectFeed } from './common.js';
+import { cleanExternalId, collectFeed } from './common.js';
 
 export const CSV_HEADER = [
   'Référence', "Type d'offre", 'Type de bien', 'Titre', 'Prix', 'Surface', 'Pièces', 'Chambres', 'Localité',

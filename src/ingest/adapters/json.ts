@@ -1,9 +1,8 @@
 import type { ListingType } from '../../domain/listing.js';
 import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
-import { cleanExternalId } from '../normalize.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
-import { assertFieldSizes, collectFeed, SizeGuard, str, TextPosition } from './common.js';
+import { assertFieldSizes, cleanExternalId, collectFeed, SizeGuard, str, TextPosition } from './common.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,22 +1,10 @@
 import type { Knex } from 'knex';
 import { LISTING_TYPES, type ListingType } from '../../domain/listing.js';
+import type { NativePostRow } from '../../repositories/native-posts.js';
 import type { FeedEvent, RawRecord } from '../types.js';
 
-interface NativePostRow {
-  id: string;
-  title: string;
-  price_eur: number;
-  area_m2: number | null;
-  rooms: number | null;
-  commune_text: string;
-  lat: number | null;
-  lng: number | null;
-  listing_type: string;
-  accepts_students: boolean;
-  images: unknown;
-  status: string;
-  created_at: Date;
-}
+// The columns the adapter reads.
+type NativePost = Omit<NativePostRow, 'account_email' | 'updated_at'>;
 
 const PAGE = 2000;
 
@@ -32,14 +20,14 @@ export async function* readNativePosts(db: Knex | Knex.Transaction): AsyncGenera
       .orderBy('id')
       .limit(PAGE);
     if (after !== null) page.where('id', '>', after);
-    const rows = (await page) as NativePostRow[];
+    const rows = (await page) as NativePost[];
     for (const p of rows) yield { kind: 'record', record: toRecord(p) };
     if (rows.length < PAGE) return;
     after = rows[rows.length - 1].id;
   }
 }
 
-function toRecord(p: NativePostRow): RawRecord {
+function toRecord(p: NativePost): RawRecord {
   const position = `post ${p.id}`;
   if (p.status === 'withdrawn') return { position, externalId: p.id, action: 'withdraw', listingType: null };
   const type = (LISTING_TYPES as readonly string[]).includes(p.listing_type) ? (p.listing_type as ListingType) : null;

@@ -1,9 +1,8 @@
 import { SaxesParser } from 'saxes';
 import type { ListingType } from '../../domain/listing.js';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
-import { cleanExternalId } from '../normalize.js';
 import type { FeedEvent, ParsedFeed, RawRecord } from '../types.js';
-import { assertFieldSizes, collectFeed, SizeGuard, str } from './common.js';
+import { assertFieldSizes, cleanExternalId, collectFeed, SizeGuard, str } from './common.js';
 
 type Node = Record<string, unknown>;
 

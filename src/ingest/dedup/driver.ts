@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { classifyPair, decideMatches, resolveGroups, RULE, type DedupNode, type MatchPair, type PlacePoints } from './dedup.js';
+import { classifyPair, decideMatches, resolveGroups, RULE, type DedupNode, type MatchPair, type PlacePoints } from './rule.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -75,7 +75,7 @@ async function loadCandidates(trx: Db): Promise<{ probe: string; row: NodeRow }[
 const CITIES = `ARRAY(SELECT DISTINCT commune FROM localities WHERE kind LIKE 'quartier%')`;
 
 const EPS = 1e-6;
-// SQL of dedup.ts's classes, for c (candidate) and f (probe); slightly wider (EPS) so that
+// SQL of rule.ts's classes, for c (candidate) and f (probe); slightly wider (EPS) so that
 // nothing classifyPair would accept is lost.
 const slack = (x: string) =>
   `(CASE WHEN ${x} = trunc(${x}) THEN CASE WHEN mod(${x}::numeric, 5) = 0 THEN greatest(0.5, least(2.5, 0.03 * ${x})) ELSE 0.5 END

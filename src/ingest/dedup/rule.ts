@@ -1,4 +1,4 @@
-import { haversineKm } from '../reference/gazetteer.js';
+import { haversineKm } from '../../reference/gazetteer.js';
 
 // The facts deduplication looks at, for one live listing.
 export interface DedupNode {
@@ -72,7 +72,7 @@ export const RULE = {
   // Discrepancy units (see discrepancy()) by which the best match must beat the next.
   clearMargin: 0.5,
   // A listing with more candidates than this not located on both sides is in a crowded
-  // place: its weak matches are not used (dedup-store.ts).
+  // place: its weak matches are not used (driver.ts).
   crowd: 3,
 };
 
