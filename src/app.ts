@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { KeyUsageTracker } from './auth/key-usage.js';
 import { createApiCaches } from './cache/api-caches.js';
+import type { LiveState } from './cache/live-state.js';
 import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
 import { useConditionalGet } from './http/conditional.js';
@@ -43,6 +44,9 @@ export interface AppDeps {
   redisPrefix?: string;
   // The in-memory read model of active listings (server.ts creates it unless turned off).
   readModel?: ListingReadModel;
+  // The data version and verified keys kept in memory, invalidated by the database's
+  // notifications (server.ts starts one; without it every request asks the database).
+  live?: LiveState;
   // Web pages: bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
   web?: Partial<WebOptions>;
 }
@@ -143,10 +147,10 @@ export function buildApp(deps: AppDeps): App {
 
   app.get('/api/v1/openapi.json', openApiRoute(buildOpenApiDocument({ serverUrl: deps.config.PUBLIC_BASE_URL })));
   app.use('/docs', docsRouter());
-  app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter({ db: deps.db, caches }));
+  app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter({ db: deps.db, caches, live: deps.live }));
 
   const keyed = express.Router();
-  keyed.use(requireApiKey({ db: deps.db, usage: deps.keyUsage, clock }));
+  keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }));
   keyed.use(dailyQuota({ store: quotaStore, clock }));
   // Keyed answers depend on the key (tier, flags): caches may keep them, but only privately
   // and revalidated (the ETag makes revalidation cheap).

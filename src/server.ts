@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
+import { LiveState } from './cache/live-state.js';
 import { ListingReadModel } from './read-model/read-model.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig } from './config.js';
@@ -83,7 +84,11 @@ async function main(): Promise<void> {
   keyUsage.start();
   const readModel = config.LISTINGS_READ_MODEL ? new ListingReadModel(db, logger) : undefined;
   readModel?.warm();
-  const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage, readModel });
+  // The data version and verified keys in memory, kept true by LISTEN/NOTIFY on the primary.
+  const live = new LiveState().start(database.url, logger);
+  live.onVersion((v) => readModel?.at(v));
+  await live.ready(2000);
+  const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage, readModel, live });
 
   server.off('request', starting);
   server.on('request', app);
@@ -172,6 +177,7 @@ async function main(): Promise<void> {
     }
     server.closeAllConnections();
     await readModel?.close();
+    await live.close();
     // A request whose client went away stops counting as in flight while its handler may still
     // wait on the database: let those settle too (within the same 10 s) before the pool closes.
     const pool = (db.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { hashApiKey, KEY_PATTERN } from '../auth/api-key.js';
 import type { KeyUsageTracker } from '../auth/key-usage.js';
+import type { LiveState } from '../cache/live-state.js';
 import { findActiveKeyByHash, type AuthenticatedKey } from '../repositories/api-keys.js';
 import { ApiError } from './errors.js';
 
@@ -26,7 +27,10 @@ function invalidKey(detail: string): ApiError {
 }
 
 // Authorization: Bearer <key>. The scheme name is case-insensitive (RFC 7235).
-export function requireApiKey(deps: { db: Knex; usage?: KeyUsageTracker; clock: () => Date }): RequestHandler {
+// With a LiveState, a key verified before (and not revoked or changed since, as the database's
+// notifications say) is answered from memory together with the data version: no round trip.
+export function requireApiKey(deps: { db: Knex; live?: LiveState; usage?: KeyUsageTracker; clock: () => Date }): RequestHandler {
+  const live = deps.live;
   return async (req, res, next) => {
     const header = req.get('authorization');
     if (header === undefined || header.trim() === '') {
@@ -38,10 +42,22 @@ export function requireApiKey(deps: { db: Knex; usage?: KeyUsageTracker; clock: 
     }
     const key = (m[2] ?? '').trim();
     if (!KEY_PATTERN.test(key)) throw invalidKey('The API key is malformed');
-    const { key: found, dataVersion } = await findActiveKeyByHash(deps.db, hashApiKey(key));
+    const hash = hashApiKey(key);
+    const known = live?.key(hash);
+    const version = known && live!.currentVersion();
+    if (known && version !== undefined) {
+      res.locals.apiKey = known;
+      res.locals.dataVersion = version;
+      deps.usage?.record(known.id, deps.clock());
+      return next();
+    }
+    const token = live ? live.lookupToken() : null;
+    const { key: found, dataVersion } = await findActiveKeyByHash(deps.db, hash);
     if (!found) throw invalidKey('The API key is unknown or has been revoked');
+    live?.remember(hash, found, token);
     res.locals.apiKey = found;
-    res.locals.dataVersion = dataVersion;
+    // The newer of the two: the notification of a commit may arrive before or after the read.
+    res.locals.dataVersion = Math.max(dataVersion, live?.currentVersion() ?? 0);
     deps.usage?.record(found.id, deps.clock());
     next();
   };

@@ -1,9 +1,11 @@
 import type { Response } from 'express';
 import type { Knex } from 'knex';
+import type { LiveState } from '../cache/live-state.js';
 import { currentDataVersion } from '../repositories/data-version.js';
 
 // The data version an answer is computed at, which its cache entries are checked against:
-// the one read with the API key (src/http/auth.ts), or, on a route without a key, read now.
-export async function dataVersion(res: Response, db: Knex): Promise<number> {
-  return res.locals.dataVersion ?? (await currentDataVersion(db));
+// the one read with the API key (src/http/auth.ts), else the one the database's notifications
+// keep in memory (src/cache/live-state.ts) while they can be trusted, else read now.
+export function dataVersion(res: Response, db: Knex, live?: LiveState): number | Promise<number> {
+  return res.locals.dataVersion ?? live?.currentVersion() ?? currentDataVersion(db);
 }

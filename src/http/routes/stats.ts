@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { ApiCaches } from '../../cache/api-caches.js';
+import type { LiveState } from '../../cache/live-state.js';
 import { cachedBody } from '../../cache/cached-body.js';
 import { iso } from '../../repositories/freshness.js';
 import { computeStats } from '../../repositories/stats.js';
@@ -13,11 +14,11 @@ import { validateQuery } from '../validate.js';
 
 export const statsQuery = z.object({});
 
-export function statsRouter(deps: { db: Knex; caches: ApiCaches }): Router {
+export function statsRouter(deps: { db: Knex; caches: ApiCaches; live?: LiveState }): Router {
   const router = Router();
   router.get('/', async (req, res) => {
     validateQuery(statsQuery, req.query);
-    const version = await dataVersion(res, deps.db);
+    const version = await dataVersion(res, deps.db, deps.live);
     const body = await deps.caches.stats.get(version, 'stats', async () => {
       const [stats, updated] = await Promise.all([computeStats(deps.db), lastUpdatedAt(deps, version)]);
       const answer: ApiStats = {

@@ -1,0 +1,137 @@
+import type { Logger } from 'pino';
+import { API_KEYS_CHANNEL, DATA_VERSION_CHANNEL, PgListener, type ListenerHandlers } from '../db/listener.js';
+import type { AuthenticatedKey } from '../repositories/api-keys.js';
+
+// What this process knows without asking the database: the current data version and the API
+// keys it has verified (key hash -> key), kept true by the database's notifications
+// (src/db/listener.ts). Both are trusted only while the listener is demonstrably connected:
+// a heartbeat answered less than `maxStaleMs` ago. Otherwise every request asks the database
+// as before, so a revocation is never ignored for longer than that, even when the listener's
+// connection died silently.
+export class LiveState implements ListenerHandlers {
+  private version = 0;
+  private isConnected = false;
+  private lastAlive = -Infinity;
+  private keys = new Map<string, AuthenticatedKey>();
+  private hashById = new Map<string, string>();
+  // Bumped whenever a key may have changed: a lookup that started before it is not kept.
+  private generation = 0;
+  private listener: PgListener | null = null;
+  private readyWaiters: Array<() => void> = [];
+  private versionListeners: Array<(version: number) => void> = [];
+
+  constructor(
+    private readonly maxStaleMs = 1000,
+    private readonly maxKeys = 50_000,
+  ) {}
+
+  // Listens on the database at `url` (the primary: notifications come from where writes commit).
+  start(url: string, logger: Logger, heartbeatMs = 250): this {
+    this.listener = new PgListener(url, this, logger, heartbeatMs);
+    this.listener.start();
+    return this;
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+    this.listener = null;
+  }
+
+  // True while what is held may be used.
+  fresh(): boolean {
+    return this.isConnected && performance.now() - this.lastAlive < this.maxStaleMs;
+  }
+
+  // The data version, when it can be trusted.
+  currentVersion(): number | undefined {
+    return this.fresh() ? this.version : undefined;
+  }
+
+  // The key with this hash, when verified and not changed since.
+  key(hash: string): AuthenticatedKey | undefined {
+    return this.fresh() ? this.keys.get(hash) : undefined;
+  }
+
+  // Call before a lookup; pass the token to remember() with its result.
+  lookupToken(): number | null {
+    return this.fresh() ? this.generation : null;
+  }
+
+  // Keeps an active key read from the database, unless a key changed (or the connection
+  // dropped) since the lookup began: then its result may already be stale.
+  remember(hash: string, key: AuthenticatedKey, token: number | null): void {
+    if (token === null || token !== this.generation || !this.fresh()) return;
+    if (this.keys.size >= this.maxKeys) this.forgetKeys();
+    this.keys.set(hash, key);
+    this.hashById.set(key.id, hash);
+  }
+
+  // Called with every newer version seen (by the server: the read model starts its reload).
+  onVersion(listener: (version: number) => void): void {
+    this.versionListeners.push(listener);
+  }
+
+  // Resolves once connected, or false after `timeoutMs`.
+  async ready(timeoutMs: number): Promise<boolean> {
+    if (this.isConnected) return true;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve(this.isConnected);
+      };
+      const timer = setTimeout(() => {
+        this.readyWaiters = this.readyWaiters.filter((w) => w !== done);
+        resolve(false);
+      }, timeoutMs);
+      this.readyWaiters.push(done);
+    });
+  }
+
+  // ListenerHandlers
+  connected(version: number): void {
+    // Anything may have changed while disconnected: start over.
+    this.forgetKeys();
+    this.version = 0;
+    this.seeVersion(version);
+    this.lastAlive = performance.now();
+    this.isConnected = true;
+    for (const w of this.readyWaiters.splice(0)) w();
+  }
+
+  disconnected(): void {
+    this.isConnected = false;
+    this.forgetKeys();
+  }
+
+  alive(sentAt: number, version: number): void {
+    if (sentAt > this.lastAlive) this.lastAlive = sentAt;
+    this.seeVersion(version);
+  }
+
+  notification(channel: string, payload: string): void {
+    if (channel === DATA_VERSION_CHANNEL) {
+      const v = Number(payload);
+      if (Number.isFinite(v)) this.seeVersion(v);
+    } else if (channel === API_KEYS_CHANNEL) {
+      this.generation++;
+      const hash = this.hashById.get(payload);
+      if (hash !== undefined) {
+        this.keys.delete(hash);
+        this.hashById.delete(payload);
+      }
+    }
+  }
+
+  private seeVersion(v: number): void {
+    // Versions only grow (migrations/20261122003000_data_version.ts).
+    if (v <= this.version) return;
+    this.version = v;
+    for (const l of this.versionListeners) l(v);
+  }
+
+  private forgetKeys(): void {
+    this.generation++;
+    this.keys.clear();
+    this.hashById.clear();
+  }
+}

@@ -1,0 +1,120 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+// The channels the database notifies on (migrations/20261124000900_notify.ts).
+export const DATA_VERSION_CHANNEL = 'lf_data_version';
+export const API_KEYS_CHANNEL = 'lf_api_keys';
+
+export interface ListenerHandlers {
+  // LISTEN is in place and `version` was read after it: nothing committed since is missed.
+  connected(version: number): void;
+  // The connection is gone (or a heartbeat failed): what was learnt through it may be stale.
+  disconnected(): void;
+  notification(channel: string, payload: string): void;
+  // A heartbeat answered: the connection was alive when it was sent (`sentAt`, performance.now()).
+  alive(sentAt: number, version: number): void;
+}
+
+// One dedicated connection (outside the pool) that LISTENs for the database's notifications,
+// proves it is alive with a tiny query every `heartbeatMs`, and reconnects with a capped
+// back-off when it drops.
+export class PgListener {
+  private client: pg.Client | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private attempts = 0;
+  private closed = false;
+  private beating = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly handlers: ListenerHandlers,
+    private readonly logger: Logger,
+    private readonly heartbeatMs = 250,
+  ) {}
+
+  start(): void {
+    void this.connect();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.drop(false);
+  }
+
+  private async connect(): Promise<void> {
+    this.retry = null;
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.url, application_name: 'lux-listings-feed listener', keepAlive: true, statement_timeout: 2000 });
+    this.client = client;
+    client.on('error', (err) => {
+      if (this.client === client) {
+        this.logger.warn({ err: err.message }, 'database listener lost its connection; reconnecting');
+        this.drop(true);
+      }
+    });
+    client.on('end', () => {
+      if (this.client === client) this.drop(true);
+    });
+    client.on('notification', (n) => {
+      if (this.client === client) this.handlers.notification(n.channel, n.payload ?? '');
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${DATA_VERSION_CHANNEL}; LISTEN ${API_KEYS_CHANNEL}`);
+      const version = await readVersion(client);
+      if (this.client !== client || this.closed) return;
+      if (this.attempts > 0) this.logger.info('database listener reconnected');
+      this.attempts = 0;
+      this.handlers.connected(version);
+      this.heartbeat = setInterval(() => void this.beat(client), this.heartbeatMs);
+      this.heartbeat.unref();
+    } catch (err) {
+      if (this.client !== client) return;
+      if (this.attempts === 0) this.logger.warn({ err: (err as Error).message }, 'database listener could not connect; retrying');
+      this.drop(true);
+    }
+  }
+
+  private async beat(client: pg.Client): Promise<void> {
+    if (this.beating) return;
+    this.beating = true;
+    const sentAt = performance.now();
+    try {
+      const version = await readVersion(client);
+      if (this.client === client) this.handlers.alive(sentAt, version);
+    } catch (err) {
+      if (this.client === client) {
+        this.logger.warn({ err: (err as Error).message }, 'database listener heartbeat failed; reconnecting');
+        this.drop(true);
+      }
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  private drop(reconnect: boolean): void {
+    const client = this.client;
+    this.client = null;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    if (client) {
+      this.handlers.disconnected();
+      client.removeAllListeners('notification');
+      client.on('error', () => undefined);
+      void client.end().catch(() => undefined);
+    }
+    if (reconnect && !this.closed && !this.retry) {
+      const delay = Math.min(5000, 100 * 2 ** Math.min(this.attempts, 6));
+      this.attempts++;
+      this.retry = setTimeout(() => void this.connect(), delay);
+      this.retry.unref();
+    }
+  }
+}
+
+async function readVersion(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ version: string | number }>('SELECT version FROM data_state');
+  return Number(rows[0]?.version ?? 0);
+}

@@ -1,0 +1,152 @@
+import type { Redis } from 'ioredis';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app.js';
+import { LiveState } from '../../src/cache/live-state.js';
+import { revokeApiKey, setApiKeyTier } from '../../src/repositories/api-keys.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey, insertListing, silentLogger, testRedis } from '../helpers/factory.js';
+
+// Keys and the data version kept in memory (src/cache/live-state.ts), invalidated by the
+// database's notifications (migrations/20261124000900_notify.ts, src/db/listener.ts).
+
+const t = useTestContext({ redis: true });
+const lives: LiveState[] = [];
+let a: App;
+let b: App;
+let liveA: LiveState;
+
+async function liveApp(): Promise<{ app: App; live: LiveState }> {
+  const live = new LiveState().start(t.url, silentLogger, 100);
+  lives.push(live);
+  expect(await live.ready(10_000)).toBe(true);
+  const app = await buildTestApp(t.db, { live, redis: t.redis, redisPrefix: t.redisPrefix });
+  return { app, live };
+}
+
+beforeAll(async () => {
+  await insertListing(t.db, { commune: 'Mamer' });
+  ({ app: a, live: liveA } = await liveApp());
+  ({ app: b } = await liveApp());
+});
+
+afterAll(async () => {
+  await Promise.all(lives.map((l) => l.close()));
+});
+
+const get = (app: App, key: string, path = '/api/v1/listings?commune=Mamer') => request(app).get(path).set(bearer(key));
+
+// Counts the queries the app's knex sends and the Redis commands under the test's prefix
+// while `fn` runs.
+async function counting(fn: () => Promise<unknown>): Promise<{ queries: string[]; redis: string[] }> {
+  const queries: string[] = [];
+  const onQuery = (q: { sql: string }) => queries.push(q.sql);
+  const monitorClient: Redis = testRedis();
+  const redis: string[] = [];
+  const monitor = await monitorClient.monitor();
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (args.some((x) => String(x).includes(t.redisPrefix))) redis.push(args.join(' '));
+  });
+  t.db.on('query', onQuery);
+  try {
+    await fn();
+    // A marker command through the monitored server: once it is seen, every command sent
+    // before it has been seen too.
+    const marker = `${t.redisPrefix}marker:${Math.random()}`;
+    await t.redis.get(marker);
+    await vi.waitFor(() => expect(redis.some((c) => c.includes(marker))).toBe(true), { timeout: 10_000 });
+  } finally {
+    t.db.off('query', onQuery);
+    monitor.disconnect();
+    monitorClient.disconnect();
+  }
+  return { queries, redis: redis.filter((c) => !c.includes(':marker:')) };
+}
+
+describe('a request whose key and answer are known', () => {
+  it('touches neither PostgreSQL nor, for an unlimited tier, Redis', async () => {
+    const pro = await createKey(t.db, 'pro');
+    expect(await get(a, pro.key)).toHaveStatus(200); // verifies the key, computes the page
+    const first = await counting(async () => expect(await get(a, pro.key)).toHaveStatus(200));
+    expect(first.queries).toEqual([]);
+    expect(first.redis).toEqual([]);
+  });
+
+  it('counts a Free key in Redis without asking PostgreSQL', async () => {
+    const free = await createKey(t.db, 'free');
+    expect(await get(a, free.key)).toHaveStatus(200);
+    const seen = await counting(async () => {
+      const res = await get(a, free.key);
+      expect(res).toHaveStatus(200);
+      expect(res.headers['ratelimit-remaining']).toBe('98');
+    });
+    expect(seen.queries).toEqual([]);
+    expect(seen.redis.length).toBeGreaterThan(0);
+  });
+
+  it('without a live state, every request asks PostgreSQL (the fallback)', async () => {
+    const plain = await buildTestApp(t.db, { redis: t.redis, redisPrefix: t.redisPrefix });
+    const pro = await createKey(t.db, 'pro');
+    expect(await get(plain, pro.key)).toHaveStatus(200);
+    const seen = await counting(async () => expect(await get(plain, pro.key)).toHaveStatus(200));
+    expect(seen.queries.length).toBe(1);
+  });
+});
+
+describe('changes reach every instance', () => {
+  it('a revoked key is refused by both instances', async () => {
+    const pro = await createKey(t.db, 'pro');
+    for (const app of [a, b]) expect(await get(app, pro.key)).toHaveStatus(200);
+    for (const app of [a, b]) expect((await counting(() => get(app, pro.key))).queries).toEqual([]); // both hold it
+    await revokeApiKey(t.db, pro.id, new Date());
+    for (const app of [a, b]) await vi.waitFor(async () => expect(await get(app, pro.key)).toHaveStatus(401), { timeout: 10_000, interval: 20 });
+  });
+
+  it('a tier change is seen by both instances', async () => {
+    const key = await createKey(t.db, 'pro');
+    for (const app of [a, b]) expect((await get(app, key.key)).headers['ratelimit-limit']).toBeUndefined();
+    await setApiKeyTier(t.db, key.id, 'free');
+    for (const app of [a, b]) await vi.waitFor(async () => expect((await get(app, key.key)).headers['ratelimit-limit']).toBe('100'), { timeout: 10_000, interval: 20 });
+  });
+
+  it('a write to the listings is seen by both instances (the data version moves)', async () => {
+    const pro = await createKey(t.db, 'pro');
+    const before = (await get(a, pro.key, '/api/v1/listings?commune=Strassen')).body.meta.total;
+    for (const app of [a, b]) expect((await get(app, pro.key, '/api/v1/listings?commune=Strassen')).body.meta.total).toBe(before);
+    await insertListing(t.db, { commune: 'Strassen' });
+    for (const app of [a, b]) {
+      await vi.waitFor(async () => expect((await get(app, pro.key, '/api/v1/listings?commune=Strassen')).body.meta.total).toBe(before + 1), { timeout: 10_000, interval: 20 });
+    }
+  });
+
+  it('a key changed while its lookup ran is not kept', async () => {
+    const live = new LiveState();
+    live.connected(1);
+    live.alive(performance.now(), 1);
+    const token = live.lookupToken();
+    live.notification('lf_api_keys', 'key_0000000000000000');
+    live.remember('h', { id: 'key_1111111111111111', account_id: 1, tier: 'pro' }, token);
+    expect(live.key('h')).toBeUndefined();
+    live.remember('h', { id: 'key_1111111111111111', account_id: 1, tier: 'pro' }, live.lookupToken());
+    expect(live.key('h')).toBeDefined();
+  });
+});
+
+describe('when the listener is down', () => {
+  it('answers from the database (a revocation is refused at once), and resyncs on reconnect', async () => {
+    const pro = await createKey(t.db, 'pro');
+    expect(await get(a, pro.key)).toHaveStatus(200);
+    expect((await counting(() => get(a, pro.key))).queries).toEqual([]);
+    const killed = await t.db.raw(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = ? AND application_name = 'lux-listings-feed listener'`, [t.name]);
+    expect(killed.rows.length).toBe(2);
+    await vi.waitFor(() => expect(liveA.fresh()).toBe(false), { timeout: 10_000, interval: 10 });
+    // Not held any more: asked of the database.
+    const asked = await counting(() => get(a, pro.key));
+    expect(asked.queries.some((q) => q.includes('api_keys'))).toBe(true);
+    // Back: connected again, knowing nothing from before.
+    await vi.waitFor(() => expect(liveA.fresh()).toBe(true), { timeout: 15_000, interval: 20 });
+    expect(liveA.key((await import('../../src/auth/api-key.js')).hashApiKey(pro.key))).toBeUndefined();
+    await revokeApiKey(t.db, pro.id, new Date());
+    expect(await get(a, pro.key)).toHaveStatus(401);
+  });
+});
