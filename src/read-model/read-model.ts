@@ -1,42 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { ListingIndex, ListingIndexBuilder, type IndexRow } from './listing-index.js';
-
-const BATCH = 50_000;
-
-// Loads the active listings into a ListingIndex, in one REPEATABLE READ snapshot: the data
-// version read first is exactly the version of every row read after it.
-export async function loadListingIndex(db: Knex, cancelled: () => boolean = () => false): Promise<ListingIndex> {
-  return db.transaction(
-    async (trx) => {
-      const state = await trx('data_state').select('version').first();
-      const [{ count }] = await trx('listings').where('status', 'active').count<{ count: number }[]>('* as count');
-      const builder = new ListingIndexBuilder(Number(count));
-      let after: string | null = null;
-      for (;;) {
-        const q = trx('listings')
-          .select(
-            trx.raw(
-              `id, price_eur, area_m2, rooms, commune, locality, lat, lng, listing_type, source, accepts_students, flagged,
-               (extract(epoch from created_at) * 1000)::float8 AS created_ms`,
-            ),
-          )
-          .where('status', 'active')
-          .orderBy('id')
-          .limit(BATCH)
-          .options({ rowMode: 'array' });
-        if (after !== null) q.where('id', '>', after);
-        if (cancelled()) throw new Error('read model: load cancelled');
-        const rows = (await q) as unknown as IndexRow[];
-        for (const r of rows) builder.add(r);
-        if (rows.length < BATCH) break;
-        after = rows[rows.length - 1][0];
-      }
-      return builder.build(Number(state?.version ?? 0));
-    },
-    { isolationLevel: 'repeatable read', readOnly: true },
-  );
-}
+import { loadListingIndex } from './builder.js';
+import type { ListingIndex } from './listing-index.js';
 
 export interface ReadModelStatus {
   version: number | null;

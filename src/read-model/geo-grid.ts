@@ -1,0 +1,172 @@
+import { boundingBox, EARTH_RADIUS_KM, haversineKm } from '../domain/geo.js';
+import type { ListingFilter } from '../domain/search.js';
+import { type Columns, FLAGGED } from './columns.js';
+import { groupRows } from './sort-orders.js';
+
+// The geo search of the read model: the rows with coordinates in a grid of cells, the cells a
+// circle may reach (with distance bounds), and the "within the radius" test.
+
+export const RAD = Math.PI / 180; // the same double as PostgreSQL's RADIANS_PER_DEGREE
+// The same slack as the SQL: a point computed to lie on the circle stays inside.
+const RADIUS_SLACK_KM = 1e-9;
+
+type GeoFilter = NonNullable<ListingFilter['geo']>;
+
+// "Within the radius" for one centre, decided exactly as the SQL decides it (haversine <=
+// radius + slack) but cheaply: the haversine's inner term h grows with the distance, so h far
+// enough below or above its value at the limit decides alone (the margin, 1e-9 relative, is
+// millions of times the rounding error); only points within that margin of the circle get
+// the full formula.
+export class Circle {
+  private readonly cos1: number;
+  private readonly lo: number;
+  private readonly hi: number;
+  readonly limit: number;
+  constructor(
+    readonly lat: number,
+    readonly lng: number,
+    radiusKm: number,
+  ) {
+    this.cos1 = Math.cos(lat * RAD);
+    this.limit = radiusKm + RADIUS_SLACK_KM;
+    const s = Math.sin(Math.min(Math.PI / 2, this.limit / (2 * EARTH_RADIUS_KM)));
+    this.lo = s * s * (1 - 1e-9);
+    this.hi = this.limit >= Math.PI * EARTH_RADIUS_KM ? Infinity : s * s * (1 + 1e-9);
+  }
+  within(lat2: number, lng2: number): boolean {
+    const a = Math.sin(((lat2 - this.lat) * RAD) / 2);
+    const b = Math.sin(((lng2 - this.lng) * RAD) / 2);
+    const h = a * a + this.cos1 * Math.cos(lat2 * RAD) * (b * b);
+    if (h < this.lo) return true;
+    if (h > this.hi) return false;
+    return haversineKm(this.lat, this.lng, lat2, lng2) <= this.limit;
+  }
+  // The same test for a point whose latitude's cosine lies in [cosMin, cosMax], without
+  // trigonometry: x - x³/6 <= sin x <= x bounds h from both sides; the full test only
+  // when the bounds straddle the limit (points within about a metre of the circle).
+  withinCell(lat2: number, lng2: number, cosMin: number, cosMax: number): boolean {
+    const x = Math.abs(((lat2 - this.lat) * RAD) / 2);
+    const y = Math.abs(((lng2 - this.lng) * RAD) / 2);
+    const x2 = x * x;
+    const y2 = y * y;
+    if (x2 + this.cos1 * cosMax * y2 < this.lo) return true;
+    const xl = Math.max(0, x - (x * x2) / 6);
+    const yl = Math.max(0, y - (y * y2) / 6);
+    if (xl * xl + this.cos1 * cosMin * (yl * yl) > this.hi) return false;
+    return this.within(lat2, lng2);
+  }
+}
+
+export interface Grid {
+  lat0: number;
+  lng0: number;
+  cellDeg: number;
+  rows: number;
+  cols: number;
+  // Rows with coordinates by cell: cells[start[c]..start[c+1]).
+  order: Uint32Array;
+  start: Uint32Array;
+  // Per cell, how many of its rows are not flagged.
+  clean: Uint32Array;
+}
+
+export function buildGrid(c: Columns): Grid | null {
+  let latMin = Infinity;
+  let latMax = -Infinity;
+  let lngMin = Infinity;
+  let lngMax = -Infinity;
+  let withCoords = 0;
+  for (let i = 0; i < c.n; i++) {
+    const la = c.lat[i];
+    if (Number.isNaN(la)) continue;
+    const lo = c.lng[i];
+    withCoords++;
+    if (la < latMin) latMin = la;
+    if (la > latMax) latMax = la;
+    if (lo < lngMin) lngMin = lo;
+    if (lo > lngMax) lngMax = lo;
+  }
+  if (withCoords === 0) return null;
+  // ~500 m cells, coarser when the points are spread so wide that there would be over 2^20.
+  const cellDeg = Math.max(0.005, Math.sqrt(((latMax - latMin + 1e-9) * (lngMax - lngMin + 1e-9)) / (1 << 20)));
+  const rows = Math.floor((latMax - latMin) / cellDeg) + 1;
+  const cols = Math.floor((lngMax - lngMin) / cellDeg) + 1;
+  const cellOf = new Uint32Array(c.n);
+  const NONE = rows * cols; // an extra group for rows without coordinates, dropped below
+  for (let i = 0; i < c.n; i++) {
+    const la = c.lat[i];
+    if (Number.isNaN(la)) {
+      cellOf[i] = NONE;
+      continue;
+    }
+    const r = Math.min(rows - 1, Math.floor((la - latMin) / cellDeg));
+    const k = Math.min(cols - 1, Math.floor((c.lng[i] - lngMin) / cellDeg));
+    cellOf[i] = r * cols + k;
+  }
+  const g = groupRows(c.n, cellOf, NONE + 1);
+  const clean = new Uint32Array(NONE);
+  for (let i = 0; i < c.n; i++) if (cellOf[i] !== NONE && (c.bits[i] & FLAGGED) === 0) clean[cellOf[i]]++;
+  return { lat0: latMin, lng0: lngMin, cellDeg, rows, cols, order: g.order.subarray(0, g.start[NONE]), start: g.start.subarray(0, NONE + 1), clean };
+}
+
+export interface GeoCell {
+  cell: number;
+  // Bounds of cos(latitude) over the cell.
+  cosMin: number;
+  cosMax: number;
+  lowerKm: number; // no point of the cell is nearer than this
+  inside: boolean; // every point of the cell is within the radius
+}
+
+// The cells of the grid that may hold points within the circle, with bounds.
+export function cellsNear(grid: Grid | null, g: GeoFilter): GeoCell[] {
+  if (!grid) return [];
+  const b = boundingBox(g);
+  const r0 = Math.max(0, Math.floor((b.latMin - grid.lat0) / grid.cellDeg));
+  const r1 = Math.min(grid.rows - 1, Math.floor((b.latMax - grid.lat0) / grid.cellDeg));
+  const k0 = b.wraps ? 0 : Math.max(0, Math.floor((b.lngMin - grid.lng0) / grid.cellDeg));
+  const k1 = b.wraps ? grid.cols - 1 : Math.min(grid.cols - 1, Math.floor((b.lngMax - grid.lng0) / grid.cellDeg));
+  if (r0 > r1 || k0 > k1) return [];
+  const cells: GeoCell[] = [];
+  const r = g.radiusKm;
+  const cosLat = Math.cos(g.lat * RAD);
+  // Distances to the grid's vertices, each shared by four cells.
+  const w = k1 - k0 + 2;
+  const vertex = new Float64Array((r1 - r0 + 2) * w);
+  for (let row = r0; row <= r1 + 1; row++) {
+    for (let col = k0; col <= k1 + 1; col++) {
+      vertex[(row - r0) * w + (col - k0)] = haversineKm(g.lat, g.lng, grid.lat0 + row * grid.cellDeg, grid.lng0 + col * grid.cellDeg);
+    }
+  }
+  // Slack for points that sit a rounding error outside their cell and for rounding in the
+  // bounds themselves (1 mm: far above either).
+  const eps = 1e-6;
+  for (let row = r0; row <= r1; row++) {
+    const la0 = grid.lat0 + row * grid.cellDeg;
+    const la1 = la0 + grid.cellDeg;
+    // Lower bound from latitude alone: a great circle is never shorter than its north-south part.
+    const latKm = EARTH_RADIUS_KM * RAD * Math.max(0, la0 - g.lat, g.lat - la1);
+    // cos falls with |latitude|; the 1e-12 covers a point a rounding error off its cell.
+    const c0 = Math.cos(la0 * RAD);
+    const c1 = Math.cos(la1 * RAD);
+    const cosMin = Math.max(0, Math.min(c0, c1) - 1e-12);
+    const cosMax = la0 <= 0 && la1 >= 0 ? 1 : Math.max(c0, c1) + 1e-12;
+    for (let col = k0; col <= k1; col++) {
+      const cell = row * grid.cols + col;
+      if (grid.start[cell] === grid.start[cell + 1]) continue;
+      const lo0 = grid.lng0 + col * grid.cellDeg;
+      const lo1 = lo0 + grid.cellDeg;
+      // Lower bound from longitude: a point east or west of the cell is at least its
+      // cross-track distance from the cell's nearest meridian.
+      const dLng = g.lng < lo0 ? lo0 - g.lng : g.lng > lo1 ? g.lng - lo1 : 0;
+      const lngKm = dLng > 0 && dLng < 90 ? EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sin(dLng * RAD) * cosLat)) : 0;
+      const lower = Math.max(0, Math.max(latKm, lngKm) - eps);
+      if (lower > r + eps) continue;
+      // The farthest point of a small lat/lng rectangle from a point is one of its corners.
+      const v = (row - r0) * w + (col - k0);
+      const far = Math.max(vertex[v], vertex[v + 1], vertex[v + w], vertex[v + w + 1]);
+      cells.push({ cell, cosMin, cosMax, lowerKm: lower, inside: far <= r - eps });
+    }
+  }
+  return cells;
+}

@@ -1,0 +1,62 @@
+// The orders the read model walks: rows by a sort key (price, area, creation date), and
+// rows grouped by a small code (communes and listing types, grid cells).
+
+// Rows sorted by a key, ties by row number; rows without the key (NaN) at the end. `rank`:
+// per row, a number in the key's order (equal keys, equal numbers), NULL_RANK for no key.
+export interface SortedRows {
+  order: Uint32Array;
+  withKey: number;
+  rank: Uint32Array | Int32Array;
+}
+
+export const NULL_RANK = 0xffffffff;
+
+export function sortRows(n: number, key: Float64Array | Int32Array): SortedRows {
+  const order = new Uint32Array(n);
+  let w = 0;
+  for (let i = 0; i < n; i++) if (!Number.isNaN(key[i])) order[w++] = i;
+  const withKey = w;
+  for (let i = 0; i < n; i++) if (Number.isNaN(key[i])) order[w++] = i;
+  order.subarray(0, withKey).sort((a, b) => key[a] - key[b] || a - b);
+  // An integer key (price) is its own rank; a double key gets dense ranks from the order just
+  // sorted (0 for the smallest key, +1 for each next distinct key), so the doubles can go.
+  if (key instanceof Int32Array) return { order, withKey, rank: key };
+  const rank = new Uint32Array(n).fill(NULL_RANK);
+  let r = 0;
+  for (let k = 0; k < withKey; k++) {
+    if (k > 0 && key[order[k]] !== key[order[k - 1]]) r++;
+    rank[order[k]] = r;
+  }
+  return { order, withKey, rank };
+}
+
+// Rows grouped by a small code (counting sort): rows of code c are order[start[c]..start[c+1]).
+export function groupRows(n: number, codes: Uint16Array | Uint32Array, groups: number): { order: Uint32Array; start: Uint32Array } {
+  const start = new Uint32Array(groups + 1);
+  for (let i = 0; i < n; i++) start[codes[i] + 1]++;
+  for (let c = 0; c < groups; c++) start[c + 1] += start[c];
+  const next = start.slice(0, groups);
+  const order = new Uint32Array(start[groups]);
+  for (let i = 0; i < n; i++) order[next[codes[i]]++] = i;
+  return { order, start };
+}
+
+// Rows by (commune, listing type), each group by price then row: group g = commune code ×
+// types + type code holds order[start[g]..start[g+1]).
+export interface RowsByGroup {
+  order: Uint32Array;
+  start: Uint32Array;
+  types: number;
+}
+
+export function groupByCommuneAndType(n: number, commune: Uint16Array, type: Uint8Array, price: Int32Array, communes: number, types: number): RowsByGroup {
+  const groupOf = new Uint32Array(n);
+  for (let i = 0; i < n; i++) groupOf[i] = commune[i] * types + type[i];
+  const groups = groupRows(n, groupOf, communes * types);
+  for (let g = 0; g + 1 < groups.start.length; g++) {
+    const from = groups.start[g];
+    const to = groups.start[g + 1];
+    if (to - from > 1) groups.order.subarray(from, to).sort((a, b) => price[a] - price[b] || a - b);
+  }
+  return { ...groups, types };
+}
