@@ -1,19 +1,21 @@
 import path from 'node:path';
 import type { Knex } from 'knex';
+import { LOCK_SOURCE, LOCK_WRITE } from '../db/advisory-locks.js';
 import { NATIVE_SOURCE, type ListingIdFn } from '../domain/listing.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
 import { loadGazetteer } from '../reference/load.js';
+import { finishRun, insertRunningRun, markInterruptedRuns, reserveRun, type RunOutcome } from '../repositories/import-runs.js';
 import { loadListingIds } from '../repositories/listing-ids.js';
 import { decodeText, FILE_READERS, readNativePosts } from './adapters/index.js';
 import { deduplicate } from './dedup/driver.js';
 import { FeedParseError, IngestUsageError } from './errors.js';
 import { refreshPriceOutliers, refreshStaleFlags } from './flags.js';
 import { DEFAULT_MAX_INPUT_BYTES, type FeedInput, openInput } from './input.js';
-import { normalizeRecord } from './normalize.js';
-import { LOCK_SOURCE, LOCK_WRITE, markInterruptedRuns, reserveRun } from './runs.js';
-import type { FeedEvent, FeedFormat, FeedMode, ImportCounts, ImportReport, NormalizedListing, ProgressEvent, RawRecord, Reject } from './types.js';
+import { acquireLock, runPatiently } from './locks.js';
+import { type BatchEvent, firstPositions, planBatch } from './plan.js';
+import type { FeedEvent, FeedFormat, FeedMode, ImportCounts, ImportReport, ProgressEvent, Reject } from './types.js';
 import { FEED_FORMATS } from './types.js';
-import { applyLifecycle, createStaging, finishStaging, markSeen, stageIds, stageListings, withdrawalPreview } from './writer.js';
+import { applyLifecycle, createStaging, finishStaging, markSeen, registerSource, stageIds, stageListings, withdrawalPreview } from './writer.js';
 
 export interface ImportOptions {
   source: string;
@@ -52,11 +54,12 @@ const zeroCounts = (): ImportCounts => ({
   read: 0, created: 0, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 0, rejected: 0, withdrawn: 0, merged: 0, flagged: 0,
 });
 
-// One import, in one transaction: the delivery is read as a stream; its records are
-// normalized and staged in batches as they come (memory does not grow with the file but
-// for the external ids seen and the first rejects); once the file is read, the mode is
-// known (a file may declare it after its records), the withdrawal guard decides, and the
-// life cycle, deduplication and flags are applied.
+// One import, in one transaction, in pipeline order: the delivery is read as a stream; its
+// records are planned (plan.ts: normalized or rejected) and staged in batches as they come
+// (memory does not grow with the file but for the external ids seen and the first rejects);
+// once the file is read, the mode is known (a file may declare it after its records), the
+// withdrawal guard decides, and the life cycle, deduplication and flags are written; the
+// run's row (repositories/import-runs.ts) is finished with the data.
 export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportReport> {
   const now = opts.now ?? new Date();
   const clock = startClock(now);
@@ -77,35 +80,26 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
   let mode: FeedMode = opts.delta ? 'delta' : 'full';
   const rejects: Reject[] = [];
   let counts = zeroCounts();
-  const finishFailed = (error: string) =>
-    bookkeeping(async (trx) => {
-      await trx.raw(
-        `UPDATE import_runs SET status = 'failed', mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb, error = ? WHERE id = ?`,
-        [mode, clock(), JSON.stringify(counts), JSON.stringify(rejects), error, runId],
-      );
-    });
+  const outcome = (status: RunOutcome['status'], error?: string): RunOutcome => ({ status, mode, finishedAt: clock(), counts, rejects, error });
 
   try {
-    const outcome = await db.transaction(async (trx) => {
+    const refused = await db.transaction(async (trx) => {
       await trx.raw(`SET LOCAL statement_timeout = 0`);
       await trx.raw(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
       // The run's lock first, then its row: a 'running' row always has a live owner.
       const id = await reserveRun(trx);
-      await bookkeeping(async (b) => {
-        await b.raw(`INSERT INTO import_runs (id, source, mode, status, file_name, started_at) VALUES (?, ?, ?, 'running', ?, ?)`, [
-          id, opts.source, mode, fileName, now,
-        ]);
-      });
+      await bookkeeping((b) => insertRunningRun(b, { id, source: opts.source, mode, fileName, startedAt: now }));
       runId = id;
       await acquireLock(trx, LOCK_SOURCE, opts.source, progress);
 
+      // Read, plan, stage.
       await createStaging(trx);
       const declared = await stageFeed(trx, opts, { maxBytes, gazetteer, idOf, now, progress, counts, rejects });
       if (declared === 'delta') mode = 'delta';
       await finishStaging(trx);
 
-      // Deduplication and the flag rules touch listings of every source: the write phases
-      // of all imports take turns.
+      // Write. Deduplication and the flag rules touch listings of every source: the write
+      // phases of all imports take turns.
       await acquireLock(trx, LOCK_WRITE, '*', progress);
       progress({ phase: 'write', step: 'listings' });
       // One rule for whatever withdraws, a snapshot by absence or a delta by deletion: a
@@ -113,71 +107,77 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       const preview = await withdrawalPreview(trx, opts.source, mode === 'full');
       if (!opts.allowMassWithdrawal && preview.wouldWithdraw * 2 > preview.live) {
         const what = mode === 'full' ? 'the snapshot' : 'the delta';
-        await trx.raw(
-          `UPDATE import_runs SET status = 'refused', mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb, error = ? WHERE id = ?`,
-          [
-            mode, clock(), JSON.stringify(counts), JSON.stringify(rejects),
-            `${what} would withdraw ${preview.wouldWithdraw} of ${preview.live} live listings (more than half); nothing was changed`, id,
-          ],
-        );
-        return { refused: preview };
+        await finishRun(trx, id, outcome('refused', `${what} would withdraw ${preview.wouldWithdraw} of ${preview.live} live listings (more than half); nothing was changed`));
+        return preview;
       }
-      // The source becomes known (and public in the stats) with its first data, in the
-      // same transaction: a failed first import leaves no trace but its run.
-      await trx.raw(`INSERT INTO sources (name, format) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, [opts.source, opts.format]);
-      const life = await applyLifecycle(trx, opts.source, mode === 'full', now);
-      progress({ phase: 'write', step: 'deduplication' });
-      const dd = await deduplicate(trx, life.touched, life.formerCanonicals, now);
-      progress({ phase: 'write', step: 'flags' });
-      const flaggedIds = new Set(dd.newlyFlagged);
-      for (const fid of await refreshPriceOutliers(trx, now)) flaggedIds.add(fid);
-      for (const fid of await refreshStaleFlags(trx, now)) flaggedIds.add(fid);
-      counts = {
-        ...counts,
-        created: life.created,
-        updated: life.updated,
-        unchanged: life.unchanged,
-        reactivated: life.reactivated,
-        deleted: life.deleted,
-        skipped: life.skipped,
-        withdrawn: life.withdrawn,
-        merged: dd.merged,
-        flagged: flaggedIds.size,
-      };
-      // The run is recorded 'ok' in the same transaction as the data: the freshness figures
-      // of the API never run ahead of what it serves.
-      await trx.raw(`UPDATE import_runs SET status = 'ok', mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb WHERE id = ?`, [
-        mode, clock(), JSON.stringify(counts), JSON.stringify(rejects), id,
-      ]);
-      return { refused: null };
+      counts = { ...counts, ...(await writeStaged(trx, opts, mode === 'full', now, progress)) };
+
+      // Finish: the run is recorded 'ok' in the same transaction as the data, so that the
+      // freshness figures of the API never run ahead of what it serves.
+      await finishRun(trx, id, outcome('ok'));
+      return null;
     });
 
     const report: ImportReport = {
       source: opts.source,
       format: opts.format,
       mode,
-      status: outcome.refused ? 'refused' : 'ok',
+      status: refused ? 'refused' : 'ok',
       run_id: runId!,
       started_at: now.toISOString(),
       finished_at: clock().toISOString(),
       counts,
       rejects,
     };
-    if (outcome.refused) report.refusal = { live: outcome.refused.live, would_withdraw: outcome.refused.wouldWithdraw };
+    if (refused) report.refusal = { live: refused.live, would_withdraw: refused.wouldWithdraw };
     progress({ phase: 'done' });
     return report;
   } catch (e) {
     if (runId !== null) {
-      await finishFailed(e instanceof FeedParseError ? e.message : `${(e as Error).name}: ${(e as Error).message}`).catch(() => {});
+      const id = runId;
+      const error = e instanceof FeedParseError ? e.message : `${(e as Error).name}: ${(e as Error).message}`;
+      await bookkeeping((b) => finishRun(b, id, outcome('failed', error))).catch(() => {});
     }
     throw e;
   }
 }
 
+// The write step, once the delivery is staged and allowed: the life cycle of the source's
+// listings, then deduplication and the flags, which touch listings of every source.
+async function writeStaged(
+  trx: Knex.Transaction,
+  opts: ImportOptions,
+  full: boolean,
+  now: Date,
+  progress: (e: ProgressEvent) => void,
+): Promise<Omit<ImportCounts, 'read' | 'rejected'>> {
+  // The source becomes known (and public in the stats) with its first data, in the
+  // same transaction: a failed first import leaves no trace but its run.
+  await registerSource(trx, opts.source, opts.format);
+  const life = await applyLifecycle(trx, opts.source, full, now);
+  progress({ phase: 'write', step: 'deduplication' });
+  const dd = await deduplicate(trx, life.touched, life.formerCanonicals, now);
+  progress({ phase: 'write', step: 'flags' });
+  const flaggedIds = new Set(dd.newlyFlagged);
+  for (const fid of await refreshPriceOutliers(trx, now)) flaggedIds.add(fid);
+  for (const fid of await refreshStaleFlags(trx, now)) flaggedIds.add(fid);
+  return {
+    created: life.created,
+    updated: life.updated,
+    unchanged: life.unchanged,
+    reactivated: life.reactivated,
+    deleted: life.deleted,
+    skipped: life.skipped,
+    withdrawn: life.withdrawn,
+    merged: dd.merged,
+    flagged: flaggedIds.size,
+  };
+}
+
 interface StageContext {
   maxBytes: number;
   gazetteer: Gazetteer;
-  idOf: (source: string, externalId: string) => string;
+  idOf: ListingIdFn;
   now: Date;
   progress: (e: ProgressEvent) => void;
   // Filled in as the records are read.
@@ -187,7 +187,7 @@ interface StageContext {
 
 // Reads the delivery and stages its records in batches. Returns the mode the file declares.
 async function stageFeed(trx: Knex.Transaction, opts: ImportOptions, ctx: StageContext): Promise<FeedMode | null> {
-  const { counts, rejects, progress, idOf } = ctx;
+  const { counts, rejects, progress } = ctx;
   let bytesRead = () => 0;
   let totalBytes: number | null = null;
   let events: AsyncIterable<FeedEvent>;
@@ -209,50 +209,18 @@ async function stageFeed(trx: Knex.Transaction, opts: ImportOptions, ctx: StageC
 
   // The records of a batch wait here, in file order, until the batch is full; then the
   // external ids seen in earlier batches are looked up in the staging table of ids seen
-  // (nothing of the kind grows in memory with the file), and the batch is normalized and
+  // (nothing of the kind grows in memory with the file), and the batch is planned and
   // staged.
-  let pending: (FeedEvent & { kind: 'record' | 'reject' })[] = [];
+  let pending: BatchEvent[] = [];
   const flush = async () => {
-    const events = pending;
+    const batch = pending;
     pending = [];
-    // External id -> its first record in this batch, and where it was seen in an earlier one.
-    const first = new Map<string, RawRecord>();
-    for (const e of events) if (e.kind === 'record' && e.record.externalId && !first.has(e.record.externalId)) first.set(e.record.externalId, e.record);
-    const earlier = await markSeen(trx, new Map([...first].map(([id, r]) => [id, r.position])));
-    const batch: NormalizedListing[] = [];
-    const keep: string[] = [];
-    const gone: string[] = [];
-    for (const e of events) {
-      if (e.kind === 'reject') {
-        reject(e.reject);
-        if (e.reject.external_id) keep.push(idOf(opts.source, e.reject.external_id));
-        continue;
-      }
-      const r = e.record;
-      if (r.externalId) {
-        const before = earlier.get(r.externalId) ?? (first.get(r.externalId) !== r ? first.get(r.externalId)!.position : undefined);
-        if (before !== undefined) {
-          reject({ external_id: r.externalId, position: r.position, reason: `external id appears again (first at ${before}); only the first is imported` });
-          continue;
-        }
-      }
-      if (r.action !== 'upsert') {
-        if (!r.externalId) reject({ external_id: null, position: r.position, reason: `no external id: cannot ${r.action === 'delete' ? 'delete' : 'withdraw'} an unnamed listing` });
-        else gone.push(idOf(opts.source, r.externalId));
-        continue;
-      }
-      const n = normalizeRecord(r, { source: opts.source, gazetteer: ctx.gazetteer, now: ctx.now, listingId: idOf });
-      if (n.ok) {
-        batch.push(n.listing);
-        keep.push(n.listing.id);
-      } else {
-        reject({ external_id: r.externalId, position: r.position, reason: n.reason });
-        if (r.externalId) keep.push(idOf(opts.source, r.externalId));
-      }
-    }
-    await stageListings(trx, batch);
-    await stageIds(trx, 'keep', keep);
-    await stageIds(trx, 'gone', gone);
+    const earlier = await markSeen(trx, firstPositions(batch));
+    const plan = planBatch(batch, earlier, { source: opts.source, gazetteer: ctx.gazetteer, now: ctx.now, listingId: ctx.idOf });
+    for (const r of plan.rejects) reject(r);
+    await stageListings(trx, plan.listings);
+    await stageIds(trx, 'keep', plan.keep);
+    await stageIds(trx, 'gone', plan.gone);
   };
 
   let declared: FeedMode | null = null;
@@ -289,44 +257,6 @@ function validateOptions(opts: ImportOptions): void {
   if (opts.format === 'native' && opts.delta) throw new IngestUsageError('native posts are always imported as a full snapshot');
   if (opts.maxBytes !== undefined && !(Number.isSafeInteger(opts.maxBytes) && opts.maxBytes > 0)) {
     throw new IngestUsageError(`maxBytes must be a positive whole number of bytes, not ${String(opts.maxBytes)}`);
-  }
-}
-
-// One import of a source at a time (the second one waits, and says so), and the write
-// phases of imports of different sources one after the other: deduplication and the flag
-// rules touch listings of every source, and serialising them rules out deadlocks between
-// two imports. Transaction-level advisory locks, released at commit or rollback; the API's
-// reads take no lock that these could block.
-async function acquireLock(trx: Knex.Transaction, ns: number, key: string, progress: (e: ProgressEvent) => void): Promise<void> {
-  const [{ ok }] = (await trx.raw(`SELECT pg_try_advisory_xact_lock(?, hashtext(?)) AS ok`, [ns, key])).rows as { ok: boolean }[];
-  if (ok) return;
-  progress({ phase: 'waiting-for-lock', source: key });
-  await trx.raw(`SELECT pg_advisory_xact_lock(?, hashtext(?))`, [ns, key]);
-}
-
-// The small writes around an import (the run's row, the source's row) go through the same
-// rows as other writers (import_runs, and whatever triggers other parts of the service hang
-// on it), so they may have to wait for another import's commit. They wait up to the lock
-// timeout, not the connection's statement timeout, and say that they are waiting.
-async function runPatiently<T>(
-  db: Knex,
-  lockTimeoutMs: number,
-  progress: (e: ProgressEvent) => void,
-  fn: (trx: Knex.Transaction) => Promise<T>,
-): Promise<T> {
-  const attempt = (timeoutMs: number) =>
-    db.transaction(async (trx) => {
-      await trx.raw(`SET LOCAL statement_timeout = 0`);
-      await trx.raw(`SET LOCAL lock_timeout = ${timeoutMs}`);
-      return fn(trx);
-    });
-  try {
-    return await attempt(Math.min(1000, lockTimeoutMs));
-  } catch (e) {
-    // 55P03 lock_not_available: someone else holds the rows; wait for them in earnest.
-    if ((e as { code?: string }).code !== '55P03' || lockTimeoutMs <= 1000) throw e;
-    progress({ phase: 'waiting-for-lock', source: '*' });
-    return attempt(lockTimeoutMs);
   }
 }
 

@@ -6,4 +6,4 @@ export { formatReport } from './report.js';
 export type { FeedFormat, FeedMode, ImportCounts, ImportReport, ProgressEvent, Reject } from './types.js';
 export { FeedTooLargeError } from './errors.js';
 export { DEFAULT_MAX_INPUT_BYTES, type FeedInput } from './input.js';
-export { recoverInterruptedImports } from './runs.js';
+export { recoverInterruptedImports } from '../repositories/import-runs.js';

@@ -93,6 +93,11 @@ function withdrawalFilter(full: boolean): string {
     : `EXISTS (SELECT 1 FROM ingest_gone g WHERE g.id = l.id)`;
 }
 
+// A source is known from its first data on (sources: the stats list it).
+export async function registerSource(trx: Db, source: string, format: string): Promise<void> {
+  await trx.raw(`INSERT INTO sources (name, format) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, [source, format]);
+}
+
 // Live listings of the source (public or merged into another) and how many this delivery
 // would withdraw: the numbers the mass-withdrawal guard compares.
 export async function withdrawalPreview(trx: Db, source: string, full: boolean): Promise<{ live: number; wouldWithdraw: number }> {
