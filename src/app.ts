@@ -160,7 +160,7 @@ export function buildApp(deps: AppDeps): App {
   });
   const search = createListingSearch({ db: deps.db, caches, readModel: deps.readModel });
   keyed.use('/listings', listingsRouter({ db: deps.db, search, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
-  keyed.use('/market', marketRouter({ db: deps.db, gazetteer: deps.gazetteer, caches }));
+  keyed.use('/market', marketRouter({ db: deps.db, gazetteer: deps.gazetteer, caches, clock }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);

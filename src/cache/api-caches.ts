@@ -9,6 +9,8 @@ export interface ApiCaches {
   listings: VersionedCache<CachedBody | null>;
   counts: VersionedCache<number>;
   market: VersionedCache<CachedBody>;
+  // Keyed by the snapshots' version (src/repositories/market-snapshots.ts), not the data's.
+  marketHistory: VersionedCache<CachedBody>;
   stats: VersionedCache<CachedBody>;
   freshness: VersionedCache<Date | null>;
 }
@@ -20,6 +22,7 @@ export function createApiCaches(): ApiCaches {
     listings: new VersionedCache<CachedBody | null>(20_000, (b) => (b ? cachedBodyWeight(b) : 1), 12 * MB),
     counts: new VersionedCache<number>(10_000),
     market: new VersionedCache<CachedBody>(500, cachedBodyWeight, 4 * MB),
+    marketHistory: new VersionedCache<CachedBody>(2_000, cachedBodyWeight, 4 * MB),
     stats: new VersionedCache<CachedBody>(4),
     freshness: new VersionedCache<Date | null>(4),
   };

@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import { DAILY_QUOTA, SEES_FLAGGED, TIERS } from '../domain/tiers.js';
 import { communesQuery } from './routes/communes.js';
-import { marketQuery } from './routes/market.js';
 import { statsQuery } from './routes/stats.js';
 import { listingsQueryShape } from './schemas/listings.js';
+import { marketHistoryQueryShape, marketHistorySchema, marketPricesQuery, marketPricesSchema } from './schemas/market.js';
 import {
   communesSchema,
   healthSchema,
   listingSchema,
   listingsPageSchema,
-  marketPricesSchema,
   problemSchema,
   readinessSchema,
   statsSchema,
@@ -74,7 +73,7 @@ function json(description: string, schemaId: string, headers: Schema = {}) {
 export function buildOpenApiDocument(opts: { serverUrl: string; version?: string }) {
   // Every response schema carries a zod `id` (see schemas/responses.ts); the global registry
   // turns them into components with $refs between them.
-  void [listingSchema, listingsPageSchema, marketPricesSchema, statsSchema, communesSchema, problemSchema, healthSchema, readinessSchema];
+  void [listingSchema, listingsPageSchema, marketPricesSchema, marketHistorySchema, statsSchema, communesSchema, problemSchema, healthSchema, readinessSchema];
   const generated = z.toJSONSchema(z.globalRegistry, {
     target: 'draft-2020-12',
     io: 'output',
@@ -121,7 +120,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
     security: keyed,
     tags: [
       { name: 'listings', description: 'Listings, filterable and searchable by radius' },
-      { name: 'market', description: 'Live market prices per commune' },
+      { name: 'market', description: 'Live market prices per commune, and their history' },
       { name: 'reference', description: 'Reference data' },
       { name: 'stats', description: 'Public statistics' },
       { name: 'operations', description: 'Health checks and the API description' },
@@ -162,10 +161,22 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
         get: {
           operationId: 'getMarketPrices',
           tags: ['market'],
-          summary: 'Average and median rent and price per m² by commune, live',
-          description: 'From active, unflagged listings of type RENT. Rents in whole euros, per-m² figures in cents. A named commune with no rentals gives one record with listings 0 and null figures.',
-          parameters: queryParameters(marketQuery),
+          summary: 'Average, median and quartiles of rent (or sale price) and price per m² by commune, live',
+          description:
+            'From active, unflagged listings of one type (default RENT), optionally of one number of rooms (5: 5 or more). Money in whole euros, per-m² figures in cents; medians and quartiles are percentile_cont. Fewer than 3 listings: the figures are null and the counts stay; fewer than 10: low_sample is true. SALE records carry avg_price_eur, median_price_eur, p25_price_eur, p75_price_eur in place of the rent fields. A named commune with no such listings gives one record with listings 0 and null figures.',
+          parameters: queryParameters(marketPricesQuery),
           responses: { '200': json('Market prices', 'MarketPrices', rateLimitHeaders), '304': { description: 'Not modified' }, ...keyedErrors() },
+        },
+      },
+      '/api/v1/market/history': {
+        get: {
+          operationId: 'getMarketHistory',
+          tags: ['market'],
+          summary: 'The market figures of a commune over time, per week or month, from daily snapshots',
+          description:
+            'The service takes a snapshot of the /market/prices figures every day (and after each import that changes data). A period’s figures are those of the last snapshot taken in it, within from..to; periods without a snapshot are left out. Same figures, suppression and low_sample as /market/prices.',
+          parameters: queryParameters(marketHistoryQueryShape),
+          responses: { '200': json('Market history', 'MarketHistory', rateLimitHeaders), '304': { description: 'Not modified' }, ...keyedErrors() },
         },
       },
       '/api/v1/communes': {

@@ -98,6 +98,18 @@ function textParamSchema(maxLength: number) {
     );
 }
 
+// A calendar day, YYYY-MM-DD (a real date: 2026-02-30 is refused).
+export function dateParam(doc: ParamDoc = {}) {
+  const schema = z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD')
+    .refine((s) => {
+      const d = new Date(`${s}T00:00:00Z`);
+      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+    }, 'is not a calendar date');
+  return documented(schema, { type: 'string', format: 'date' }, doc);
+}
+
 export function enumParam<const T extends readonly [string, ...string[]]>(values: T, opts: { caseInsensitive?: boolean } = {}, doc: ParamDoc = {}) {
   const msg = `must be one of ${values.join(', ')}`;
   const schema = z

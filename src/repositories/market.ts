@@ -1,34 +1,68 @@
 import type { Knex } from 'knex';
+import type { ListingType } from '../domain/listing.js';
+import { ROOMS_TOP_BUCKET, type MarketFigures } from '../domain/market.js';
 
-export interface MarketRecord {
-  commune: string;
+// The figures of a group of listings (docs/spec/contract.md section 8), one SQL expression
+// list shared by /market/prices (live) and the daily snapshots (market-snapshots.ts), so
+// that history and live answers are the same computation. Over a relation with the columns
+// price_eur and area_m2: money rounded to whole euros, per-m² figures to cents, per-m²
+// figures over the listings with an area > 0 (averaged per listing). Quartiles and medians
+// are percentile_cont (continuous), all three from one sort.
+export const FIGURES_INNER_SQL = `
+  count(*)::int AS listings,
+  (count(*) FILTER (WHERE area_m2 > 0))::int AS listings_with_area,
+  round(avg(price_eur))::int AS avg_price,
+  percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY price_eur) AS q_price,
+  round(avg(price_eur::numeric / area_m2::numeric) FILTER (WHERE area_m2 > 0), 2) AS avg_per_m2,
+  percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY price_eur / area_m2) FILTER (WHERE area_m2 > 0) AS q_per_m2`;
+
+// The outer select over FIGURES_INNER_SQL's columns (q_price, q_per_m2 arrays) into the
+// MarketFigures columns.
+export const FIGURES_OUTER_SQL = `
+  listings, listings_with_area, avg_price,
+  round(q_price[1]::numeric)::int AS p25_price,
+  round(q_price[2]::numeric)::int AS median_price,
+  round(q_price[3]::numeric)::int AS p75_price,
+  avg_per_m2,
+  round(q_per_m2[1]::numeric, 2) AS p25_per_m2,
+  round(q_per_m2[2]::numeric, 2) AS median_per_m2,
+  round(q_per_m2[3]::numeric, 2) AS p75_per_m2`;
+
+// The listings market figures count: active, unflagged.
+export const COUNTED_LISTINGS_SQL = `status = 'active' AND NOT flagged`;
+
+export interface MarketPricesFilter {
+  communes?: string[];
   locality?: string;
-  listings: number;
-  avg_rent_eur: number | null;
-  avg_price_per_m2_eur: number | null;
-  median_rent_eur: number | null;
-  median_price_per_m2_eur: number | null;
+  listingType: ListingType;
+  // 0..4, or 5 for 5 rooms or more; undefined: all listings whatever their rooms.
+  rooms?: number;
 }
 
-// Live from active, unflagged rentals (type RENT) as they stand (docs/spec/contract.md
-// section 8). Rents rounded to whole euros, per-m2 figures to cents; per-m2 averaged per
-// listing over the listings with an area > 0.
-export async function marketPrices(db: Knex, f: { communes?: string[]; locality?: string } = {}): Promise<MarketRecord[]> {
-  const q = db('listings')
-    .select('commune')
-    .select(
-      db.raw('count(*)::int AS listings'),
-      db.raw('round(avg(price_eur))::int AS avg_rent_eur'),
-      db.raw('round(avg(price_eur::numeric / area_m2::numeric) FILTER (WHERE area_m2 > 0), 2) AS avg_price_per_m2_eur'),
-      db.raw('round(percentile_cont(0.5) WITHIN GROUP (ORDER BY price_eur)::numeric)::int AS median_rent_eur'),
-      db.raw(
-        'round((percentile_cont(0.5) WITHIN GROUP (ORDER BY price_eur / area_m2) FILTER (WHERE area_m2 > 0))::numeric, 2) AS median_price_per_m2_eur',
-      ),
-    )
-    .where({ status: 'active', listing_type: 'RENT', flagged: false })
-    .groupBy('commune');
-  if (f.communes) q.whereIn('commune', f.communes);
-  if (f.locality) q.where('locality', f.locality);
-  const rows = (await q) as MarketRecord[];
-  return rows;
+export interface CommuneFigures extends MarketFigures {
+  commune: string;
+}
+
+// Live figures per commune for active, unflagged listings of one type, as they stand.
+export async function marketPrices(db: Knex, f: MarketPricesFilter): Promise<CommuneFigures[]> {
+  const where: string[] = [COUNTED_LISTINGS_SQL, 'listing_type = ?'];
+  const bindings: unknown[] = [f.listingType];
+  if (f.rooms !== undefined) {
+    where.push(f.rooms >= ROOMS_TOP_BUCKET ? 'rooms >= ?' : 'rooms = ?');
+    bindings.push(f.rooms);
+  }
+  if (f.communes) {
+    where.push('commune = ANY(?::text[])');
+    bindings.push(f.communes);
+  }
+  if (f.locality) {
+    where.push('locality = ?');
+    bindings.push(f.locality);
+  }
+  const { rows } = await db.raw(
+    `SELECT commune, ${FIGURES_OUTER_SQL}
+       FROM (SELECT commune, ${FIGURES_INNER_SQL} FROM listings WHERE ${where.join(' AND ')} GROUP BY commune) g`,
+    bindings as Knex.RawBinding[],
+  );
+  return rows as CommuneFigures[];
 }

@@ -1,52 +1,87 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
-import { z } from 'zod';
 import type { ApiCaches } from '../../cache/api-caches.js';
 import { cachedBody } from '../../cache/cached-body.js';
+import { describePeriod, historyRange, NO_FIGURES, publishFigures, utcDay } from '../../domain/market.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
 import { iso } from '../../repositories/freshness.js';
-import { marketPrices, type MarketRecord } from '../../repositories/market.js';
+import { marketPrices } from '../../repositories/market.js';
+import { ALL_ROOMS, lastSnapshotAt, marketHistory, snapshotVersion } from '../../repositories/market-snapshots.js';
 import { lastUpdatedAt } from '../../services/last-updated.js';
 import { resolveCommuneParam } from '../commune-param.js';
 import { dataVersion } from '../data-version.js';
-import { communeParam } from '../schemas/listings.js';
-import type { ApiMarketPrices } from '../schemas/responses.js';
+import { ApiError } from '../errors.js';
+import { marketHistoryQuery, marketHistoryQueryShape, marketPricesQuery, type ApiMarketHistory, type ApiMarketPrices } from '../schemas/market.js';
 import { sendCachedBody } from '../send-cached-body.js';
 import { validateQuery } from '../validate.js';
 
-export const marketQuery = z.object({ commune: communeParam.optional() });
-
 const byName = new Intl.Collator('fr', { sensitivity: 'base' });
 
-export function marketRouter(deps: { db: Knex; gazetteer: Gazetteer; caches: ApiCaches }): Router {
+export function marketRouter(deps: { db: Knex; gazetteer: Gazetteer; caches: ApiCaches; clock: () => Date }): Router {
   const router = Router();
+
   router.get('/prices', async (req, res) => {
-    const q = validateQuery(marketQuery, req.query);
+    const q = validateQuery(marketPricesQuery, req.query);
+    const listingType = q.listing_type ?? 'RENT';
+    const rooms = q.rooms ?? null;
     const place = q.commune !== undefined ? resolveCommuneParam(deps.gazetteer, q.commune) : undefined;
     // Live: computed from the data as it stands, reused only while the data version is the same.
     const version = await dataVersion(res, deps.db);
-    const body = await deps.caches.market.get(version, JSON.stringify(place ?? {}), async () => {
-      const [rows, updated] = await Promise.all([marketPrices(deps.db, place ?? {}), lastUpdatedAt(deps, version)]);
-      let data: MarketRecord[] = [...rows].sort((a, b) => byName.compare(a.commune, b.commune));
-      if (place) {
-        // A named commune (or quarter) with no rentals still answers: one record of zeros.
-        data = place.communes.map(
-          (c) =>
-            rows.find((r) => r.commune === c) ?? {
-              commune: c,
-              listings: 0,
-              avg_rent_eur: null,
-              avg_price_per_m2_eur: null,
-              median_rent_eur: null,
-              median_price_per_m2_eur: null,
-            },
-        );
-        if (place.locality) data = data.map(({ commune, ...rest }) => ({ commune, locality: place.locality, ...rest }));
-      }
-      const answer: ApiMarketPrices = { data, meta: { listing_type: 'RENT', last_updated: iso(updated) } };
+    const key = JSON.stringify([place ?? {}, listingType, rooms]);
+    const body = await deps.caches.market.get(version, key, async () => {
+      const [rows, updated] = await Promise.all([
+        marketPrices(deps.db, { ...(place ?? {}), listingType, rooms: rooms ?? undefined }),
+        lastUpdatedAt(deps, version),
+      ]);
+      const figures = new Map(rows.map((r) => [r.commune, r]));
+      // A named commune (or quarter) with no such listings still answers: one record with
+      // listings 0 and null figures.
+      const communes = place ? place.communes : [...figures.keys()].sort((a, b) => byName.compare(a, b));
+      const data = communes.map((commune) => ({
+        commune,
+        ...(place?.locality ? { locality: place.locality } : {}),
+        ...publishFigures(figures.get(commune) ?? NO_FIGURES, listingType, rooms),
+      }));
+      const answer: ApiMarketPrices = { data, meta: { listing_type: listingType, rooms, last_updated: iso(updated) } };
       return cachedBody(answer);
     });
     sendCachedBody(req, res, body);
   });
+
+  router.get('/history', async (req, res) => {
+    const q = validateQuery(marketHistoryQueryShape, req.query, marketHistoryQuery);
+    const place = resolveCommuneParam(deps.gazetteer, q.commune);
+    if (place.locality) {
+      const message = `names the locality ${place.locality}; history is kept per commune (${place.communes.join(', ')})`;
+      throw new ApiError({ status: 400, code: 'invalid_parameter', detail: `commune ${message}`, errors: [{ param: 'commune', message }] });
+    }
+    const commune = place.communes[0];
+    const listingType = q.listing_type ?? 'RENT';
+    const rooms = q.rooms ?? null;
+    const interval = q.interval ?? 'month';
+    const { from, to } = historyRange(interval, utcDay(deps.clock()), q);
+    if (from > to) {
+      const message = `must not be after to (${from} > ${to})`;
+      throw new ApiError({ status: 400, code: 'invalid_parameter', detail: `from ${message}`, errors: [{ param: 'from', message }] });
+    }
+    // From the snapshots only: reused while no snapshot has been taken since.
+    const version = await snapshotVersion(deps.db);
+    const key = JSON.stringify([commune, listingType, rooms, interval, from, to]);
+    const body = await deps.caches.marketHistory.get(version, key, async () => {
+      const [rows, last] = await Promise.all([
+        marketHistory(deps.db, { commune, listingType, rooms: rooms ?? ALL_ROOMS, interval, from, to }),
+        lastSnapshotAt(deps.db),
+      ]);
+      const data = rows.map((r) => ({
+        ...describePeriod(interval, r.period_start),
+        snapshot_date: r.snapshot_date,
+        ...publishFigures(r, listingType, rooms),
+      }));
+      const answer: ApiMarketHistory = { data, meta: { commune, listing_type: listingType, rooms, interval, from, to, last_snapshot_at: iso(last) } };
+      return cachedBody(answer);
+    });
+    sendCachedBody(req, res, body);
+  });
+
   return router;
 }

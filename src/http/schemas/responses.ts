@@ -4,7 +4,7 @@ import { FLAGS, LISTING_TYPES } from '../../domain/listing.js';
 // The shapes of every response: the handlers are typed against them and the OpenAPI
 // document is generated from them (the `id` of each becomes a components/schemas entry).
 
-const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds', example: '2026-11-21T09:15:02.123Z' });
+export const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds', example: '2026-11-21T09:15:02.123Z' });
 
 export const listingSchema = z
   .object({
@@ -43,25 +43,6 @@ export const listingsPageSchema = z
     }),
   })
   .meta({ id: 'ListingsPage' });
-
-export const marketRecordSchema = z
-  .object({
-    commune: z.string(),
-    locality: z.string().optional().meta({ description: 'Present when the commune parameter named a quarter or locality' }),
-    listings: z.int().meta({ description: 'Rentals counted (active, unflagged, type RENT)' }),
-    avg_rent_eur: z.int().nullable(),
-    avg_price_per_m2_eur: z.number().nullable().meta({ description: 'Averaged per listing over those with an area > 0; cents' }),
-    median_rent_eur: z.int().nullable(),
-    median_price_per_m2_eur: z.number().nullable(),
-  })
-  .meta({ id: 'MarketRecord' });
-
-export const marketPricesSchema = z
-  .object({
-    data: z.array(marketRecordSchema),
-    meta: z.object({ listing_type: z.literal('RENT'), last_updated: timestamp.nullable() }),
-  })
-  .meta({ id: 'MarketPrices' });
 
 export const statsSchema = z
   .object({
@@ -148,6 +129,5 @@ export const readinessSchema = z
 // What the handlers build, checked by the compiler against the schemas the document shows.
 export type ApiListing = z.infer<typeof listingSchema>;
 export type ApiListingsPage = z.infer<typeof listingsPageSchema>;
-export type ApiMarketPrices = z.infer<typeof marketPricesSchema>;
 export type ApiStats = z.infer<typeof statsSchema>;
 export type ApiCommunes = z.infer<typeof communesSchema>;
