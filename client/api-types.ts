@@ -49,10 +49,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Average and median rent and price per m² by commune, live
-         * @description From active, unflagged listings of type RENT. Rents in whole euros, per-m² figures in cents. A named commune with no rentals gives one record with listings 0 and null figures.
+         * Average, median and quartiles of rent (or sale price) and price per m² by commune, live
+         * @description From active, unflagged listings of one type (default RENT), optionally of one number of rooms (5: 5 or more). Money in whole euros, per-m² figures in cents; medians and quartiles are percentile_cont. Fewer than 3 listings: the figures are null and the counts stay; fewer than 10: low_sample is true. SALE records carry avg_price_eur, median_price_eur, p25_price_eur, p75_price_eur in place of the rent fields. A named commune with no such listings gives one record with listings 0 and null figures.
          */
         get: operations["getMarketPrices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/market/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The market figures of a commune over time, per week or month, from daily snapshots
+         * @description The service takes a snapshot of the /market/prices figures every day (and after each import that changes data). A period’s figures are those of the last snapshot taken in it, within from..to; periods without a snapshot are left out. Same figures, suppression and low_sample as /market/prices.
+         */
+        get: operations["getMarketHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -237,26 +257,6 @@ export interface components {
                 last_updated: string | null;
             };
         };
-        MarketRecord: {
-            commune: string;
-            /** @description Present when the commune parameter named a quarter or locality */
-            locality?: string;
-            /** @description Rentals counted (active, unflagged, type RENT) */
-            listings: number;
-            avg_rent_eur: number | null;
-            /** @description Averaged per listing over those with an area > 0; cents */
-            avg_price_per_m2_eur: number | null;
-            median_rent_eur: number | null;
-            median_price_per_m2_eur: number | null;
-        };
-        MarketPrices: {
-            data: components["schemas"]["MarketRecord"][];
-            meta: {
-                /** @constant */
-                listing_type: "RENT";
-                last_updated: string | null;
-            };
-        };
         Stats: {
             total_active: number;
             /** @description How many of the active listings are flagged */
@@ -341,6 +341,197 @@ export interface components {
                 listings?: number;
                 last_load_ms?: number | null;
                 last_error?: string | null;
+            };
+        };
+        /** @description Rental figures of a commune (RENT, SUBLET, FLATSHARE). Figures rest on at least 3 listings (the per-m² ones on 3 with an area); below that they are null and the counts stay. */
+        MarketRecord: {
+            commune: string;
+            /** @description Present when the commune parameter named a quarter or locality */
+            locality?: string;
+            /** @enum {string} */
+            listing_type: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
+            /** @description The rooms asked for (5: 5 or more); null when not split by rooms */
+            rooms: number | null;
+            /** @description Listings counted: active, unflagged, of this type (and rooms) */
+            listings: number;
+            /** @description Of those, listings with an area > 0: the per-m² figures’ sample */
+            listings_with_area: number;
+            /** @description true when fewer than 10 listings stand behind the figures */
+            low_sample: boolean;
+            /** @description Average; EUR per m² per listing with an area > 0, in cents */
+            avg_price_per_m2_eur: number | null;
+            /** @description Median (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            median_price_per_m2_eur: number | null;
+            /** @description First quartile (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            p25_price_per_m2_eur: number | null;
+            /** @description Third quartile (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            p75_price_per_m2_eur: number | null;
+            /** @description Average monthly rent, whole euros */
+            avg_rent_eur: number | null;
+            /** @description Median monthly rent (percentile_cont), whole euros */
+            median_rent_eur: number | null;
+            /** @description First quartile of the monthly rent */
+            p25_rent_eur: number | null;
+            /** @description Third quartile of the monthly rent */
+            p75_rent_eur: number | null;
+        };
+        /** @description Sale figures of a commune (SALE). Figures rest on at least 3 listings (the per-m² ones on 3 with an area); below that they are null and the counts stay. */
+        MarketSaleRecord: {
+            commune: string;
+            /** @description Present when the commune parameter named a quarter or locality */
+            locality?: string;
+            /** @enum {string} */
+            listing_type: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
+            /** @description The rooms asked for (5: 5 or more); null when not split by rooms */
+            rooms: number | null;
+            /** @description Listings counted: active, unflagged, of this type (and rooms) */
+            listings: number;
+            /** @description Of those, listings with an area > 0: the per-m² figures’ sample */
+            listings_with_area: number;
+            /** @description true when fewer than 10 listings stand behind the figures */
+            low_sample: boolean;
+            /** @description Average; EUR per m² per listing with an area > 0, in cents */
+            avg_price_per_m2_eur: number | null;
+            /** @description Median (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            median_price_per_m2_eur: number | null;
+            /** @description First quartile (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            p25_price_per_m2_eur: number | null;
+            /** @description Third quartile (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            p75_price_per_m2_eur: number | null;
+            /** @description Average asking price, whole euros */
+            avg_price_eur: number | null;
+            /** @description Median asking price (percentile_cont), whole euros */
+            median_price_eur: number | null;
+            /** @description First quartile of the asking price */
+            p25_price_eur: number | null;
+            /** @description Third quartile of the asking price */
+            p75_price_eur: number | null;
+        };
+        MarketPrices: {
+            data: (components["schemas"]["MarketRecord"] | components["schemas"]["MarketSaleRecord"])[];
+            meta: {
+                /** @enum {string} */
+                listing_type: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
+                rooms: number | null;
+                last_updated: string | null;
+            };
+        };
+        /** @description A period of a rental type. Figures rest on at least 3 listings (the per-m² ones on 3 with an area); below that they are null and the counts stay. */
+        MarketHistoryRecord: {
+            /**
+             * @description The period: 2026-11 (month) or 2026-W47 (ISO week)
+             * @example 2026-11
+             */
+            period: string;
+            /**
+             * Format: date
+             * @example 2026-11-01
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2026-11-30
+             */
+            period_end: string;
+            /**
+             * Format: date
+             * @description The day of the snapshot the figures are from: the last taken in the period (within from..to)
+             * @example 2026-11-23
+             */
+            snapshot_date: string;
+            /** @enum {string} */
+            listing_type: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
+            /** @description The rooms asked for (5: 5 or more); null when not split by rooms */
+            rooms: number | null;
+            /** @description Listings counted: active, unflagged, of this type (and rooms) */
+            listings: number;
+            /** @description Of those, listings with an area > 0: the per-m² figures’ sample */
+            listings_with_area: number;
+            /** @description true when fewer than 10 listings stand behind the figures */
+            low_sample: boolean;
+            /** @description Average; EUR per m² per listing with an area > 0, in cents */
+            avg_price_per_m2_eur: number | null;
+            /** @description Median (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            median_price_per_m2_eur: number | null;
+            /** @description First quartile (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            p25_price_per_m2_eur: number | null;
+            /** @description Third quartile (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            p75_price_per_m2_eur: number | null;
+            /** @description Average monthly rent, whole euros */
+            avg_rent_eur: number | null;
+            /** @description Median monthly rent (percentile_cont), whole euros */
+            median_rent_eur: number | null;
+            /** @description First quartile of the monthly rent */
+            p25_rent_eur: number | null;
+            /** @description Third quartile of the monthly rent */
+            p75_rent_eur: number | null;
+        };
+        /** @description A period of SALE. Figures rest on at least 3 listings (the per-m² ones on 3 with an area); below that they are null and the counts stay. */
+        MarketHistorySaleRecord: {
+            /**
+             * @description The period: 2026-11 (month) or 2026-W47 (ISO week)
+             * @example 2026-11
+             */
+            period: string;
+            /**
+             * Format: date
+             * @example 2026-11-01
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2026-11-30
+             */
+            period_end: string;
+            /**
+             * Format: date
+             * @description The day of the snapshot the figures are from: the last taken in the period (within from..to)
+             * @example 2026-11-23
+             */
+            snapshot_date: string;
+            /** @enum {string} */
+            listing_type: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
+            /** @description The rooms asked for (5: 5 or more); null when not split by rooms */
+            rooms: number | null;
+            /** @description Listings counted: active, unflagged, of this type (and rooms) */
+            listings: number;
+            /** @description Of those, listings with an area > 0: the per-m² figures’ sample */
+            listings_with_area: number;
+            /** @description true when fewer than 10 listings stand behind the figures */
+            low_sample: boolean;
+            /** @description Average; EUR per m² per listing with an area > 0, in cents */
+            avg_price_per_m2_eur: number | null;
+            /** @description Median (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            median_price_per_m2_eur: number | null;
+            /** @description First quartile (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            p25_price_per_m2_eur: number | null;
+            /** @description Third quartile (percentile_cont); EUR per m² per listing with an area > 0, in cents */
+            p75_price_per_m2_eur: number | null;
+            /** @description Average asking price, whole euros */
+            avg_price_eur: number | null;
+            /** @description Median asking price (percentile_cont), whole euros */
+            median_price_eur: number | null;
+            /** @description First quartile of the asking price */
+            p25_price_eur: number | null;
+            /** @description Third quartile of the asking price */
+            p75_price_eur: number | null;
+        };
+        MarketHistory: {
+            /** @description One record per period that has a snapshot, oldest first; periods without one are left out */
+            data: (components["schemas"]["MarketHistoryRecord"] | components["schemas"]["MarketHistorySaleRecord"])[];
+            meta: {
+                commune: string;
+                /** @enum {string} */
+                listing_type: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
+                rooms: number | null;
+                /** @enum {string} */
+                interval: "week" | "month";
+                /** Format: date */
+                from: string;
+                /** Format: date */
+                to: string;
+                /** @description When the latest snapshot (of any day) was taken */
+                last_snapshot_at: string | null;
             };
         };
     };
@@ -616,6 +807,13 @@ export interface operations {
                  * @example Luxembourg
                  */
                 commune?: string;
+                /** @description Type of listing the figures are of. SALE figures are asking prices (avg_price_eur…), the others monthly rents (avg_rent_eur…). Any letter case. */
+                listing_type?: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
+                /**
+                 * @description Only listings with this many rooms; 5 means 5 or more. Listings whose rooms are unknown count only when rooms is absent.
+                 * @example 2
+                 */
+                rooms?: number;
             };
             header?: never;
             path?: never;
@@ -642,6 +840,121 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MarketPrices"];
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid or unknown query parameter (code: invalid_parameter, unknown_parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (code: unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="api" (with error="invalid_token" for a bad key) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Daily quota exceeded (code: quota_exceeded) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable (code: unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMarketHistory: {
+        parameters: {
+            query: {
+                /**
+                 * @description The commune, in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg). History is kept per commune: a locality or quarter is 400 naming its commune.
+                 * @example Strassen
+                 */
+                commune: string;
+                /** @description Type of listing the figures are of. SALE figures are asking prices (avg_price_eur…), the others monthly rents (avg_rent_eur…). Any letter case. */
+                listing_type?: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
+                /**
+                 * @description Only listings with this many rooms; 5 means 5 or more. Listings whose rooms are unknown count only when rooms is absent.
+                 * @example 2
+                 */
+                rooms?: number;
+                /** @description Length of a period: ISO week (Monday to Sunday) or calendar month. A period’s figures are those of the last daily snapshot taken in it (within from..to). */
+                interval?: "week" | "month";
+                /**
+                 * @description First day, inclusive (UTC). Default: the start of the period 11 months (month) or 25 weeks (week) before to’s.
+                 * @example 2025-12-01
+                 */
+                from?: string;
+                /**
+                 * @description Last day, inclusive (UTC). Default: today.
+                 * @example 2026-11-30
+                 */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Market history */
+            200: {
+                headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
+                    ETag?: string;
+                    /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per UTC day */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left today */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketHistory"];
                 };
             };
             /** @description Not modified */

@@ -14,6 +14,7 @@ import { buildMetricsApp } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
 import { hasListings } from './repositories/listings.js';
+import { MarketSnapshotScheduler } from './services/market-snapshots.js';
 
 // A start-up failure whose message is the whole story: printed as one line, no stack.
 class StartupError extends Error {}
@@ -84,6 +85,9 @@ async function main(): Promise<void> {
   keyUsage.start();
   const readModel = config.LISTINGS_READ_MODEL ? new ListingReadModel(db, logger) : undefined;
   readModel?.warm();
+  // Today's market snapshot (the first one when there is none), then a check every 15 minutes.
+  const snapshots = new MarketSnapshotScheduler({ db, logger });
+  snapshots.start();
   // The data version and verified keys in memory, kept true by LISTEN/NOTIFY on the primary.
   const live = new LiveState().start(database.url, logger);
   live.onVersion((v) => readModel?.at(v));
@@ -178,6 +182,7 @@ async function main(): Promise<void> {
     server.closeAllConnections();
     await readModel?.close();
     await live.close();
+    await snapshots.stop();
     // A request whose client went away stops counting as in flight while its handler may still
     // wait on the database: let those settle too (within the same 10 s) before the pool closes.
     const pool = (db.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;

@@ -15,6 +15,7 @@ import {
   type ProgressEvent,
 } from '../ingest/index.js';
 import { FEED_FORMATS, type FeedFormat } from '../ingest/types.js';
+import { takeAfterImport } from '../services/market-snapshots.js';
 
 const USAGE = `Usage:
   npm run ingest -- --source NAME --format openimmo|csv|json FILE|- [--delta] [--allow-mass-withdrawal] [--max-bytes N] [--rejects FILE.ndjson] [--json]
@@ -110,6 +111,13 @@ async function main(argv: string[]): Promise<number> {
       onReject: rejectsFile ? (r) => rejectsFile.write(`${JSON.stringify(r)}\n`) : undefined,
     });
     ui.stop();
+    // The day's market snapshot follows the data (the running server would take it within
+    // its next check otherwise). The import is committed whatever happens here.
+    if (report.status === 'ok') {
+      await takeAfterImport(db, report.counts, new Date()).catch((e: Error) =>
+        process.stderr.write(`ingest: ${v.source}: imported, but the market snapshot failed (the server retakes it): ${e.message}\n`),
+      );
+    }
     if (v.json) process.stdout.write(`${JSON.stringify(jsonReport(report))}\n`);
     else process.stdout.write(`${formatReport(report)}\n`);
     return report.status === 'refused' ? EXIT.refused : EXIT.ok;

@@ -39,7 +39,8 @@ export async function takeMarketSnapshot(db: Knex, opts: SnapshotOptions): Promi
        VALUES (?::date, ?, CASE WHEN ? = 'live' THEN (SELECT version FROM data_state) END, ?)`,
       [opts.day, opts.takenAt, opts.kind ?? 'live', opts.kind ?? 'live'],
     );
-    const bucket = `least(rooms, ${ROOMS_TOP_BUCKET})`;
+    // Not least(rooms, 5): least() ignores NULLs, and would count unknown rooms as 5.
+    const bucket = `(CASE WHEN rooms >= ${ROOMS_TOP_BUCKET} THEN ${ROOMS_TOP_BUCKET} ELSE rooms END)`;
     const inserted = await trx.raw(
       `INSERT INTO market_snapshots (day, commune, listing_type, rooms, listings, listings_with_area, avg_price, p25_price, median_price,
                                      p75_price, avg_per_m2, p25_per_m2, median_per_m2, p75_per_m2)

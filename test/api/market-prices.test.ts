@@ -50,7 +50,7 @@ describe('GET /api/v1/market/prices by type and rooms', () => {
         expect(res, `${type} ${rooms}`).toHaveStatus(200);
         expect(res.body.meta).toMatchObject({ listing_type: type, rooms });
         const expected = [...new Set(counted.filter((l) => l.listing_type === type).map((l) => l.commune))]
-          .map((c) => ({ commune: c, ...recompute(counted, c, type, rooms) }))
+          .map((c) => ({ commune: c, ...recompute(counted, c, type, rooms) }) as { commune: string; listings?: unknown })
           .filter((r) => (r.listings as number) > 0);
         const byCommune = (a: { commune: string }, b: { commune: string }) => a.commune.localeCompare(b.commune, 'fr');
         expect(res.body.data, `${type} rooms=${rooms}`).toEqual(expected.sort(byCommune));

@@ -35,22 +35,33 @@ describe('GET /api/v1/market/prices', () => {
     expect(res.body.meta.listing_type).toBe('RENT');
     expect(res.body.data.map((r: { commune: string }) => r.commune)).toEqual(['Bertrange', 'Mamer', 'Pétange', 'Préizerdaul', 'Putscheid']);
     const mamer = res.body.data.find((r: { commune: string }) => r.commune === 'Mamer');
+    // 2 of the 4 have an area > 0: too few for per-m2 figures (suppressed under 3).
     expect(mamer).toEqual({
       commune: 'Mamer',
       listings: 4,
       avg_rent_eur: 1875,
-      avg_price_per_m2_eur: 22.5,
+      avg_price_per_m2_eur: null,
       median_rent_eur: 1750,
-      median_price_per_m2_eur: 22.5,
+      median_price_per_m2_eur: null,
+      p25_rent_eur: 1375,
+      p75_rent_eur: 2250,
+      p25_price_per_m2_eur: null,
+      p75_price_per_m2_eur: null,
+      listing_type: 'RENT',
+      rooms: null,
+      listings_with_area: 2,
+      low_sample: true,
     });
     const bertrange = res.body.data.find((r: { commune: string }) => r.commune === 'Bertrange');
-    expect(bertrange).toEqual({
+    // 2 rentals: the figures are suppressed, the count stays.
+    expect(bertrange).toMatchObject({
       commune: 'Bertrange',
       listings: 2,
-      avg_rent_eur: 1002,
-      avg_price_per_m2_eur: 33.38,
-      median_rent_eur: 1002,
-      median_price_per_m2_eur: 33.38,
+      avg_rent_eur: null,
+      avg_price_per_m2_eur: null,
+      median_rent_eur: null,
+      median_price_per_m2_eur: null,
+      low_sample: true,
     });
   });
 
@@ -59,18 +70,23 @@ describe('GET /api/v1/market/prices', () => {
     expect(one.body.data).toHaveLength(1);
     expect(one.body.data[0].avg_rent_eur).toBe(1875);
     const lb = await request(t.app).get(`/api/v1/market/prices?commune=${encodeURIComponent('Péiteng')}`).set(bearer(t.keys.free));
-    expect(lb.body.data[0]).toMatchObject({ commune: 'Pétange', listings: 1, avg_rent_eur: 1200 });
+    expect(lb.body.data[0]).toMatchObject({ commune: 'Pétange', listings: 1, avg_rent_eur: null });
     const none = await request(t.app).get('/api/v1/market/prices?commune=Vianden').set(bearer(t.keys.free));
     expect(none).toHaveStatus(200);
     expect(none.body.data).toEqual([
-      { commune: 'Vianden', listings: 0, avg_rent_eur: null, avg_price_per_m2_eur: null, median_rent_eur: null, median_price_per_m2_eur: null },
+      {
+        commune: 'Vianden', listings: 0, avg_rent_eur: null, avg_price_per_m2_eur: null, median_rent_eur: null, median_price_per_m2_eur: null,
+        p25_rent_eur: null, p75_rent_eur: null, p25_price_per_m2_eur: null, p75_price_per_m2_eur: null,
+        listing_type: 'RENT', rooms: null, listings_with_area: 0, low_sample: true,
+      },
     ]);
   });
 
   it('is live: a new rental changes the next answer', async () => {
     await insertListing(t.db, { commune: 'Putscheid', listing_type: 'RENT', price_eur: 1100, area_m2: 55, source: 'agency-a' });
+    await insertListing(t.db, { commune: 'Putscheid', listing_type: 'RENT', price_eur: 1000, area_m2: 50, source: 'agency-a' });
     const res = await request(t.app).get('/api/v1/market/prices?commune=Putscheid').set(bearer(t.keys.free));
-    expect(res.body.data[0]).toMatchObject({ listings: 2, avg_rent_eur: 1000, median_rent_eur: 1000, avg_price_per_m2_eur: 20 });
+    expect(res.body.data[0]).toMatchObject({ listings: 3, avg_rent_eur: 1000, median_rent_eur: 1000, avg_price_per_m2_eur: 20 });
   });
 });
 
@@ -85,11 +101,11 @@ describe('GET /api/v1/stats', () => {
     const res = await request(t.app).get('/api/v1/stats');
     expect(res).toHaveStatus(200);
     expect(res.headers['cache-control']).toBe('public, max-age=60');
-    // Active: Mamer 4 rent + 1 flagged + sale + flatshare + sublet = 8, Bertrange 2, Putscheid 2, Pétange 1, Préizerdaul 1
-    expect(res.body.total_active).toBe(14);
+    // Active: Mamer 4 rent + 1 flagged + sale + flatshare + sublet = 8, Bertrange 2, Putscheid 3, Pétange 1, Préizerdaul 1
+    expect(res.body.total_active).toBe(15);
     expect(res.body.flagged).toBe(1);
     expect(res.body.by_source).toEqual([
-      { source: 'agency-a', active: 11 },
+      { source: 'agency-a', active: 12 },
       { source: 'agency-b', active: 2 },
       { source: 'native', active: 1 },
     ]);

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestContext } from '../helpers/context.js';
+import { takeMarketSnapshot } from '../../src/repositories/market-snapshots.js';
 import { bearer, createKey, insertListing } from '../helpers/factory.js';
 
 const t = useTestContext({
@@ -20,6 +21,11 @@ let ajv: InstanceType<typeof Ajv2020>;
 beforeAll(async () => {
   listingId = (await insertListing(t.db, { flags: [], images: ['https://img.example/1.jpg'] })).id;
   await insertListing(t.db, { flags: ['stale'], area_m2: null, rooms: null, lat: null, lng: null, locality: 'Kirchberg' });
+  for (const price of [1600, 1700, 2100]) await insertListing(t.db, { price_eur: price });
+  for (const price of [650_000, 720_000, 910_000]) await insertListing(t.db, { listing_type: 'SALE', price_eur: price, rooms: 3 });
+  // Two days of market snapshots for /market/history.
+  await takeMarketSnapshot(t.db, { day: '2026-10-20', takenAt: new Date('2026-10-20T03:00:00Z') });
+  await takeMarketSnapshot(t.db, { day: '2026-11-20', takenAt: new Date('2026-11-20T03:00:00Z') });
   const res = await request(t.app).get('/api/v1/openapi.json');
   expect(res).toHaveStatus(200);
   doc = res.body;
@@ -88,6 +94,16 @@ describe('OpenAPI document', () => {
       ['/api/v1/market/prices', '/api/v1/market/prices?commune=Vianden', bearer(t.keys.pro)],
       ['/api/v1/market/prices', '/api/v1/market/prices?commune=Kirchberg', bearer(t.keys.pro)],
       ['/api/v1/market/prices', '/api/v1/market/prices?x=1', bearer(t.keys.pro)],
+      ['/api/v1/market/prices', '/api/v1/market/prices?listing_type=SALE', bearer(t.keys.pro)],
+      ['/api/v1/market/prices', '/api/v1/market/prices?listing_type=SALE&rooms=3&commune=Luxembourg', bearer(t.keys.pro)],
+      ['/api/v1/market/prices', '/api/v1/market/prices?rooms=2', bearer(t.keys.pro)],
+      ['/api/v1/market/prices', '/api/v1/market/prices?rooms=9', bearer(t.keys.pro)],
+      ['/api/v1/market/history', '/api/v1/market/history?commune=Luxembourg&from=2026-01-01&to=2026-11-30', bearer(t.keys.pro)],
+      ['/api/v1/market/history', '/api/v1/market/history?commune=Luxembourg&listing_type=SALE&interval=week&from=2026-10-01&to=2026-11-30', bearer(t.keys.pro)],
+      ['/api/v1/market/history', '/api/v1/market/history?commune=Luxembourg&rooms=5&from=2026-01-01&to=2026-11-30', bearer(t.keys.pro)],
+      ['/api/v1/market/history', '/api/v1/market/history?commune=Kirchberg', bearer(t.keys.pro)],
+      ['/api/v1/market/history', '/api/v1/market/history?commune=Luxembourg&from=2026-02-30', bearer(t.keys.pro)],
+      ['/api/v1/market/history', '/api/v1/market/history', {}],
       ['/api/v1/communes', '/api/v1/communes', bearer(t.keys.pro)],
       ['/api/v1/communes', '/api/v1/communes', bearer('lfk_' + 'q'.repeat(43))],
       ['/api/v1/stats', '/api/v1/stats', {}],
@@ -102,7 +118,7 @@ describe('OpenAPI document', () => {
       seen.add(`${path} ${res.status}`);
       expectConforms(path, res);
     }
-    for (const expected of ['/api/v1/listings 200', '/api/v1/listings 400', '/api/v1/listings 401', '/api/v1/listings 403', '/api/v1/listings/{id} 404', '/api/v1/stats 429']) {
+    for (const expected of ['/api/v1/market/history 200', '/api/v1/market/history 400', '/api/v1/market/history 401', '/api/v1/listings 200', '/api/v1/listings 400', '/api/v1/listings 401', '/api/v1/listings 403', '/api/v1/listings/{id} 404', '/api/v1/stats 429']) {
       expect(seen).toContain(expected);
     }
   });

@@ -1,0 +1,70 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { utcDay } from '../domain/market.js';
+import type { ImportCounts } from '../ingest/types.js';
+import { currentDataVersion } from '../repositories/data-version.js';
+import { snapshotDay, takeMarketSnapshot } from '../repositories/market-snapshots.js';
+
+// When the daily market snapshots (src/repositories/market-snapshots.ts) are taken:
+// - after an import that changed data (the ingest command, the demo seeding): takeAfterImport;
+// - by the running server, at start (so the first one is taken when there is none) and then
+//   every SNAPSHOT_CHECK_MS: today's is taken when there is none yet, or when the data
+//   changed since it was taken (native posts). Taking a day again replaces it: idempotent per
+//   day. Days are UTC days of the injected clock.
+
+export const SNAPSHOT_CHECK_MS = 15 * 60_000;
+
+// Takes today's snapshot unless the one already taken today is of the current data.
+export async function ensureTodaysSnapshot(db: Knex, now: Date): Promise<'taken' | 'current'> {
+  const day = utcDay(now);
+  const [existing, version] = await Promise.all([snapshotDay(db, day), currentDataVersion(db)]);
+  if (existing && existing.kind === 'live' && existing.data_version !== null && existing.data_version >= version) return 'current';
+  await takeMarketSnapshot(db, { day, takenAt: now });
+  return 'taken';
+}
+
+export function importChangedData(c: ImportCounts): boolean {
+  return c.created + c.updated + c.reactivated + c.deleted + c.withdrawn + c.merged + c.flagged > 0;
+}
+
+export async function takeAfterImport(db: Knex, counts: ImportCounts, now: Date): Promise<boolean> {
+  if (!importChangedData(counts)) return false;
+  await takeMarketSnapshot(db, { day: utcDay(now), takenAt: now });
+  return true;
+}
+
+// The server's schedule: one check at start, then one every intervalMs; a check never
+// overlaps the previous one, and a failure is logged and retried at the next.
+export class MarketSnapshotScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly deps: { db: Knex; logger: Logger; clock?: () => Date; intervalMs?: number }) {}
+
+  start(): void {
+    void this.check();
+    this.timer = setInterval(() => void this.check(), this.deps.intervalMs ?? SNAPSHOT_CHECK_MS);
+    this.timer.unref();
+  }
+
+  // One check now (what the timer runs); resolves when it is done.
+  check(): Promise<void> {
+    if (this.running) return this.running;
+    const now = (this.deps.clock ?? (() => new Date()))();
+    this.running = ensureTodaysSnapshot(this.deps.db, now)
+      .then((r) => {
+        if (r === 'taken') this.deps.logger.info({ day: utcDay(now) }, 'market snapshot taken');
+      })
+      .catch((err) => this.deps.logger.warn({ err }, 'market snapshot failed; retrying at the next check'))
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}
