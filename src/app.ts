@@ -24,7 +24,7 @@ import { marketRouter } from './http/routes/market.js';
 import { statsRouter } from './http/routes/stats.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { Gazetteer } from './reference/gazetteer.js';
-import { createStore, type StoreHealth } from './rate-limit/store.js';
+import { createStore, newStoreHealth, type StoreHealth } from './rate-limit/store.js';
 import type { ListingReadModel } from './read-model/read-model.js';
 import { createListingSearch } from './services/listing-search.js';
 import type { WebOptions } from './web/options.js';
@@ -65,7 +65,7 @@ function pathOf(req: { url?: string; originalUrl?: string }): string {
 export function buildApp(deps: AppDeps): App {
   const clock = deps.clock ?? (() => new Date());
   const prefix = deps.redisPrefix ?? 'lf:';
-  const storeHealth: StoreHealth = { errors: 0, lastError: null };
+  const storeHealth: StoreHealth = newStoreHealth();
   const quotaStore = deps.quotaStore ?? createStore(deps.redis, `${prefix}quota:`, storeHealth, deps.logger);
   const statsStore = deps.statsStore ?? createStore(deps.redis, `${prefix}stats-ip:`, storeHealth, deps.logger);
 

@@ -30,17 +30,22 @@ export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Met
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  let seenErrors = 0;
-  new client.Counter({
-    name: 'rate_limit_store_errors_total',
-    help: 'Errors of the quota store (Redis): requests served without limiting',
-    registers: [registry],
-    collect() {
-      const delta = deps.storeHealth.errors - seenErrors;
-      if (delta > 0) this.inc(delta);
-      seenErrors = deps.storeHealth.errors;
-    },
-  });
+  // Counters read from the stores' health at each scrape.
+  const fromHealth = (name: string, help: string, read: () => number) => {
+    let seen = 0;
+    new client.Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const now = read();
+        if (now > seen) this.inc(now - seen);
+        seen = now;
+      },
+    });
+  };
+  fromHealth('rate_limit_store_errors_total', 'Errors of the quota store (Redis): requests served without limiting', () => deps.storeHealth.errors);
+  fromHealth('rate_limit_store_timeouts_total', 'Quota store operations ended by their deadline (Redis hung), counted in the errors too', () => deps.storeHealth.timeouts);
   const pool = () => (deps.db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
   new client.Gauge({
     name: 'db_pool_connections',

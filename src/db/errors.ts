@@ -9,3 +9,28 @@ export function isInvalidInputError(err: unknown): err is { code: string } {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^(22[0-9A-Z]{3}|54000)$/.test(code);
 }
+
+// Why the database could not serve a request, for the 503 both error handlers answer and the
+// line they log; null when the error is not the database being unavailable.
+// - unreachable: no connection could be opened (refused, reset, unknown host, SQLSTATE 08);
+// - connection_lost: an open connection was cut (server shut down or restarted: 57P01-57P03,
+//   or the driver's "Connection terminated");
+// - pool_timeout: no connection came free within knex's acquireConnectionTimeout;
+// - statement_timeout: the query ran past statement_timeout (57014);
+// - resources: the server is out of connections, memory or disk (class 53).
+export type UnavailableCause = 'unreachable' | 'connection_lost' | 'pool_timeout' | 'statement_timeout' | 'resources';
+
+export function unavailableCause(err: unknown): UnavailableCause | null {
+  const e = err as { code?: unknown; message?: unknown; name?: unknown } | null;
+  if (!e) return null;
+  if (e.name === 'KnexTimeoutError') return 'pool_timeout';
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code) || /^08/.test(code)) return 'unreachable';
+  if (/^57P0[123]$/.test(code)) return 'connection_lost';
+  if (code === '57014') return 'statement_timeout';
+  if (/^53/.test(code)) return 'resources';
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (/Connection terminated|Client has encountered a connection error/i.test(message)) return 'connection_lost';
+  if (/timeout exceeded when trying to connect/i.test(message)) return 'unreachable';
+  return null;
+}

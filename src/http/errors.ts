@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { isInvalidInputError } from '../db/errors.js';
+import { isInvalidInputError, unavailableCause } from '../db/errors.js';
 import type { ERROR_CODES } from './schemas/responses.js';
 
 // Stable machine-readable codes (docs/spec/contract.md section 2), listed once in ERROR_CODES
@@ -105,8 +105,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', detail: 'A parameter value could not be used' }));
       return;
     }
-    if (isUnavailable(err)) {
-      logger.error({ err, request_id: res.locals.requestId }, 'dependency unavailable');
+    const cause = unavailableCause(err);
+    if (cause) {
+      logger.error({ err, cause, request_id: res.locals.requestId }, 'dependency unavailable');
       sendProblem(
         res,
         new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } }),
@@ -116,18 +117,4 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
     sendProblem(res, new ApiError({ status: 500, code: 'internal', detail: 'An internal error occurred; quote the request id when reporting it' }));
   };
-}
-
-// A database that cannot be reached (or times out) is a 503, not a 500.
-function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; message?: string; name?: string };
-  if (!e) return false;
-  if (e.name === 'KnexTimeoutError') return true;
-  if (typeof e.code === 'string') {
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(e.code)) return true;
-    // SQLSTATE classes: 08 connection exception, 57P01-57P03 admin shutdown / cannot connect now,
-    // 53 insufficient resources, 57014 statement timeout (query_canceled).
-    if (/^08/.test(e.code) || /^57P0[123]$/.test(e.code) || /^53/.test(e.code) || e.code === '57014') return true;
-  }
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
 }

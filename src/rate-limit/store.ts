@@ -7,9 +7,26 @@ import { RedisStore } from 'rate-limit-redis';
 // the web pages' limits and sign-in throttles): in Redis when it is configured, else in the
 // process's memory; a store that fails lets requests through, counted and logged.
 
+// What the stores of one app did, for metrics and for the fault tests: operations started,
+// operations that failed (each failed increment or decrement is a request served without
+// limiting), and of those the ones that timed out (a hung Redis: the store's deadline or the
+// client's command timeout) rather than failing at once (a Redis that is down).
 export interface StoreHealth {
+  operations: number;
   errors: number;
+  timeouts: number;
   lastError: Date | null;
+}
+
+export function newStoreHealth(): StoreHealth {
+  return { operations: 0, errors: 0, timeouts: 0, lastError: null };
+}
+
+class StoreDeadlineError extends Error {}
+
+// ioredis rejects a command past its commandTimeout with this message and no code.
+function isTimeout(err: unknown): boolean {
+  return err instanceof StoreDeadlineError || (err as Error | null)?.message === 'Command timed out';
 }
 
 // Wraps the real store (Redis, or memory when no Redis is configured) so that a store
@@ -48,6 +65,7 @@ class GuardedStore implements Store {
   private lastLog = 0;
   private fail(err: unknown): never {
     this.health.errors++;
+    if (isTimeout(err)) this.health.timeouts++;
     this.health.lastError = new Date();
     const now = Date.now();
     if (now - this.lastLog > 10_000) {
@@ -57,12 +75,13 @@ class GuardedStore implements Store {
     throw err;
   }
   private bounded<T>(op: () => T | Promise<T>): Promise<T> {
+    this.health.operations++;
     const run = new Promise<T>((resolve) => resolve(op())); // a synchronous throw rejects too
     const ms = this.deadlineMs;
     if (ms === null) return run;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`rate-limit store did not answer within ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new StoreDeadlineError(`rate-limit store did not answer within ${ms} ms`)), ms);
     });
     // Promise.race subscribes to op's promise, so its late rejection is never unhandled.
     return Promise.race([run, deadline]).finally(() => clearTimeout(timer));

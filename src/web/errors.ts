@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isInvalidInputError } from '../db/errors.js';
+import { isInvalidInputError, unavailableCause } from '../db/errors.js';
 import { html } from './html.js';
 import { messagePage } from './layout.js';
 
@@ -21,13 +21,6 @@ export const htmlNotFound: RequestHandler = (req, res) => {
       }),
     );
 };
-
-// Same rule as the API's error handler: a database that cannot be reached is a 503.
-function isUnavailable(err: { code?: unknown; name?: unknown }): boolean {
-  if (err.name === 'KnexTimeoutError') return true;
-  const code = typeof err.code === 'string' ? err.code : '';
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND'].includes(code) || /^08|^57P0[123]$|^53/.test(code);
-}
 
 export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
@@ -59,8 +52,9 @@ export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
       send(400, 'Bad request', 'Something in the request could not be used. Go back and try again.');
       return;
     }
-    if (isUnavailable(e)) {
-      logger.error({ err, request_id: requestId }, 'web page: dependency unavailable');
+    const cause = unavailableCause(err);
+    if (cause) {
+      logger.error({ err, cause, request_id: requestId }, 'web page: dependency unavailable');
       send(503, 'Temporarily unavailable', 'The service is briefly unavailable. Try again in a moment.', { 'Retry-After': '5' });
       return;
     }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request, { type Response } from 'supertest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AppDeps } from '../../src/app.js';
 import type { Tier } from '../../src/domain/tiers.js';
 import { setApiKeyTier } from '../../src/repositories/api-keys.js';
@@ -69,14 +69,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
   // 429s are un-counted after the response finishes; wait until Redis shows it (a generous
   // deadline: on a busy machine the decrement can land seconds later).
   async function waitForRedisCount(prefix: string, keyId: string, day: string, expected: number): Promise<void> {
-    const deadline = Date.now() + 15_000;
-    let last: number | null = null;
-    while (Date.now() < deadline) {
-      last = await redisCount(prefix, keyId, day);
-      if (last === expected) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(last).toBe(expected);
+    await vi.waitFor(async () => expect(await redisCount(prefix, keyId, day)).toBe(expected), { timeout: 30_000, interval: 20 });
   }
 
   it('Free: requests 1..100 are 200 with RateLimit headers; the 101st is 429 quota_exceeded with Retry-After to 00:00 UTC; a new UTC day gives the full quota back', async () => {

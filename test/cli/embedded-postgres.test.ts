@@ -144,9 +144,8 @@ describe('startEmbeddedPostgres', () => {
     const busyPort = await freePort();
     await new Promise<void>((resolve) => blocker.listen(busyPort, '127.0.0.1', resolve));
     try {
-      const t0 = Date.now();
+      // Fails on what the server says (it cannot bind), not after a readiness wait ran out.
       await expect(startEmbeddedPostgres({ dir, port: busyPort })).rejects.toThrow(`port ${busyPort} on 127.0.0.1 is already in use`);
-      expect(Date.now() - t0).toBeLessThan(10_000);
       expect(postmasterPid(dir)).toBeNull();
     } finally {
       await new Promise((resolve) => blocker.close(resolve));

@@ -125,11 +125,11 @@ describe('npm run ingest (the CLI)', { timeout: 120_000 }, () => {
     expect(endless.code, endless.stderr).toBe(5);
     expect(endless.stderr).toMatch(/larger than the limit of 2 MB/);
 
-    const t0 = Date.now();
+    // Stopped by what its first chunk shows (binary), not by reading up to the size limit.
     const zero = await ingest(['--source', 'capped', '--format', 'csv', '/dev/zero'], { DATABASE_URL: t.url });
     expect(zero.code).toBe(1);
     expect(zero.stderr).toMatch(/NUL bytes: it is binary/);
-    expect(Date.now() - t0).toBeLessThan(60_000);
+    expect(zero.stderr).not.toMatch(/--max-bytes|limit of/);
 
     const bad = await ingest(['--source', 'capped', '--format', 'csv', fixture('moselle-immo.csv'), '--max-bytes', 'lots'], { DATABASE_URL: t.url });
     expect(bad.code).toBe(2);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFeed, recoverInterruptedImports } from '../../src/ingest/index.js';
+import { LOCK_RUN } from '../../src/ingest/runs.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { useTestContext } from '../helpers/context.js';
 import { CSV_HEADER_LINE, csvFeed, csvRow, gazetteer } from './helpers.js';
@@ -59,6 +60,14 @@ describe('an import whose process dies is marked failed, not left running', () =
   });
 
   const runningRun = (source: string) => () => t.db('import_runs').where({ source, status: 'running' }).first();
+  // Whether some session holds the run's advisory lock (src/ingest/runs.ts: LOCK_RUN, id).
+  const runLockHeld = async (id: number) =>
+    (
+      await t.db.raw(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ? AND objid = ? AND objsubid = 2 AND granted`, [
+        LOCK_RUN,
+        id % 2147483647,
+      ])
+    ).rows.length > 0;
 
   it('killed with SIGKILL mid-import: the next import marks its run failed, and nothing of it was written', { timeout: 240_000 }, async () => {
     const fifo = path.join(dir, 'killed.csv');
@@ -72,6 +81,10 @@ describe('an import whose process dies is marked failed, not left running', () =
     child.proc.kill('SIGKILL');
     await child.exited;
     await w.close().catch(() => {});
+    // PostgreSQL frees the dead import's lock once its backend notices the connection is
+    // gone, which on a busy machine comes some time after the process's exit: until then the
+    // run rightly looks alive. Wait for that, not for a length of time.
+    await waitFor(async () => !(await runLockHeld(run.id)), "PostgreSQL to release the dead import's lock");
 
     // Dead, and still 'running' until someone looks.
     expect((await t.db('import_runs').where({ id: run.id }).first()).status).toBe('running');
@@ -93,6 +106,7 @@ describe('an import whose process dies is marked failed, not left running', () =
     const w = await open(fifo, 'w');
     await w.write(`${CSV_HEADER_LINE}\n${rows('A', 0, 200)}`);
     const run = await waitFor(runningRun('alive'), 'the child to record its run');
+    expect(await runLockHeld(run.id), 'the live import holds its run lock').toBe(true);
 
     // Another import, and the server's start-up check, while it runs.
     const other = await importFeed(t.db, { source: 'bystander', format: 'csv', input: { text: csvFeed([rows('B', 0, 1).trim()]) }, gazetteer: gazetteer() });

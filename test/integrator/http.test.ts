@@ -180,6 +180,7 @@ describe('operations endpoints', () => {
     expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0.05",method="GET",route="\/api\/v1\/listings\/"/);
     expect(text).toMatch(/quota_rejections_total\{reason="daily_quota"\} 1/);
     expect(text).toMatch(/rate_limit_store_errors_total \d+/);
+    expect(text).toMatch(/rate_limit_store_timeouts_total \d+/);
     expect(text).toMatch(/db_pool_connections\{state="used"\} \d+/);
     expect(text).toMatch(/import_runs\{source="test-agency",status="ok"\} 1/);
   });

@@ -135,7 +135,7 @@ describe('the key page in Chromium', () => {
     expect(await callApi(key)).toBe(401);
     expect(problems).toEqual([]);
     await context.close();
-  }, 120_000);
+  }, 300_000); // an outer bound for a hang: each step waits for its condition
 
   it('works without JavaScript and reads well on a phone', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 });
@@ -167,5 +167,5 @@ describe('the key page in Chromium', () => {
     await page.screenshot({ path: path.join(OUT, 'listing-phone.png'), fullPage: true });
     expect(await callApi(key)).toBe(200);
     await context.close();
-  }, 120_000);
+  }, 300_000); // an outer bound for a hang: each step waits for its condition
 });
