@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFeed, recoverInterruptedImports } from '../../src/ingest/index.js';
-import { LOCK_RUN } from '../../src/ingest/runs.js';
+import { LOCK_RUN } from '../../src/db/advisory-locks.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { useTestContext } from '../helpers/context.js';
 import { CSV_HEADER_LINE, csvFeed, csvRow, gazetteer } from './helpers.js';
@@ -60,7 +60,7 @@ describe('an import whose process dies is marked failed, not left running', () =
   });
 
   const runningRun = (source: string) => () => t.db('import_runs').where({ source, status: 'running' }).first();
-  // Whether some session holds the run's advisory lock (src/ingest/runs.ts: LOCK_RUN, id).
+  // Whether some session holds the run's advisory lock (src/repositories/import-runs.ts: LOCK_RUN, id).
   const runLockHeld = async (id: number) =>
     (
       await t.db.raw(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ? AND objid = ? AND objsubid = 2 AND granted`, [
