@@ -1,8 +1,11 @@
 import { NATIVE_SOURCE, type ListingType } from '../domain/listing.js';
 import { resolvePlace } from '../ingest/place.js';
 import { AGENCIES, AGENCY_BY_NAME, NATIVE, NATIVE_SHARE, type Agency, type Lang, type RoomsMode } from './agencies.js';
+import { placeText, type PlaceText } from './place-text.js';
+import { allocate, jitter, type Kind, makeProperty, roundPrice } from './properties.js';
 import { Rng } from './random.js';
-import { aliasesOf, loadReference, postcodeOf, type Place, type Reference, type Spot } from './reference.js';
+import { loadReference, type Place, type Reference, type Spot } from './reference.js';
+import { makeTitle } from './titles.js';
 
 // The demo market: real-world PROPERTIES (flats, houses, rooms) in the communes of the
 // reference data, priced after data/rents.csv, each on offer for a while, and the COPIES
@@ -10,17 +13,8 @@ import { aliasesOf, loadReference, postcodeOf, type Place, type Reference, type 
 // copy, about 15 % have two or three, each with its agency's own habits (rounding, prices
 // a little off, coordinates a few metres apart or missing, titles in another language,
 // places written their way). The feed files are rendered from the copies (render.ts).
-
-export type Kind = 'studio' | 'apt1' | 'apt2' | 'apt3' | 'house' | 'room';
-
-// How a copy gives its place: for openimmo ort / regionaler_zusatz / plz; for csv the
-// Localité column (town) and Code postal; for json address.locality or address.commune
-// (town) and address.locality (quarter); for a native post the commune text (town).
-export interface PlaceText {
-  town: string | null;
-  quarter: string | null;
-  postcode: string | null;
-}
+// The properties themselves come from properties.ts, the places as written from
+// place-text.ts, the titles from titles.ts.
 
 // A record a feed cannot turn into a listing (docs/feed-formats.md: rejected, counted, never
 // half-filled).
@@ -88,7 +82,6 @@ export interface MarketOptions {
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 const MAX_AGE_DAYS = 120;
-const MIN_PER_COMMUNE = 5;
 // About 15 % of properties are listed by a second source, a fifth of those by a third.
 const SECOND_COPY = 0.15;
 const THIRD_COPY = 0.22;
@@ -119,15 +112,6 @@ export function copyPrice(p: DemoProperty, c: Copy, t: number): number {
   const base = priceAt(p, t);
   if (c.priceFactor === 1) return base;
   return roundPrice(base * c.priceFactor, p.type);
-}
-
-export function roundPrice(v: number, type: ListingType): number {
-  if (type === 'SALE') return roundTo(v, v >= 1_000_000 ? 5000 : 1000);
-  return roundTo(v, 10);
-}
-
-function roundTo(v: number, step: number): number {
-  return Math.max(step, Math.round(v / step) * step);
 }
 
 export function deliveryTimes(source: string, now: number): number[] {
@@ -373,235 +357,4 @@ function makeCopy(rng: Rng, ref: Reference, p: DemoProperty, place: Place, spot:
     problem: null,
     style: rng.uint32(),
   };
-}
-
-// --- Places as each source writes them -------------------------------------------------
-
-const stripAccents = (s: string) => s.normalize('NFKD').replace(/\p{M}+/gu, '');
-
-function communeForms(place: Place): [string, number][] {
-  const c = place.commune;
-  return [
-    [c.name, 6],
-    [c.name_lb, 1.2],
-    [c.name_de, 0.8],
-    [c.name.toUpperCase(), 1],
-    [stripAccents(c.name), 1],
-    [stripAccents(c.name).toUpperCase(), 0.5],
-    [c.name.toLowerCase(), 0.4],
-    ...aliasesOf(c.name).map((a): [string, number] => [a, 0.6]),
-  ];
-}
-
-function postcodeText(rng: Rng, place: Place, spot: Spot, missing: number): string | null {
-  if (rng.chance(missing)) return null;
-  const n = String(postcodeOf(place, spot.locality));
-  return rng.weighted([
-    [`L-${n}`, 5],
-    [n, 4],
-    [`L${n}`, 0.5],
-    [`L ${n}`, 0.5],
-  ]);
-}
-
-// A way of writing the place that the importer resolves back to the property's commune
-// (and locality, or none). Candidates the gazetteer would read otherwise (a locality name
-// several communes share, a compound it does not know) are replaced by plainer ones.
-function placeText(rng: Rng, ref: Reference, source: string, place: Place, spot: Spot): PlaceText {
-  const commune = place.commune.name;
-  const q = spot.locality;
-  const city = commune === 'Luxembourg';
-  const form = () => rng.weighted(communeForms(place));
-  let candidate: PlaceText;
-  if (source === NATIVE_SOURCE) {
-    candidate = { town: q && !city && rng.chance(0.4) ? q : rng.weighted(place.typedNames), quarter: null, postcode: null };
-  } else {
-    const agency = AGENCY_BY_NAME.get(source)!;
-    const postcode = postcodeText(rng, place, spot, agency.format === 'json' ? 0.1 : 0.25);
-    if (agency.format === 'openimmo') {
-      candidate = !q
-        ? { town: form(), quarter: null, postcode }
-        : rng.weighted<PlaceText>([
-            [{ town: form(), quarter: q, postcode }, 6],
-            [{ town: q, quarter: null, postcode }, 2.5],
-            [{ town: form(), quarter: null, postcode }, 1],
-          ]);
-    } else if (agency.format === 'csv') {
-      const texts: [string, number][] = !q
-        ? communeForms(place)
-        : city
-          ? [[`Luxembourg-${q}`, 4], [q, 3], [`${q} (Luxembourg)`, 1], [`LUXEMBOURG-${q.toUpperCase()}`, 1], [form(), 1]]
-          : [[q, 5], [q.toUpperCase(), 1], [stripAccents(q), 1], [`${q} (${commune})`, 1], [form(), 1.5]];
-      candidate = { town: rng.weighted(texts), quarter: null, postcode };
-    } else if (source === 'minett-homes') {
-      candidate = { town: form(), quarter: q && rng.chance(0.85) ? q : null, postcode };
-    } else {
-      candidate = { town: q && rng.chance(0.9) ? q : form(), quarter: null, postcode };
-    }
-  }
-  const fallbacks: PlaceText[] = [candidate, { town: commune, quarter: q, postcode: candidate.postcode }, { town: commune, quarter: null, postcode: null }];
-  return fallbacks.find((t) => resolvesTo(ref, t, commune, q))!;
-}
-
-function resolvesTo(ref: Reference, t: PlaceText, commune: string, locality: string | null): boolean {
-  const r = resolvePlace(ref.gazetteer, { town: t.town, quarter: t.quarter, postcode: t.postcode, coords: null });
-  return r.ok && r.commune === commune && (r.locality === null || r.locality === locality);
-}
-
-// --- Properties -------------------------------------------------------------------------
-
-interface PropertyShape {
-  kind: Kind;
-  area: number;
-  rooms: number;
-  price: number;
-}
-
-const KIND_RANGES: Record<Kind, [number, number]> = {
-  studio: [25, 40],
-  apt1: [40, 65],
-  apt2: [62, 95],
-  apt3: [88, 135],
-  house: [120, 260],
-  room: [9, 25],
-};
-
-// Houses among the offers of a type: rare among rentals (the Observatoire publishes house
-// rents for four communes only), common among sales in the country.
-function houseShare(type: ListingType, place: Place): number {
-  const city = place.commune.name === 'Luxembourg';
-  if (type === 'RENT') return place.rural ? 0.06 : city ? 0.01 : 0.02;
-  if (type === 'SALE') return place.rural ? 0.47 : city ? 0.15 : 0.33;
-  return 0;
-}
-
-// Apartment kinds by area (the rooms follow).
-function kindOfArea(area: number): Exclude<Kind, 'house' | 'room'> {
-  return area < 35 ? 'studio' : area < 58 ? 'apt1' : area < 88 ? 'apt2' : 'apt3';
-}
-
-const ROOMS: Record<Exclude<Kind, 'house'>, number> = { studio: 1, room: 1, apt1: 2, apt2: 3, apt3: 4 };
-
-// Prices follow the reference figures of the place (data/rents.csv, the quarters of
-// Luxembourg City, registered sale prices where no advertised one is published): an
-// apartment's area is drawn around the mean area of the place's rented (or sold) flats,
-// which is the published average rent over the published average rent per m2, and its
-// price per m2 around the published average per m2, independently. So the demo's average
-// rent lands near the published average rent, and its average rent per m2 near the
-// published one (README, "The demo data").
-function makeProperty(rng: Rng, type: ListingType, place: Place, spot: Spot): PropertyShape {
-  // Mean-one noise: averages stay where the reference puts them.
-  const noise = (sd: number) => Math.exp(sd * rng.normal() - (sd * sd) / 2);
-  if (type === 'FLATSHARE') {
-    const [lo, hi] = KIND_RANGES.room;
-    const area = Math.round(lo + (hi - lo) * ((rng.float() + rng.float()) / 2));
-    // 600-1,100 EUR: mostly the room's size, then the commune's rent level, then luck.
-    const size = (area - 9) / 16;
-    const level = Math.min(1, Math.max(0, ((spot.aptRent ?? place.aptRent) - 18) / 36));
-    const mix = 0.5 * size + 0.3 * level + 0.2 * rng.float();
-    return { kind: 'room', area, rooms: 1, price: roundTo(600 + 500 * Math.min(1, Math.max(0, mix)), 10) };
-  }
-  if (rng.chance(houseShare(type, place))) {
-    const [lo, hi] = KIND_RANGES.house;
-    const area = Math.round(lo + (hi - lo) * ((rng.float() + rng.float()) / 2));
-    const rate = type === 'SALE' ? (spot.houseSale ?? place.houseSale) : place.houseRent;
-    return { kind: 'house', area, rooms: 5 + Math.floor((area - 120) / 45), price: roundPrice(rate * area * noise(0.14), type) };
-  }
-  const sale = type === 'SALE';
-  const meanArea = sale ? (spot.aptSaleArea ?? place.aptSaleArea) : (spot.aptRentArea ?? place.aptRentArea) * (type === 'SUBLET' ? 0.9 : 1);
-  const sigma = 0.35;
-  let area = Math.round(Math.min(220, Math.max(15, meanArea * Math.exp(sigma * rng.normal() - (sigma * sigma) / 2))));
-  // A quarter of the flats have a half m2.
-  if (rng.chance(0.25)) area += 0.5;
-  const kind = kindOfArea(area);
-  const rate = sale ? (spot.aptSale ?? place.aptSale) : (spot.aptRent ?? place.aptRent);
-  const furnished = type === 'SUBLET' ? rng.between(1.0, 1.12) : 1;
-  return { kind, area, rooms: ROOMS[kind], price: roundPrice(rate * area * furnished * noise(sale ? 0.14 : 0.12), type) };
-}
-
-function jitter(rng: Rng, lat: number, lng: number, metres: number): [number, number] {
-  const r = metres * Math.sqrt(rng.float());
-  const theta = 2 * Math.PI * rng.float();
-  const dLat = (r * Math.cos(theta)) / 111_320;
-  const dLng = (r * Math.sin(theta)) / (111_320 * Math.cos((lat * Math.PI) / 180));
-  return [Math.round((lat + dLat) * 1e6) / 1e6, Math.round((lng + dLng) * 1e6) / 1e6];
-}
-
-// Commune of each property on offer, in random order: MIN_PER_COMMUNE everywhere, the rest
-// shared by population (largest remainders, so the split is exact).
-function allocate(rng: Rng, ref: Reference, n: number): string[] {
-  const communes = ref.communes;
-  const floor = Math.min(MIN_PER_COMMUNE, Math.floor(n / communes.length));
-  const rest = n - floor * communes.length;
-  const totalPop = communes.reduce((s, c) => s + (c.population ?? 0), 0);
-  const shares = communes.map((c) => {
-    const exact = (rest * (c.population ?? 0)) / totalPop;
-    return { name: c.name, count: Math.floor(exact), frac: exact - Math.floor(exact) };
-  });
-  let left = rest - shares.reduce((s, x) => s + x.count, 0);
-  for (const s of [...shares].sort((a, b) => b.frac - a.frac || a.name.localeCompare(b.name))) {
-    if (left-- <= 0) break;
-    s.count++;
-  }
-  const out: string[] = [];
-  for (const s of shares) for (let i = 0; i < floor + s.count; i++) out.push(s.name);
-  return rng.shuffle(out);
-}
-
-// --- Titles -----------------------------------------------------------------------------
-
-const ADJ: Record<Lang, string[]> = {
-  fr: ['lumineux', 'rénové', 'moderne', 'spacieux', 'neuf', 'calme'],
-  en: ['Bright', 'Renovated', 'Modern', 'Spacious', 'New', 'Quiet'],
-  de: ['Helle', 'Renovierte', 'Moderne', 'Geräumige', 'Neue', 'Ruhige'],
-};
-const EXTRA: Record<Lang, string[]> = {
-  fr: ['avec balcon', 'avec terrasse', 'proche gare', 'avec parking', 'meublé', 'près du tram', '& jardin', '; cave et parking'],
-  en: ['with balcony', 'with terrace', 'near the station', 'with parking', 'furnished', 'near the tram', '& garden'],
-  de: ['mit Balkon', 'mit Terrasse', 'nahe Bahnhof', 'mit Stellplatz', 'möbliert', 'nahe Tram', '"Neubau"'],
-};
-
-function makeTitle(rng: Rng, lang: Lang, type: ListingType, kind: Kind, rooms: number, placeName: string, city: boolean): string {
-  const beds = rooms - 1;
-  // Only the capital has a tram.
-  const extras = city ? EXTRA[lang] : EXTRA[lang].filter((e) => !/tram/i.test(e));
-  const extra = rng.chance(0.45) ? ' ' + rng.pick(extras) : '';
-  let core: string;
-  if (lang === 'fr') {
-    const plural = beds > 1 ? 's' : '';
-    core =
-      kind === 'room'
-        ? rng.pick([`Chambre en colocation à ${placeName}`, `Colocation : chambre meublée à ${placeName}`, `Chambre dans colocation ${placeName}`])
-        : kind === 'studio'
-          ? `Studio ${rng.pick(ADJ.fr)}${extra} à ${placeName}`
-          : kind === 'house'
-            ? rng.pick([`Maison ${beds} chambres${extra} à ${placeName}`, `Maison avec jardin à ${placeName}`])
-            : `Appartement ${beds} chambre${plural}${extra} à ${placeName}`;
-    if (type === 'SALE') core = rng.chance(0.5) ? `À vendre : ${core}` : core;
-    if (type === 'SUBLET') core = `Sous-location : ${core}`;
-    if (type === 'RENT' && rng.chance(0.3)) core = `À louer : ${core}`;
-  } else if (lang === 'en') {
-    core =
-      kind === 'room'
-        ? rng.pick([`Room in shared flat – ${placeName}`, `Furnished room in flatshare, ${placeName}`, `Flatshare room in ${placeName}`])
-        : kind === 'studio'
-          ? `${rng.pick(ADJ.en)} studio${extra} in ${placeName}`
-          : kind === 'house'
-            ? rng.pick([`${beds}-bedroom house${extra} in ${placeName}`, `Family house with garden in ${placeName}`])
-            : `${rng.pick(ADJ.en)} ${beds}-bedroom apartment${extra} in ${placeName}`;
-    if (type === 'SALE') core = `For sale: ${core}`;
-    if (type === 'SUBLET') core = `Sublet: ${core}`;
-  } else {
-    core =
-      kind === 'room'
-        ? rng.pick([`WG-Zimmer in ${placeName}`, `Möbliertes Zimmer in Wohngemeinschaft, ${placeName}`])
-        : kind === 'studio'
-          ? `${rng.pick(['Möbliertes', 'Helles', 'Modernes'])} Studio${extra} in ${placeName}`
-          : kind === 'house'
-            ? rng.pick([`Einfamilienhaus${extra} in ${placeName}`, `Haus mit ${beds} Schlafzimmern in ${placeName}`])
-            : `${rng.pick(ADJ.de)} ${rooms}-Zimmer-Wohnung${extra} in ${placeName}`;
-    if (type === 'SALE') core = `Zu verkaufen: ${core}`;
-    if (type === 'SUBLET') core = `Untermiete: ${core}`;
-  }
-  return core;
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Columns, Dictionary, FLAGGED, Ids, type IndexRow, NO_CODE, NO_ROOMS, STUDENTS } from './columns.js';
+import { Dictionary, FLAGGED, Ids, type IndexRow, NO_CODE, NO_ROOMS, STUDENTS } from './columns.js';
 import { ListingIndex } from './listing-index.js';
 import { sortRows } from './sort-orders.js';
 

@@ -22,6 +22,7 @@ import { describe, expect, it } from 'vitest';
 // 6. Only repositories/, read-model/, ingest/, demo/ and db/ call knex (a query, db.raw,
 //    db.transaction, ...): anywhere else a Knex handle is only passed along (or closed with
 //    destroy()). Checked with the type checker: a call whose signature knex's types declare.
+// 7. No file of src/ is over MAX_LINES lines: past that, a module holds more than one thing.
 
 // The repository's root, wherever in test/ this file sits.
 let ROOT = import.meta.dirname;
@@ -30,6 +31,7 @@ const SRC = path.join(ROOT, 'src');
 
 const ENTRY_POINTS = ['app.ts', 'server.ts', 'cli/', 'http/', 'web/'];
 const MAY_CALL_KNEX = ['repositories/', 'read-model/', 'ingest/', 'demo/', 'db/'];
+const MAX_LINES = 400;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -198,5 +200,21 @@ describe('the layering of src/', () => {
       'import cycle: app.ts -> web/index.ts -> app.ts',
     ]);
     expect(layeringViolations(at('http/routes/stats.ts', `import type { Knex } from 'knex';\nimport { type Knex as K } from 'knex';`))).toEqual([]);
+  });
+});
+
+describe('the size of the modules of src/ (rule 7)', () => {
+  const lines = (text: string) => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
+
+  it(`keeps every file of src/ at ${MAX_LINES} lines or fewer`, () => {
+    const over = sourceFiles(SRC)
+      .map((f) => ({ file: rel(f), lines: lines(readFileSync(f, 'utf8')) }))
+      .filter((f) => f.lines > MAX_LINES)
+      .map((f) => `${f.file}: ${f.lines} lines (split it into modules named for what they hold)`);
+    expect(over).toEqual([]);
+  });
+
+  it('counts lines, a last line without a newline too', () => {
+    expect([lines(''), lines('a\n'), lines('a\nb'), lines('a\nb\n'), lines(`${'x\n'.repeat(MAX_LINES + 1)}`)]).toEqual([0, 1, 2, 2, MAX_LINES + 1]);
   });
 });
