@@ -26,7 +26,7 @@ export interface ListingSearch {
 type ListingIndex = NonNullable<ReturnType<ListingReadModel['at']>>;
 
 // The listing search: from the in-memory read model when it holds exactly the version the
-// request read, else from PostgreSQL; both give the same answer (test/read-model.test.ts
+// request read, else from PostgreSQL; both give the same answer (test/api/read-model.test.ts
 // checks them against each other). The total is cached per filter and version, so paging
 // through a result counts once.
 export function createListingSearch(deps: { db: Knex; caches: Pick<ApiCaches, 'counts' | 'freshness'>; readModel?: ListingReadModel }): ListingSearch {
