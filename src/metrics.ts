@@ -104,6 +104,10 @@ export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Met
 export function buildMetricsApp(metrics: Metrics): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff'); // as on every answer of the API's port
+    next();
+  });
   app.get('/metrics', async (_req, res) => {
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.send(await metrics.registry.metrics());

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { LiveState } from './cache/live-state.js';
@@ -9,6 +9,7 @@ import { openDatabase } from './db/open.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
 import { recoverInterruptedImports } from './ingest/index.js';
+import { answerClientError, startingListener } from './http/raw-responses.js';
 import { createLogger } from './logger.js';
 import { buildMetricsApp } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
@@ -39,14 +40,6 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-// Until the app is ready (the embedded database and the demo data can take seconds), the
-// port is held and answers 503 rather than letting connections hang.
-const starting: RequestListener = (_req, res) => {
-  const body = JSON.stringify({ type: 'about:blank', title: 'Service unavailable', status: 503, code: 'unavailable', detail: 'The service is starting; retry in a moment', request_id: null });
-  res.writeHead(503, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), 'Retry-After': '1' });
-  res.end(body);
-};
-
 // config -> listen -> dependencies -> serve -> graceful shutdown.
 async function main(): Promise<void> {
   const started = Date.now();
@@ -54,7 +47,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   // The port first: a taken port stops the start at once, before any database work, demo
   // data or demo keys (and before anything is printed as if the service had started).
-  const server: Server = createServer(starting);
+  const server: Server = createServer(startingListener);
+  // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
+  server.on('clientError', answerClientError);
   await listen(server, config.PORT, config.HOST);
 
   const database = await openDatabase(config, { role: 'server' });
@@ -94,31 +89,9 @@ async function main(): Promise<void> {
   await live.ready(2000);
   const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage, readModel, live });
 
-  server.off('request', starting);
+  server.off('request', startingListener);
   server.on('request', app);
   server.keepAliveTimeout = 65_000;
-  // Requests Node's HTTP parser refuses (raw non-ASCII in the URL, oversized headers) never
-  // reach Express; answer them with a problem body too rather than an empty 400.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const big = err.code === 'HPE_HEADER_OVERFLOW';
-    const status = big ? 431 : 400;
-    const body = JSON.stringify({
-      type: 'about:blank',
-      title: big ? 'Request header fields too large' : 'Bad request',
-      status,
-      code: 'invalid_parameter',
-      detail: big ? 'The request line or headers are too large' : 'The request could not be parsed: characters outside the URL syntax must be percent-encoded',
-      request_id: null,
-    });
-    socket.end(
-      `HTTP/1.1 ${status} ${big ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
   // Requests in flight, so that shutdown can wait for them (server.close() alone only stops
   // accepting; the pool must not close under a request that is still running).
   let inFlight = 0;

@@ -1,5 +1,8 @@
+import { createServer } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { answerClientError, startingListener } from '../../src/http/raw-responses.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing } from '../helpers/factory.js';
 
@@ -40,5 +43,52 @@ describe('X-Content-Type-Options: nosniff on every API response', () => {
     expect(responses.find(([name]) => name === '304')![1]).toHaveStatus(304);
     expect(responses.find(([name]) => name === '429')![1]).toHaveStatus(429);
     for (const [name, res] of responses) expect(res.headers['x-content-type-options'], name).toBe('nosniff');
+  });
+});
+
+// What the server answers without the app (src/http/raw-responses.ts, wired in src/server.ts):
+// requests Node's HTTP parser refuses, and any request while the service is starting.
+describe('X-Content-Type-Options: nosniff on the answers written without the app', () => {
+  // One raw exchange: what is written, and everything the server sends back until it closes.
+  async function exchange(port: number, text: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1', () => sock.write(text, 'latin1'));
+      let got = '';
+      sock.setEncoding('latin1');
+      sock.on('data', (d) => (got += d));
+      sock.on('end', () => resolve(got));
+      sock.on('error', reject);
+    });
+    const [head, body = ''] = raw.split('\r\n\r\n');
+    const [statusLine, ...lines] = head.split('\r\n');
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1]), headers, body };
+  }
+
+  it('a malformed request gets 400 with a problem body; oversized headers 431; a request while starting 503', async () => {
+    const server = createServer(startingListener);
+    server.on('clientError', answerClientError);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      // A raw non-ASCII byte in the request line: Node's parser refuses it before any listener.
+      const bad = await exchange(port, 'GET /api/v1/stats?commune=L\u00ebtzebuerg HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(bad.status).toBe(400);
+      expect(bad.headers['x-content-type-options']).toBe('nosniff');
+      expect(bad.headers['content-type']).toBe('application/problem+json');
+      expect(JSON.parse(bad.body)).toMatchObject({ status: 400, code: 'invalid_parameter' });
+
+      const big = await exchange(port, `GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      expect(big.status).toBe(431);
+      expect(big.headers['x-content-type-options']).toBe('nosniff');
+
+      const starting = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(starting.status).toBe(503);
+      expect(starting.headers['x-content-type-options']).toBe('nosniff');
+      expect(JSON.parse(starting.body)).toMatchObject({ status: 503, code: 'unavailable' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

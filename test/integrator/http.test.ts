@@ -173,6 +173,7 @@ describe('operations endpoints', () => {
     await request(a).get(`/api/v1/listings/lst_missing`).set(bearer(t.keys.free));
     const metrics = await request(buildMetricsApp(a.locals.metrics)).get('/metrics');
     expect(metrics).toHaveStatus(200);
+    expect(metrics.headers['x-content-type-options']).toBe('nosniff');
     expect(metrics.headers['content-type']).toContain('text/plain');
     const text = metrics.text;
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/listings\/",status="200"\} 100/);
@@ -214,6 +215,7 @@ describe('graceful shutdown', () => {
       expect(raw).toMatch(/^HTTP\/1\.1 400 /);
       expect(raw).toContain('application/problem+json');
       expect(raw).toContain('"code":"invalid_parameter"');
+      expect(raw).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/);
       // Hold the api_keys table so the next request blocks in authentication: a slow request.
       const trx = await t.db.transaction();
       let slow: Promise<{ status: number; body: Buffer }>;
