@@ -81,6 +81,36 @@ describe('database faults', () => {
   });
 });
 
+describe('a statement timeout', () => {
+  it('is a 503 with Retry-After on the HTML pages as on the API (one classifier, src/db/errors.ts), never a 500', async () => {
+    const listing = await insertListing(t.db);
+    const key = await createKey(t.db, 'pro');
+    // The service's connections give up on a statement after 200 ms; another session holds
+    // the listings table meanwhile, so every read of it runs into that timeout (57014).
+    const slow = createDb(t.url, { poolMax: 2, statementTimeoutMs: 200 });
+    const { logger, lines } = capture();
+    const app = await buildTestApp(t.db, { db: slow, logger });
+    const lock = await t.db.transaction();
+    try {
+      await lock.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+      const page = await request(app).get(`/listings/${listing.id}`).timeout(30_000);
+      expect(page).toHaveStatus(503);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.headers['retry-after']).toBe('5');
+      expect(page.text).toContain('Temporarily unavailable');
+      const api = await request(app).get('/api/v1/listings').set(bearer(key.key)).timeout(30_000);
+      expect(api).toHaveStatus(503);
+      expect(api.body.code).toBe('unavailable');
+      expect(api.headers['retry-after']).toBe('5');
+    } finally {
+      await lock.rollback();
+      await slow.destroy();
+    }
+    expect(lines.filter((l) => l.msg === 'web page: dependency unavailable').map((l) => l.cause)).toEqual(['statement_timeout']);
+    expect(lines.filter((l) => l.msg === 'dependency unavailable').map((l) => l.cause)).toEqual(['statement_timeout']);
+  });
+});
+
 describe('the cause of a 503, as both error handlers log it', () => {
   it('names why the database could not serve, from the error code, and nothing else is a 503', () => {
     const cases: [unknown, string | null][] = [
