@@ -44,7 +44,10 @@ const PLACES: PlacePoints = (() => {
   const locs = readLocalities();
   const points = new Map(locs.filter((l) => l.lat !== null && l.lng !== null).map((l) => [`${l.commune}\u0000${l.locality}`, { lat: l.lat!, lng: l.lng! }]));
   const cities = new Set(locs.filter((l) => l.kind.startsWith('quartier')).map((l) => l.commune));
+  const byCommune = new Map<string, { lat: number; lng: number }[]>();
+  for (const l of locs) if (l.lat !== null && l.lng !== null) byCommune.set(l.commune, [...(byCommune.get(l.commune) ?? []), { lat: l.lat, lng: l.lng }]);
   return {
+    localitiesOf: (n) => byCommune.get(n) ?? [],
     commune: (n) => communes.get(n) ?? null,
     locality: (c, l) => points.get(`${c}\u0000${l}`) ?? null,
     hasQuarters: (n) => cities.has(n),

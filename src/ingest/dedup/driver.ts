@@ -53,7 +53,10 @@ async function loadPlaces(trx: Db): Promise<PlacePoints> {
     localities.filter((r) => r.lat !== null && r.lng !== null).map((r) => [`${r.commune}\u0000${r.locality}`, { lat: r.lat!, lng: r.lng! }]),
   );
   const cities = new Set(localities.filter((r) => r.kind.startsWith('quartier')).map((r) => r.commune));
+  const byCommune = new Map<string, { lat: number; lng: number }[]>();
+  for (const r of localities) if (r.lat !== null && r.lng !== null) byCommune.set(r.commune, [...(byCommune.get(r.commune) ?? []), { lat: r.lat, lng: r.lng }]);
   return {
+    localitiesOf: (name) => byCommune.get(name) ?? [],
     commune: (name) => c.get(name) ?? null,
     locality: (commune, name) => l.get(`${commune}\u0000${name}`) ?? null,
     hasQuarters: (name) => cities.has(name),

@@ -25,6 +25,9 @@ export interface DedupNode {
 export interface PlacePoints {
   locality(commune: string, locality: string): { lat: number; lng: number } | null;
   commune(commune: string): { lat: number; lng: number; radiusKm: number } | null;
+  // The points of a commune's localities and quarters (communes are not discs: a village
+  // can lie further from the commune's point than the commune's radius).
+  localitiesOf(commune: string): readonly { lat: number; lng: number }[];
   // A city the reference data divides into quarters (Luxembourg, Esch-sur-Alzette): a
   // listing that names only the city could be anywhere among thousands of flats.
   hasQuarters(commune: string): boolean;
@@ -142,8 +145,11 @@ function placeFarFrom(places: PlacePoints, commune: string, locality: string | n
     const p = places.locality(commune, locality);
     if (p) return haversineKm(p.lat, p.lng, lat, lng) > RULE.placeKm;
   }
+  // Naming only the commune: far when far from its point (by its radius) and from every one
+  // of its localities.
   const c = places.commune(commune);
-  return c !== null && haversineKm(c.lat, c.lng, lat, lng) > c.radiusKm + RULE.communeMarginKm;
+  if (c === null || haversineKm(c.lat, c.lng, lat, lng) <= c.radiusKm + RULE.communeMarginKm) return false;
+  return !places.localitiesOf(commune).some((p) => haversineKm(p.lat, p.lng, lat, lng) <= RULE.placeKm);
 }
 
 export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): PairVerdict {
@@ -253,6 +259,9 @@ export interface ScoredPair {
   b: string;
   discrepancy: number;
   kind: 'merge' | 'possible';
+  // For a possible duplicate: the side that may carry possible_duplicate (see
+  // decideMatches), or null when neither may.
+  flag?: string | null;
 }
 
 // A match is clear when each side is the other's best match among the listings of the
@@ -279,9 +288,17 @@ export function decideMatches(nodes: Map<string, DedupNode>, matches: MatchPair[
     }
     return true;
   };
-  return matches.map(({ a, b, discrepancy: d, level }) => ({
-    a, b, discrepancy: d, kind: level === 'merge' && clearFor(a, b, d) && clearFor(b, a, d) ? 'merge' : 'possible',
-  }));
+  return matches.map(({ a, b, discrepancy: d, level }) => {
+    if (level !== 'merge') return { a, b, discrepancy: d, kind: 'possible', flag: null };
+    const aClear = clearFor(a, b, d);
+    const bClear = clearFor(b, a, d);
+    if (aClear && bClear) return { a, b, discrepancy: d, kind: 'merge' };
+    // Not clear: one side has two equally good candidates in the other's source, which lists
+    // a property once. That side is a duplicate of at most one of them, and they stay
+    // visible, so flagging it hides no property that it could be. Flagging one of the
+    // candidates could hide the other property: never. Unclear on both sides: no flag.
+    return { a, b, discrepancy: d, kind: 'possible', flag: aClear === bClear ? null : aClear ? b : a };
+  });
 }
 
 export interface Resolution {
@@ -346,21 +363,22 @@ export function resolveGroups(
     for (const n of g) canonical.set(n.id, best.id);
   }
 
+  // links: the group that may carry the flag -> the groups it may be a duplicate of.
   const links = new Map<string, Set<string>>();
   for (const p of inRegion) {
-    const ca = canonical.get(p.a)!;
-    const cb = canonical.get(p.b)!;
-    if (ca === cb) continue;
-    if (!links.has(ca)) links.set(ca, new Set());
-    if (!links.has(cb)) links.set(cb, new Set());
-    links.get(ca)!.add(cb);
-    links.get(cb)!.add(ca);
+    if (p.kind !== 'possible' || !p.flag) continue;
+    const mine = canonical.get(p.flag)!;
+    const theirs = canonical.get(p.flag === p.a ? p.b : p.a)!;
+    if (mine === theirs) continue;
+    if (!links.has(mine)) links.set(mine, new Set());
+    links.get(mine)!.add(theirs);
   }
-  const visible = new Set<string>();
+  const ranked = [...new Set([...links.keys(), ...[...links.values()].flatMap((s) => [...s])])].map((id) => nodes.get(id)!).sort(compareCanonical);
   const possibleDuplicate = new Set<string>();
-  for (const rep of [...links.keys()].map((id) => nodes.get(id)!).sort(compareCanonical)) {
-    if ([...links.get(rep.id)!].some((o) => visible.has(o))) possibleDuplicate.add(rep.id);
-    else visible.add(rep.id);
+  for (const rep of ranked) {
+    // Flagged when it ranks below a look-alike that stays visible (better ranked, so
+    // already decided).
+    if ([...(links.get(rep.id) ?? [])].some((o) => !possibleDuplicate.has(o) && compareCanonical(nodes.get(o)!, rep) < 0)) possibleDuplicate.add(rep.id);
   }
   return { canonical, possibleDuplicate };
 }
