@@ -128,11 +128,15 @@ export function loadReference(): Reference {
       postcode: communePostcode(c),
     };
     const own = localities.filter((l) => l.commune === c.name);
+    // Flats spread over the ground their locality covers: the commune's area shared among its
+    // localities, as a disc (Luxembourg's quarters about 800 m, a village 1-1.5 km), so
+    // that the demo is no denser than the country (chance look-alikes, dedup precision).
+    const spread = spreadM(c.area_km2, own.filter((l) => l.lat !== null).length);
     if (c.name === 'Luxembourg') {
       for (const q of own.filter((l) => l.kind === 'quartier_luxembourg_city')) {
         const qr = quartiers.get(q.locality);
         place.spots.push({
-          ...spotOf(q, c, 350),
+          ...spotOf(q, c, spread),
           // The big residential quarters carry more of the market.
           weight: ['Kirchberg', 'Gare', 'Belair', 'Limpertsberg', 'Bonnevoie-Nord / Verlorenkost', 'Bonnevoie-Sud', 'Gasperich'].includes(q.locality)
             ? 2
@@ -147,7 +151,7 @@ export function loadReference(): Reference {
     } else {
       for (const l of own) {
         const main = l.locality === c.name;
-        place.spots.push({ ...spotOf(l, c, 400), locality: main ? null : l.locality, weight: main ? 3 : 1 });
+        place.spots.push({ ...spotOf(l, c, spread), locality: main ? null : l.locality, weight: main ? 3 : 1 });
       }
     }
     if (place.spots.length === 0) place.spots.push({ locality: null, lat: c.lat, lng: c.lng, jitterM: 800, weight: 1 });
@@ -156,6 +160,11 @@ export function loadReference(): Reference {
   }
   reference = { communes, places, gazetteer };
   return reference;
+}
+
+function spreadM(areaKm2: number | null, localities: number): number {
+  const r = 1000 * Math.sqrt((areaKm2 ?? 20) / Math.max(1, localities) / Math.PI);
+  return Math.round(Math.min(1500, Math.max(400, r)));
 }
 
 function spotOf(l: LocalityRow, c: CommuneRow, jitterM: number): Spot {

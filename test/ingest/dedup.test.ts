@@ -89,6 +89,15 @@ describe('pair rule: contradictions rule a pair out, whatever else agrees', () =
     expect(verdict(a, b).match).toBe('merge');
   });
 
+  it('a record naming only its commune is placed anywhere near one of its localities: communes are not discs', () => {
+    // Maulusmuehle is 7.8 km from the point of Wincrange, whose radius (as a disc) is 6 km.
+    const a = { commune: 'Wincrange', locality: 'Maulusmuehle', lat: 50.090012, lng: 6.021716, area_m2: 75, price_eur: 2300 };
+    const b = { commune: 'Wincrange', locality: null, lat: 50.090309, lng: 6.022044, area_m2: 75, price_eur: 2289 };
+    expect(verdict(a, b).match).toBe('merge');
+    // Wincrange named for a position in Luxembourg City is still far.
+    expect(verdict({}, { commune: 'Wincrange', locality: null, lat: north(20) })).toMatchObject({ contradiction: true, reason: 'a named place is far from the other position' });
+  });
+
   it('room counts one apart only when everything else agrees exactly (rooms vs bedrooms + 1, half rooms)', () => {
     expect(verdict({}, { rooms: 2, lat: north(60) })).toMatchObject({ match: 'merge' });
     expect(verdict({}, { rooms: 2, lat: north(60), price_eur: 2260 })).toMatchObject({ match: null, contradiction: false, reason: 'room counts one apart' });
@@ -165,6 +174,8 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     const ns = nodes(x, y1, y2);
     const tie = decideMatches(ns, [{ a: 'x', b: 'y1', level: 'merge', discrepancy: 0.4 }, { a: 'x', b: 'y2', level: 'merge', discrepancy: 0.5 }]);
     expect(tie.map((p) => p.kind)).toEqual(['possible', 'possible']);
+    // Only x, the side with two candidates, may carry the flag: it is at most one of them.
+    expect(tie.map((p) => p.flag)).toEqual(['x', 'x']);
     const clear = decideMatches(ns, [{ a: 'x', b: 'y1', level: 'merge', discrepancy: 0.4 }, { a: 'x', b: 'y2', level: 'merge', discrepancy: 1.5 }]);
     expect(clear.map((p) => p.kind)).toEqual(['merge', 'possible']);
   });
@@ -178,22 +189,31 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     expect(compareCanonical(a, node({ id: 'y' }))).toBeGreaterThan(0);
   });
 
-  it('possible_duplicate goes on the representative that ranks lower, never on a merged row, and every flagged one has a visible look-alike', () => {
-    // a and b merge (a is the representative: oldest); c is a possible duplicate of b; d of c.
+  it('possible_duplicate goes on the ambiguous side when it ranks lower, never on a merged row, and every flagged one has a visible look-alike', () => {
+    // a and b merge (a is the representative: oldest); c is a possible duplicate of b (c is
+    // the ambiguous side); d of c (d ambiguous).
     const a = node({ id: 'a', source: 'A', created_at: new Date('2026-10-01') });
     const b = node({ id: 'b', source: 'B' });
     const c = node({ id: 'c', source: 'C', located: false });
     const d = node({ id: 'd', source: 'D', located: false, locality: null });
     const pairs: ScoredPair[] = [
       { a: 'a', b: 'b', kind: 'merge', discrepancy: 0.1 },
-      { a: 'b', b: 'c', kind: 'possible', discrepancy: 1 },
-      { a: 'c', b: 'd', kind: 'possible', discrepancy: 1 },
+      { a: 'b', b: 'c', kind: 'possible', discrepancy: 1, flag: 'c' },
+      { a: 'c', b: 'd', kind: 'possible', discrepancy: 1, flag: 'd' },
     ];
     const r = resolveGroups(nodes(a, b, c, d), pairs, none);
     expect(Object.fromEntries(r.canonical)).toEqual({ a: 'a', b: 'a', c: 'c', d: 'd' });
     // c is linked to a's group, which ranks higher: flagged. d is linked only to c, which
     // is hidden: d stays visible, so whatever d is, a Free key still sees it.
     expect([...r.possibleDuplicate]).toEqual(['c']);
+    // The side that is not ambiguous is never flagged, even when it ranks lower: it may be
+    // the other property of the two its look-alike hesitates between.
+    const other = resolveGroups(nodes(a, b, c, d), [{ a: 'a', b: 'c', kind: 'possible', discrepancy: 1, flag: 'a' }], none);
+    expect([...other.possibleDuplicate]).toEqual([]);
+    // A relisted rent or a twin flat (a possible verdict of the pair rule) flags nobody.
+    const relisted = decideMatches(nodes(a, c), [{ a: 'a', b: 'c', level: 'possible', discrepancy: 1 }]);
+    expect(relisted).toEqual([{ a: 'a', b: 'c', kind: 'possible', discrepancy: 1, flag: null }]);
+    expect([...resolveGroups(nodes(a, c), relisted, none).possibleDuplicate]).toEqual([]);
   });
 
   it('one group never holds two listings of a source or two listings that contradict each other, not even through a third', () => {
@@ -209,8 +229,8 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     const sameSource = resolveGroups(nodes(a, b, c, d), pairs, none);
     expect(sameSource.canonical.get('c')).toBe('c');
     expect(sameSource.canonical.get('d')).toBe(sameSource.canonical.get('a'));
-    // b matched by c is then a link between two groups: the lower-ranked one is flagged.
-    expect([...sameSource.possibleDuplicate]).toEqual(['c']);
+    // A clear match refused for a source clash flags nothing: c stays visible.
+    expect([...sameSource.possibleDuplicate]).toEqual([]);
     const contradicting = resolveGroups(nodes(a, b, c, d), pairs, (x, y) => [x.id, y.id].sort().join() === 'a,d');
     expect(contradicting.canonical.get('d')).toBe('d');
   });
@@ -285,44 +305,66 @@ describe('deduplication on a generated set with known duplicates and hard negati
 describe('a possible duplicate through the importer and the API', () => {
   let t: TestDb;
   let app: Awaited<ReturnType<typeof buildTestApp>>;
-  // One flat in Kirchberg: agency A has the old rent, agency B a new one 5 % lower (or it
-  // is the twin flat of a new building): not sure enough to merge.
-  const flat = (ref: string, price: number, lat: string, date: string, photos: string) =>
-    csvRow({ ref, price: String(price), area: '74,3', bedrooms: '2', place: 'Kirchberg', lat, lng: '6.15400', photos, date, link: `https://x.example/${ref}` });
+  // Agency B lists two flats of one new building in Kirchberg with the same figures (lots 3
+  // and 7); agency A lists one of them, later, with the same figures too. A-1 is one of B's
+  // two or neither: not sure enough to merge. A-1 carries possible_duplicate (it ranks lower:
+  // later); B's two flats, of which one is another property whatever A-1 is, are never
+  // flagged.
+  const flat = (ref: string, lat: string, date: string) =>
+    csvRow({ ref, price: '2200', area: '74,3', bedrooms: '2', place: 'Kirchberg', lat, lng: '6.15400', photos: `https://img.example/${ref}.jpg`, date, link: `https://x.example/${ref}` });
   beforeAll(async () => {
     t = await createTestDb();
     app = await buildTestApp(t.db);
-    for (const [source, row] of [
-      ['agence-a', flat('A-1', 2200, '49.62810', '01/11/2026 10:00', 'https://img.example/a1.jpg')],
-      ['agence-b', flat('B-1', 2090, '49.62830', '05/11/2026 10:00', 'https://img.example/b1.jpg')],
+    for (const [source, rows] of [
+      ['agence-b', [flat('B-1', '49.62810', '01/11/2026 10:00'), flat('B-2', '49.62812', '01/11/2026 10:00')]],
+      ['agence-a', [flat('A-1', '49.62830', '05/11/2026 10:00')]],
     ] as const) {
-      const r = await importFeed(t.db, { source, format: 'csv', input: { text: csvFeed([row]) }, now: NOW, gazetteer: gazetteer() });
+      const r = await importFeed(t.db, { source, format: 'csv', input: { text: csvFeed([...rows]) }, now: NOW, gazetteer: gazetteer() });
       expect(r.counts.rejected).toBe(0);
     }
   });
   afterAll(async () => t?.drop());
 
-  it('flags only the listing that is not the representative (the later one), so a Free key sees the property once', async () => {
+  it('flags only the ambiguous listing that is not the representative, so a Free key still sees every property', async () => {
     const rows = await t.db('listings').orderBy('external_id').select('external_id', 'status', 'flags');
     expect(rows).toEqual([
-      { external_id: 'A-1', status: 'active', flags: [] },
-      { external_id: 'B-1', status: 'active', flags: ['possible_duplicate'] },
+      { external_id: 'A-1', status: 'active', flags: ['possible_duplicate'] },
+      { external_id: 'B-1', status: 'active', flags: [] },
+      { external_id: 'B-2', status: 'active', flags: [] },
     ]);
     const free = (await createKey(t.db, 'free')).key;
-    const res = await request(app).get('/api/v1/listings?commune=Kirchberg').set(bearer(free));
+    const res = await request(app).get('/api/v1/listings?commune=Kirchberg&sort=price').set(bearer(free));
     expect(res.status).toBe(200);
-    expect(res.body.data.map((l: { external_id: string }) => l.external_id)).toEqual(['A-1']);
+    expect(res.body.data.map((l: { external_id: string }) => l.external_id).sort()).toEqual(['B-1', 'B-2']);
     const pro = (await createKey(t.db, 'pro')).key;
     const all = await request(app).get('/api/v1/listings?commune=Kirchberg&sort=price').set(bearer(pro));
-    expect(all.body.data.map((l: { external_id: string; flags: string[] }) => [l.external_id, l.flags])).toEqual([
-      ['B-1', ['possible_duplicate']],
-      ['A-1', []],
+    expect(all.body.data.map((l: { external_id: string; flags: string[] }) => [l.external_id, l.flags]).sort()).toEqual([
+      ['A-1', ['possible_duplicate']],
+      ['B-1', []],
+      ['B-2', []],
     ]);
   });
 
+  it('a rent relisted 5 % lower at another agency (or the twin flat of a new building) is not merged and flags nothing', async () => {
+    const db = (await createTestDb());
+    try {
+      for (const [source, ref, price, lat] of [['agence-c', 'C-1', '2200', '49.62810'], ['agence-d', 'D-1', '2090', '49.62830']] as const) {
+        const row = csvRow({ ref, price, area: '74,3', bedrooms: '2', place: 'Kirchberg', lat, lng: '6.15400' });
+        await importFeed(db.db, { source, format: 'csv', input: { text: csvFeed([row]) }, now: NOW, gazetteer: gazetteer() });
+      }
+      expect(await db.db('listings').orderBy('external_id').select('external_id', 'status', 'flags')).toEqual([
+        { external_id: 'C-1', status: 'active', flags: [] },
+        { external_id: 'D-1', status: 'active', flags: [] },
+      ]);
+      expect(await db.db('listing_dedup_pairs').pluck('kind')).toEqual(['possible']);
+    } finally {
+      await db.drop();
+    }
+  });
+
   it('keeps flags sorted whoever writes them, and the API shows them sorted', async () => {
-    await t.db('listings').where({ external_id: 'B-1' }).update({ flags: ['stale', 'price_outlier', 'possible_duplicate', 'stale'] });
-    expect((await t.db('listings').where({ external_id: 'B-1' }).first()).flags).toEqual(['possible_duplicate', 'price_outlier', 'stale']);
+    await t.db('listings').where({ external_id: 'A-1' }).update({ flags: ['stale', 'price_outlier', 'possible_duplicate', 'stale'] });
+    expect((await t.db('listings').where({ external_id: 'A-1' }).first()).flags).toEqual(['possible_duplicate', 'price_outlier', 'stale']);
     const pro = (await createKey(t.db, 'pro')).key;
     const res = await request(app).get('/api/v1/listings?commune=Kirchberg&flagged=true').set(bearer(pro));
     expect(res.body.data[0].flags).toEqual(['possible_duplicate', 'price_outlier', 'stale']);

@@ -183,10 +183,7 @@ describe('seedDemo: the demo data set through the importer', () => {
     const precision = hit / found.size;
     const recall = hit / truth.size;
     console.log(`demo data set: ${truth.size} duplicate pairs, ${found.size} merged pairs; precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`);
-    // The demo puts every flat of a locality within 400 m of its point, several times
-    // denser than a real quarter, so chance look-alikes within the merge tolerances (300 m,
-    // area within rounding, price within 3.5 %) are commoner here than in real feeds.
-    expect(precision).toBeGreaterThan(0.83);
+    expect(precision).toBeGreaterThan(0.9);
     expect(recall).toBeGreaterThan(0.85);
   });
 
@@ -198,7 +195,9 @@ describe('seedDemo: the demo data set through the importer', () => {
     const flags = Object.fromEntries(
       (await q<{ f: string; n: number }>(`SELECT f, count(*)::int AS n FROM listings, unnest(flags) f WHERE status = 'active' GROUP BY 1`)).map((r) => [r.f, r.n]),
     );
-    expect(flags.possible_duplicate).toBeGreaterThan(100);
+    // Only a listing with two equally good candidates in one other source (and ranking below
+    // them) is a possible duplicate: a few dozen in the demo.
+    expect(flags.possible_duplicate).toBeGreaterThan(10);
     expect(flags.price_outlier).toBeGreaterThan(20);
     expect(flags.stale).toBeGreaterThan(50);
     // Stale: exactly the live listings not confirmed for 14 days (the agency that stopped delivering).

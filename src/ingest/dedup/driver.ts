@@ -3,11 +3,16 @@ import { classifyPair, decideMatches, resolveGroups, RULE, type DedupNode, type 
 
 type Db = Knex | Knex.Transaction;
 
-interface NodeRow extends DedupNode {
+// What the region holds of every listing it re-decides: its standing only. Full rows are
+// read a slice at a time when probed, and kept only for listings in a match.
+interface Standing {
+  id: string;
   status: 'active' | 'merged';
   merged_into: string | null;
   flags: string[];
 }
+
+interface NodeRow extends DedupNode, Standing {}
 
 const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.lat, ${t}.lng,
   (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, jsonb_array_length(${t}.images) AS image_count,
@@ -27,14 +32,21 @@ async function setFrontier(trx: Db, ids: string[]): Promise<void> {
   await trx.raw(`ANALYZE dedup_frontier`);
 }
 
-// Live listings of the frontier and every listing that shares a stored group with one.
-async function loadWithGroups(trx: Db): Promise<NodeRow[]> {
+// Live listings of the frontier and every listing that shares a stored group with one: their
+// standing only.
+async function loadWithGroups(trx: Db): Promise<Standing[]> {
   const res = await trx.raw(`
     WITH f AS (SELECT l.id, l.merged_into FROM listings l JOIN dedup_frontier x ON x.id = l.id),
          heads AS (SELECT id FROM f UNION SELECT merged_into FROM f WHERE merged_into IS NOT NULL)
-    SELECT ${NODE_COLS('l')} FROM listings l JOIN heads h ON h.id = l.id WHERE l.status IN ('active', 'merged')
+    SELECT l.id, l.status, l.merged_into, l.flags FROM listings l JOIN heads h ON h.id = l.id WHERE l.status IN ('active', 'merged')
     UNION
-    SELECT ${NODE_COLS('l')} FROM listings l JOIN heads h ON h.id = l.merged_into WHERE l.status = 'merged'`);
+    SELECT l.id, l.status, l.merged_into, l.flags FROM listings l JOIN heads h ON h.id = l.merged_into WHERE l.status = 'merged'`);
+  return res.rows as Standing[];
+}
+
+// Full rows of the frontier's live listings (a slice of probes).
+async function loadNodes(trx: Db): Promise<NodeRow[]> {
+  const res = await trx.raw(`SELECT ${NODE_COLS('l')} FROM listings l JOIN dedup_frontier x ON x.id = l.id WHERE l.status IN ('active', 'merged')`);
   return (res.rows as NodeRow[]).map(fixRow);
 }
 
@@ -162,9 +174,12 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
   await trx.raw(`CREATE TEMP TABLE IF NOT EXISTS dedup_frontier (id text PRIMARY KEY) ON COMMIT DROP`);
   const places = await loadPlaces(trx);
 
-  const known = new Map<string, NodeRow>();
+  // The region: every listing whose group is decided again, with its standing; full rows
+  // only of the listings in a match (the only ones grouping looks at), so that a big import
+  // never holds the rows of everything it touched, nor all candidate rows at once.
+  const region = new Map<string, Standing>();
+  const paired = new Map<string, NodeRow>();
   const probed = new Set<string>();
-  const region = new Set<string>();
   const matches = new Map<string, MatchPair & { weak: boolean }>();
   // Listings with more than RULE.crowd candidates not located on both sides: in a place that
   // crowded, weak evidence singles nothing out, and their weak matches are not used.
@@ -200,23 +215,26 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
   // listing may have stopped being crowded).
   let frontier = [...new Set([...touched, ...formerCanonicals, ...(await partnersOf(touched, true))])];
   for (let round = 0; frontier.length > 0 && round < 1000; round++) {
-    await setFrontier(trx, frontier);
-    const group = await loadWithGroups(trx);
-    for (const r of group) {
-      known.set(r.id, r);
-      region.add(r.id);
+    const toProbe: string[] = [];
+    for (let i = 0; i < frontier.length; i += PROBE_SLICE) {
+      await setFrontier(trx, frontier.slice(i, i + PROBE_SLICE));
+      for (const r of await loadWithGroups(trx)) {
+        if (region.has(r.id)) continue;
+        region.set(r.id, r);
+        if (!probed.has(r.id)) toProbe.push(r.id);
+      }
     }
-    const toProbe = group.map((r) => r.id).filter((id) => !probed.has(id));
     const next = new Set<string>();
     // In slices, so that a dense neighbourhood never brings millions of rows back at once.
     for (let i = 0; i < toProbe.length; i += PROBE_SLICE) {
       await setFrontier(trx, toProbe.slice(i, i + PROBE_SLICE));
+      const probes = new Map((await loadNodes(trx)).map((r) => [r.id, r]));
       const cands = await loadCandidates(trx);
       const weakRows = new Map<string, number>();
       const found: { probe: string; other: string; weak: boolean }[] = [];
       for (const r of cands) {
-        if (!known.has(r.row.id)) known.set(r.row.id, r.row);
-        const probe = known.get(r.probe)!;
+        const probe = probes.get(r.probe);
+        if (!probe) continue;
         const weak = !(probe.located && r.row.located);
         if (weak) weakRows.set(r.probe, (weakRows.get(r.probe) ?? 0) + 1);
         const [a, b] = r.probe < r.row.id ? [r.probe, r.row.id] : [r.row.id, r.probe];
@@ -225,6 +243,8 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
         const v = classifyPair(probe, r.row, places);
         if (!v.match) continue;
         matches.set(`${a}|${b}`, { a, b, level: v.match, discrepancy: v.discrepancy, weak });
+        if (!paired.has(probe.id)) paired.set(probe.id, probe);
+        if (!paired.has(r.row.id)) paired.set(r.row.id, r.row);
       }
       const nowCrowded = [...weakRows].filter(([, n]) => n > RULE.crowd).map(([id]) => id);
       for (const id of nowCrowded) crowded.add(id);
@@ -256,15 +276,14 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
   }
 
   const regionNodes = new Map<string, DedupNode>();
-  for (const id of region) regionNodes.set(id, known.get(id)!);
+  for (const id of paired.keys()) if (region.has(id)) regionNodes.set(id, paired.get(id)!);
   const pairs = decideMatches(regionNodes, [...matches.values()].filter((m) => region.has(m.a) && region.has(m.b)));
   const { canonical, possibleDuplicate } = resolveGroups(regionNodes, pairs, (a, b) => classifyPair(a, b, places).contradiction);
 
   const upd = { id: [] as string[], status: [] as string[], mergedInto: [] as (string | null)[], pd: [] as boolean[] };
   let merged = 0;
-  for (const id of region) {
-    const row = known.get(id)!;
-    const canon = canonical.get(id)!;
+  for (const [id, row] of region) {
+    const canon = canonical.get(id) ?? id;
     const status = canon === id ? 'active' : 'merged';
     const mergedInto = canon === id ? null : canon;
     const pd = possibleDuplicate.has(id);
@@ -288,7 +307,7 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
       [now, s(upd.id), s(upd.status), s(upd.mergedInto), s(upd.pd)] as unknown as Knex.RawBinding[],
     );
     for (const r of res.rows as { id: string; pd: boolean; n: number }[]) {
-      if (r.pd && r.n === 1 && !known.get(r.id)!.flags.includes('possible_duplicate')) newlyFlagged.push(r.id);
+      if (r.pd && r.n === 1 && !region.get(r.id)!.flags.includes('possible_duplicate')) newlyFlagged.push(r.id);
     }
   }
 
