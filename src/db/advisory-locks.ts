@@ -8,3 +8,5 @@ export const LOCK_WRITE = 7302;
 // Held by the transaction of a running import (second key: its run's id);
 // src/repositories/import-runs.ts.
 export const LOCK_RUN = 7303;
+// Market snapshots, one taker at a time (second key: 0); src/repositories/market-snapshots.ts.
+export const LOCK_MARKET_SNAPSHOT = 7304;

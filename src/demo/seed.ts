@@ -2,10 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
+import { utcDay } from '../domain/market.js';
 import { importFeed, type ImportReport } from '../ingest/index.js';
 import { loadGazetteer } from '../reference/load.js';
+import { takeMarketSnapshot } from '../repositories/market-snapshots.js';
 import type { NativePostRow } from '../repositories/native-posts.js';
 import { generateDemoData, type DemoStep } from './generate.js';
+import { backfillDemoMarketHistory } from './history.js';
 
 const BATCH = 500;
 
@@ -29,7 +32,8 @@ export interface SeedResult {
 // the way real data arrives: the generated feed files of the demo agencies and the native
 // posts go through the importer (importFeed, the code path of `npm run ingest`), oldest
 // delivery first, each with the clock of its delivery. Accounts, API keys and the reference
-// tables are left alone, so running it twice gives the same result. Each import is its
+// tables are left alone, so running it twice gives the same result. The market snapshots are
+// replaced by the demo's history (src/demo/history.ts) and today's snapshot. Each import is its
 // own transaction (as in production): a reader during the seeding sees it progress.
 export async function seedDemo(db: Knex, opts: SeedOptions): Promise<SeedResult> {
   const data = generateDemoData(opts);
@@ -70,6 +74,9 @@ export async function seedDemo(db: Knex, opts: SeedOptions): Promise<SeedResult>
   }
   // Fresh statistics, so the first queries on the new data get sensible plans.
   await db.raw('ANALYZE listings');
+  // The market history: a backfilled year (src/demo/history.ts), then today's live snapshot.
+  await backfillDemoMarketHistory(db, { now: opts.now });
+  await takeMarketSnapshot(db, { day: utcDay(opts.now), takenAt: opts.now });
 
   const [row] = (
     await db.raw(`SELECT count(*) FILTER (WHERE status = 'active')::int AS active, count(*)::int AS total FROM listings`)

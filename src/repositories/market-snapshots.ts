@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { LOCK_MARKET_SNAPSHOT } from '../db/advisory-locks.js';
 import type { ListingType } from '../domain/listing.js';
 import { ROOMS_TOP_BUCKET, type MarketFigures } from '../domain/market.js';
 import { COUNTED_LISTINGS_SQL, FIGURES_INNER_SQL, FIGURES_OUTER_SQL } from './market.js';
@@ -29,7 +30,7 @@ export async function takeMarketSnapshot(db: Knex, opts: SnapshotOptions): Promi
   return db.transaction(async (trx) => {
     // At 1,000,000 listings a snapshot reads them all: longer than a request may take.
     await trx.raw(`SET LOCAL statement_timeout = '600s'`);
-    await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('market_snapshots'))`);
+    await trx.raw(`SELECT pg_advisory_xact_lock(?, 0)`, [LOCK_MARKET_SNAPSHOT]);
     await trx.raw(`DELETE FROM market_snapshot_days WHERE day = ?::date`, [opts.day]);
     // The data version read before the listings: a change committed in between makes the
     // recorded version older than the data, so the scheduler takes the day again (never the

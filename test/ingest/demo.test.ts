@@ -3,7 +3,9 @@ import { LISTING_TYPES, NATIVE_SOURCE } from '../../src/domain/listing.js';
 import { generateDemoData, type DemoData, type DemoFeedStep, type DemoNativeStep } from '../../src/demo/generate.js';
 import { seedDemo, type SeedResult } from '../../src/demo/seed.js';
 import { FILE_READERS, collectFeed } from '../../src/ingest/adapters/index.js';
+import { DEMO_HISTORY_WEEKS } from '../../src/demo/history.js';
 import { marketPrices } from '../../src/repositories/market.js';
+import { ALL_ROOMS, marketHistory } from '../../src/repositories/market-snapshots.js';
 import { readCommunes, readDataCsv } from '../../src/reference/csv.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
 
@@ -99,8 +101,36 @@ describe('seedDemo: the demo data set through the importer', () => {
     t = await createTestDb();
     data = generateDemoData({ now });
     first = await seedDemo(t.db, { now });
-  }, 240_000); // about 5 s on a quiet machine, 55 s seen on a very loaded one
+  }, 360_000); // about 8 s on a quiet machine (the market history's backfill included), 90 s seen on a very loaded one
   afterAll(async () => t?.drop());
+
+  it('comes with 13 months of market history, a snapshot a week through the snapshot code, ending with today live', async () => {
+    const days = await q<{ day: string; kind: string }>(`SELECT day::text AS day, kind FROM market_snapshot_days ORDER BY day`);
+    expect(days).toHaveLength(DEMO_HISTORY_WEEKS + 1);
+    expect(days.at(-1)).toEqual({ day: '2026-11-22', kind: 'live' });
+    expect(days.slice(0, -1).every((d) => d.kind === 'demo_backfill')).toBe(true);
+    expect(days[0].day <= '2025-11-01').toBe(true);
+    // Today's snapshot holds exactly the live figures, commune by commune.
+    const live = await marketPrices(t.db, { listingType: 'RENT' });
+    const today = await q<Record<string, unknown>>(
+      `SELECT commune, listings, listings_with_area, avg_price, p25_price, median_price, p75_price, avg_per_m2, p25_per_m2, median_per_m2, p75_per_m2
+         FROM market_snapshots WHERE day = '2026-11-22' AND listing_type = 'RENT' AND rooms = -1`,
+    );
+    const byCommune = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.commune).localeCompare(String(b.commune));
+    expect(today.sort(byCommune)).toEqual([...live].sort(byCommune as never));
+    // A plausible past: per month, the capital's median rent per m2 moves by little each month,
+    // a few per cent over the year, and the market was thinner a year ago.
+    const months = await marketHistory(t.db, { commune: 'Luxembourg', listingType: 'RENT', rooms: ALL_ROOMS, interval: 'month', from: '2025-11-01', to: '2026-11-30' });
+    expect(months).toHaveLength(13);
+    const perM2 = months.map((m) => Number(m.median_per_m2));
+    for (let i = 1; i < perM2.length; i++) expect(Math.abs(perM2[i] / perM2[i - 1] - 1), months[i].period_start).toBeLessThan(0.04);
+    const yearly = perM2.at(-1)! / perM2[0] - 1;
+    expect(yearly).toBeGreaterThan(0);
+    expect(yearly).toBeLessThan(0.09);
+    expect(new Set(perM2).size).toBeGreaterThan(6);
+    expect(months[0].listings).toBeLessThan(months.at(-1)!.listings);
+    expect(months[0].listings).toBeGreaterThan(0.7 * months.at(-1)!.listings);
+  });
 
   it('imports every delivery through the importer, oldest first, each recorded in import_runs', async () => {
     expect(first.reports.map((r) => [r.source, r.status])).toEqual(data.steps.map((s) => [s.source, 'ok']));
@@ -280,12 +310,13 @@ describe('seedDemo: the demo data set through the importer', () => {
       posts: await one(`SELECT count(*)::int AS n FROM native_posts`),
       runs: await q(`SELECT source, status, counts FROM import_runs ORDER BY id`),
       sources: await one(`SELECT count(*)::int AS n FROM sources`),
+      history: await one(`SELECT count(*)::int AS n, md5(string_agg(concat_ws(',', day, commune, listing_type, rooms, listings, median_price, p75_per_m2), ';' ORDER BY day, commune, listing_type, rooms)) AS h FROM market_snapshots`),
     });
     const before = await state();
     const second = await seedDemo(t.db, { now });
     expect({ active: second.active, total: second.total }).toEqual({ active: first.active, total: first.total });
     expect(await state()).toEqual(before);
-  }, 180_000);
+  }, 300_000);
 });
 
 // Kept apart so that a failure says which figure moved.
