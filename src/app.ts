@@ -47,6 +47,8 @@ export interface AppDeps {
   // The data version and verified keys kept in memory, invalidated by the database's
   // notifications (server.ts starts one; without it every request asks the database).
   live?: LiveState;
+  // Whether request metrics are collected (server.ts: only when METRICS_PORT serves them).
+  metrics?: boolean;
   // Web pages: bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
   web?: Partial<WebOptions>;
 }
@@ -60,6 +62,9 @@ export interface App extends Express {
 function pathOf(req: { url?: string; originalUrl?: string }): string {
   return String(req.originalUrl ?? req.url).split('?')[0];
 }
+
+// Paths whose answers are sent by src/http/send-cached-body.ts, already compressed.
+const SELF_COMPRESSED = /^\/api\/v1\/(?:listings|market\/prices|stats)(?:[/?]|$)/;
 
 // Builds the Express application; never listens (server.ts does, tests use supertest).
 export function buildApp(deps: AppDeps): App {
@@ -81,16 +86,20 @@ export function buildApp(deps: AppDeps): App {
   // If-None-Match is honoured even when the request also says Cache-Control: no-cache.
   useConditionalGet(app);
 
-  app.use(requestId);
   // Every answer, API and pages alike, errors and 304s included: a browser must never sniff
   // a body into another type than the one sent (an error echoing input, read as HTML).
-  app.use((_req, res, next) => {
+  app.use((req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    next();
+    requestId(req, res, next);
   });
-  app.use(metrics.middleware);
-  // gzip or brotli (whichever the client prefers) for bodies over 1 KB.
-  app.use(compression({ threshold: 1024 }));
+  // Request metrics only when something serves them (METRICS_PORT): the per-request
+  // bookkeeping is wasted otherwise.
+  if (deps.metrics !== false) app.use(metrics.middleware);
+  // gzip or brotli (whichever the client prefers) for bodies over 1 KB. The answers kept ready
+  // to send (listings, market prices, stats) carry their compressed forms already
+  // (src/http/send-cached-body.ts): the compression middleware stays out of their way.
+  const compress = compression({ threshold: 1024 });
+  app.use((req, res, next) => (SELF_COMPRESSED.test(req.url) ? next() : compress(req, res, next)));
   // One log line per request at level info; when the level is higher nothing would be
   // written, so the per-request logging machinery is left out of the hot path.
   if (deps.logger.isLevelEnabled('info')) app.use(
@@ -118,25 +127,13 @@ export function buildApp(deps: AppDeps): App {
     '/api/v1',
     cors({
       origin: '*',
-      methods: ['GET', 'HEAD', 'OPTIONS'],
-      allowedHeaders: ['Authorization', 'If-None-Match', 'X-Request-Id', 'Content-Type'],
-      exposedHeaders: [
-        'RateLimit-Policy',
-        'RateLimit-Limit',
-        'RateLimit-Remaining',
-        'RateLimit-Reset',
-        'RateLimit',
-        'Retry-After',
-        'ETag',
-        'Link',
-        'X-Request-Id',
-        'WWW-Authenticate',
-      ],
+      // As strings: the cors package joins arrays again on every request.
+      methods: 'GET,HEAD,OPTIONS',
+      allowedHeaders: 'Authorization,If-None-Match,X-Request-Id,Content-Type',
+      exposedHeaders: 'RateLimit-Policy,RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,RateLimit,Retry-After,ETag,Link,X-Request-Id,WWW-Authenticate',
       maxAge: 600,
     }),
   );
-
-  app.use(healthRouter(deps));
 
   // The API is read-only: anything but GET/HEAD is refused before authentication.
   const readOnly: RequestHandler = (req, _res, next) => {
@@ -150,20 +147,17 @@ export function buildApp(deps: AppDeps): App {
   app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter({ db: deps.db, caches, live: deps.live }));
 
   const keyed = express.Router();
-  keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }));
-  keyed.use(dailyQuota({ store: quotaStore, clock }));
-  // Keyed answers depend on the key (tier, flags): caches may keep them, but only privately
-  // and revalidated (the ETag makes revalidation cheap).
-  keyed.use((_req, res, next) => {
-    res.setHeader('Cache-Control', 'private, max-age=0, must-revalidate');
-    next();
-  });
+  // The key, then its daily quota (which also marks keyed answers private: src/http/quota.ts).
+  keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock }));
   const search = createListingSearch({ db: deps.db, caches, readModel: deps.readModel });
   keyed.use('/listings', listingsRouter({ db: deps.db, search, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   keyed.use('/market', marketRouter({ db: deps.db, gazetteer: deps.gazetteer, caches, clock }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);
+
+  // /healthz and /readyz (after the API: its requests need not pass them).
+  app.use(healthRouter(deps));
 
   // The HTML pages: /api-keys (accounts and keys), /listings/:id, /web/* assets. They read
   // today's quota counts from the same store the API counts in.

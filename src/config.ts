@@ -30,6 +30,8 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: optionalUrl,
+  // Server processes (node:cluster). Default: one per core in production, else 1.
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   REDIS_URL: optionalUrl,
   // Default: http://localhost:<PORT>.
   PUBLIC_BASE_URL: optionalUrl.pipe(z.url('PUBLIC_BASE_URL must be an absolute URL').optional()).transform((u) => u?.replace(/\/+$/, '')),

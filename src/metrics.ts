@@ -65,6 +65,8 @@ export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Met
     help: 'Feed import runs recorded in the database, by source and outcome',
     labelNames: ['source', 'status'] as const,
     registers: [registry],
+    // Read from the database: every worker of a cluster sees the same numbers.
+    aggregator: 'max',
     async collect() {
       this.reset();
       try {
@@ -101,16 +103,32 @@ export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Met
   return { registry, middleware };
 }
 
-export function buildMetricsApp(metrics: Metrics): Express {
+// A worker of a cluster (WEB_CONCURRENCY > 1) serves no metrics itself: the primary asks every
+// worker for its registry and serves the sum (prom-client's AggregatorRegistry).
+export function shareWithClusterPrimary(metrics: Metrics): void {
+  new client.AggregatorRegistry(); // installs the worker's answer to the primary's requests
+  client.AggregatorRegistry.setRegistries([metrics.registry]);
+}
+
+export function buildMetricsApp(metrics: Metrics | 'cluster'): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff'); // as on every answer of the API's port
     next();
   });
+  const aggregator = metrics === 'cluster' ? new client.AggregatorRegistry() : null;
   app.get('/metrics', async (_req, res) => {
-    res.setHeader('Content-Type', metrics.registry.contentType);
-    res.send(await metrics.registry.metrics());
+    if (aggregator) {
+      // A worker that does not answer within prom-client's 5 s: say so, briefly.
+      const text = await aggregator.clusterMetrics().catch((err: Error) => err);
+      if (text instanceof Error) res.status(503).type('text/plain').send(`workers did not answer: ${text.message}\n`);
+      else res.type(aggregator.contentType).send(text);
+      return;
+    }
+    const { registry } = metrics as Metrics;
+    res.setHeader('Content-Type', registry.contentType);
+    res.send(await registry.metrics());
   });
   app.use((_req, res) => {
     res.status(404).type('text/plain').send('not found\n');

@@ -1,61 +1,60 @@
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { LiveState } from './cache/live-state.js';
+import { isFirstWorker, listen, runPrimary, serveMetrics, StartupError, workerCount, type WorkerMessage } from './cluster.js';
 import { ListingReadModel } from './read-model/read-model.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
+import type { Logger } from 'pino';
 import { openDatabase } from './db/open.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
 import { recoverInterruptedImports } from './ingest/index.js';
 import { answerClientError, startingListener } from './http/raw-responses.js';
 import { createLogger } from './logger.js';
-import { buildMetricsApp } from './metrics.js';
+import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
 import { hasListings } from './repositories/listings.js';
 import { MarketSnapshotScheduler } from './services/market-snapshots.js';
-
-// A start-up failure whose message is the whole story: printed as one line, no stack.
-class StartupError extends Error {}
-
-// Binds the port, or says in one line why not.
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      if (err.code === 'EADDRINUSE') reject(new StartupError(`port ${port} is in use; set PORT`));
-      else if (err.code === 'EACCES') reject(new StartupError(`no permission to listen on port ${port}; set PORT`));
-      else if (err.code === 'EADDRNOTAVAIL') reject(new StartupError(`cannot listen on ${host}: not an address of this machine; set HOST`));
-      else reject(err);
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
-}
 
 // config -> listen -> dependencies -> serve -> graceful shutdown.
 async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
   const logger = createLogger(config);
+  const workers = workerCount(config);
+  if (cluster.isPrimary && workers > 1) return runPrimary(config, logger, workers);
+  if (cluster.isWorker) {
+    try {
+      await serve(config, logger, started);
+      process.send?.({ lf: 'ready' } satisfies WorkerMessage);
+    } catch (err) {
+      process.send!({ lf: 'startup-failed', message: failureLine(err) } satisfies WorkerMessage, () => process.exit(1));
+    }
+    return;
+  }
+  await serve(config, logger, started);
+}
+
+// One server process: listen -> dependencies -> serve -> graceful shutdown.
+async function serve(config: Config, logger: Logger, started: number): Promise<void> {
   // The port first: a taken port stops the start at once, before any database work, demo
   // data or demo keys (and before anything is printed as if the service had started).
+  // A cluster's worker listens only once it can serve: its siblings answer meanwhile (the
+  // primary has checked the port).
   const server: Server = createServer(startingListener);
   // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
   server.on('clientError', answerClientError);
-  await listen(server, config.PORT, config.HOST);
+  if (!cluster.isWorker) await listen(server, config.PORT, config.HOST);
 
-  const database = await openDatabase(config, { role: 'server' });
+  // A cluster's primary has migrated already (and checked for interrupted imports).
+  const database = await openDatabase(config, { role: 'server', migrate: !cluster.isWorker });
   const { db } = database;
   // Import runs left 'running' by an importer that died are marked failed (in the background).
-  void recoverInterruptedImports(db).then((n) => n > 0 && logger.warn('%d interrupted import run(s) marked failed', n), (err) => logger.warn({ err }, 'could not check for interrupted imports'));
+  if (!cluster.isWorker) void recoverInterruptedImports(db).then((n) => n > 0 && logger.warn('%d interrupted import run(s) marked failed', n), (err) => logger.warn({ err }, 'could not check for interrupted imports'));
   if (database.embedded) {
     logger.info('no DATABASE_URL: running on the embedded PostgreSQL in %s', config.EMBEDDED_PG_DIR);
     if (!(await hasListings(db))) {
@@ -82,15 +81,16 @@ async function main(): Promise<void> {
   readModel?.warm();
   // Today's market snapshot (the first one when there is none), then a check every 15 minutes.
   const snapshots = new MarketSnapshotScheduler({ db, logger });
-  snapshots.start();
+  if (isFirstWorker()) snapshots.start(); // one process of a cluster is enough
   // The data version and verified keys in memory, kept true by LISTEN/NOTIFY on the primary.
   const live = new LiveState().start(database.url, logger);
   live.onVersion((v) => readModel?.at(v));
   await live.ready(2000);
-  const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage, readModel, live });
+  const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
 
   server.off('request', startingListener);
   server.on('request', app);
+  if (cluster.isWorker) await listen(server, config.PORT, config.HOST);
   server.keepAliveTimeout = 65_000;
   // Requests in flight, so that shutdown can wait for them (server.close() alone only stops
   // accepting; the pool must not close under a request that is still running).
@@ -109,18 +109,8 @@ async function main(): Promise<void> {
   logger.info({ port, startup_ms: Date.now() - started }, 'listening on %s', url);
 
   let metricsServer: Server | null = null;
-  if (config.METRICS_PORT >= 0) {
-    metricsServer = buildMetricsApp(app.locals.metrics).listen(config.METRICS_PORT, config.METRICS_HOST);
-    metricsServer.once('listening', () => {
-      const a = metricsServer!.address();
-      logger.info('metrics on http://%s:%d/metrics', config.METRICS_HOST, typeof a === 'object' && a ? a.port : config.METRICS_PORT);
-    });
-    // Metrics are secondary: a busy port is one warning line, and the API keeps serving.
-    metricsServer.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') logger.warn('metrics port %d is in use: no /metrics (set METRICS_PORT, or -1 to turn it off)', config.METRICS_PORT);
-      else logger.warn('metrics listener failed (%s): no /metrics', err.code ?? err.message);
-    });
-  }
+  if (cluster.isWorker) shareWithClusterPrimary(app.locals.metrics);
+  else if (config.METRICS_PORT >= 0) metricsServer = serveMetrics(buildMetricsApp(app.locals.metrics), config, logger);
 
   if (database.embedded) {
     const keys = await mintDemoKeys(db, new Date());
@@ -173,8 +163,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
+function failureLine(err: unknown): string {
+  return err instanceof StartupError ? err.message : `Failed to start: ${err instanceof Error ? err.message : String(err)}`;
+}
+
 main().catch((err) => {
-  if (err instanceof StartupError) process.stderr.write(`${err.message}\n`);
-  else process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${failureLine(err)}\n`);
   process.exit(1);
 });

@@ -6,6 +6,9 @@ import { cachedBodyWeight, type CachedBody } from './cached-body.js';
 // are cheap to recompute with the listings read model).
 export interface ApiCaches {
   pages: VersionedCache<CachedBody>;
+  // A page answer by the request's own path and query (and whether the key sees flags): a
+  // repeated request skips validation and the page's Link header is computed once.
+  pageUrls: VersionedCache<{ body: CachedBody; link: string }>;
   listings: VersionedCache<CachedBody | null>;
   counts: VersionedCache<number>;
   market: VersionedCache<CachedBody>;
@@ -19,6 +22,7 @@ export function createApiCaches(): ApiCaches {
   const MB = 1024 * 1024;
   return {
     pages: new VersionedCache<CachedBody>(5_000, cachedBodyWeight, 16 * MB),
+    pageUrls: new VersionedCache<{ body: CachedBody; link: string }>(5_000, (e) => 2 * e.link.length + 200, 4 * MB),
     listings: new VersionedCache<CachedBody | null>(20_000, (b) => (b ? cachedBodyWeight(b) : 1), 12 * MB),
     counts: new VersionedCache<number>(10_000),
     market: new VersionedCache<CachedBody>(500, cachedBodyWeight, 4 * MB),

@@ -4,7 +4,7 @@
 // Concurrent misses for the same key share one computation.
 export class VersionedCache<T> {
   private version = -1;
-  private entries = new Map<string, { value: Promise<T>; weight: number }>();
+  private entries = new Map<string, { value: Promise<T>; weight: number; done?: { value: T } }>();
   private totalWeight = 0;
 
   constructor(
@@ -29,11 +29,12 @@ export class VersionedCache<T> {
       return hit.value;
     }
     const pending = compute();
-    const entry = { value: pending, weight: 0 };
+    const entry: { value: Promise<T>; weight: number; done?: { value: T } } = { value: pending, weight: 0 };
     this.entries.set(key, entry);
     this.evict();
     pending.then(
       (value) => {
+        entry.done = { value };
         if (this.entries.get(key) !== entry || !this.weigh) return;
         entry.weight = this.weigh(value);
         this.totalWeight += entry.weight;
@@ -45,6 +46,17 @@ export class VersionedCache<T> {
       },
     );
     return pending;
+  }
+
+  // The value kept for `key` at exactly `version`, if it is computed already; no waiting (a
+  // request answered from it needs no promise, no microtask).
+  peek(version: number, key: string): T | undefined {
+    if (version !== this.version) return undefined;
+    const hit = this.entries.get(key);
+    if (!hit?.done) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit.done.value;
   }
 
   private evict(): void {

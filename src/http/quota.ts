@@ -7,6 +7,7 @@ import { limiterLogger } from '../rate-limit/store.js';
 import { ApiError } from './errors.js';
 
 const DAY_MS = 86_400_000;
+const PRIVATE = 'private, max-age=0, must-revalidate';
 
 export interface QuotaInfo {
   limit: number;
@@ -38,11 +39,10 @@ function countsAgainstQuota(status: number): boolean {
 // Requests answered 429 or 304 do not count. Pro and Enterprise have no cap and are not counted.
 // A key whose quota is used up gets 429 for conditional requests too: the limiter decides
 // before the answer (and so its status) exists.
-export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHandler[] {
+export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHandler {
   const limiter = rateLimit({
     windowMs: DAY_MS + 3_600_000, // counters outlive their day by an hour, then expire
     limit: (_req: Request, res: Response) => DAILY_QUOTA[res.locals.apiKey!.tier] ?? Number.MAX_SAFE_INTEGER,
-    skip: (_req: Request, res: Response) => DAILY_QUOTA[res.locals.apiKey!.tier] === null,
     keyGenerator: (_req: Request, res: Response) => dailyQuotaKey(res.locals.apiKey!.id, deps.clock()),
     store: deps.store,
     standardHeaders: false,
@@ -64,7 +64,10 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
       });
     },
   });
-  const headers: RequestHandler = (req, res, next) => {
+  // After the limiter let a request through: its quota headers, and the Cache-Control of a
+  // keyed answer (it depends on the key: caches may keep it only privately, and revalidate;
+  // the ETag makes revalidation cheap).
+  const passed = (req: Request, res: Response, next: (err?: unknown) => void) => {
     const info = (req as Request & { rateLimit?: QuotaInfo }).rateLimit;
     if (info) {
       const now = deps.clock();
@@ -74,9 +77,15 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
         if (!countsAgainstQuota(res.statusCode)) setQuotaHeaders(res, { ...info, used: info.used - 1 }, now);
       });
     }
+    res.setHeader('Cache-Control', PRIVATE);
     next();
   };
-  return [limiter, headers];
+  // Unlimited tiers bypass the limiter altogether: its middleware does per-request work (three
+  // listeners, promises, the client address) before it would even consult a skip function.
+  return (req, res, next) => {
+    if (DAILY_QUOTA[res.locals.apiKey!.tier] === null) return passed(req, res, next);
+    return limiter(req, res, (err?: unknown) => (err ? next(err) : passed(req, res, next)));
+  };
 }
 
 // GET /api/v1/stats needs no key: it is limited per client IP (req.ip honours

@@ -5,6 +5,20 @@ import { isFresh } from './conditional.js';
 
 const MIN_COMPRESS = 1024;
 
+// The encoding chosen for each Accept-Encoding header seen (clients send a handful of
+// distinct values): negotiated once, not per request.
+const chosen = new Map<string, string | false>();
+function encodingFor(req: Request): string | false {
+  const header = req.headers['accept-encoding'] ?? '';
+  let e = chosen.get(header);
+  if (e === undefined) {
+    e = req.acceptsEncodings('br', 'gzip', 'identity');
+    if (chosen.size >= 256) chosen.clear();
+    chosen.set(header, e);
+  }
+  return e;
+}
+
 // Sends a cached answer with its ETag (304 when the client's copy is current), compressed
 // with brotli or gzip as the client prefers; each compressed form is made once and kept.
 export function sendCachedBody(req: Request, res: Response, body: CachedBody): void {
@@ -16,7 +30,7 @@ export function sendCachedBody(req: Request, res: Response, body: CachedBody): v
     return;
   }
   if (body.json.length >= MIN_COMPRESS) {
-    const encoding = req.acceptsEncodings('br', 'gzip', 'identity');
+    const encoding = encodingFor(req);
     if (encoding === 'br') {
       body.br ??= brotliCompressSync(body.json, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } });
       res.setHeader('Content-Encoding', 'br');

@@ -1,0 +1,177 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { projectRoot } from '../../src/lib/paths.js';
+import { waitForRedis } from '../../src/redis.js';
+import { revokeApiKey } from '../../src/repositories/api-keys.js';
+import { useTestContext } from '../helpers/context.js';
+import { createKey, insertListing, TEST_REDIS_URL, testRedis } from '../helpers/factory.js';
+import { freePort } from '../helpers/redis-server.js';
+
+// More than one instance: two server processes (as `npm start` runs them, on ephemeral ports)
+// on the same PostgreSQL and Redis behave as one (quotas counted in Redis, keys and the data
+// version invalidated through PostgreSQL's notifications); and WEB_CONCURRENCY runs workers.
+// Propagation times are printed for the record; the assertions poll with generous deadlines.
+
+const t = useTestContext();
+const children: ChildProcess[] = [];
+
+interface Instance {
+  child: ChildProcess;
+  base: string;
+  port: number;
+  out: { stdout: string; stderr: string };
+  exited: Promise<[number | null, string | null]>;
+}
+
+function start(env: Record<string, string>, port: number): Instance {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      DATABASE_URL: t.url,
+      REDIS_URL: TEST_REDIS_URL,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: '-1',
+      LOG_LEVEL: 'warn',
+      LOG_PRETTY: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (d) => (out.stdout += d));
+  child.stderr!.on('data', (d) => (out.stderr += d));
+  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+  return { child, base: `http://127.0.0.1:${port}`, port, out, exited };
+}
+
+async function serving(i: Instance): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      if (i.child.exitCode !== null) throw new Error(`exited: ${JSON.stringify(i.out)}`);
+      const res = await fetch(`${i.base}/readyz`).catch(() => null);
+      expect(res?.status).toBe(200);
+    },
+    { timeout: 90_000, interval: 100 },
+  );
+}
+
+const get = (i: Instance, key: string, path = '/api/v1/listings?per_page=1') => fetch(i.base + path, { headers: { authorization: `Bearer ${key}` } });
+
+// Polls `probe` on the instance until it holds; the time from `since` to that moment.
+async function seenAfter(since: number, probe: () => Promise<boolean>): Promise<number> {
+  await vi.waitFor(async () => expect(await probe()).toBe(true), { timeout: 20_000, interval: 5 });
+  return performance.now() - since;
+}
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+describe('two instances on one database and one Redis', () => {
+  let a: Instance;
+  let b: Instance;
+  const quotaKeys: string[] = [];
+
+  beforeAll(async () => {
+    await insertListing(t.db, { commune: 'Bertrange' });
+    a = start({}, await freePort());
+    b = start({}, await freePort());
+    await Promise.all([serving(a), serving(b)]);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const i of [a, b]) i?.child.kill('SIGTERM');
+    const redis = testRedis();
+    try {
+      await waitForRedis(redis, 5000);
+      for (const id of quotaKeys) {
+        const found = await redis.keys(`lf:quota:*${id}*`);
+        if (found.length) await redis.del(...found);
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('share the daily quota exactly: of 110 Free requests over both, 100 are served and 10 refused', async () => {
+    const free = await createKey(t.db, 'free');
+    quotaKeys.push(free.id);
+    // In waves of 10 at once, alternating instances.
+    const statuses: number[] = [];
+    for (let wave = 0; wave < 11; wave++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => get(i % 2 ? a : b, free.key).then((r) => r.status)));
+      statuses.push(...answers);
+    }
+    expect(statuses.filter((s) => s === 200).length).toBe(100);
+    expect(statuses.filter((s) => s === 429).length).toBe(10);
+    for (const i of [a, b]) expect((await get(i, free.key)).status).toBe(429);
+  });
+
+  it('see a revocation and a data change on both, each within a second (times printed)', async () => {
+    const pro = await createKey(t.db, 'pro');
+    for (const i of [a, b]) for (let n = 0; n < 3; n++) expect((await get(i, pro.key)).status).toBe(200);
+
+    const revokedAt = performance.now();
+    await revokeApiKey(t.db, pro.id, new Date());
+    const committed = performance.now();
+    const revocation = await Promise.all([a, b].map((i) => seenAfter(committed, async () => (await get(i, pro.key)).status === 401)));
+
+    const other = await createKey(t.db, 'pro');
+    const total = async (i: Instance) => ((await (await get(i, other.key, '/api/v1/listings?commune=Kehlen')).json()) as { meta: { total: number } }).meta.total;
+    const before = await total(a);
+    expect(await total(b)).toBe(before);
+    await insertListing(t.db, { commune: 'Kehlen' });
+    const inserted = performance.now();
+    const change = await Promise.all([a, b].map((i) => seenAfter(inserted, async () => (await total(i)) === before + 1)));
+
+    const ms = (x: number[]) => x.map((v) => `${v.toFixed(0)} ms`).join(' / ');
+    console.log(`two instances: revocation seen after ${ms(revocation)} (commit took ${(committed - revokedAt).toFixed(0)} ms); a new listing seen after ${ms(change)}`);
+    // Generous: the machine running the suite may be loaded. The mechanism is what is tested.
+    for (const v of [...revocation, ...change]) expect(v).toBeLessThan(20_000);
+  });
+});
+
+describe('WEB_CONCURRENCY', () => {
+  it('runs that many workers on one port, and SIGTERM stops them all (exit 0)', async () => {
+    const metricsPort = await freePort();
+    const i = start({ WEB_CONCURRENCY: '2', METRICS_PORT: String(metricsPort) }, await freePort());
+    await serving(i);
+    const workers = execFileSync('ps', ['--ppid', String(i.child.pid), '-o', 'pid=']).toString().trim().split(/\s+/).filter(Boolean);
+    expect(workers.length).toBe(2);
+    const key = await createKey(t.db, 'pro');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get(i, key.key).then((r) => r.status)));
+    expect(answers.every((s) => s === 200)).toBe(true);
+    // One /metrics for the cluster: the workers' counts added up.
+    await vi.waitFor(
+      async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        const counted = text
+          .split('\n')
+          .filter((l) => l.startsWith('http_requests_total{') && l.includes('route="/api/v1/listings/"') && l.includes('status="200"'))
+          .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+        expect(counted, text.slice(0, 2000)).toBe(20);
+      },
+      { timeout: 30_000, interval: 500 },
+    );
+    i.child.kill('SIGTERM');
+    const [code] = await i.exited;
+    expect(code, JSON.stringify(i.out)).toBe(0);
+    for (const pid of workers) expect(() => process.kill(Number(pid), 0)).toThrow();
+  }, 120_000);
+
+  it('a taken port stops the start with one line and exit code 1', async () => {
+    const holder = start({}, await freePort());
+    await serving(holder);
+    const i = start({ WEB_CONCURRENCY: '2' }, holder.port);
+    const [code] = await i.exited;
+    expect(code, JSON.stringify(i.out)).toBe(1);
+    expect(i.out.stderr).toBe(`port ${holder.port} is in use; set PORT\n`);
+    holder.child.kill('SIGTERM');
+    await holder.exited;
+  }, 120_000);
+});
