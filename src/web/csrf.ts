@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import cookieParser from 'cookie-parser';
 import { doubleCsrf } from 'csrf-csrf';
 import type { Request, RequestHandler } from 'express';
@@ -13,15 +13,33 @@ export const CSRF_COOKIE = 'lf_csrf';
 // the cookie nor make one the HMAC accepts, so it cannot forge a form post; that includes the
 // sign-in and sign-up forms (login CSRF), which have no session to tie a token to. A token
 // minted before sign-in is not accepted after it (the session id is part of the HMAC).
+// Whether the form's token is the cookie's, in constant time. csrf-csrf (4.0.3, the latest)
+// compares the two with !== and the HMAC with ===, which returns at the first differing
+// character; a cross-site page controls the form's token but not the cookie, so that is the
+// comparison where its guesses meet the secret. It is made here first, over fixed-length
+// digests (timingSafeEqual needs equal lengths, and the lengths must not leak either); the
+// library's own comparisons then only ever see a token its sender already holds whole.
+export function sameCsrfToken(fromCookie: unknown, fromForm: unknown): boolean {
+  if (typeof fromCookie !== 'string' || typeof fromForm !== 'string' || fromCookie === '' || fromForm === '') return false;
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(fromCookie), digest(fromForm));
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']); // csrf-csrf's default ignoredMethods
+
 export function csrfProtection(deps: { secrets: () => Promise<string[]>; secureCookie: boolean; path: string }): RequestHandler[] {
   let secrets: string[] | null = null;
-  const { doubleCsrfProtection } = doubleCsrf({
+  const { doubleCsrfProtection: library, invalidCsrfTokenError } = doubleCsrf({
     getSecret: () => secrets!,
     getSessionIdentifier: (req: Request) => (req.session?.accountId ? req.sessionID : ''),
     cookieName: CSRF_COOKIE,
     cookieOptions: { httpOnly: true, sameSite: 'strict', path: deps.path, secure: deps.secureCookie },
     getCsrfTokenFromRequest: (req) => (typeof req.body?._csrf === 'string' ? req.body._csrf : undefined),
   });
+  const doubleCsrfProtection: RequestHandler = (req, res, next) => {
+    if (!SAFE_METHODS.has(req.method) && !sameCsrfToken(req.cookies?.[CSRF_COOKIE], req.body?._csrf)) return next(invalidCsrfTokenError);
+    library(req, res, next);
+  };
   const protect: RequestHandler = (req, res, next) => {
     if (secrets) return doubleCsrfProtection(req, res, next);
     deps.secrets().then((all) => {

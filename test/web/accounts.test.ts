@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { sameCsrfToken } from '../../src/web/csrf.js';
 import { DEFAULT_WEB_OPTIONS, webOptions } from '../../src/web/options.js';
 import { hashCost } from '../../src/web/passwords.js';
 import { useTestContext } from '../helpers/context.js';
@@ -251,6 +252,31 @@ describe('CSRF protection', () => {
     // Without any session cookie at all (a cross-site post from a fresh browser).
     const bare = await request(t.app).post('/api-keys/sign-up').type('form').send({ _csrf: other, email: uniqueEmail(), password: PASSWORD, password_repeat: PASSWORD });
     expect(bare).toHaveStatus(403);
+  });
+
+  // csrf-csrf compares the form's token with the cookie's using !== (first differing
+  // character returns): the service compares them first in constant time (sameCsrfToken).
+  // Timing itself is not measured here; what is: the comparison's answers, whatever the
+  // lengths (timingSafeEqual alone throws on unequal lengths), and that the form is refused
+  // when only the token differs from the cookie, even by its last character.
+  it('compares the form token with the cookie in constant time, over any lengths', async () => {
+    const token = await pageToken(request.agent(t.app));
+    expect(sameCsrfToken(token, token)).toBe(true);
+    const lastChanged = token.slice(0, -1) + (token.endsWith('a') ? 'b' : 'a');
+    for (const other of [lastChanged, token + 'x', token.slice(0, 10), '', undefined, 42, ['x']]) expect(sameCsrfToken(token, other), String(other)).toBe(false);
+    expect(sameCsrfToken(undefined, undefined)).toBe(false);
+    expect(sameCsrfToken('', '')).toBe(false);
+
+    const agent = request.agent(t.app);
+    const page = await agent.get('/api-keys');
+    const own = csrfFrom(page.text);
+    for (const _csrf of [own.slice(0, -1) + (own.endsWith('a') ? 'b' : 'a'), own + own]) {
+      const res = await agent.post('/api-keys/sign-in').type('form').send({ _csrf, email: uniqueEmail(), password: PASSWORD });
+      expect(res, _csrf).toHaveStatus(403);
+    }
+    // The right token still passes (the sign-in then fails on the unknown account: 401 page).
+    const ok = await agent.post('/api-keys/sign-in').type('form').send({ _csrf: own, email: uniqueEmail(), password: PASSWORD });
+    expect(ok.status).not.toBe(403);
   });
 
   it('protects sign-out and key creation of a signed-in user', async () => {
