@@ -16,6 +16,8 @@ import {
 } from '../ingest/index.js';
 import { FEED_FORMATS, type FeedFormat } from '../ingest/types.js';
 import { takeAfterImport } from '../services/market-snapshots.js';
+import { escapeControlCharacters } from '../lib/text.js';
+import { controlCharacterInArguments } from './args.js';
 
 const USAGE = `Usage:
   npm run ingest -- --source NAME --format openimmo|csv|json FILE|- [--delta] [--allow-mass-withdrawal] [--max-bytes N] [--rejects FILE.ndjson] [--json]
@@ -60,6 +62,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return EXIT.ok;
   }
+  const control = controlCharacterInArguments(v, positionals);
+  if (control) return usage(control);
   if (!v.source) return usage('--source is required');
   if (!v.format) return usage('--format is required');
   if (!(FEED_FORMATS as readonly string[]).includes(v.format)) return usage(`unknown --format "${v.format}" (expected ${FEED_FORMATS.join(', ')})`);
@@ -124,17 +128,17 @@ async function main(argv: string[]): Promise<number> {
   } catch (e) {
     ui.stop();
     if (e instanceof FeedTooLargeError) {
-      process.stderr.write(`ingest: ${v.source}: the file could not be imported: ${e.message}. Nothing was changed. Raise --max-bytes if the delivery is really that large.\n`);
+      process.stderr.write(`ingest: ${v.source}: the file could not be imported: ${escapeControlCharacters(e.message)}. Nothing was changed. Raise --max-bytes if the delivery is really that large.\n`);
       if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error: e.message })}\n`);
       return EXIT.tooLarge;
     }
     if (e instanceof FeedParseError) {
-      process.stderr.write(`ingest: ${v.source}: the file could not be imported: ${e.message}. Nothing was changed.\n`);
+      process.stderr.write(`ingest: ${v.source}: the file could not be imported: ${escapeControlCharacters(e.message)}. Nothing was changed.\n`);
       if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error: e.message })}\n`);
       return EXIT.unreadable;
     }
     if (e instanceof IngestUsageError) return usage(e.message);
-    process.stderr.write(`ingest: ${v.source}: import failed, nothing was changed: ${(e as Error).message}\n`);
+    process.stderr.write(`ingest: ${v.source}: import failed, nothing was changed: ${escapeControlCharacters((e as Error).message)}\n`);
     if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error: (e as Error).message })}\n`);
     return EXIT.failed;
   } finally {

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { controlCharacterInArguments } from './args.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import { normalizeEmail } from '../domain/email.js';
+import { KEY_NAME_MAX_CHARS, parseKeyName } from '../domain/key-name.js';
 import { TIERS } from '../domain/tiers.js';
 import { findOrCreateAccount } from '../repositories/accounts.js';
 import { createApiKey, listApiKeys, revokeApiKey, setApiKeyTier } from '../repositories/api-keys.js';
@@ -72,6 +74,8 @@ async function run(argv: string[], io: KeysCliIo): Promise<number> {
     io.stdout(USAGE + '\n');
     return 0;
   }
+  const control = controlCharacterInArguments(values, positionals);
+  if (control) throw new UsageError(control);
   if (!command) throw new UsageError('a command is needed');
   const check = <T>(schema: z.ZodType<T>, v: unknown): T => {
     const r = schema.safeParse(v);
@@ -79,12 +83,18 @@ async function run(argv: string[], io: KeysCliIo): Promise<number> {
     return r.data;
   };
   // Validate before touching the database, and name every problem at once.
+  let keyName: string | undefined;
   if (command === 'create') {
     const problems: string[] = [];
     if (values.email === undefined) problems.push('--email is required');
     else if (!email.safeParse(values.email).success) problems.push(`--email: ${email.safeParse(values.email).error!.issues[0].message}`);
     if (values.tier === undefined) problems.push(`--tier is required: ${TIER_CHOICES}`);
     else if (!tier.safeParse(values.tier).success) problems.push(`--tier: ${tier.safeParse(values.tier).error!.issues[0].message}`);
+    if (values.name !== undefined) {
+      const name = parseKeyName(values.name);
+      if (name.ok) keyName = name.name;
+      else problems.push(name.problem === 'too_long' ? `--name: at most ${KEY_NAME_MAX_CHARS} characters` : '--name: give a name, or leave --name out');
+    }
     if (rest.length) problems.push(`create takes no positional argument (got ${rest.map((a) => JSON.stringify(a)).join(' ')})`);
     if (problems.length) throw new UsageError(problems.join('\n'));
   } else if (command === 'revoke') {
@@ -104,7 +114,7 @@ async function run(argv: string[], io: KeysCliIo): Promise<number> {
     switch (command) {
       case 'create': {
         const accountId = await findOrCreateAccount(db, values.email!);
-        const { record, key } = await createApiKey(db, { accountId, tier: check(tier, values.tier), name: values.name });
+        const { record, key } = await createApiKey(db, { accountId, tier: check(tier, values.tier), name: keyName });
         out(
           `Created key ${record.id} (${record.tier}) for ${record.email}\n\n  ${key}\n\nStore it now: it is not shown again.`,
           { id: record.id, key, tier: record.tier, email: record.email, name: record.name, created_at: record.created_at },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ListingIdFn } from '../domain/listing.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
+import { CONTROL_CHARACTERS } from '../lib/text.js';
 import { fixCoordinates, resolvePlace } from './place.js';
 import type { NormalizedListing, RawRecord } from './types.js';
 import { isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parsePrice, show } from './values.js';
@@ -37,7 +38,7 @@ export function pickTitle(v: unknown): string | null {
 function cleanText(v: unknown): string | null {
   if (typeof v !== 'string') return null;
   // Control characters and runs of white space come from copy-paste in agency software.
-  const s = v.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/\s+/g, ' ').trim();
+  const s = v.replace(CONTROL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
   if (s === '') return null;
   if (s.length <= MAX_TITLE_CHARS) return s;
   return s.slice(0, MAX_TITLE_CHARS - 1).trimEnd() + '…';

@@ -1,3 +1,4 @@
+import { escapeControlCharacters } from '../lib/text.js';
 import type { ImportReport } from './types.js';
 
 // The records first (read is the sum of the next seven), then what the run did to listings.
@@ -19,7 +20,8 @@ export function formatReport(r: ImportReport, maxRejects = 20): string {
   if (r.rejects.length > 0) {
     const total = Math.max(r.counts.rejected, r.rejects.length);
     lines.push(`  rejected records${total > maxRejects ? ` (first ${Math.min(maxRejects, r.rejects.length)} of ${total})` : ''}:`);
-    for (const x of r.rejects.slice(0, maxRejects)) lines.push(`    ${x.position}${x.external_id ? ` ${x.external_id}` : ''}: ${x.reason}`);
+    // Reasons and ids quote the feed: its control characters are shown, not sent to the terminal.
+    for (const x of r.rejects.slice(0, maxRejects)) lines.push(escapeControlCharacters(`    ${x.position}${x.external_id ? ` ${x.external_id}` : ''}: ${x.reason}`));
   }
   return lines.join('\n');
 }

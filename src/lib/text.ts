@@ -8,3 +8,13 @@ export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 export function hasControlCharacter(s: string): boolean {
   return CONTROL_CHARACTER.test(s);
 }
+
+// Every control character of a text, for replace().
+export const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
+
+// A text for a terminal: each control character shown as its escape (\u001b) instead of
+// acting on the terminal. For what a command prints that came from outside (feed values in
+// reject reasons, parser messages).
+export function escapeControlCharacters(s: string): string {
+  return s.replace(CONTROL_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { KEY_ID_PATTERN } from '../auth/api-key.js';
 import { normalizeEmail } from '../domain/email.js';
+import { KEY_NAME_MAX_CHARS, parseKeyName } from '../domain/key-name.js';
 import { usageToday } from '../rate-limit/quota-counters.js';
 import { createAccount, findAccountByEmail } from '../repositories/accounts.js';
 import { createAccountKey, findAccountKey, listApiKeys, revokeAccountKey } from '../repositories/api-keys.js';
@@ -169,10 +170,12 @@ export function keysRouter(deps: KeysRouterDeps): Router {
       req.session.notice = 'That form had already been sent, so no new key was made. Your keys are below.';
       return res.redirect(303, '/api-keys');
     }
-    const name = body.name.trim().replace(/\s+/g, ' ');
-    if (!name || name.length > 60) {
-      return renderKeys(req, res, 400, { create: { name, error: name ? 'Use at most 60 characters.' : 'Give the key a name.' } });
+    const parsed = parseKeyName(body.name);
+    if (!parsed.ok) {
+      const error = parsed.problem === 'too_long' ? `Use at most ${KEY_NAME_MAX_CHARS} characters.` : 'Give the key a name.';
+      return renderKeys(req, res, 400, { create: { name: body.name.trim().replace(/\s+/g, ' '), error } });
     }
+    const name = parsed.name;
     // New keys from the web page are Free; tiers change through the admin command line.
     const created = await createAccountKey(deps.db, { accountId: req.session.accountId!, tier: 'free', name, maxActive: MAX_ACTIVE_KEYS });
     if (!created.ok) {

@@ -99,6 +99,11 @@ describe('npm run ingest (the CLI)', { timeout: 120_000 }, () => {
     const noDb = await ingest(['--source', 'moselle-immo', '--format', 'csv', fixture('moselle-immo.csv')], {});
     expect(noDb.code).toBe(2);
     expect(noDb.stderr).toMatch(/DATABASE_URL is not set/);
+    // A control character in an argument is refused before anything is echoed or stored.
+    const control = await ingest(['--source', 'moselle\u001b[2J', '--format', 'csv', fixture('moselle-immo.csv')], { DATABASE_URL: t.url });
+    expect(control.code).toBe(2);
+    expect(control.stderr).toMatch(/--source contains a control character \(U\+001B\); control characters cannot be used/);
+    expect(control.stderr).not.toContain('\u001b');
   });
 
   it('exit 3 when the withdrawal guard refuses a snapshot; --allow-mass-withdrawal overrides it', async () => {

@@ -115,6 +115,32 @@ describe('npm run keys', () => {
     expect(none.stderr).toContain('Usage:');
   });
 
+  // A key's name is shown by `keys list` on a terminal and on the key page: the same rule as
+  // the page's form (src/domain/key-name.ts), and no control character in any argument.
+  it('refuses control characters in any argument (exit 2, naming the option) and stores nothing', async () => {
+    const email = 'ctl@example.com';
+    const cases: [string[], string][] = [
+      [['create', '--email', email, '--tier', 'free', '--name', 'ci\u001b[2J\u001b]0;owned\u0007'], '--name contains a control character (U+001B); control characters cannot be used'],
+      [['create', '--email', email, '--tier', 'free', '--name', 'nul\u0000'], '--name contains a control character (U+0000); control characters cannot be used'],
+      [['create', '--email', email, '--tier', 'free', '--name', 'csi\u009b2J'], '--name contains a control character (U+009B); control characters cannot be used'],
+      [['create', '--email', `ctl\u001b@example.com`, '--tier', 'free'], '--email contains a control character (U+001B); control characters cannot be used'],
+      [['revoke', 'key_\u0000'], 'argument 2 contains a control character (U+0000); control characters cannot be used'],
+      [['create', '--email', email, '--tier', 'free', '--name', 'x'.repeat(61)], '--name: at most 60 characters'],
+      [['create', '--email', email, '--tier', 'free', '--name', '   '], '--name: give a name, or leave --name out'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await keys(...args);
+      expect(r.code, JSON.stringify(args)).toBe(2);
+      expect(r.stderr.split('\n\nUsage:')[0], JSON.stringify(args)).toBe(message);
+    }
+    const listed = await keys('list', '--email', email, '--json');
+    expect(JSON.parse(listed.stdout.trim().split('\n').at(-1)!)).toEqual([]);
+    // White space is collapsed as on the key page.
+    const ok = await keys('create', '--email', email, '--tier', 'free', '--name', '  nightly   sync ', '--json');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout.trim().split('\n').at(-1)!).name).toBe('nightly sync');
+  });
+
   it('--help, -h and help print the usage on stdout and exit 0', async () => {
     const cases = [['--help'], ['-h'], ['help'], ['create', '--help']];
     const results = await Promise.all(cases.map((args) => keys(...args)));

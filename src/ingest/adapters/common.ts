@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTERS } from '../../lib/text.js';
 import { FeedParseError, MAX_FIELD_CHARS, MAX_RECORD_CHARS, tooLong } from '../errors.js';
 import { type FeedInput, openInput } from '../input.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
@@ -148,6 +149,6 @@ export function str(v: unknown): string | null {
 export function cleanExternalId(v: unknown): string | null {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (typeof v !== 'string') return null;
-  const s = v.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const s = v.replace(CONTROL_CHARACTERS, '').trim();
   return s === '' || s.length > 200 ? null : s;
 }

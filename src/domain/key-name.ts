@@ -1,0 +1,16 @@
+import { hasControlCharacter } from '../lib/text.js';
+
+// An API key's name as it is stored, whoever gives it (the key page, `npm run keys`): white
+// space collapsed, 1 to 60 characters, no control character (src/lib/text.ts: invisible, and
+// in a terminal, escape sequences that forge what `keys list` shows).
+export const KEY_NAME_MAX_CHARS = 60;
+
+export type KeyName = { ok: true; name: string } | { ok: false; problem: 'empty' | 'too_long' | 'control_character' };
+
+export function parseKeyName(raw: string): KeyName {
+  if (hasControlCharacter(raw)) return { ok: false, problem: 'control_character' };
+  const name = raw.trim().replace(/\s+/g, ' ');
+  if (!name) return { ok: false, problem: 'empty' };
+  if (name.length > KEY_NAME_MAX_CHARS) return { ok: false, problem: 'too_long' };
+  return { ok: true, name };
+}
