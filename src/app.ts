@@ -9,6 +9,7 @@ import { pinoHttp } from 'pino-http';
 import type { KeyUsageTracker } from './auth/key-usage.js';
 import { createApiCaches } from './cache/api-caches.js';
 import type { LiveState } from './cache/live-state.js';
+import type { ReadsAt } from './db/read-replica.js';
 import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
 import { useConditionalGet } from './http/conditional.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   // The data version and verified keys kept in memory, invalidated by the database's
   // notifications (server.ts starts one; without it every request asks the database).
   live?: LiveState;
+  // DATABASE_READ_URL: where reads at a data version go (src/db/read-replica.ts); else `db`.
+  reads?: ReadsAt;
   // Whether request metrics are collected (server.ts: only when METRICS_PORT serves them).
   metrics?: boolean;
   // Web pages: bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
@@ -144,14 +147,14 @@ export function buildApp(deps: AppDeps): App {
 
   app.get('/api/v1/openapi.json', openApiRoute(buildOpenApiDocument({ serverUrl: deps.config.PUBLIC_BASE_URL })));
   app.use('/docs', docsRouter());
-  app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter({ db: deps.db, caches, live: deps.live }));
+  app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter({ db: deps.db, reads: deps.reads, caches, live: deps.live }));
 
   const keyed = express.Router();
   // The key, then its daily quota (which also marks keyed answers private: src/http/quota.ts).
   keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock }));
-  const search = createListingSearch({ db: deps.db, caches, readModel: deps.readModel });
-  keyed.use('/listings', listingsRouter({ db: deps.db, search, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
-  keyed.use('/market', marketRouter({ db: deps.db, gazetteer: deps.gazetteer, caches, clock }));
+  const search = createListingSearch({ db: deps.db, reads: deps.reads, caches, readModel: deps.readModel });
+  keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
+  keyed.use('/market', marketRouter({ db: deps.db, reads: deps.reads, gazetteer: deps.gazetteer, caches, clock }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);

@@ -30,6 +30,9 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: optionalUrl,
+  // A read replica of DATABASE_URL: searches, single listings, market prices, stats and the
+  // read model's loads go there once it has replayed the data version asked for.
+  DATABASE_READ_URL: optionalUrl,
   // Server processes (node:cluster). Default: one per core in production, else 1.
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   REDIS_URL: optionalUrl,

@@ -8,7 +8,9 @@ import { ListingReadModel } from './read-model/read-model.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig, type Config } from './config.js';
 import type { Logger } from 'pino';
+import { createDb } from './db/knex.js';
 import { openDatabase } from './db/open.js';
+import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
 import { recoverInterruptedImports } from './ingest/index.js';
@@ -77,7 +79,11 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const gazetteer = await loadGazetteer(db);
   const keyUsage = new KeyUsageTracker(db, logger);
   keyUsage.start();
-  const readModel = config.LISTINGS_READ_MODEL ? new ListingReadModel(db, logger) : undefined;
+  // DATABASE_READ_URL: reads go to the replica once it has replayed the version they are at.
+  const replica = config.DATABASE_READ_URL
+    ? await new ReplicaReads(db, createDb(config.DATABASE_READ_URL, { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS }), logger).start()
+    : null;
+  const readModel = config.LISTINGS_READ_MODEL ? new ListingReadModel(replica?.replica ?? db, logger) : undefined;
   readModel?.warm();
   // Today's market snapshot (the first one when there is none), then a check every 15 minutes.
   const snapshots = new MarketSnapshotScheduler({ db, logger });
@@ -86,7 +92,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const live = new LiveState().start(database.url, logger);
   live.onVersion((v) => readModel?.at(v));
   await live.ready(2000);
-  const app = buildApp({ config, db, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
+  const app = buildApp({ config, db, reads: replica?.at, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
 
   server.off('request', startingListener);
   server.on('request', app);
@@ -145,6 +151,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     server.closeAllConnections();
     await readModel?.close();
     await live.close();
+    await replica?.close();
     await snapshots.stop();
     // A request whose client went away stops counting as in flight while its handler may still
     // wait on the database: let those settle too (within the same 10 s) before the pool closes.

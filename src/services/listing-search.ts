@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { ReadsAt } from '../db/read-replica.js';
 import type { ApiCaches } from '../cache/api-caches.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
 import type { ListingReadModel } from '../read-model/read-model.js';
@@ -29,7 +30,8 @@ type ListingIndex = NonNullable<ReturnType<ListingReadModel['at']>>;
 // request read, else from PostgreSQL; both give the same answer (test/api/read-model.test.ts
 // checks them against each other). The total is cached per filter and version, so paging
 // through a result counts once.
-export function createListingSearch(deps: { db: Knex; caches: Pick<ApiCaches, 'counts' | 'freshness'>; readModel?: ListingReadModel }): ListingSearch {
+export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: Pick<ApiCaches, 'counts' | 'freshness'>; readModel?: ListingReadModel }): ListingSearch {
+  const at = (version: number) => deps.reads?.(version) ?? deps.db;
   const total = (version: number, filter: ListingFilter, count: () => Promise<number>) => deps.caches.counts.get(version, JSON.stringify(filter), count);
 
   // The exact total and the page's ids from memory, the rows by primary key. Null when a row
@@ -38,7 +40,7 @@ export function createListingSearch(deps: { db: Knex; caches: Pick<ApiCaches, 'c
   async function pageFromIndex(index: ListingIndex, r: SearchRequest, matching: number): Promise<PublicListingRow[] | null> {
     const found = index.page(r.filter, r.sort, (r.page - 1) * r.perPage, r.perPage, matching);
     const ids = found.rows.map((i) => index.id(i));
-    const rows = await findActiveListingsByIds(deps.db, ids, r.filter.includeFlagged);
+    const rows = await findActiveListingsByIds(at(index.version), ids, r.filter.includeFlagged);
     if (rows.length !== ids.length) return null;
     if (found.distances) rows.forEach((row, k) => (row.distance_km = found.distances![k]));
     return rows;
@@ -54,8 +56,8 @@ export function createListingSearch(deps: { db: Knex; caches: Pick<ApiCaches, 'c
         if (rows) return { rows, total: matching, lastUpdated };
       }
       const [rows, matching, lastUpdated] = await Promise.all([
-        findListingsPage(deps.db, r.filter, { sort: r.sort, page: r.page, perPage: r.perPage }),
-        total(version, r.filter, () => countListings(deps.db, r.filter)),
+        findListingsPage(at(version), r.filter, { sort: r.sort, page: r.page, perPage: r.perPage }),
+        total(version, r.filter, () => countListings(at(version), r.filter)),
         lastUpdatedAt(deps, version),
       ]);
       return { rows, total: matching, lastUpdated };

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
+import type { ReadsAt } from '../../db/read-replica.js';
 import type { ApiCaches } from '../../cache/api-caches.js';
 import { cachedBody } from '../../cache/cached-body.js';
 import { SEES_FLAGGED } from '../../domain/tiers.js';
@@ -55,7 +56,7 @@ function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; seesFlagg
   };
 }
 
-export function listingsRouter(deps: { db: Knex; search: ListingSearch; gazetteer: Gazetteer; baseUrl: string; caches: ApiCaches }): Router {
+export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: ListingSearch; gazetteer: Gazetteer; baseUrl: string; caches: ApiCaches }): Router {
   const router = Router();
 
   router.get('/', async (req, res) => {
@@ -101,7 +102,7 @@ export function listingsRouter(deps: { db: Knex; search: ListingSearch; gazettee
     const version = await dataVersion(res, deps.db);
     const body = ID_PATTERN.test(id)
       ? await deps.caches.listings.get(version, `${seesFlagged}:${id}`, async () => {
-          const row = await findActiveListing(deps.db, id, seesFlagged);
+          const row = await findActiveListing(deps.reads?.(version) ?? deps.db, id, seesFlagged);
           return row ? cachedBody(presentListing(row, { baseUrl: deps.baseUrl, showFlags: seesFlagged })) : null;
         })
       : null;

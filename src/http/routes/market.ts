@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
+import type { ReadsAt } from '../../db/read-replica.js';
 import type { ApiCaches } from '../../cache/api-caches.js';
 import { cachedBody } from '../../cache/cached-body.js';
 import { describePeriod, historyRange, NO_FIGURES, publishFigures, utcDay } from '../../domain/market.js';
@@ -17,7 +18,7 @@ import { validateQuery } from '../validate.js';
 
 const byName = new Intl.Collator('fr', { sensitivity: 'base' });
 
-export function marketRouter(deps: { db: Knex; gazetteer: Gazetteer; caches: ApiCaches; clock: () => Date }): Router {
+export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazetteer; caches: ApiCaches; clock: () => Date }): Router {
   const router = Router();
 
   router.get('/prices', async (req, res) => {
@@ -30,7 +31,7 @@ export function marketRouter(deps: { db: Knex; gazetteer: Gazetteer; caches: Api
     const key = JSON.stringify([place ?? {}, listingType, rooms]);
     const body = await deps.caches.market.get(version, key, async () => {
       const [rows, updated] = await Promise.all([
-        marketPrices(deps.db, { ...(place ?? {}), listingType, rooms: rooms ?? undefined }),
+        marketPrices(deps.reads?.(version) ?? deps.db, { ...(place ?? {}), listingType, rooms: rooms ?? undefined }),
         lastUpdatedAt(deps, version),
       ]);
       const figures = new Map(rows.map((r) => [r.commune, r]));

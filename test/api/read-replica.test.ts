@@ -1,0 +1,50 @@
+import request from 'supertest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app.js';
+import { ReplicaReads } from '../../src/db/read-replica.js';
+import { currentDataVersion } from '../../src/repositories/data-version.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, insertListing, silentLogger } from '../helpers/factory.js';
+import { createTestDb, type TestDb } from '../helpers/pg.js';
+
+// DATABASE_READ_URL (src/db/read-replica.ts): reads go to the replica only once it has replayed
+// the data version a request is answered at; key lookups stay on the primary. The "replica"
+// here is a second database whose data_state the test moves by hand, holding different
+// listings, so that where each answer came from shows in it.
+
+const t = useTestContext({ keys: ['pro'] });
+let replicaDb: TestDb;
+let reads: ReplicaReads;
+let app: App;
+
+const mamer = async () => (await request(app).get('/api/v1/listings?commune=Mamer').set(bearer(t.keys.pro))).body.meta.total as number;
+const setReplicaVersion = (v: number) => replicaDb.db('data_state').update({ version: v });
+
+beforeAll(async () => {
+  replicaDb = await createTestDb();
+  await insertListing(t.db, { commune: 'Mamer' });
+  for (let i = 0; i < 5; i++) await insertListing(replicaDb.db, { commune: 'Mamer' });
+  await setReplicaVersion(await currentDataVersion(t.db));
+  reads = await new ReplicaReads(t.db, replicaDb.db, silentLogger, 20).start();
+  app = await buildTestApp(t.db, { reads: reads.at });
+});
+
+afterAll(async () => {
+  await reads?.close().catch(() => undefined);
+  await replicaDb?.drop();
+});
+
+it('reads from the replica when it has the version; the key is looked up on the primary', async () => {
+  expect(await mamer()).toBe(5); // the replica's listings; the key exists on the primary only
+});
+
+it('reads from the primary while the replica lags behind, and from the replica again once it caught up', async () => {
+  await insertListing(t.db, { commune: 'Mamer' }); // the primary moves on: 2 listings there
+  expect(await mamer()).toBe(2);
+  // Answers are cached per version: the next version is the replica's once it has replayed it.
+  await insertListing(t.db, { commune: 'Mamer' });
+  const next = await currentDataVersion(t.db);
+  await setReplicaVersion(next);
+  await vi.waitFor(() => expect(reads.version).toBe(next), { timeout: 10_000, interval: 10 });
+  expect(await mamer()).toBe(5);
+});
