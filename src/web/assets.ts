@@ -71,6 +71,23 @@ table.keys th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03
 .photos { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: .75rem; margin: 1rem 0; }
 .photos img { width: 100%; aspect-ratio: 4 / 3; object-fit: cover; border-radius: 8px; background: var(--line); }
 details summary { cursor: pointer; font-weight: 600; }
+.chart-card { margin: 0; }
+.grid-2 + details { margin-top: 1.25rem; }
+.chart-card figcaption { font-size: .9rem; color: var(--muted); margin-bottom: .5rem; }
+.chart-card figcaption strong { color: var(--ink); }
+svg.chart { display: block; width: 100%; height: auto; }
+svg.chart .grid { stroke: var(--line); stroke-width: 1; }
+svg.chart text { font: 13px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fill: var(--muted); }
+svg.chart text.period { fill: var(--ink); }
+svg.chart text.n { font-size: 11px; }
+svg.chart .band { fill: #cfe0f3; }
+svg.chart .line { fill: none; stroke: var(--accent); stroke-width: 2.5; stroke-linejoin: round; }
+svg.chart .dot { fill: var(--accent); }
+svg.chart .dot.low { fill: #fff; stroke: var(--accent); stroke-width: 2; }
+.low { display: inline-block; font-size: .75rem; font-weight: 600; padding: 0 .4rem; border-radius: 999px; background: var(--warn-bg); border: 1px solid var(--warn-line); color: #6b4a00; }
+table.market tr.current td { background: #eef4fb; }
+table.market th a { color: inherit; text-decoration: none; }
+table.market th a:hover { text-decoration: underline; }
 `;
 
 const COPY_KEY_JS = `// Copy buttons: a button with data-copy="<id>" copies that element's text. Without

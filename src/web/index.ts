@@ -5,11 +5,14 @@ import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE, type Config } from '../config.js';
+import type { LiveState } from '../cache/live-state.js';
 import type { StoreHealth } from '../rate-limit/store.js';
+import type { Gazetteer } from '../reference/gazetteer.js';
 import { ASSETS_MOUNT, assetsRouter } from './assets.js';
 import { htmlNotFound } from './errors.js';
 import { keysRouter } from './keys-router.js';
 import { listingPagesRouter } from './listing-page.js';
+import { marketPageRouter } from './market-page.js';
 import { webOptions, type WebOptions } from './options.js';
 import { pagesLimit } from './throttle.js';
 
@@ -55,10 +58,14 @@ export interface WebDeps {
   quotaStore: Store;
   // Bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
   web?: Partial<WebOptions>;
+  // The /market page: commune names, and the data version held in memory when there is one.
+  gazetteer: Gazetteer;
+  live?: LiveState;
 }
 
 // The HTML side of the service: /api-keys (accounts and keys), /listings/:id (the public
-// page of a listing) and /web/* (the stylesheet and the copy-button script).
+// page of a listing), /market (market prices and their history) and /web/* (the stylesheet
+// and the copy-button script).
 export function webRouter(deps: WebDeps): Router {
   const options = webOptions(deps.web);
   const https = deps.config.PUBLIC_BASE_URL.startsWith('https:');
@@ -74,6 +81,7 @@ export function webRouter(deps: WebDeps): Router {
   const r = Router();
   r.use(ASSETS_MOUNT, strict, assetsRouter(), htmlNotFound);
   r.use('/listings', pageHeaders({ https, externalImages: true }), limit, listingPagesRouter(deps));
+  r.use('/market', strict, limit, marketPageRouter(deps));
   r.use(
     '/api-keys',
     strict,

@@ -17,7 +17,7 @@ ${opts.copyScript ? html`<script src="${COPY_SCRIPT_PATH}" defer></script>` : ''
 <body>
 <header class="site"><div class="bar">
 <a class="brand" href="/api-keys">${SITE}</a>
-<nav aria-label="Site"><a href="/docs">API docs</a><a href="/api-keys">API keys</a></nav>
+<nav aria-label="Site"><a href="/market">Market prices</a><a href="/docs">API docs</a><a href="/api-keys">API keys</a></nav>
 </div></header>
 <main id="main">
 ${opts.main}
