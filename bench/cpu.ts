@@ -29,18 +29,21 @@ export interface CpuShare {
   machine: number;
 }
 
-export function cpuMeter(serverPid: number, pgPids: () => Promise<number[]>) {
+export function cpuMeter(serverPids: () => number[], pgPids: () => Promise<number[]>) {
   const cores = cpus().length;
   let pids: number[] = [];
   let start: { m: { total: number; idle: number }; server: number; pg: Map<number, number>; self: NodeJS.CpuUsage; t: number };
+  let serverSet: number[] = [];
+  const serverTicks = () => serverSet.reduce((sum, p) => sum + procTicks(p), 0);
   return {
     async start(): Promise<void> {
       pids = await pgPids();
-      start = { m: machineTicks(), server: procTicks(serverPid), pg: new Map(pids.map((p) => [p, procTicks(p)])), self: process.cpuUsage(), t: performance.now() };
+      serverSet = serverPids();
+      start = { m: machineTicks(), server: serverTicks(), pg: new Map(pids.map((p) => [p, procTicks(p)])), self: process.cpuUsage(), t: performance.now() };
     },
     async stop(): Promise<CpuShare> {
       const m = machineTicks();
-      const server = procTicks(serverPid);
+      const server = serverTicks();
       const self = process.cpuUsage(start.self);
       const secs = (performance.now() - start.t) / 1000;
       const later = await pgPids();

@@ -30,6 +30,7 @@ const { values: args } = parseArgs({
     rebuild: { type: 'boolean', default: false },
     identity: { type: 'boolean', default: false }, // send no Accept-Encoding (default: gzip, as browsers and fetch do)
     profile: { type: 'boolean', default: false }, // the server under node --cpu-prof; a summary goes to latest.md
+    workers: { type: 'string', default: '1' }, // WEB_CONCURRENCY of the server
   },
 });
 const positive = (name: string, v: string | undefined) => {
@@ -42,6 +43,7 @@ const duration = positive('duration', args.duration);
 const connections = positive('connections', args.connections);
 const warmup = Number(args.warmup);
 const gzip = !args.identity;
+const workers = positive('workers', args.workers);
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const resultsDir = path.join(projectRoot, 'bench', 'results');
@@ -80,21 +82,44 @@ function resetHwm(pid: number): boolean {
   }
 }
 
+// The server's processes: itself, and its workers when WEB_CONCURRENCY > 1 (the primary
+// then serves nothing: the peak is a worker's).
+function serverPids(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return [pid, ...children];
+  } catch {
+    return [pid];
+  }
+}
+
+// The peak resident size of the largest server process (one worker when there are several).
 function rssSampler(pid: number) {
-  const hwmReset = resetHwm(pid);
+  const pids = serverPids(pid);
+  const hwmReset = pids.map(resetHwm).every(Boolean);
   let peak = 0;
   const timer = setInterval(() => {
-    try {
-      peak = Math.max(peak, memKb(pid).rss);
-    } catch {
-      /* the process is gone: the run reports it */
+    for (const p of pids) {
+      try {
+        peak = Math.max(peak, memKb(p).rss);
+      } catch {
+        /* the process is gone: the run reports it */
+      }
     }
   }, 100);
   return {
     stopMb(): number {
       clearInterval(timer);
-      const m = memKb(pid);
-      return Math.max(peak, m.rss, hwmReset ? m.hwm : 0) / 1024;
+      let top = peak;
+      for (const p of pids) {
+        try {
+          const m = memKb(p);
+          top = Math.max(top, m.rss, hwmReset ? m.hwm : 0);
+        } catch {
+          /* gone */
+        }
+      }
+      return top / 1024;
     },
   };
 }
@@ -203,6 +228,7 @@ async function startServer(dbUrl: string, port: number, logFile: string): Promis
       LOG_PRETTY: 'false',
       METRICS_PORT: '-1',
       STATS_RATE_LIMIT_PER_MINUTE: '1000000000',
+      WEB_CONCURRENCY: String(workers),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -247,6 +273,40 @@ async function stopServer(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+async function measureBare(dbUrl: string, s: Scenario, index: number, keys: { pro: string; free: string }): Promise<Row> {
+  s.next(mulberry32(7)); // the request the API's check took from the stream
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { cwd: projectRoot, env: { ...process.env, BARE_DB_URL: dbUrl, PORT: String(port) }, stdio: 'inherit' });
+  const pgClient = new pg.Client({ connectionString: dbUrl });
+  await pgClient.connect();
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const ok = await fetch(`${base}/api/v1/listings?page=1`).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error('the bare server did not start');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    process.stdout.write(`  10b bare node:http + pg, the same requests … `);
+    if (warmup > 0) await drive(base, s, keys, warmup, 1000 + index);
+    const meter = cpuMeter(() => [child.pid!], async () =>
+      (await pgClient.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r: { pid: number }) => r.pid),
+    );
+    const sampler = rssSampler(child.pid!);
+    await meter.start();
+    const m = await drive(base, s, keys, duration, 1 + index);
+    const cpu = await meter.stop();
+    const rssMb = sampler.stopMb();
+    log(`${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, ${m.errors} errors`);
+    const { kinds, ...rest } = m;
+    return { id: '10b', name: 'bare node:http + pg (baseline)', path: '(the same requests as 10)', rssMb, cpu, kinds: kinds?.map(({ req: _req, ...k }) => k), ...rest };
+  } finally {
+    await pgClient.end();
+    child.kill('SIGTERM');
+  }
+}
+
 function readOnlyGit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot }).toString().trim();
@@ -267,6 +327,7 @@ async function main(): Promise<void> {
   let keys: { pro: string; free: string };
   let run: Scenario[];
   let pgInfo: { postgres: string; settings: string };
+  let data: Parameters<typeof scenarios>[0];
   try {
     const accountId = await findOrCreateAccount(db, 'bench@listings-feed.local');
     await db('api_keys').where({ account_id: accountId }).whereNull('revoked_at').update({ revoked_at: new Date() });
@@ -279,7 +340,8 @@ async function main(): Promise<void> {
     );
     const communes = await db('communes').select('name', 'lat', 'lng', 'population');
     const quarters = (await db('localities').where({ commune: 'Luxembourg', kind: 'quartier_luxembourg_city' }).pluck('locality')) as string[];
-    run = selectScenarios(scenarios({ ids, communes, quarters }), chosenIds.join(','));
+    data = { ids, communes, quarters };
+    run = selectScenarios(scenarios(data), chosenIds.join(','));
     const v = (await db.raw(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb,
       current_setting('work_mem') AS wm, current_setting('jit') AS jit, current_setting('max_connections') AS mc`)).rows[0];
     pgInfo = { postgres: `PostgreSQL ${v.v}`, settings: `shared_buffers ${v.sb}, work_mem ${v.wm}, jit ${v.jit}, max_connections ${v.mc}` };
@@ -305,7 +367,7 @@ async function main(): Promise<void> {
   let serverHwmMb = 0;
   const pgClient = new pg.Client({ connectionString: bench.url });
   await pgClient.connect();
-  const meter = cpuMeter(pid, async () =>
+  const meter = cpuMeter(() => serverPids(pid), async () =>
     (await pgClient.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r: { pid: number }) => r.pid),
   );
   try {
@@ -366,6 +428,10 @@ async function main(): Promise<void> {
     await stopServer(server);
     server = null;
   }
+  // Scenario 10's baseline, in the same run: the bare node:http + pg server of
+  // bench/bare-server.ts, sent the same stream of fresh queries (same seeds).
+  const at10 = run.findIndex((s) => s.id === '10');
+  if (at10 >= 0) rows.push(await measureBare(bench.url, scenarios(data).find((s) => s.id === '10')!, at10, keys));
   const warnLines = started.tail.filter((l) => /"level":(40|50|60)/.test(l));
   if (warnLines.length) log(`\nthe server logged warnings or errors (see bench/results/server-${listings}.log); the last:\n  ${warnLines.at(-1)?.slice(0, 400)}`);
 

@@ -86,6 +86,32 @@ export function scenarios(d: ScenarioData): Scenario[] {
     return { ...gen(rng), kind };
   };
 
+  // Scenario 10: a fresh filter or radius query on every request, never one seen before in
+  // the run (so no answer, count or page cache can help); the same stream goes to the bare
+  // node:http + pg baseline (bench/bare-server.ts).
+  const seen = new Set<string>();
+  const fresh = (rng: () => number): Req => {
+    for (;;) {
+      let path: string;
+      if (rng() < 0.5) {
+        const type = weighted(rng, [['RENT', 60], ['SALE', 25], ['FLATSHARE', 8], ['SUBLET', 7]] as [string, number][]);
+        const [lo, hi] = type === 'SALE' ? [150_000, 1_500_000] : type === 'RENT' ? [500, 3500] : [300, 1200];
+        const min = Math.round(lo + rng() * (hi - lo));
+        const max = Math.round(min * (1.1 + rng() * 1.5));
+        path = `${L}?${qs({ commune: rng() < 0.85 ? weighted(rng, byPopulation).name : undefined, listing_type: type, min_price: min, max_price: max, min_rooms: rng() < 0.4 ? int(rng, 1, 4) : undefined, page: int(rng, 1, 3) })}`;
+      } else {
+        const c = weighted(rng, byPopulation);
+        const lat = (c.lat + (rng() - 0.5) * 0.036).toFixed(5);
+        const lng = (c.lng + (rng() - 0.5) * 0.054).toFixed(5);
+        const radius = (0.5 * Math.pow(30, rng())).toFixed(2);
+        path = `${L}?${qs({ lat, lng, radius_km: radius, page: int(rng, 1, 3) })}`;
+      }
+      if (seen.has(path)) continue;
+      seen.add(path);
+      return { path, key: 'pro', expect: 200, kind: path.includes('radius_km') ? 'geo' : 'filtered' };
+    }
+  };
+
   return [
     { id: '1', name: 'default list', next: fixed(L), explain: true },
     { id: '2', name: 'filtered', next: fixed(`${L}?commune=Luxembourg&listing_type=RENT&min_price=1500&max_price=3000&min_rooms=2`), explain: true },
@@ -98,6 +124,7 @@ export function scenarios(d: ScenarioData): Scenario[] {
     { id: '7', name: 'stats (no key)', next: fixed('/api/v1/stats', null), explain: true },
     { id: '8', name: 'Free key over quota', next: fixed(`${L}?per_page=5`, 'free', 429), explain: true },
     { id: '9', name: 'mixed', next: mix, explain: false },
+    { id: '10', name: 'fresh query every request', next: fresh, explain: false },
   ];
 }
 
