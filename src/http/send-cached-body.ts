@@ -39,7 +39,7 @@ export function sendCachedBody(req: Request, res: Response, body: CachedBody): v
       return;
     }
     if (encoding === 'gzip') {
-      body.gzip ??= gzipSync(body.json, { level: 6 });
+      body.gzip ??= gzipSync(body.json, { level: 3 }); // for throughput: about 30% less CPU than 6, a few % larger
       res.setHeader('Content-Encoding', 'gzip');
       res.setHeader('Content-Length', body.gzip.length);
       res.end(body.gzip);

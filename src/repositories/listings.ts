@@ -115,11 +115,15 @@ export async function countListings(db: Knex, f: ListingFilter): Promise<number>
 
 // The listings of a page the read model chose, in the order of `ids`. A listing that is no
 // longer active (or now flagged, for a tier that must not see it) is missing from the result.
+// The statement is written once (no query builder per page): it runs for every page the read
+// model answers that no cache holds.
+const BY_IDS = `SELECT ${COLUMNS.join(', ')} FROM listings WHERE id = ANY(?::text[]) AND status = 'active'`;
+const BY_IDS_UNFLAGGED = `${BY_IDS} AND NOT flagged`;
+
 export async function findActiveListingsByIds(db: Knex, ids: string[], includeFlagged: boolean): Promise<PublicListingRow[]> {
   if (ids.length === 0) return [];
-  const q = db('listings').select(COLUMNS).whereIn('id', ids).where('status', 'active');
-  if (!includeFlagged) q.where('flagged', false);
-  const byId = new Map(((await q) as PublicListingRow[]).map((r) => [r.id, r]));
+  const { rows } = (await db.raw(includeFlagged ? BY_IDS : BY_IDS_UNFLAGGED, [ids])) as { rows: PublicListingRow[] };
+  const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
