@@ -314,12 +314,11 @@ export interface Resolution {
 //   concerned: same-source listings never end in one group, not even through a third) or
 //   two listings that contradict each other.
 // - Each group's representative is chosen by compareCanonical.
-// - Groups linked by a match that did not merge them (a possible duplicate, or a clear
-//   match refused for a source clash) are looked at best representative first: a group
-//   linked to a group already kept visible gets possible_duplicate on its representative;
-//   otherwise it stays visible. So every flagged listing has a visible, better-ranked look-
-//   alike, two visible listings are never possible duplicates of each other, and merged
-//   rows never carry the flag.
+// - A possible duplicate links the group of its hesitating side (ScoredPair.flag) to the
+//   other's; groups are looked at best representative first, and a linked group ranking
+//   below a look-alike kept visible gets possible_duplicate on its representative. So every
+//   flagged listing has a visible, better-ranked look-alike, no candidate of a hesitating
+//   listing is ever hidden for it, and merged rows never carry the flag.
 export function resolveGroups(
   nodes: Map<string, DedupNode>,
   pairs: ScoredPair[],
