@@ -11,7 +11,7 @@ import { mulberry32 } from '../src/demo/generate.js';
 import { projectRoot } from '../src/lib/paths.js';
 import { findOrCreateAccount } from '../src/repositories/accounts.js';
 import { createApiKey } from '../src/repositories/api-keys.js';
-import { checkSchemaUnchanged, codeFingerprint, ensureBenchDb } from './build-db.js';
+import { checkSchemaUnchanged, codeFingerprint, ensureBenchDb, ensureMarketHistory } from './build-db.js';
 import { cpuMeter, loadAverage } from './cpu.js';
 import { explainRequests } from './explain.js';
 import { summariseProfile } from './profile.js';
@@ -323,6 +323,7 @@ async function main(): Promise<void> {
 
   const code = codeFingerprint();
   const bench = await ensureBenchDb({ baseUrl: PG, listings, rebuild: args.rebuild, log });
+  await ensureMarketHistory(bench.url, log);
   const db = createDb(bench.url, { poolMax: 2 });
   let keys: { pro: string; free: string };
   let run: Scenario[];

@@ -78,6 +78,16 @@ export function scenarios(d: ScenarioData): Scenario[] {
     ['by id', byId, 25],
     ['market all', fixed('/api/v1/market/prices'), 3],
     ['market one', (rng) => ({ path: `/api/v1/market/prices?${qs({ commune: commune(rng) })}`, key: 'pro', expect: 200 }), 5],
+    [
+      'market by type and rooms',
+      (rng) => ({ path: `/api/v1/market/prices?${qs({ listing_type: pickOne(rng, ['RENT', 'SALE', 'FLATSHARE']), rooms: rng() < 0.7 ? int(rng, 0, 5) : undefined, commune: rng() < 0.5 ? commune(rng) : undefined })}`, key: 'pro', expect: 200 }),
+      3,
+    ],
+    [
+      'market history',
+      (rng) => ({ path: `/api/v1/market/history?${qs({ commune: weighted(rng, byPopulation).name, rooms: rng() < 0.5 ? int(rng, 1, 5) : undefined, interval: pickOne(rng, ['month', 'week']) })}`, key: 'pro', expect: 200 }),
+      3,
+    ],
     ['stats', fixed('/api/v1/stats', null), 2],
     ['free 429', fixed(`${L}?per_page=5`, 'free', 429), 5],
   ];
@@ -121,6 +131,9 @@ export function scenarios(d: ScenarioData): Scenario[] {
     { id: '5', name: 'listing by id', next: byId, explain: true },
     { id: '6a', name: 'market, all communes', next: fixed('/api/v1/market/prices'), explain: true },
     { id: '6b', name: 'market, one commune', next: fixed('/api/v1/market/prices?commune=Luxembourg'), explain: true },
+    { id: '6c', name: 'market, 2 rooms, all communes', next: fixed('/api/v1/market/prices?rooms=2'), explain: true },
+    { id: '6d', name: 'market, SALE, all communes', next: fixed('/api/v1/market/prices?listing_type=SALE'), explain: true },
+    { id: '6e', name: 'market history, a year by week', next: fixed('/api/v1/market/history?commune=Luxembourg&rooms=2&interval=week&from=2025-12-01'), explain: true },
     { id: '7', name: 'stats (no key)', next: fixed('/api/v1/stats', null), explain: true },
     { id: '8', name: 'Free key over quota', next: fixed(`${L}?per_page=5`, 'free', 429), explain: true },
     { id: '9', name: 'mixed', next: mix, explain: false },

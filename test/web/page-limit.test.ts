@@ -24,7 +24,7 @@ let ipSeq = 0;
 const newIp = () => `192.0.2.${++ipSeq}`;
 
 describe('the per-address limit of the HTML pages', () => {
-  it('answers a 429 page with Retry-After past the limit, over listing pages, the key page and its forms alike', async () => {
+  it('answers a 429 page with Retry-After past the limit, over listing pages, the market page, the key page and its forms alike', async () => {
     const ip = newIp();
     for (let i = 0; i < LIMIT - 1; i++) expect(await request(t.app).get(listingPath).set('X-Forwarded-For', ip)).toHaveStatus(200);
     expect(await request(t.app).get('/api-keys').set('X-Forwarded-For', ip)).toHaveStatus(200);
@@ -32,6 +32,7 @@ describe('the per-address limit of the HTML pages', () => {
       await request(t.app).get(listingPath).set('X-Forwarded-For', ip),
       await request(t.app).get('/listings/lst_00000000000000000000').set('X-Forwarded-For', ip),
       await request(t.app).get('/api-keys').set('X-Forwarded-For', ip),
+      await request(t.app).get('/market').set('X-Forwarded-For', ip),
       await request(t.app).post('/api-keys/sign-in').set('X-Forwarded-For', ip).type('form').send({ email: 'a@b.lu', password: 'x' }),
     ]) {
       expect(res).toHaveStatus(429);
