@@ -41,6 +41,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/listings/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every listing visible to the key, as NDJSON from one snapshot (Pro and Enterprise)
+         * @description One Listing (as GET /listings/{id} shows it) a line, in no particular order, streamed from one consistent database snapshot; gzip or br when the client accepts it. X-Changes-Cursor is the cursor from which GET /changes continues exactly after that snapshot. Counts as one request.
+         */
+        get: operations["exportListings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed after a cursor: upserts and deletes, for mirrors
+         * @description Follow meta.next_cursor while meta.has_more is true; then store it and start from it next time. Exact even while imports commit: no change is skipped, none is lost. A listing appears at most once a page, in its latest state. Without since, the feed starts from the beginning (deletes of listings you never received are left out). Each page counts as one request. Free and Starter keys never receive a flagged listing: it comes as a delete with reason hidden, and back as an upsert when the flag goes.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/market/prices": {
         parameters: {
             query?: never;
@@ -257,6 +297,42 @@ export interface components {
                 last_updated: string | null;
             };
         };
+        ChangeUpsert: {
+            /** @constant */
+            op: "upsert";
+            id: string;
+            /** @description The listing as GET /listings/{id} shows it to this key now */
+            listing: components["schemas"]["Listing"];
+        };
+        ChangeDelete: {
+            /** @constant */
+            op: "delete";
+            id: string;
+            /**
+             * @description withdrawn: no longer listed by its source; merged: a duplicate of another listing (merged_into), which the feed carries; hidden: flagged, and this tier does not see flagged listings (it comes back as an upsert when the flag goes)
+             * @enum {string}
+             */
+            reason: "withdrawn" | "merged" | "hidden";
+            /** @description reason merged only: the id of the listing it was merged into */
+            merged_into?: string;
+        };
+        /** @description A listing that became visible or changed (upsert), or is no longer visible to this key (delete) */
+        Change: components["schemas"]["ChangeUpsert"] | components["schemas"]["ChangeDelete"];
+        ChangesPage: {
+            /** @description In the order of the feed; a listing appears at most once a page, in its latest state */
+            data: components["schemas"]["Change"][];
+            meta: {
+                /**
+                 * @description Opaque position in the changes feed: pass it back as since. Keep it as it is (it is not a number or a date).
+                 * @example MS40MjEuLg
+                 */
+                next_cursor: string;
+                /** @description true: ask again at once with next_cursor; false: you are up to date, store next_cursor for the next run */
+                has_more: boolean;
+                /** @description Freshness of the data: the latest successful import or native post change */
+                last_updated: string | null;
+            };
+        };
         Stats: {
             total_active: number;
             /** @description How many of the active listings are flagged */
@@ -308,7 +384,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "invalid_parameter" | "unknown_parameter" | "unauthorized" | "invalid_key" | "forbidden_for_tier" | "not_found" | "method_not_allowed" | "quota_exceeded" | "rate_limited" | "unavailable" | "internal";
+            code: "invalid_parameter" | "unknown_parameter" | "unauthorized" | "invalid_key" | "forbidden_for_tier" | "not_found" | "invalid_cursor" | "method_not_allowed" | "quota_exceeded" | "rate_limited" | "unavailable" | "internal";
             detail: string;
             errors?: {
                 param: string;
@@ -317,6 +393,14 @@ export interface components {
             /** @description Close commune names, for an unknown commune */
             suggestions?: string[];
             allowed_parameters?: string[];
+            /** @description GET /listings/{id} of a listing merged into another (a duplicate from another source): the id of the listing that carries it now */
+            merged_into?: string;
+            /**
+             * Format: date-time
+             * @description GET /listings/{id} of a listing its source no longer lists: when it was withdrawn
+             * @example 2026-11-21T09:15:02.123Z
+             */
+            withdrawn_at?: string;
             request_id: string | null;
         };
         Health: {
@@ -757,9 +841,181 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such active listing (or flagged, for a tier that does not see flagged data) (code: not_found) */
+            /** @description No such active listing (or flagged, for a tier that does not see flagged data). A listing merged into another says where it went in merged_into; a withdrawn one says when in withdrawn_at (code: not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Daily quota exceeded (code: quota_exceeded) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable (code: unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportListings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The listings, one JSON object a line */
+            200: {
+                headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Pass it as since to GET /api/v1/changes to continue from this snapshot */
+                    "X-Changes-Cursor"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["Listing"];
+                };
+            };
+            /** @description Invalid or unknown query parameter (code: invalid_parameter, unknown_parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (code: unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="api" (with error="invalid_token" for a bad key) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The export needs a Pro or Enterprise key (code: forbidden_for_tier) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Daily quota exceeded (code: quota_exceeded) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (code: internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable (code: unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page (or the X-Changes-Cursor of an export). Absent: from the beginning. A malformed cursor is 400 invalid_cursor. */
+                since?: string;
+                /** @description Changes per page. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of changes */
+            200: {
+                headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
+                    ETag?: string;
+                    /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per UTC day */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left today */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangesPage"];
+                };
+            };
+            /** @description A malformed or foreign cursor, or a bad limit (code: invalid_cursor, invalid_parameter, unknown_parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (code: unauthorized, invalid_key) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="api" (with error="invalid_token" for a bad key) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -17,6 +17,7 @@ import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
 import { dailyQuota, statsLimit } from './http/quota.js';
 import { requestId } from './http/request-id.js';
 import { buildOpenApiDocument } from './http/openapi.js';
+import { changesRouter, exportRoute } from './http/routes/changes.js';
 import { communesRouter } from './http/routes/communes.js';
 import { docsRouter, openApiRoute } from './http/routes/docs.js';
 import { healthRouter } from './http/routes/health.js';
@@ -66,8 +67,9 @@ function pathOf(req: { url?: string; originalUrl?: string }): string {
   return String(req.originalUrl ?? req.url).split('?')[0];
 }
 
-// Paths whose answers are sent by src/http/send-cached-body.ts, already compressed.
-const SELF_COMPRESSED = /^\/api\/v1\/(?:listings|market\/prices|stats)(?:[/?]|$)/;
+// Paths whose answers are sent by src/http/send-cached-body.ts, already compressed (not the
+// export, a stream that the middleware compresses).
+const SELF_COMPRESSED = /^\/api\/v1\/(?:listings(?!\/export(?:[/?]|$))|market\/prices|stats)(?:[/?]|$)/;
 
 // Builds the Express application; never listens (server.ts does, tests use supertest).
 export function buildApp(deps: AppDeps): App {
@@ -101,7 +103,11 @@ export function buildApp(deps: AppDeps): App {
   // gzip or brotli (whichever the client prefers) for bodies over 1 KB. The answers kept ready
   // to send (listings, market prices, stats) carry their compressed forms already
   // (src/http/send-cached-body.ts): the compression middleware stays out of their way.
-  const compress = compression({ threshold: 1024 });
+  // NDJSON (the export) too, which the default filter does not know as compressible.
+  const compress = compression({
+    threshold: 1024,
+    filter: (req, res) => /^application\/x-ndjson\b/.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res),
+  });
   app.use((req, res, next) => (SELF_COMPRESSED.test(req.url) ? next() : compress(req, res, next)));
   // One log line per request at level info; when the level is higher nothing would be
   // written, so the per-request logging machinery is left out of the hot path.
@@ -133,7 +139,7 @@ export function buildApp(deps: AppDeps): App {
       // As strings: the cors package joins arrays again on every request.
       methods: 'GET,HEAD,OPTIONS',
       allowedHeaders: 'Authorization,If-None-Match,X-Request-Id,Content-Type',
-      exposedHeaders: 'RateLimit-Policy,RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,RateLimit,Retry-After,ETag,Link,X-Request-Id,WWW-Authenticate',
+      exposedHeaders: 'RateLimit-Policy,RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,RateLimit,Retry-After,ETag,Link,X-Request-Id,WWW-Authenticate,X-Changes-Cursor',
       maxAge: 600,
     }),
   );
@@ -153,7 +159,9 @@ export function buildApp(deps: AppDeps): App {
   // The key, then its daily quota (which also marks keyed answers private: src/http/quota.ts).
   keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock }));
   const search = createListingSearch({ db: deps.db, reads: deps.reads, caches, readModel: deps.readModel });
+  keyed.get('/listings/export', exportRoute({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL }));
   keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
+  keyed.use('/changes', changesRouter({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   keyed.use('/market', marketRouter({ db: deps.db, reads: deps.reads, gazetteer: deps.gazetteer, caches, clock }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);

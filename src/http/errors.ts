@@ -19,6 +19,7 @@ const TITLES: Record<ErrorCode, string> = {
   invalid_key: 'Invalid API key',
   forbidden_for_tier: 'Not available for this tier',
   not_found: 'Not found',
+  invalid_cursor: 'Invalid cursor',
   method_not_allowed: 'Method not allowed',
   quota_exceeded: 'Daily quota exceeded',
   rate_limited: 'Too many requests',

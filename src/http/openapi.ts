@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { DAILY_QUOTA, SEES_FLAGGED, TIERS } from '../domain/tiers.js';
+import { changesQuery } from './routes/changes.js';
 import { communesQuery } from './routes/communes.js';
 import { statsQuery } from './routes/stats.js';
 import { listingsQueryShape } from './schemas/listings.js';
 import { marketHistoryQueryShape, marketHistorySchema, marketPricesQuery, marketPricesSchema } from './schemas/market.js';
 import {
+  changesPageSchema,
   communesSchema,
   healthSchema,
   listingSchema,
@@ -73,7 +75,7 @@ function json(description: string, schemaId: string, headers: Schema = {}) {
 export function buildOpenApiDocument(opts: { serverUrl: string; version?: string }) {
   // Every response schema carries a zod `id` (see schemas/responses.ts); the global registry
   // turns them into components with $refs between them.
-  void [listingSchema, listingsPageSchema, marketPricesSchema, marketHistorySchema, statsSchema, communesSchema, problemSchema, healthSchema, readinessSchema];
+  void [listingSchema, listingsPageSchema, changesPageSchema, marketPricesSchema, marketHistorySchema, statsSchema, communesSchema, problemSchema, healthSchema, readinessSchema];
   const generated = z.toJSONSchema(z.globalRegistry, {
     target: 'draft-2020-12',
     io: 'output',
@@ -153,7 +155,46 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           responses: {
             '200': json('The listing', 'Listing', rateLimitHeaders),
             '304': { description: 'Not modified' },
-            ...keyedErrors({ '404': problem('No such active listing (or flagged, for a tier that does not see flagged data)', ['not_found']) }),
+            ...keyedErrors({
+              '404': problem(
+                'No such active listing (or flagged, for a tier that does not see flagged data). A listing merged into another says where it went in merged_into; a withdrawn one says when in withdrawn_at',
+                ['not_found'],
+              ),
+            }),
+          },
+        },
+      },
+      '/api/v1/listings/export': {
+        get: {
+          operationId: 'exportListings',
+          tags: ['listings'],
+          summary: 'Every listing visible to the key, as NDJSON from one snapshot (Pro and Enterprise)',
+          description:
+            'One Listing (as GET /listings/{id} shows it) a line, in no particular order, streamed from one consistent database snapshot; gzip or br when the client accepts it. X-Changes-Cursor is the cursor from which GET /changes continues exactly after that snapshot. Counts as one request.',
+          responses: {
+            '200': {
+              description: 'The listings, one JSON object a line',
+              headers: {
+                'X-Request-Id': commonHeaders['X-Request-Id'],
+                'X-Changes-Cursor': { description: 'Pass it as since to GET /api/v1/changes to continue from this snapshot', schema: { type: 'string' } },
+              },
+              content: { 'application/x-ndjson': { schema: ref('Listing') } },
+            },
+            ...keyedErrors({ '403': problem('The export needs a Pro or Enterprise key', ['forbidden_for_tier']) }),
+          },
+        },
+      },
+      '/api/v1/changes': {
+        get: {
+          operationId: 'listChanges',
+          tags: ['listings'],
+          summary: 'What changed after a cursor: upserts and deletes, for mirrors',
+          description:
+            'Follow meta.next_cursor while meta.has_more is true; then store it and start from it next time. Exact even while imports commit: no change is skipped, none is lost. A listing appears at most once a page, in its latest state. Without since, the feed starts from the beginning (deletes of listings you never received are left out). Each page counts as one request. Free and Starter keys never receive a flagged listing: it comes as a delete with reason hidden, and back as an upsert when the flag goes.',
+          parameters: queryParameters(changesQuery),
+          responses: {
+            '200': json('A page of changes', 'ChangesPage', rateLimitHeaders),
+            ...keyedErrors({ '400': problem('A malformed or foreign cursor, or a bad limit', ['invalid_cursor', 'invalid_parameter', 'unknown_parameter']) }),
           },
         },
       },

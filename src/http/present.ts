@@ -1,7 +1,8 @@
 import { iso } from '../repositories/freshness.js';
+import type { ChangeRow } from '../repositories/changes.js';
 import type { PublicListingRow } from '../repositories/listings.js';
 import type { SearchRequest, SearchResult } from '../services/listing-search.js';
-import type { ApiListing, ApiListingsPage } from './schemas/responses.js';
+import type { ApiChange, ApiListing, ApiListingsPage } from './schemas/responses.js';
 
 // The public shape of a listing (docs/spec/service-spec.md 2.1 + docs/spec/contract.md
 // section 4; listingSchema in src/http/schemas/responses.ts, which the return type holds it
@@ -37,4 +38,16 @@ export function presentListingsPage(found: SearchResult, request: SearchRequest,
     data: found.rows.map((r) => presentListing(r, opts)),
     meta: { total: found.total, page: request.page, per_page: request.perPage, sort: request.sort, last_updated: iso(found.lastUpdated) },
   };
+}
+
+// One entry of the changes feed: the listing as GET /listings/:id shows it to this key, or
+// why that is now a 404 (withdrawn or gone, merged into another, flagged for a tier that
+// does not see flagged listings).
+export function presentChange(change: ChangeRow, opts: { baseUrl: string; showFlags: boolean }): ApiChange {
+  const l = change.listing;
+  const id = change.listing_id;
+  if (!l || l.status === 'inactive') return { op: 'delete', id, reason: 'withdrawn' };
+  if (l.status === 'merged') return { op: 'delete', id, reason: 'merged', ...(l.merged_into ? { merged_into: l.merged_into } : {}) };
+  if ((l.flags ?? []).length > 0 && !opts.showFlags) return { op: 'delete', id, reason: 'hidden' };
+  return { op: 'upsert', id, listing: presentListing(l, opts) };
 }

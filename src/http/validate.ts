@@ -110,6 +110,11 @@ export function dateParam(doc: ParamDoc = {}) {
   return documented(schema, { type: 'string', format: 'date' }, doc);
 }
 
+// A value the route checks itself (an opaque token): any string reaches it as it was sent.
+export function opaqueParam(maxLength: number, doc: ParamDoc = {}) {
+  return documented(z.string(), { type: 'string', maxLength }, doc);
+}
+
 export function enumParam<const T extends readonly [string, ...string[]]>(values: T, opts: { caseInsensitive?: boolean } = {}, doc: ParamDoc = {}) {
   const msg = `must be one of ${values.join(', ')}`;
   const schema = z

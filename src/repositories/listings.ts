@@ -6,7 +6,8 @@ import type { ListingFilter, Sort } from '../domain/search.js';
 // What the API reads of a listing: the public columns, and the distance on a geo search.
 export type PublicListingRow = ListingContent & Pick<ListingRow, 'created_at' | 'updated_at' | 'flags'> & { distance_km?: number };
 
-const COLUMNS = [
+// The columns GET /listings/:id presents (src/http/present.ts).
+export const PUBLIC_COLUMNS = [
   'id',
   'source',
   'external_id',
@@ -26,6 +27,7 @@ const COLUMNS = [
   'updated_at',
   'flags',
 ];
+const COLUMNS = PUBLIC_COLUMNS;
 
 // Great-circle distance in km from (?, ?) to the row's coordinates (haversine). It reads
 // the coordinates from `geo` (point(lng, lat), the same values as lat/lng) because the geo

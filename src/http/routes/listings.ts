@@ -5,6 +5,7 @@ import type { ApiCaches } from '../../cache/api-caches.js';
 import { cachedBody } from '../../cache/cached-body.js';
 import { SEES_FLAGGED } from '../../domain/tiers.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
+import { findListingFate } from '../../repositories/changes.js';
 import { findActiveListing } from '../../repositories/listings.js';
 import type { ListingSearch, SearchRequest } from '../../services/listing-search.js';
 import { resolveCommuneParam } from '../commune-param.js';
@@ -54,6 +55,30 @@ function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; seesFlagg
     page: q.page ?? 1,
     perPage: q.per_page ?? 20,
   };
+}
+
+// 404 for a listing id: what became of it when it was merged into another or withdrawn
+// (merged_into, withdrawn_at), so that a client holding the id learns where it went.
+async function listingNotFound(db: Knex, id: string): Promise<ApiError> {
+  const quoted = JSON.stringify(id.slice(0, 64));
+  const fate = ID_PATTERN.test(id) ? await findListingFate(db, id) : null;
+  if (fate?.status === 'merged' && fate.mergedInto) {
+    return new ApiError({
+      status: 404,
+      code: 'not_found',
+      detail: `Listing ${quoted} was merged into ${fate.mergedInto}, which lists the same property`,
+      extensions: { merged_into: fate.mergedInto },
+    });
+  }
+  if (fate?.status === 'inactive') {
+    return new ApiError({
+      status: 404,
+      code: 'not_found',
+      detail: `Listing ${quoted} was withdrawn by its source`,
+      extensions: fate.removedAt ? { withdrawn_at: fate.removedAt.toISOString() } : {},
+    });
+  }
+  return new ApiError({ status: 404, code: 'not_found', detail: `No active listing with id ${quoted}` });
 }
 
 export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: ListingSearch; gazetteer: Gazetteer; baseUrl: string; caches: ApiCaches }): Router {
@@ -106,7 +131,7 @@ export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: Listin
           return row ? cachedBody(presentListing(row, { baseUrl: deps.baseUrl, showFlags: seesFlagged })) : null;
         })
       : null;
-    if (!body) throw new ApiError({ status: 404, code: 'not_found', detail: `No active listing with id ${JSON.stringify(id.slice(0, 64))}` });
+    if (!body) throw await listingNotFound(deps.db, id);
     sendCachedBody(req, res, body);
   });
 

@@ -44,6 +44,45 @@ export const listingsPageSchema = z
   })
   .meta({ id: 'ListingsPage' });
 
+const cursorDoc = {
+  description: 'Opaque position in the changes feed: pass it back as since. Keep it as it is (it is not a number or a date).',
+  example: 'MS40MjEuLg',
+};
+
+export const changeSchema = z
+  .union([
+    z
+      .object({
+        op: z.literal('upsert'),
+        id: z.string(),
+        listing: listingSchema.meta({ description: 'The listing as GET /listings/{id} shows it to this key now' }),
+      })
+      .meta({ id: 'ChangeUpsert' }),
+    z
+      .object({
+        op: z.literal('delete'),
+        id: z.string(),
+        reason: z.enum(['withdrawn', 'merged', 'hidden']).meta({
+          description:
+            'withdrawn: no longer listed by its source; merged: a duplicate of another listing (merged_into), which the feed carries; hidden: flagged, and this tier does not see flagged listings (it comes back as an upsert when the flag goes)',
+        }),
+        merged_into: z.string().optional().meta({ description: 'reason merged only: the id of the listing it was merged into' }),
+      })
+      .meta({ id: 'ChangeDelete' }),
+  ])
+  .meta({ id: 'Change', description: 'A listing that became visible or changed (upsert), or is no longer visible to this key (delete)' });
+
+export const changesPageSchema = z
+  .object({
+    data: z.array(changeSchema).meta({ description: 'In the order of the feed; a listing appears at most once a page, in its latest state' }),
+    meta: z.object({
+      next_cursor: z.string().meta(cursorDoc),
+      has_more: z.boolean().meta({ description: 'true: ask again at once with next_cursor; false: you are up to date, store next_cursor for the next run' }),
+      last_updated: timestamp.nullable().meta({ description: 'Freshness of the data: the latest successful import or native post change' }),
+    }),
+  })
+  .meta({ id: 'ChangesPage' });
+
 export const statsSchema = z
   .object({
     total_active: z.int(),
@@ -88,6 +127,7 @@ export const ERROR_CODES = [
   'invalid_key',
   'forbidden_for_tier',
   'not_found',
+  'invalid_cursor',
   'method_not_allowed',
   'quota_exceeded',
   'rate_limited',
@@ -105,6 +145,8 @@ export const problemSchema = z
     errors: z.array(z.object({ param: z.string(), message: z.string() })).optional(),
     suggestions: z.array(z.string()).optional().meta({ description: 'Close commune names, for an unknown commune' }),
     allowed_parameters: z.array(z.string()).optional(),
+    merged_into: z.string().optional().meta({ description: 'GET /listings/{id} of a listing merged into another (a duplicate from another source): the id of the listing that carries it now' }),
+    withdrawn_at: timestamp.optional().meta({ description: 'GET /listings/{id} of a listing its source no longer lists: when it was withdrawn' }),
     request_id: z.string().nullable(),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
@@ -129,5 +171,7 @@ export const readinessSchema = z
 // What the handlers build, checked by the compiler against the schemas the document shows.
 export type ApiListing = z.infer<typeof listingSchema>;
 export type ApiListingsPage = z.infer<typeof listingsPageSchema>;
+export type ApiChange = z.infer<typeof changeSchema>;
+export type ApiChangesPage = z.infer<typeof changesPageSchema>;
 export type ApiStats = z.infer<typeof statsSchema>;
 export type ApiCommunes = z.infer<typeof communesSchema>;

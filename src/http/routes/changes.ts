@@ -1,0 +1,82 @@
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import { Router } from 'express';
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import type { ApiCaches } from '../../cache/api-caches.js';
+import { SEES_FLAGGED } from '../../domain/tiers.js';
+import { iso } from '../../repositories/freshness.js';
+import { openListingsExport, readChanges, type ChangePosition } from '../../repositories/changes.js';
+import type { PublicListingRow } from '../../repositories/listings.js';
+import { lastUpdatedAt } from '../../services/last-updated.js';
+import { decodeCursor, encodeCursor, invalidCursor } from '../changes-cursor.js';
+import { dataVersion } from '../data-version.js';
+import { ApiError } from '../errors.js';
+import { presentChange, presentListing } from '../present.js';
+import type { ApiChangesPage } from '../schemas/responses.js';
+import { intParam, opaqueParam, validateQuery } from '../validate.js';
+
+export const changesQuery = z.object({
+  since: opaqueParam(200, {
+    description: 'The next_cursor of the previous page (or the X-Changes-Cursor of an export). Absent: from the beginning. A malformed cursor is 400 invalid_cursor.',
+  }).optional(),
+  limit: intParam(1, 1000, { description: 'Changes per page.', default: 100 }).optional(),
+});
+
+// GET /api/v1/changes: what changed after a cursor, for mirrors.
+export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCaches }): Router {
+  const router = Router();
+  router.get('/', async (req, res) => {
+    const q = validateQuery(changesQuery, req.query);
+    const showFlags = SEES_FLAGGED[res.locals.apiKey!.tier];
+    const limit = q.limit ?? 100;
+    // No cursor: a first walk from the beginning. Its floor is the version of the snapshot
+    // its first page is read in (the version, read first, can only be lower or equal: the
+    // floor stays below every change that can follow the first page).
+    const from: ChangePosition = q.since !== undefined ? decodeCursor(q.since) : { seq: 0, floor: await dataVersion(res, deps.db) };
+    const read = await readChanges(deps.db, { from, limit, includeFlagged: showFlags });
+    if (from.seq > read.version) throw invalidCursor('since is ahead of this feed: it was not given by this service');
+    const last = read.rows.at(-1);
+    const next: ChangePosition = read.hasMore ? { seq: last!.seq, id: last!.listing_id, floor: from.floor } : { seq: Math.max(read.version, from.seq) };
+    const body: ApiChangesPage = {
+      data: read.rows.map((r) => presentChange(r, { baseUrl: deps.baseUrl, showFlags })),
+      meta: { next_cursor: encodeCursor(next), has_more: read.hasMore, last_updated: iso(await lastUpdatedAt(deps, await dataVersion(res, deps.db))) },
+    };
+    res.json(body);
+  });
+  return router;
+}
+
+// GET /api/v1/listings/export: every listing visible to the key as NDJSON, from one snapshot.
+export function exportRoute(deps: { db: Knex; baseUrl: string }) {
+  return async (req: import('express').Request, res: import('express').Response) => {
+    validateQuery(z.object({}), req.query);
+    const tier = res.locals.apiKey!.tier;
+    if (!SEES_FLAGGED[tier]) {
+      throw new ApiError({ status: 403, code: 'forbidden_for_tier', detail: 'The export needs a Pro or Enterprise key; other tiers mirror the feed through GET /api/v1/changes' });
+    }
+    const exp = await openListingsExport(deps.db, { includeFlagged: true });
+    const opts = { baseUrl: deps.baseUrl, showFlags: true };
+    res.status(200);
+    res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+    res.setHeader('X-Changes-Cursor', encodeCursor({ seq: exp.version }));
+    res.setHeader('Vary', 'Accept-Encoding');
+    const lines = new Transform({
+      writableObjectMode: true,
+      transform(row: PublicListingRow, _enc, done) {
+        done(null, JSON.stringify(presentListing(row, opts)) + '\n');
+      },
+    });
+    try {
+      // Backpressure end to end: the cursor is read only as fast as the client takes the
+      // body. A client that goes away destroys the pipeline, which closes the cursor; the
+      // connection goes back to the pool at once.
+      await pipeline(exp.stream, lines, res);
+    } catch (e) {
+      if (!res.headersSent) throw e;
+      res.destroy();
+    } finally {
+      await exp.release();
+    }
+  };
+}

@@ -1,0 +1,128 @@
+import type { Knex } from 'knex';
+import type { ListingStatus } from '../domain/listing.js';
+import { PUBLIC_COLUMNS, type PublicListingRow } from './listings.js';
+
+// The changes feed over listing_changes (migrations/20261124000100_listing_changes.ts): one
+// row a listing, at the sequence number of its latest public change.
+
+// Where a reader stands: every change up to (seq, id) is read; without id, every change up to
+// and including seq. `floor` is set during a first walk through the feed (a reader that
+// started with nothing): changes at or below it of listings that are not visible to the key
+// are skipped, since such a reader never held them (any change after its first read has a
+// higher number).
+export interface ChangePosition {
+  seq: number;
+  id?: string;
+  floor?: number;
+}
+
+// A listing's current state as the feed reports it; null when the row is gone altogether.
+export type ChangedListing = PublicListingRow & { status: ListingStatus; merged_into: string | null };
+
+export interface ChangeRow {
+  seq: number;
+  listing_id: string;
+  listing: ChangedListing | null;
+}
+
+export interface ChangesRead {
+  rows: ChangeRow[];
+  hasMore: boolean;
+  // The data version of the snapshot the page was read in: every change up to it is visible
+  // in that snapshot, none above it is.
+  version: number;
+}
+
+const after = (p: { seq: number; id?: string }): [string, Knex.RawBinding[]] =>
+  p.id === undefined ? ['c.seq > ?', [p.seq]] : ['(c.seq, c.listing_id) > (?, ?)', [p.seq, p.id]];
+
+// One page of changes after `from` (or from the start), read in one statement, so in one
+// snapshot: the version, the change rows and the listings' states agree.
+export async function readChanges(db: Knex, opts: { from: ChangePosition; limit: number; includeFlagged: boolean }): Promise<ChangesRead> {
+  const { from, limit, includeFlagged } = opts;
+  const n = limit + 1;
+  const parts: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
+  // A first walk: below its floor, only listings visible to the key (the partial index).
+  if (from.floor !== undefined && from.seq < from.floor) {
+    const [cond, b] = after(from);
+    parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c
+                  WHERE ${cond} AND c.seq <= ? AND c.active${includeFlagged ? '' : ' AND NOT c.flagged'}
+                  ORDER BY c.seq, c.listing_id LIMIT ${n})`);
+    bindings.push(...b, from.floor);
+  }
+  const rest = from.floor !== undefined && from.seq < from.floor ? { seq: from.floor } : from;
+  const [cond, b] = after(rest);
+  parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c WHERE ${cond} ORDER BY c.seq, c.listing_id LIMIT ${n})`);
+  bindings.push(...b);
+
+  const cols = PUBLIC_COLUMNS.map((c) => `l.${c}`).join(', ');
+  const { rows } = await db.raw(
+    `WITH v AS MATERIALIZED (SELECT version FROM data_state),
+          page AS MATERIALIZED (SELECT * FROM (${parts.join(' UNION ALL ')}) u ORDER BY seq, listing_id LIMIT ${n})
+     SELECT v.version, p.* FROM v LEFT JOIN LATERAL (
+       SELECT page.seq, page.listing_id, l.id AS found, ${cols}, l.status, l.merged_into
+         FROM page LEFT JOIN listings l ON l.id = page.listing_id) p ON true
+     ORDER BY p.seq, p.listing_id`,
+    bindings,
+  );
+  const version = Number(rows[0].version);
+  const found = (rows as Record<string, unknown>[]).filter((r) => r.listing_id !== null);
+  const page = found.slice(0, limit).map((r): ChangeRow => {
+    const { version: _v, seq, listing_id, found: exists, ...listing } = r;
+    return { seq: Number(seq), listing_id: listing_id as string, listing: exists ? (listing as unknown as ChangedListing) : null };
+  });
+  return { rows: page, hasMore: found.length > limit, version };
+}
+
+// The data version and the active listings visible to the key, streamed from one
+// REPEATABLE READ snapshot on a connection of its own (pg-query-stream, a server-side cursor
+// read in batches as the consumer asks: memory stays flat). `release` ends the transaction
+// and returns the connection; call it once the stream is done or abandoned.
+export async function openListingsExport(
+  db: Knex,
+  opts: { includeFlagged: boolean; batchSize?: number },
+): Promise<{ version: number; stream: NodeJS.ReadableStream & { destroy(err?: Error): void }; release: () => Promise<void> }> {
+  const trx = await db.transaction({ isolationLevel: 'repeatable read', readOnly: true });
+  try {
+    // A whole export may take minutes at 1,000,000 listings: no statement timeout (the
+    // cursor's reads count as one statement), and no JIT compilation for one big scan.
+    await trx.raw(`SET LOCAL statement_timeout = 0`);
+    await trx.raw(`SET LOCAL jit = off`);
+    const { rows } = await trx.raw(`SELECT version FROM data_state`);
+    const version = Number(rows[0].version);
+    const q = trx
+      .select(PUBLIC_COLUMNS)
+      .from('listings')
+      .where('status', 'active');
+    if (!opts.includeFlagged) q.where('flagged', false);
+    const stream = q.stream({ batchSize: opts.batchSize ?? 500, highWaterMark: opts.batchSize ?? 500 }) as unknown as NodeJS.ReadableStream & {
+      destroy(err?: Error): void;
+    };
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      await trx.rollback().catch(() => {});
+    };
+    return { version, stream, release };
+  } catch (e) {
+    await trx.rollback().catch(() => {});
+    throw e;
+  }
+}
+
+// What became of a listing that is not active: merged into another (the active one, if any),
+// or withdrawn (when). Null for an unknown id or an active one.
+export async function findListingFate(db: Knex, id: string): Promise<{ status: ListingStatus; mergedInto: string | null; removedAt: Date | null } | null> {
+  const row = await db('listings as l')
+    .leftJoin('listings as t', function () {
+      this.on('t.id', '=', 'l.merged_into').andOnVal('t.status', '=', 'active');
+    })
+    .select('l.status', 't.id as merged_into', 'l.removed_at')
+    .where('l.id', id)
+    .whereNot('l.status', 'active')
+    .first();
+  if (!row) return null;
+  return { status: row.status as ListingStatus, mergedInto: (row.merged_into as string | null) ?? null, removedAt: (row.removed_at as Date | null) ?? null };
+}

@@ -1,0 +1,168 @@
+import request from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { importFeed, type ImportOptions } from '../../src/ingest/index.js';
+import type { ApiChange } from '../../src/http/schemas/responses.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, createKey } from '../helpers/factory.js';
+import { emptyMirror, expectMirrorEqualsCrawl, sync, syncPage, type Mirror } from '../helpers/mirror.js';
+import { csvFeed, csvRow, gazetteer } from '../ingest/helpers.js';
+
+const DAY = 86_400_000;
+const T0 = new Date('2026-11-01T08:00:00.000Z');
+const at = (days: number) => new Date(T0.getTime() + days * DAY);
+
+// Flats in different places and of different sizes per source, so that nothing looks like a
+// duplicate unless a test says so.
+const PLACES = ['Strassen', 'Bertrange', 'Mamer', 'Hesperange', 'Walferdange', 'Sandweiler', 'Contern', 'Steinsel'];
+const SOURCES = ['alpha', 'beta', 'gamma'];
+type Over = Parameters<typeof csvRow>[0];
+const row = (source: string, i: number, over: Over = {}) =>
+  csvRow({ ref: `${source}-${i}`, place: PLACES[i % PLACES.length], price: String(1400 + i * 37), area: String(30 + SOURCES.indexOf(source) * 40 + i * 2), bedrooms: '1', ...over });
+
+describe('GET /api/v1/changes: a mirror equals a crawl of /listings', () => {
+  const t = useTestContext({ app: 'api', keys: ['pro', 'starter'] });
+  const imp = (source: string, items: number[], now: Date, extra: Partial<ImportOptions> = {}, over: Record<number, Over> = {}) =>
+    importFeed(t.db, { source, format: 'csv', input: { text: csvFeed(items.map((i) => row(source, i, over[i]))) }, now, gazetteer: gazetteer(), ...extra });
+  const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, k) => a + k);
+
+  const mirrors: Record<string, Mirror> = {};
+  let free: string;
+  const clients = () => [
+    { name: 'pro', key: t.keys.pro },
+    { name: 'starter', key: t.keys.starter },
+    { name: 'free', key: free },
+  ];
+  // Each client syncs in small pages (several pages per step) and is compared with a crawl.
+  const step = async () => {
+    for (const c of clients()) {
+      mirrors[c.name] ??= emptyMirror();
+      await sync(t.app, c.key, mirrors[c.name], 7);
+      await expectMirrorEqualsCrawl(t.app, c.key, mirrors[c.name]);
+    }
+  };
+  const lastOf = (name: string, id: string): ApiChange | undefined => mirrors[name].log.filter((c) => c.id === id).at(-1);
+  const idOf = async (source: string, i: number) => (await t.db('listings').where({ source, external_id: `${source}-${i}` }).first()).id as string;
+
+  beforeAll(async () => {
+    free = (await createKey(t.db, 'free')).key;
+  });
+
+  it('an empty feed: no changes, a cursor to keep', async () => {
+    const res = await request(t.app).get('/api/v1/changes').set(bearer(t.keys.pro));
+    expect(res).toHaveStatus(200);
+    expect(res.body.data).toEqual([]);
+    expect(res.body.meta).toMatchObject({ has_more: false, last_updated: null });
+    expect(typeof res.body.meta.next_cursor).toBe('string');
+  });
+
+  it('a new source', async () => {
+    await imp('alpha', range(1, 16), at(0));
+    await step();
+    expect(mirrors.pro.listings.size).toBe(16);
+  });
+
+  it('a delta with updates', async () => {
+    await imp('alpha', [2, 3], at(1), { delta: true }, { 2: { price: '1999' }, 3: { title: 'Appartement rénové' } });
+    const before = mirrors.pro.log.length;
+    await step();
+    const fresh = mirrors.pro.log.slice(before);
+    expect(fresh.map((c) => c.op)).toEqual(['upsert', 'upsert']);
+    expect(mirrors.pro.listings.get(await idOf('alpha', 2))!.price_eur).toBe(1999);
+  });
+
+  it('an import that only confirms listings records no change', async () => {
+    await imp('alpha', range(1, 16), at(2), {}, { 2: { price: '1999' }, 3: { title: 'Appartement rénové' } });
+    const res = await request(t.app).get(`/api/v1/changes?since=${mirrors.pro.cursor}`).set(bearer(t.keys.pro));
+    expect(res).toHaveStatus(200);
+    expect(res.body.data).toEqual([]);
+  });
+
+  it('a full snapshot that withdraws', async () => {
+    await imp('alpha', range(1, 13), at(3), {}, { 2: { price: '1999' }, 3: { title: 'Appartement rénové' } });
+    await step();
+    for (const i of [14, 15, 16]) expect(lastOf('pro', await idOf('alpha', i))).toEqual({ op: 'delete', id: await idOf('alpha', i), reason: 'withdrawn' });
+    expect(mirrors.pro.listings.size).toBe(13);
+  });
+
+  it('a merge across sources', async () => {
+    const same: Over = { place: 'Mamer', price: '2100', area: '81', bedrooms: '2', lat: '49.62731', lng: '6.02217', title: 'Appartement lumineux' };
+    await imp('alpha', range(1, 13), at(4), {}, { 2: { price: '1999' }, 3: { title: 'Appartement rénové' }, 5: same });
+    await imp('beta', [1, 2, 3], at(4), {}, { 1: same });
+    const [a5, b1] = [await idOf('alpha', 5), await idOf('beta', 1)];
+    const merged = await t.db('listings').whereIn('id', [a5, b1]).where('status', 'merged').first();
+    expect(merged, 'the importer merged the two').toBeDefined();
+    await step();
+    const survivor = merged.id === a5 ? b1 : a5;
+    for (const name of ['pro', 'starter', 'free']) {
+      expect(lastOf(name, merged.id)).toEqual({ op: 'delete', id: merged.id, reason: 'merged', merged_into: survivor });
+    }
+    // GET /listings/:id of the merged one says where it went.
+    const res = await request(t.app).get(`/api/v1/listings/${merged.id}`).set(bearer(t.keys.pro));
+    expect(res).toHaveStatus(404);
+    expect(res.body).toMatchObject({ code: 'not_found', merged_into: survivor });
+  });
+
+  it('a listing flagged, then unflagged (hidden from Free and Starter, with its flags for Pro)', async () => {
+    const base: Record<number, Over> = { 2: { price: '1999' }, 3: { title: 'Appartement rénové' }, 5: { place: 'Mamer', price: '2100', area: '81', bedrooms: '2', lat: '49.62731', lng: '6.02217', title: 'Appartement lumineux' } };
+    await imp('alpha', range(1, 13), at(5), {}, { ...base, 7: { price: '19000' } });
+    const a7 = await idOf('alpha', 7);
+    expect((await t.db('listings').where({ id: a7 }).first()).flags).toContain('price_outlier');
+    await step();
+    expect(lastOf('free', a7)).toEqual({ op: 'delete', id: a7, reason: 'hidden' });
+    expect(lastOf('starter', a7)).toEqual({ op: 'delete', id: a7, reason: 'hidden' });
+    expect(lastOf('pro', a7)).toMatchObject({ op: 'upsert', listing: { price_eur: 19000, flags: ['price_outlier'] } });
+
+    await imp('alpha', range(1, 13), at(6), {}, base);
+    await step();
+    expect(lastOf('free', a7)).toMatchObject({ op: 'upsert', listing: { id: a7 } });
+    expect((lastOf('free', a7) as { listing: object }).listing).not.toHaveProperty('flags');
+    expect(lastOf('pro', a7)).toMatchObject({ op: 'upsert', listing: { flags: [] } });
+  });
+
+  it('a withdrawn listing by id: 404 with withdrawn_at', async () => {
+    const a14 = await idOf('alpha', 14);
+    const res = await request(t.app).get(`/api/v1/listings/${a14}`).set(bearer(t.keys.pro));
+    expect(res).toHaveStatus(404);
+    expect(res.body).toMatchObject({ code: 'not_found', withdrawn_at: at(3).toISOString() });
+    const unknown = await request(t.app).get(`/api/v1/listings/lst_00000000000000000000`).set(bearer(t.keys.pro));
+    expect(unknown).toHaveStatus(404);
+    expect(unknown.body).not.toHaveProperty('merged_into');
+    expect(unknown.body).not.toHaveProperty('withdrawn_at');
+  });
+
+  it('a client starting from scratch now gets the same set, and no tombstones of listings it never saw', async () => {
+    const m = await sync(t.app, t.keys.pro, emptyMirror(), 5);
+    expect(m.log.every((c) => c.op === 'upsert')).toBe(true);
+    await expectMirrorEqualsCrawl(t.app, t.keys.pro, m);
+    const f = await sync(t.app, t.keys.starter, emptyMirror(), 1000);
+    expect(f.log.every((c) => c.op === 'upsert')).toBe(true);
+    expect(f.pages).toBe(1);
+    await expectMirrorEqualsCrawl(t.app, t.keys.starter, f);
+  });
+});
+
+describe('GET /api/v1/changes: parameters and cursors', () => {
+  const t = useTestContext({ app: 'api', keys: ['pro'] });
+
+  it.each([
+    ['since=abc', 'invalid_cursor'],
+    ['since=' + Buffer.from('1.x..').toString('base64url'), 'invalid_cursor'],
+    ['since=' + Buffer.from('2.5..').toString('base64url'), 'invalid_cursor'],
+    ['since=' + Buffer.from('1.999999999..').toString('base64url'), 'invalid_cursor'],
+    ['since=%00', 'invalid_cursor'],
+    ['since=', 'invalid_cursor'],
+    ['since=' + 'A'.repeat(300), 'invalid_cursor'],
+    ['limit=0', 'invalid_parameter'],
+    ['limit=1001', 'invalid_parameter'],
+    ['limit=ten', 'invalid_parameter'],
+    ['cursor=abc', 'unknown_parameter'],
+  ])('%s is 400 %s', async (qs, code) => {
+    const res = await request(t.app).get(`/api/v1/changes?${qs}`).set(bearer(t.keys.pro));
+    expect(res, qs).toHaveStatus(400);
+    expect(res.body.code).toBe(code);
+  });
+
+  it('needs a key', async () => {
+    expect(await request(t.app).get('/api/v1/changes')).toHaveStatus(401);
+  });
+});
