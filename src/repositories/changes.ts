@@ -36,25 +36,30 @@ export interface ChangesRead {
 const after = (p: { seq: number; id?: string }): [string, Knex.RawBinding[]] =>
   p.id === undefined ? ['c.seq > ?', [p.seq]] : ['(c.seq, c.listing_id) > (?, ?)', [p.seq, p.id]];
 
-// One page of changes after `from` (or from the start), read in one statement, so in one
+// One page of changes after `from`, or from the start (null: a first walk, whose floor is
+// the version of the snapshot this first page is read in). Read in one statement, so in one
 // snapshot: the version, the change rows and the listings' states agree.
-export async function readChanges(db: Knex, opts: { from: ChangePosition; limit: number; includeFlagged: boolean }): Promise<ChangesRead> {
-  const { from, limit, includeFlagged } = opts;
+export async function readChanges(db: Knex, opts: { from: ChangePosition | null; limit: number; includeFlagged: boolean }): Promise<ChangesRead & { floor?: number }> {
+  const { limit, includeFlagged } = opts;
+  const from = opts.from ?? { seq: 0 };
   const n = limit + 1;
   const parts: string[] = [];
   const bindings: Knex.RawBinding[] = [];
-  // A first walk: below its floor, only listings visible to the key (the partial index).
-  if (from.floor !== undefined && from.seq < from.floor) {
+  // Below the floor of a first walk, only listings visible to the key (the partial index).
+  const floorSql = opts.from === null ? '(SELECT version FROM v)' : from.floor !== undefined && from.seq < from.floor ? '?' : null;
+  if (floorSql !== null) {
     const [cond, b] = after(from);
     parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c
-                  WHERE ${cond} AND c.seq <= ? AND c.active${includeFlagged ? '' : ' AND NOT c.flagged'}
+                  WHERE ${cond} AND c.seq <= ${floorSql} AND c.active${includeFlagged ? '' : ' AND NOT c.flagged'}
                   ORDER BY c.seq, c.listing_id LIMIT ${n})`);
-    bindings.push(...b, from.floor);
+    bindings.push(...b, ...(opts.from === null ? [] : [from.floor!]));
+    parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c WHERE c.seq > ${floorSql} ORDER BY c.seq, c.listing_id LIMIT ${n})`);
+    if (opts.from !== null) bindings.push(from.floor!);
+  } else {
+    const [cond, b] = after(from);
+    parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c WHERE ${cond} ORDER BY c.seq, c.listing_id LIMIT ${n})`);
+    bindings.push(...b);
   }
-  const rest = from.floor !== undefined && from.seq < from.floor ? { seq: from.floor } : from;
-  const [cond, b] = after(rest);
-  parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c WHERE ${cond} ORDER BY c.seq, c.listing_id LIMIT ${n})`);
-  bindings.push(...b);
 
   const cols = PUBLIC_COLUMNS.map((c) => `l.${c}`).join(', ');
   const { rows } = await db.raw(
@@ -72,7 +77,8 @@ export async function readChanges(db: Knex, opts: { from: ChangePosition; limit:
     const { version: _v, seq, listing_id, found: exists, ...listing } = r;
     return { seq: Number(seq), listing_id: listing_id as string, listing: exists ? (listing as unknown as ChangedListing) : null };
   });
-  return { rows: page, hasMore: found.length > limit, version };
+  const floor = opts.from === null ? version : from.floor;
+  return { rows: page, hasMore: found.length > limit, version, ...(floor !== undefined ? { floor } : {}) };
 }
 
 // The data version and the active listings visible to the key, streamed from one

@@ -30,14 +30,14 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
     const q = validateQuery(changesQuery, req.query);
     const showFlags = SEES_FLAGGED[res.locals.apiKey!.tier];
     const limit = q.limit ?? 100;
-    // No cursor: a first walk from the beginning. Its floor is the version of the snapshot
-    // its first page is read in (the version, read first, can only be lower or equal: the
-    // floor stays below every change that can follow the first page).
-    const from: ChangePosition = q.since !== undefined ? decodeCursor(q.since) : { seq: 0, floor: await dataVersion(res, deps.db) };
+    // No cursor: a first walk from the beginning (see readChanges).
+    const from: ChangePosition | null = q.since !== undefined ? decodeCursor(q.since) : null;
     const read = await readChanges(deps.db, { from, limit, includeFlagged: showFlags });
-    if (from.seq > read.version) throw invalidCursor('since is ahead of this feed: it was not given by this service');
+    if (from && from.seq > read.version) throw invalidCursor('since is ahead of this feed: it was not given by this service');
     const last = read.rows.at(-1);
-    const next: ChangePosition = read.hasMore ? { seq: last!.seq, id: last!.listing_id, floor: from.floor } : { seq: Math.max(read.version, from.seq) };
+    const next: ChangePosition = read.hasMore
+      ? { seq: last!.seq, id: last!.listing_id, floor: read.floor }
+      : { seq: Math.max(read.version, from?.seq ?? 0) };
     const body: ApiChangesPage = {
       data: read.rows.map((r) => presentChange(r, { baseUrl: deps.baseUrl, showFlags })),
       meta: { next_cursor: encodeCursor(next), has_more: read.hasMore, last_updated: iso(await lastUpdatedAt(deps, await dataVersion(res, deps.db))) },
