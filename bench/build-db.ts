@@ -87,6 +87,12 @@ export async function ensureBenchDb(opts: { baseUrl: string; listings: number; r
     const sameSize = new RegExp(`^listings_bench_${opts.listings}_[0-9a-f]+$`);
     const stale = (await admin.query(`SELECT datname FROM pg_database`)).rows.map((r: { datname: string }) => r.datname);
     for (const datname of stale.filter((d) => sameSize.test(d) && d !== name)) {
+      // One in use is another worktree's benchmark, running now: left alone.
+      const users = (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [datname])).rows[0].n as number;
+      if (users > 0) {
+        opts.log(`keeping ${datname} (another schema version, in use)`);
+        continue;
+      }
       opts.log(`dropping ${datname} (another schema version)`);
       await admin.query(`DROP DATABASE "${datname}" WITH (FORCE)`);
     }

@@ -13,7 +13,9 @@ import { findOrCreateAccount } from '../src/repositories/accounts.js';
 import { createApiKey } from '../src/repositories/api-keys.js';
 import { checkSchemaUnchanged, codeFingerprint, ensureBenchDb, ensureMarketHistory } from './build-db.js';
 import { cpuMeter, loadAverage } from './cpu.js';
+import { encodeCursor } from '../src/http/changes-cursor.js';
 import { explainRequests } from './explain.js';
+import { measureExport, measureWalk } from './export.js';
 import { summariseProfile } from './profile.js';
 import { consoleTable, writeResults, type Row } from './report.js';
 import { scenarios, selectScenarios, type Req, type Scenario } from './scenarios.js';
@@ -318,7 +320,7 @@ function readOnlyGit(): string {
 }
 
 async function main(): Promise<void> {
-  const all = scenarios({ ids: [], communes: [], quarters: [] });
+  const all = scenarios({ ids: [], communes: [], quarters: [], cursors: [] });
   const chosenIds = selectScenarios(all, args.scenarios).map((s) => s.id);
 
   const code = codeFingerprint();
@@ -326,6 +328,7 @@ async function main(): Promise<void> {
   await ensureMarketHistory(bench.url, log);
   const db = createDb(bench.url, { poolMax: 2 });
   let keys: { pro: string; free: string };
+  let starterKey = '';
   let run: Scenario[];
   let pgInfo: { postgres: string; settings: string };
   let data: Parameters<typeof scenarios>[0];
@@ -336,12 +339,16 @@ async function main(): Promise<void> {
       pro: (await createApiKey(db, { accountId, tier: 'pro', name: 'bench pro' })).key,
       free: (await createApiKey(db, { accountId, tier: 'free', name: 'bench free' })).key,
     };
+    starterKey = (await createApiKey(db, { accountId, tier: 'starter', name: 'bench starter' })).key;
     const ids = (await db.raw(`SELECT id FROM listings WHERE status = 'active' AND NOT flagged ORDER BY md5(id) LIMIT 5000`)).rows.map(
       (r: { id: string }) => r.id,
     );
     const communes = await db('communes').select('name', 'lat', 'lng', 'population');
     const quarters = (await db('localities').where({ commune: 'Luxembourg', kind: 'quartier_luxembourg_city' }).pluck('locality')) as string[];
-    data = { ids, communes, quarters };
+    const cursors = (await db.raw(`SELECT seq, listing_id FROM listing_changes ORDER BY md5(listing_id) LIMIT 2000`)).rows.map(
+      (r: { seq: number; listing_id: string }) => encodeCursor({ seq: Number(r.seq), id: r.listing_id }),
+    );
+    data = { ids, communes, quarters, cursors };
     run = selectScenarios(scenarios(data), chosenIds.join(','));
     const v = (await db.raw(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb,
       current_setting('work_mem') AS wm, current_setting('jit') AS jit, current_setting('max_connections') AS mc`)).rows[0];
@@ -382,6 +389,10 @@ async function main(): Promise<void> {
       const rng = mulberry32(7);
       for (let i = 0; i < (s.id === '9' ? 200 : 1); i++) {
         const req = s.next(rng);
+        if (s.download) {
+          examples.set(s.id, { req });
+          break;
+        }
         const res = await fetchAs(base, req, keys);
         if (res.status !== req.expect) throw new Error(`scenario ${s.id}: GET ${req.path} answered ${res.status}, expected ${req.expect}: ${res.text.slice(0, 300)}`);
         if (i === 0) {
@@ -396,6 +407,64 @@ async function main(): Promise<void> {
     log(`${run.length} scenarios × (${warmup} s warm-up + ${duration} s), ${connections} connections${gzip ? ', gzip' : ''}\n`);
     for (const [i, s] of run.entries()) {
       process.stdout.write(`  ${s.id} ${s.name} … `);
+      if (s.download === 'walk') {
+        const sampler = rssSampler(pid);
+        await meter.start();
+        const scratch = await measureWalk(base, starterKey);
+        // A day's import: 10,000 listings change (one statement, as an import's update does),
+        // then the daily run from the stored cursor. Undone afterwards (10,000 more changes,
+        // which later runs' walks from scratch do not see as more rows: one row a listing).
+        const day = `(SELECT id FROM listings WHERE status = 'active' AND NOT flagged ORDER BY md5(id) LIMIT 10000)`;
+        await pgClient.query(`UPDATE listings SET price_eur = price_eur + 1 WHERE id IN ${day}`);
+        const daily = await measureWalk(base, starterKey, scratch.cursor);
+        await pgClient.query(`UPDATE listings SET price_eur = price_eur - 1 WHERE id IN ${day}`);
+        const cpu = await meter.stop();
+        const rssMb = sampler.stopMb();
+        serverHwmMb = Math.max(serverHwmMb, rssMb);
+        rows.push({
+          id: s.id,
+          name: `${s.name}: from scratch ${scratch.requests} requests, ${scratch.changes.toLocaleString('en')} listings, ${scratch.seconds.toFixed(0)} s (page p50 ${scratch.p50.toFixed(0)} ms); daily ${daily.requests} requests, ${daily.changes.toLocaleString('en')} changes, ${daily.seconds.toFixed(1)} s`,
+          path: s.next(mulberry32(1)).path,
+          rps: scratch.requests / scratch.seconds,
+          p50: scratch.p50,
+          p99: scratch.p99,
+          errors: 0,
+          rssMb,
+          requests: scratch.requests + daily.requests,
+          statuses: { 200: scratch.requests + daily.requests },
+          timeouts: 0,
+          total: scratch.changes,
+          cpu,
+        });
+        log(`from scratch: ${scratch.requests} requests, ${scratch.changes} listings in ${scratch.seconds.toFixed(1)} s (page p50 ${scratch.p50.toFixed(0)} ms, p99 ${scratch.p99.toFixed(0)} ms); after 10,000 changes: ${daily.requests} requests, ${daily.changes} changes in ${daily.seconds.toFixed(1)} s`);
+        continue;
+      }
+      if (s.download) {
+        const sampler = rssSampler(pid);
+        await meter.start();
+        const e = await measureExport(base, keys.pro, s.next(mulberry32(1)).path, () => memKb(pid).rss / 1024);
+        const cpu = await meter.stop();
+        const rssMb = sampler.stopMb();
+        serverHwmMb = Math.max(serverHwmMb, rssMb);
+        const ms = e.seconds * 1000;
+        rows.push({
+          id: s.id,
+          name: `${s.name}: ${e.lines.toLocaleString('en')} listings, ${e.mb.toFixed(0)} MB ${gzip ? 'gzip' : 'identity'}, ${e.seconds.toFixed(1)} s, RSS ${e.rssBeforeMb.toFixed(0)} → peak ${rssMb.toFixed(0)} MB`,
+          path: s.next(mulberry32(1)).path,
+          rps: 1 / e.seconds,
+          p50: ms,
+          p99: ms,
+          errors: e.status === 200 ? 0 : 1,
+          rssMb,
+          requests: 1,
+          statuses: { [e.status]: 1 },
+          timeouts: 0,
+          total: e.lines,
+          cpu,
+        });
+        log(`${e.lines} listings in ${e.seconds.toFixed(1)} s (${e.mb.toFixed(1)} MB), server RSS ${e.rssBeforeMb.toFixed(0)} MB before, peak ${rssMb.toFixed(0)} MB`);
+        continue;
+      }
       if (warmup > 0) await drive(base, s, keys, warmup, 1000 + i);
       const sampler = rssSampler(pid);
       await meter.start();

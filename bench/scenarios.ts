@@ -17,12 +17,16 @@ export interface Scenario {
   next: (rng: () => number) => Req;
   // Whether the results file shows the EXPLAIN of this scenario's SQL (not for the mix).
   explain: boolean;
+  // Not driven by autocannon, timed by bench/export.ts: one whole export, or a mirror's walk
+  // through the changes feed (from scratch, then after 10,000 changes).
+  download?: 'export' | 'walk';
 }
 
 export interface ScenarioData {
   ids: string[]; // active, unflagged listing ids
   communes: { name: string; lat: number; lng: number; population: number }[];
   quarters: string[]; // Luxembourg City quarters, also accepted as `commune`
+  cursors: string[]; // changes feed cursors at random positions
 }
 
 const L = '/api/v1/listings';
@@ -138,6 +142,14 @@ export function scenarios(d: ScenarioData): Scenario[] {
     { id: '8', name: 'Free key over quota', next: fixed(`${L}?per_page=5`, 'free', 429), explain: true },
     { id: '9', name: 'mixed', next: mix, explain: false },
     { id: '10', name: 'fresh query every request', next: fresh, explain: false },
+    {
+      id: '11',
+      name: 'changes, a page of 1,000 from a random cursor',
+      next: (rng) => ({ path: `/api/v1/changes?limit=1000&since=${pickOne(rng, d.cursors)}`, key: 'pro', expect: 200 }),
+      explain: true,
+    },
+    { id: '12', name: 'export, every listing', next: fixed(`${L}/export`), explain: false, download: 'export' },
+    { id: '13', name: 'changes walk, Starter key: from scratch, then a day of 10,000 changes', next: fixed('/api/v1/changes?limit=1000'), explain: false, download: 'walk' },
   ];
 }
 

@@ -61,13 +61,15 @@ export async function readChanges(db: Knex, opts: { from: ChangePosition | null;
     bindings.push(...b);
   }
 
+  // Each listing of the page by its primary key (the LIMIT keeps the planner from turning the
+  // lookups into a hash join over the whole table: it cannot know the page's size).
   const cols = PUBLIC_COLUMNS.map((c) => `l.${c}`).join(', ');
   const { rows } = await db.raw(
     `WITH v AS MATERIALIZED (SELECT version FROM data_state),
           page AS MATERIALIZED (SELECT * FROM (${parts.join(' UNION ALL ')}) u ORDER BY seq, listing_id LIMIT ${n})
      SELECT v.version, p.* FROM v LEFT JOIN LATERAL (
        SELECT page.seq, page.listing_id, l.id AS found, ${cols}, l.status, l.merged_into
-         FROM page LEFT JOIN listings l ON l.id = page.listing_id) p ON true
+         FROM page LEFT JOIN LATERAL (SELECT * FROM listings l WHERE l.id = page.listing_id LIMIT 1) l ON true) p ON true
      ORDER BY p.seq, p.listing_id`,
     bindings,
   );

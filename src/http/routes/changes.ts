@@ -61,10 +61,20 @@ export function exportRoute(deps: { db: Knex; baseUrl: string }) {
     res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
     res.setHeader('X-Changes-Cursor', encodeCursor({ seq: exp.version }));
     res.setHeader('Vary', 'Accept-Encoding');
+    // Lines are sent in chunks of about 64 KB: one write (and one compression call) per
+    // listing would cost more than the listing itself.
+    let chunk = '';
     const lines = new Transform({
       writableObjectMode: true,
       transform(row: PublicListingRow, _enc, done) {
-        done(null, JSON.stringify(presentListing(row, opts)) + '\n');
+        chunk += JSON.stringify(presentListing(row, opts)) + '\n';
+        if (chunk.length < 65_536) return done();
+        const out = chunk;
+        chunk = '';
+        done(null, out);
+      },
+      flush(done) {
+        done(null, chunk || undefined);
       },
     });
     try {
