@@ -26,6 +26,9 @@ describe('GET /api/v1/listings/export', () => {
       expect(res.body.code).toBe('forbidden_for_tier');
     }
     expect(await request(t.app).get('/api/v1/listings/export?x=1').set(bearer(t.keys.pro))).toHaveStatus(400);
+    const head = await request(t.app).head('/api/v1/listings/export').set(bearer(t.keys.pro));
+    expect(head).toHaveStatus(200);
+    expect(head.headers['content-type']).toMatch(/^application\/x-ndjson/);
   });
 
   it('export + /changes from its cursor equals a mirror built from /changes, and a crawl', async () => {

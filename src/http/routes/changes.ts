@@ -55,6 +55,11 @@ export function exportRoute(deps: { db: Knex; baseUrl: string }) {
     if (!SEES_FLAGGED[tier]) {
       throw new ApiError({ status: 403, code: 'forbidden_for_tier', detail: 'The export needs a Pro or Enterprise key; other tiers mirror the feed through GET /api/v1/changes' });
     }
+    // HEAD: the headers alone, without reading a single listing.
+    if (req.method === 'HEAD') {
+      res.status(200).type('application/x-ndjson; charset=utf-8').end();
+      return;
+    }
     const exp = await openListingsExport(deps.db, { includeFlagged: true });
     const opts = { baseUrl: deps.baseUrl, showFlags: true };
     res.status(200);
