@@ -1,8 +1,33 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Knex } from 'knex';
 import client from 'prom-client';
 import type { StoreHealth } from './rate-limit/store.js';
 import { countImportRunsBySourceAndStatus } from './repositories/import-runs.js';
+
+const ROUTE = Symbol('route');
+const LABEL = Symbol('route label');
+const START = Symbol('request start');
+const tracked = new WeakSet<object>();
+
+// The route template, not the raw path, keeps label values bounded ('unmatched': rejected
+// before any route matched, e.g. 401, 429, unknown paths). Express sets req.route when a route
+// matches, while req.baseUrl still holds the routers' mount path (it is reset by the time the
+// response finishes), so the label is taken at that moment: by an accessor installed once on
+// the app's request prototype.
+function trackRoutes(proto: object): void {
+  if (tracked.has(proto)) return;
+  tracked.add(proto);
+  Object.defineProperty(proto, 'route', {
+    configurable: true,
+    get(this: { [ROUTE]?: unknown }) {
+      return this[ROUTE];
+    },
+    set(this: { [ROUTE]?: unknown; [LABEL]?: string; baseUrl: string }, v: { path: string }) {
+      this[ROUTE] = v;
+      this[LABEL] = `${this.baseUrl}${v.path}`;
+    },
+  });
+}
 
 // Prometheus metrics, on their own registry (one per app, so tests can build many) and
 // served by a separate listener (METRICS_PORT), never on the public API port.
@@ -77,27 +102,19 @@ export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Met
     },
   });
 
+  // Per request: a start time and one shared 'finish' listener (no closure, no property
+  // defined on the request object itself, which would slow every later access to it).
+  function onFinish(this: Response): void {
+    const req = this.req as Request & { [LABEL]?: string; [START]?: number };
+    const labels = { method: req.method, route: req[LABEL] ?? 'unmatched', status: String(this.statusCode) };
+    requests.inc(labels);
+    latency.observe(labels, (performance.now() - (req[START] ?? performance.now())) / 1000);
+    if (this.statusCode === 429) quotaRejections.inc({ reason: this.locals.apiKey ? 'daily_quota' : 'stats_ip_limit' });
+  }
   const middleware: RequestHandler = (req, res, next) => {
-    const end = latency.startTimer();
-    // The route template, not the raw path, keeps label values bounded. Express sets req.route
-    // when a route matches, while req.baseUrl still holds the routers' mount path (it is reset
-    // by the time the response finishes), so the label is taken at that moment.
-    let route = 'unmatched'; // rejected before any route matched (401, 429, unknown path)
-    let matched: unknown;
-    Object.defineProperty(req, 'route', {
-      configurable: true,
-      get: () => matched,
-      set: (v: { path: string }) => {
-        matched = v;
-        route = `${req.baseUrl}${v.path}`;
-      },
-    });
-    res.once('finish', () => {
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      requests.inc(labels);
-      end(labels);
-      if (res.statusCode === 429) quotaRejections.inc({ reason: res.locals.apiKey ? 'daily_quota' : 'stats_ip_limit' });
-    });
+    trackRoutes(Object.getPrototypeOf(req) as object);
+    (req as Request & { [START]?: number })[START] = performance.now();
+    res.once('finish', onFinish);
     next();
   };
   return { registry, middleware };
