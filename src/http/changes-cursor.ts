@@ -7,7 +7,7 @@ import { ApiError } from './errors.js';
 const FORM = /^1\.(\d{1,15})\.([A-Za-z0-9_-]{0,64})\.(\d{0,15})$/;
 
 export function encodeCursor(p: ChangePosition): string {
-  const floor = p.floor !== undefined && p.seq < p.floor ? String(p.floor) : '';
+  const floor = p.floor !== undefined && p.seq <= p.floor && p.id !== undefined ? String(p.floor) : '';
   return Buffer.from(`1.${p.seq}.${p.id ?? ''}.${floor}`, 'utf8').toString('base64url');
 }
 

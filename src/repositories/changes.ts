@@ -46,7 +46,7 @@ export async function readChanges(db: Knex, opts: { from: ChangePosition | null;
   const parts: string[] = [];
   const bindings: Knex.RawBinding[] = [];
   // Below the floor of a first walk, only listings visible to the key (the partial index).
-  const floorSql = opts.from === null ? '(SELECT version FROM v)' : from.floor !== undefined && from.seq < from.floor ? '?' : null;
+  const floorSql = opts.from === null ? '(SELECT version FROM v)' : from.floor !== undefined && from.seq <= from.floor ? '?' : null;
   if (floorSql !== null) {
     const [cond, b] = after(from);
     parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { importFeed, type ImportOptions } from '../../src/ingest/index.js';
 import type { ApiChange } from '../../src/http/schemas/responses.js';
 import { useTestContext } from '../helpers/context.js';
-import { bearer, createKey } from '../helpers/factory.js';
+import { bearer, createKey, insertListing } from '../helpers/factory.js';
 import { emptyMirror, expectMirrorEqualsCrawl, sync, syncPage, type Mirror } from '../helpers/mirror.js';
 import { csvFeed, csvRow, gazetteer } from '../ingest/helpers.js';
 
@@ -160,6 +160,17 @@ describe('GET /api/v1/changes: parameters and cursors', () => {
     const res = await request(t.app).get(`/api/v1/changes?${qs}`).set(bearer(t.keys.pro));
     expect(res, qs).toHaveStatus(400);
     expect(res.body.code).toBe(code);
+  });
+
+  it('a first walk in pages of 1 through listings changed by one statement (one sequence number) returns no tombstone', async () => {
+    const rows = [];
+    for (let i = 0; i < 6; i++) rows.push(await insertListing(t.db, { source: 'one-statement', title: `flat ${i}` }));
+    await t.db.raw(`UPDATE listings SET title = title || ' (updated)', status = CASE WHEN external_id = ANY (?) THEN 'inactive' ELSE status END WHERE source = 'one-statement'`, [
+      rows.filter((_, i) => i % 2 === 1).map((r) => r.external_id),
+    ]);
+    const m = await sync(t.app, t.keys.pro, emptyMirror(), 1);
+    expect(m.log.map((c) => c.op)).toEqual(['upsert', 'upsert', 'upsert']);
+    expect([...m.listings.values()].every((l) => l.title.endsWith('(updated)'))).toBe(true);
   });
 
   it('needs a key', async () => {
