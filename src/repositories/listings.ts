@@ -145,8 +145,10 @@ export async function findActiveMergeTarget(db: Knex, id: string): Promise<strin
   return (row?.id as string | undefined) ?? null;
 }
 
+const BY_ID = `SELECT ${COLUMNS.join(', ')} FROM listings WHERE id = ? AND status = 'active'`;
+const BY_ID_UNFLAGGED = `${BY_ID} AND NOT flagged`;
+
 export async function findActiveListing(db: Knex, id: string, includeFlagged: boolean): Promise<PublicListingRow | null> {
-  const q = db('listings').select(COLUMNS).where({ id, status: 'active' });
-  if (!includeFlagged) q.where('flagged', false);
-  return ((await q.first()) as PublicListingRow | undefined) ?? null;
+  const { rows } = (await db.raw(includeFlagged ? BY_ID : BY_ID_UNFLAGGED, [id])) as { rows: PublicListingRow[] };
+  return rows[0] ?? null;
 }
