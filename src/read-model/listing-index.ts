@@ -187,10 +187,24 @@ export class ListingIndex {
         else if (q.flagOnly) n += grid.clean[cell.cell];
         else for (let k = from; k < to; k++) if (this.matchesAttributes(q, grid.order[k])) n++;
       } else {
+        // On the edge: each point against the circle (a radius search alone, the commonest,
+        // tests nothing else).
         const circle = q.geo!;
-        for (let k = from; k < to; k++) {
-          const i = grid.order[k];
-          if (this.matchesAttributes(q, i) && circle.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax)) n++;
+        const { order } = grid;
+        const { lat, lng } = this;
+        if (q.trivial) {
+          for (let k = from; k < to; k++) if (circle.withinCell(lat[order[k]], lng[order[k]], cell.cosMin, cell.cosMax)) n++;
+        } else if (q.flagOnly) {
+          const bits = this.bits;
+          for (let k = from; k < to; k++) {
+            const i = order[k];
+            if ((bits[i] & FLAGGED) === 0 && circle.withinCell(lat[i], lng[i], cell.cosMin, cell.cosMax)) n++;
+          }
+        } else {
+          for (let k = from; k < to; k++) {
+            const i = order[k];
+            if (this.matchesAttributes(q, i) && circle.withinCell(lat[i], lng[i], cell.cosMin, cell.cosMax)) n++;
+          }
         }
       }
     }
