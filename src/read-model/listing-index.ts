@@ -165,6 +165,21 @@ export class ListingIndex {
       if (q.flagOnly) return this.cleanTotal;
       const { order, ranges, size, exact } = this.candidates(f, q);
       if (exact) return size;
+      // Within the (commune, type, price) ranges, the commonest rest is rooms and the flag:
+      // tested alone, without the conditions the ranges already hold.
+      if (order !== null && q.src < 0 && q.loc < 0 && !q.students) {
+        const { rooms, bits } = this;
+        const { minR, flag } = q;
+        let n = 0;
+        for (let r = 0; r < ranges.length; r += 2) {
+          const to = ranges[r + 1];
+          for (let k = ranges[r]; k < to; k++) {
+            const i = order[k];
+            if (rooms[i] >= minR && (flag < 0 || (bits[i] & FLAGGED) === flag)) n++;
+          }
+        }
+        return n;
+      }
       let n = 0;
       for (let r = 0; r < ranges.length; r += 2) {
         const to = ranges[r + 1];
