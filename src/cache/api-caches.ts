@@ -3,7 +3,8 @@ import { cachedBodyWeight, type CachedBody } from './cached-body.js';
 
 // The answers the API may reuse while the data version stays the same (one set per app),
 // kept serialized (and compressed on demand). Bounded so the caches stay within ~35 MB (pages
-// are cheap to recompute with the listings read model).
+// are cheap to recompute with the listings read model; a body shared by `pages` and `pageUrls`
+// is counted in both).
 export interface ApiCaches {
   pages: VersionedCache<CachedBody>;
   // A page answer by the request's own path and query (and whether the key sees flags): a
@@ -22,7 +23,8 @@ export function createApiCaches(): ApiCaches {
   const MB = 1024 * 1024;
   return {
     pages: new VersionedCache<CachedBody>(5_000, cachedBodyWeight, 16 * MB),
-    pageUrls: new VersionedCache<{ body: CachedBody; link: string }>(5_000, (e) => 2 * e.link.length + 200, 4 * MB),
+    // Weighed with the body it keeps alive: the pages cache may have let go of it already.
+    pageUrls: new VersionedCache<{ body: CachedBody; link: string }>(5_000, (e) => cachedBodyWeight(e.body) + 2 * e.link.length + 200, 16 * MB),
     listings: new VersionedCache<CachedBody | null>(20_000, (b) => (b ? cachedBodyWeight(b) : 1), 12 * MB),
     counts: new VersionedCache<number>(10_000),
     market: new VersionedCache<CachedBody>(500, cachedBodyWeight, 4 * MB),
