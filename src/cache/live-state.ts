@@ -1,15 +1,16 @@
 import type { Logger } from 'pino';
-import { API_KEYS_CHANNEL, DATA_VERSION_CHANNEL, PgListener, type ListenerHandlers } from '../db/listener.js';
+import { API_KEYS_CHANNEL, DATA_VERSION_CHANNEL, PgListener, SNAPSHOTS_CHANNEL, type ListenerHandlers, type Versions } from '../db/listener.js';
 import type { AuthenticatedKey } from '../repositories/api-keys.js';
 
-// What this process knows without asking the database: the current data version and the API
-// keys it has verified (key hash -> key), kept true by the database's notifications
+// What this process knows without asking the database: the current data version, the market
+// snapshots' version and the API keys it has verified (key hash -> key), kept true by the database's notifications
 // (src/db/listener.ts). Both are trusted only while the listener is demonstrably connected:
 // a heartbeat answered less than `maxStaleMs` ago. Otherwise every request asks the database
 // as before, so a revocation is never ignored for longer than that, even when the listener's
 // connection died silently.
 export class LiveState implements ListenerHandlers {
   private version = 0;
+  private snapshots = 0;
   private isConnected = false;
   private lastAlive = -Infinity;
   private keys = new Map<string, AuthenticatedKey>();
@@ -45,6 +46,11 @@ export class LiveState implements ListenerHandlers {
   // The data version, when it can be trusted.
   currentVersion(): number | undefined {
     return this.fresh() ? this.version : undefined;
+  }
+
+  // The market snapshots' version (the history's cache key), when it can be trusted.
+  currentSnapshotVersion(): number | undefined {
+    return this.fresh() ? this.snapshots : undefined;
   }
 
   // The key with this hash, when verified and not changed since.
@@ -88,11 +94,12 @@ export class LiveState implements ListenerHandlers {
   }
 
   // ListenerHandlers
-  connected(version: number): void {
+  connected(versions: Versions): void {
     // Anything may have changed while disconnected: start over.
     this.forgetKeys();
     this.version = 0;
-    this.seeVersion(version);
+    this.seeVersion(versions.data);
+    this.snapshots = versions.snapshots;
     this.lastAlive = performance.now();
     this.isConnected = true;
     for (const w of this.readyWaiters.splice(0)) w();
@@ -103,15 +110,19 @@ export class LiveState implements ListenerHandlers {
     this.forgetKeys();
   }
 
-  alive(sentAt: number, version: number): void {
+  alive(sentAt: number, versions: Versions): void {
     if (sentAt > this.lastAlive) this.lastAlive = sentAt;
-    this.seeVersion(version);
+    this.seeVersion(versions.data);
+    this.seeSnapshots(versions.snapshots);
   }
 
   notification(channel: string, payload: string): void {
     if (channel === DATA_VERSION_CHANNEL) {
       const v = Number(payload);
       if (Number.isFinite(v)) this.seeVersion(v);
+    } else if (channel === SNAPSHOTS_CHANNEL) {
+      const v = Number(payload);
+      if (Number.isFinite(v)) this.seeSnapshots(v);
     } else if (channel === API_KEYS_CHANNEL) {
       this.generation++;
       const hash = this.hashById.get(payload);
@@ -127,6 +138,11 @@ export class LiveState implements ListenerHandlers {
     if (v <= this.version) return;
     this.version = v;
     for (const l of this.versionListeners) l(v);
+  }
+
+  // Also only grows (every take and delete adds one).
+  private seeSnapshots(v: number): void {
+    if (v > this.snapshots) this.snapshots = v;
   }
 
   private forgetKeys(): void {

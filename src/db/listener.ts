@@ -4,15 +4,24 @@ import type { Logger } from 'pino';
 // The channels the database notifies on (migrations/20261124000900_notify.ts).
 export const DATA_VERSION_CHANNEL = 'lf_data_version';
 export const API_KEYS_CHANNEL = 'lf_api_keys';
+// Sent by the code that takes or deletes market snapshots (src/repositories/market-snapshots.ts),
+// in the same transaction: the history's cached answers are keyed by the snapshots' version.
+export const SNAPSHOTS_CHANNEL = 'lf_market_snapshots';
+
+// What the listener reads on connecting and with every heartbeat.
+export interface Versions {
+  data: number;
+  snapshots: number;
+}
 
 export interface ListenerHandlers {
   // LISTEN is in place and `version` was read after it: nothing committed since is missed.
-  connected(version: number): void;
+  connected(versions: Versions): void;
   // The connection is gone (or a heartbeat failed): what was learnt through it may be stale.
   disconnected(): void;
   notification(channel: string, payload: string): void;
   // A heartbeat answered: the connection was alive when it was sent (`sentAt`, performance.now()).
-  alive(sentAt: number, version: number): void;
+  alive(sentAt: number, versions: Versions): void;
 }
 
 // One dedicated connection (outside the pool) that LISTENs for the database's notifications,
@@ -62,12 +71,12 @@ export class PgListener {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${DATA_VERSION_CHANNEL}; LISTEN ${API_KEYS_CHANNEL}`);
-      const version = await readVersion(client);
+      await client.query(`LISTEN ${DATA_VERSION_CHANNEL}; LISTEN ${API_KEYS_CHANNEL}; LISTEN ${SNAPSHOTS_CHANNEL}`);
+      const versions = await readVersions(client);
       if (this.client !== client || this.closed) return;
       if (this.attempts > 0) this.logger.info('database listener reconnected');
       this.attempts = 0;
-      this.handlers.connected(version);
+      this.handlers.connected(versions);
       this.heartbeat = setInterval(() => void this.beat(client), this.heartbeatMs);
       this.heartbeat.unref();
     } catch (err) {
@@ -82,8 +91,8 @@ export class PgListener {
     this.beating = true;
     const sentAt = performance.now();
     try {
-      const version = await readVersion(client);
-      if (this.client === client) this.handlers.alive(sentAt, version);
+      const versions = await readVersions(client);
+      if (this.client === client) this.handlers.alive(sentAt, versions);
     } catch (err) {
       if (this.client === client) {
         this.logger.warn({ err: (err as Error).message }, 'database listener heartbeat failed; reconnecting');
@@ -114,7 +123,9 @@ export class PgListener {
   }
 }
 
-async function readVersion(client: pg.Client): Promise<number> {
-  const { rows } = await client.query<{ version: string | number }>('SELECT version FROM data_state');
-  return Number(rows[0]?.version ?? 0);
+async function readVersions(client: pg.Client): Promise<Versions> {
+  const { rows } = await client.query<{ data: string | number | null; snapshots: string | number | null }>(
+    'SELECT (SELECT version FROM data_state) AS data, (SELECT version FROM market_snapshot_state) AS snapshots',
+  );
+  return { data: Number(rows[0]?.data ?? 0), snapshots: Number(rows[0]?.snapshots ?? 0) };
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { LOCK_MARKET_SNAPSHOT } from '../db/advisory-locks.js';
+import { SNAPSHOTS_CHANNEL } from '../db/listener.js';
 import type { ListingType } from '../domain/listing.js';
 import { ROOMS_TOP_BUCKET, type MarketFigures } from '../domain/market.js';
 import { COUNTED_LISTINGS_SQL, FIGURES_INNER_SQL, FIGURES_OUTER_SQL } from './market.js';
@@ -54,7 +55,7 @@ export async function takeMarketSnapshot(db: Knex, opts: SnapshotOptions): Promi
                HAVING GROUPING(${bucket}) = 1 OR ${bucket} IS NOT NULL) g`,
       [opts.day, ...(source.bindings ?? [])],
     );
-    await trx.raw(`UPDATE market_snapshot_state SET version = version + 1`);
+    await bumpSnapshotVersion(trx);
     return { day: opts.day, rows: inserted.rowCount as number };
   });
 }
@@ -77,6 +78,13 @@ export async function snapshotVersion(db: Knex): Promise<number> {
   return Number(rows[0]?.version ?? 0);
 }
 
+// The new version goes to every running instance when the transaction commits (a NOTIFY is
+// delivered then, or never): each keeps it in memory (src/cache/live-state.ts), so a cached
+// history answer costs no query. Their heartbeat also reads it, for any other writer.
+async function bumpSnapshotVersion(trx: Knex.Transaction): Promise<void> {
+  await trx.raw(`WITH v AS (UPDATE market_snapshot_state SET version = version + 1 RETURNING version) SELECT pg_notify(?, version::text) FROM v`, [SNAPSHOTS_CHANNEL]);
+}
+
 export async function lastSnapshotAt(db: Knex): Promise<Date | null> {
   const { rows } = await db.raw(`SELECT max(taken_at) AS at FROM market_snapshot_days`);
   return (rows[0]?.at as Date | null) ?? null;
@@ -85,7 +93,7 @@ export async function lastSnapshotAt(db: Knex): Promise<Date | null> {
 export async function deleteAllSnapshots(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw(`DELETE FROM market_snapshot_days`);
-    await trx.raw(`UPDATE market_snapshot_state SET version = version + 1`);
+    await bumpSnapshotVersion(trx);
   });
 }
 

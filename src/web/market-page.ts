@@ -167,7 +167,7 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
       return bad(`${parsed.data.commune} is not a commune of Luxembourg${hints.length ? ` (did you mean ${hints.join(', ')}?)` : ''}.`);
     }
     const q: PageQuery = { sort: parsed.data.sort ?? 'commune', commune: place.commune, rooms: parsed.data.rooms ?? null };
-    const [dataVersion, snapVersion] = await Promise.all([deps.live?.currentVersion() ?? currentDataVersion(deps.db), snapshotVersion(deps.db)]);
+    const [dataVersion, snapVersion] = await Promise.all([deps.live?.currentVersion() ?? currentDataVersion(deps.db), deps.live?.currentSnapshotVersion() ?? snapshotVersion(deps.db)]);
     const tableHtml = await tables.get(dataVersion, JSON.stringify([q.sort, q.rooms, q.commune]), async () => {
       const figures = await marketPrices(deps.db, { listingType: 'RENT', rooms: q.rooms ?? undefined });
       const rows = figures.map((f) => ({ commune: f.commune, ...(publishFigures(f, 'RENT', q.rooms) as RentFigures) }));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { LiveState } from '../../src/cache/live-state.js';
 import { revokeApiKey, setApiKeyTier } from '../../src/repositories/api-keys.js';
+import { takeMarketSnapshot } from '../../src/repositories/market-snapshots.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey, insertListing, silentLogger, testRedis } from '../helpers/factory.js';
 
@@ -84,6 +85,15 @@ describe('a request whose key and answer are known', () => {
     expect(seen.redis.length).toBeGreaterThan(0);
   });
 
+  it('answers market prices and history from memory, with no query (the snapshots\' version is kept too)', async () => {
+    const pro = await createKey(t.db, 'pro');
+    for (const path of ['/api/v1/market/prices?commune=Mamer&rooms=2', '/api/v1/market/history?commune=Mamer&interval=week']) {
+      expect(await get(a, pro.key, path)).toHaveStatus(200);
+      const seen = await counting(async () => expect(await get(a, pro.key, path)).toHaveStatus(200));
+      expect({ path, queries: seen.queries }).toEqual({ path, queries: [] });
+    }
+  });
+
   it('without a live state, every request asks PostgreSQL (the fallback)', async () => {
     const plain = await buildTestApp(t.db, { redis: t.redis, redisPrefix: t.redisPrefix });
     const pro = await createKey(t.db, 'pro');
@@ -119,10 +129,21 @@ describe('changes reach every instance', () => {
     }
   });
 
+  it('a market snapshot taken is seen in the history of both instances', async () => {
+    const pro = await createKey(t.db, 'pro');
+    const path = '/api/v1/market/history?commune=Mamer&interval=week';
+    for (const app of [a, b]) expect(await get(app, pro.key, path)).toHaveStatus(200); // cached by both
+    const takenAt = new Date(Date.now() - 1000);
+    await takeMarketSnapshot(t.db, { day: takenAt.toISOString().slice(0, 10), takenAt });
+    for (const app of [a, b]) {
+      await vi.waitFor(async () => expect((await get(app, pro.key, path)).body.meta.last_snapshot_at).toBe(takenAt.toISOString()), { timeout: 10_000, interval: 20 });
+    }
+  });
+
   it('a key changed while its lookup ran is not kept', async () => {
     const live = new LiveState();
-    live.connected(1);
-    live.alive(performance.now(), 1);
+    live.connected({ data: 1, snapshots: 1 });
+    live.alive(performance.now(), { data: 1, snapshots: 1 });
     const token = live.lookupToken();
     live.notification('lf_api_keys', 'key_0000000000000000');
     live.remember('h', { id: 'key_1111111111111111', account_id: 1, tier: 'pro' }, token);

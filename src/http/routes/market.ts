@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Knex } from 'knex';
 import type { ReadsAt } from '../../db/read-replica.js';
 import type { ApiCaches } from '../../cache/api-caches.js';
+import type { LiveState } from '../../cache/live-state.js';
 import { cachedBody } from '../../cache/cached-body.js';
 import { describePeriod, historyRange, NO_FIGURES, publishFigures, utcDay } from '../../domain/market.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
@@ -18,7 +19,7 @@ import { validateQuery } from '../validate.js';
 
 const byName = new Intl.Collator('fr', { sensitivity: 'base' });
 
-export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazetteer; caches: ApiCaches; clock: () => Date }): Router {
+export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazetteer; caches: ApiCaches; clock: () => Date; live?: LiveState }): Router {
   const router = Router();
 
   router.get('/prices', async (req, res) => {
@@ -27,7 +28,7 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
     const rooms = q.rooms ?? null;
     const place = q.commune !== undefined ? resolveCommuneParam(deps.gazetteer, q.commune) : undefined;
     // Live: computed from the data as it stands, reused only while the data version is the same.
-    const version = await dataVersion(res, deps.db);
+    const version = await dataVersion(res, deps.db, deps.live);
     const key = JSON.stringify([place ?? {}, listingType, rooms]);
     const body = await deps.caches.market.get(version, key, async () => {
       const [rows, updated] = await Promise.all([
@@ -65,8 +66,9 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
       const message = `must not be after to (${from} > ${to})`;
       throw new ApiError({ status: 400, code: 'invalid_parameter', detail: `from ${message}`, errors: [{ param: 'from', message }] });
     }
-    // From the snapshots only: reused while no snapshot has been taken since.
-    const version = await snapshotVersion(deps.db);
+    // From the snapshots only: reused while no snapshot has been taken since (the version kept
+    // in memory by the database's notifications, else read now).
+    const version = deps.live?.currentSnapshotVersion() ?? (await snapshotVersion(deps.db));
     const key = JSON.stringify([commune, listingType, rooms, interval, from, to]);
     const body = await deps.caches.marketHistory.get(version, key, async () => {
       const [rows, last] = await Promise.all([
