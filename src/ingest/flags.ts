@@ -71,11 +71,12 @@ export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]>
          LEFT JOIN by_canton m2 ON m2.canton = b.canton AND m2.listing_type = b.listing_type
          LEFT JOIN by_country m3 ON m3.listing_type = b.listing_type
          CROSS JOIN LATERAL (SELECT CASE WHEN m1.n >= :min THEN m1.med WHEN m2.n >= :min THEN m2.med WHEN m3.n >= :min THEN m3.med END AS med) m
-         LEFT JOIN LATERAL (
-           SELECT s.q FROM by_rooms s
-            WHERE b.ppm IS NULL AND s.listing_type = b.listing_type AND s.rk = b.rk AND s.n >= :min
-              AND ((s.lvl = 1 AND s.k = b.commune) OR (s.lvl = 2 AND s.k = b.canton) OR s.lvl = 3)
-            ORDER BY s.lvl LIMIT 1) r ON true)
+         -- The rooms yardstick of the commune, else the canton, else the country: three equality
+         -- joins (hashed), not a search of every group per listing.
+         LEFT JOIN by_rooms r1 ON b.ppm IS NULL AND r1.lvl = 1 AND r1.k = b.commune AND r1.listing_type = b.listing_type AND r1.rk = b.rk AND r1.n >= :min
+         LEFT JOIN by_rooms r2 ON b.ppm IS NULL AND r2.lvl = 2 AND r2.k = b.canton AND r2.listing_type = b.listing_type AND r2.rk = b.rk AND r2.n >= :min
+         LEFT JOIN by_rooms r3 ON b.ppm IS NULL AND r3.lvl = 3 AND r3.listing_type = b.listing_type AND r3.rk = b.rk AND r3.n >= :min
+         CROSS JOIN LATERAL (SELECT COALESCE(r1.q, r2.q, r3.q) AS q) r)
      UPDATE listings l
         SET flags = CASE WHEN v.outlier THEN array_append(l.flags, 'price_outlier') ELSE array_remove(l.flags, 'price_outlier') END,
             updated_at = :now
