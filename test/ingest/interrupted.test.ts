@@ -60,14 +60,18 @@ describe('an import whose process dies is marked failed, not left running', () =
   });
 
   const runningRun = (source: string) => () => t.db('import_runs').where({ source, status: 'running' }).first();
-  // Whether some session holds the run's advisory lock (src/repositories/import-runs.ts: LOCK_RUN, id).
-  const runLockHeld = async (id: number) =>
-    (
-      await t.db.raw(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ? AND objid = ? AND objsubid = 2 AND granted`, [
-        LOCK_RUN,
-        id % 2147483647,
-      ])
-    ).rows.length > 0;
+  // Whether some session holds the run's advisory lock (src/repositories/import-runs.ts: LOCK_RUN, id)
+  // in this test's database: advisory locks are per database, and pg_locks lists the server's
+  // (an import into another database, with a run of the same id, holds a lock of the same key).
+  const runLockHeld = async (id: number) => {
+    const { rows } = await t.db.raw(
+      `SELECT 1 FROM pg_locks
+        WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND classid = ? AND objid = ? AND objsubid = 2 AND granted`,
+      [LOCK_RUN, id % 2147483647],
+    );
+    return rows.length > 0;
+  };
 
   it('killed with SIGKILL mid-import: the next import marks its run failed, and nothing of it was written', { timeout: 240_000 }, async () => {
     const fifo = path.join(dir, 'killed.csv');
