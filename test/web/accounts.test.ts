@@ -4,7 +4,7 @@ import { sameCsrfToken } from '../../src/web/csrf.js';
 import { DEFAULT_WEB_OPTIONS, webOptions } from '../../src/web/options.js';
 import { hashCost } from '../../src/web/passwords.js';
 import { useTestContext } from '../helpers/context.js';
-import { createKey } from '../helpers/factory.js';
+import { buildTestApp, createKey } from '../helpers/factory.js';
 import {
   buildWebApp,
   csrfCookie,
@@ -17,6 +17,7 @@ import {
   signOut,
   signUp,
   uniqueEmail,
+  WEB_TEST_OPTIONS,
 } from './helpers.js';
 
 const t = useTestContext({ app: 'web' });
@@ -126,7 +127,10 @@ describe('sign-up', () => {
     expect(webOptions().bcryptCost).toBeGreaterThanOrEqual(12);
     expect(() => webOptions({ bcryptCost: 3 })).toThrow();
     const email = uniqueEmail('cost');
-    const res = await signUp(request.agent(t.app), email); // the app of these tests sets no cost: the default
+    // An app given no cost (the web tests' own lower it): the default applies.
+    const { bcryptCost: _lowered, ...noCost } = WEB_TEST_OPTIONS;
+    const defaults = await buildTestApp(t.db, { config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 }, web: noCost });
+    const res = await signUp(request.agent(defaults), email);
     expect(res).toHaveStatus(303);
     const row = await t.db('accounts').where({ email }).first();
     expect(hashCost(row.password_hash)).toBeGreaterThanOrEqual(12);
