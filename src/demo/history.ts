@@ -25,6 +25,10 @@ const SEASONAL = 0.012;
 // [0, 1) from a text, in SQL: the first 28 bits of its md5.
 const unit = (expr: string) => `(('x' || substr(md5(${expr}), 1, 7))::bit(28)::int / 268435456.0)`;
 
+// Today's counted listings, narrow (the listings table is wide: titles, descriptions, images),
+// read once for all the weeks: a temporary table of the backfill's transaction.
+const BASE_TABLE = 'demo_history_base';
+
 // The counted listings as they stood `yearsAgo` before today, on day-of-year `doy`.
 function pastListingsSql(): string {
   const growth = `(CASE WHEN listing_type = 'SALE' THEN ${SALE_GROWTH} ELSE ${RENT_GROWTH} END + (${unit('commune')} - 0.5) * ${COMMUNE_SPREAD})`;
@@ -33,9 +37,8 @@ function pastListingsSql(): string {
   return `(SELECT commune, listing_type, rooms, area_m2,
                   round(price_eur * power(1 + ${growth}, -?::float8)
                         * CASE WHEN listing_type = 'SALE' THEN 1 ELSE ${season('?::float8')} / ${season('?::float8')} END)::int AS price_eur
-             FROM listings
-            WHERE ${COUNTED_LISTINGS_SQL}
-              AND ${unit("id || ?")} < 0.96 - 0.16 * ?::float8) AS counted`;
+             FROM ${BASE_TABLE}
+            WHERE ${unit("id || ?")} < 0.96 - 0.16 * ?::float8) AS counted`;
 }
 
 export async function backfillDemoMarketHistory(db: Knex, opts: { now: Date; weeks?: number }): Promise<{ days: number }> {
@@ -43,17 +46,25 @@ export async function backfillDemoMarketHistory(db: Knex, opts: { now: Date; wee
   const weeks = opts.weeks ?? DEMO_HISTORY_WEEKS;
   const todayDoy = dayOfYear(opts.now);
   const sql = pastListingsSql();
-  for (let w = weeks; w >= 1; w--) {
-    const at = new Date(opts.now.getTime() - w * 7 * 86_400_000);
-    const day = utcDay(at);
-    const yearsAgo = (w * 7) / 365.25;
-    await takeMarketSnapshot(db, {
-      day,
-      takenAt: at,
-      kind: 'demo_backfill',
-      source: { sql, bindings: [yearsAgo, dayOfYear(at), todayDoy, day, yearsAgo] },
-    });
-  }
+  // One transaction: the snapshots are taken in it (each in its own savepoint) and see its
+  // temporary table.
+  await db.transaction(async (trx) => {
+    await trx.raw(
+      `CREATE TEMP TABLE ${BASE_TABLE} ON COMMIT DROP AS
+         SELECT id, commune, listing_type, rooms, area_m2, price_eur FROM listings WHERE ${COUNTED_LISTINGS_SQL}`,
+    );
+    for (let w = weeks; w >= 1; w--) {
+      const at = new Date(opts.now.getTime() - w * 7 * 86_400_000);
+      const day = utcDay(at);
+      const yearsAgo = (w * 7) / 365.25;
+      await takeMarketSnapshot(trx, {
+        day,
+        takenAt: at,
+        kind: 'demo_backfill',
+        source: { sql, bindings: [yearsAgo, dayOfYear(at), todayDoy, day, yearsAgo] },
+      });
+    }
+  });
   return { days: weeks };
 }
 
