@@ -15,7 +15,7 @@ import { acquireLock, runPatiently } from './locks.js';
 import { type BatchEvent, firstPositions, planBatch } from './plan.js';
 import type { FeedEvent, FeedFormat, FeedMode, ImportCounts, ImportReport, ProgressEvent, Reject } from './types.js';
 import { FEED_FORMATS } from './types.js';
-import { applyLifecycle, createStaging, finishStaging, markSeen, registerSource, stageIds, stageListings, withdrawalPreview } from './writer.js';
+import { applyLifecycle, createStaging, finishStaging, markSeen, refreshListingStatistics, registerSource, stageIds, stageListings, withdrawalPreview } from './writer.js';
 
 export interface ImportOptions {
   source: string;
@@ -155,6 +155,7 @@ async function writeStaged(
   // same transaction: a failed first import leaves no trace but its run.
   await registerSource(trx, opts.source, opts.format);
   const life = await applyLifecycle(trx, opts.source, full, now);
+  await refreshListingStatistics(trx, life.touched.length);
   progress({ phase: 'write', step: 'deduplication' });
   const dd = await deduplicate(trx, life.touched, life.formerCanonicals, now);
   progress({ phase: 'write', step: 'flags' });
