@@ -155,7 +155,7 @@ async function writeStaged(
   // same transaction: a failed first import leaves no trace but its run.
   await registerSource(trx, opts.source, opts.format);
   const life = await applyLifecycle(trx, opts.source, full, now);
-  await refreshListingStatistics(trx, life.touched.length);
+  await refreshListingStatistics(trx, life.touched);
   progress({ phase: 'write', step: 'deduplication' });
   const dd = await deduplicate(trx, life.touched, life.formerCanonicals, now);
   progress({ phase: 'write', step: 'flags' });

@@ -30,6 +30,9 @@ export async function createStaging(trx: Db): Promise<void> {
   // The external ids of the file so far and where each was first seen: duplicates are found
   // here, not in a set in memory that would grow with the file.
   await trx.raw(`CREATE TEMP TABLE ingest_seen (external_id text PRIMARY KEY, position text NOT NULL) ON COMMIT DROP`);
+  // The listings the life cycle creates, changes or withdraws: deduplication starts from
+  // them. A table, not an array: an import may touch a million listings.
+  await trx.raw(`CREATE TEMP TABLE ingest_touched (id text PRIMARY KEY) ON COMMIT DROP`);
 }
 
 // Records the external ids of a batch (each with the position of its first record in the
@@ -130,8 +133,9 @@ export interface LifecycleResult {
   // Records of the feed that withdrew a live listing, and those whose listing was not live.
   deleted: number;
   skipped: number;
-  // Listings whose dedup standing may have changed, and the groups they belonged to.
-  touched: string[];
+  // How many listings' dedup standing may have changed (their ids are in ingest_touched),
+  // and the groups they belonged to.
+  touched: number;
   formerCanonicals: string[];
 }
 
@@ -145,22 +149,29 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
        FROM ingest_batch`,
   );
 
-  const withdrawn = await rows<{ id: string; old_merged_into: string | null; by_record: boolean }>(
+  // The ids of what changed go to ingest_touched; only counts and the former groups come
+  // back.
+  const [withdrawn] = await rows<{ n: number; deleted: number; groups: string[] }>(
     trx,
     `WITH gone AS (
        SELECT l.id, l.merged_into FROM listings l
         WHERE l.source = ? AND l.status IN ('active', 'merged') AND ${withdrawalFilter(full)}
-        FOR UPDATE)
-     UPDATE listings l
-        SET status = 'inactive', merged_into = NULL, removed_at = ?, updated_at = ?,
-            flags = array_remove(l.flags, 'possible_duplicate')
-       FROM gone WHERE l.id = gone.id
-     RETURNING l.id, gone.merged_into AS old_merged_into,
-               EXISTS (SELECT 1 FROM ingest_gone g WHERE g.id = l.id) AS by_record`,
+        FOR UPDATE),
+     w AS (
+       UPDATE listings l
+          SET status = 'inactive', merged_into = NULL, removed_at = ?, updated_at = ?,
+              flags = array_remove(l.flags, 'possible_duplicate')
+         FROM gone WHERE l.id = gone.id
+       RETURNING l.id, gone.merged_into AS old_merged_into,
+                 EXISTS (SELECT 1 FROM ingest_gone g WHERE g.id = l.id) AS by_record),
+     t AS (INSERT INTO ingest_touched SELECT id FROM w ON CONFLICT DO NOTHING)
+     SELECT count(*)::int AS n, count(*) FILTER (WHERE by_record)::int AS deleted,
+            coalesce(array_agg(DISTINCT old_merged_into) FILTER (WHERE old_merged_into IS NOT NULL), '{}') AS groups
+       FROM w`,
     [source, now, now],
   );
   const [{ asked }] = await rows<{ asked: number }>(trx, `SELECT count(*)::int AS asked FROM ingest_gone`);
-  const deleted = withdrawn.filter((w) => w.by_record).length;
+  const deleted = withdrawn.deleted;
 
   await trx.raw(
     `INSERT INTO listings (id, source, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng,
@@ -175,9 +186,10 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
 
   // Changed or coming back: the content is rewritten and the listing is (again) live. A
   // merged listing stays merged here; deduplication decides its standing afterwards.
-  const changed = await rows<{ id: string; merged_into: string | null }>(
+  const [changed] = await rows<{ n: number; groups: string[] }>(
     trx,
-    `UPDATE listings l SET
+    `WITH u AS (
+     UPDATE listings l SET
         title = b.title, price_eur = b.price_eur, area_m2 = b.area_m2, rooms = b.rooms, commune = b.commune,
         locality = b.locality, lat = b.lat, lng = b.lng, listing_type = b.listing_type,
         accepts_students = b.accepts_students, images = b.images, source_url = b.source_url,
@@ -188,7 +200,9 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
        FROM ingest_batch b
       WHERE l.id = b.id AND b.prev_status IS NOT NULL
         AND (b.prev_hash IS DISTINCT FROM b.content_hash OR b.prev_status = 'inactive')
-     RETURNING l.id, l.merged_into`,
+     RETURNING l.id, l.merged_into),
+     t AS (INSERT INTO ingest_touched SELECT id FROM u ON CONFLICT DO NOTHING)
+     SELECT count(*)::int AS n, coalesce(array_agg(DISTINCT merged_into) FILTER (WHERE merged_into IS NOT NULL), '{}') AS groups FROM u`,
     [now, now],
   );
 
@@ -200,15 +214,14 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
     [now, now],
   );
 
-  const created = await rows<{ id: string }>(trx, `SELECT id FROM ingest_batch WHERE prev_status IS NULL`);
-  const formerCanonicals = new Set<string>();
-  for (const r of [...withdrawn.map((w) => w.old_merged_into), ...changed.map((u) => u.merged_into)]) if (r) formerCanonicals.add(r);
+  await trx.raw(`INSERT INTO ingest_touched SELECT id FROM ingest_batch WHERE prev_status IS NULL ON CONFLICT DO NOTHING`);
+  await trx.raw(`ANALYZE ingest_touched`);
   return {
     ...c,
-    withdrawn: withdrawn.length,
+    withdrawn: withdrawn.n,
     deleted,
     skipped: asked - deleted,
-    touched: [...created.map((r) => r.id), ...changed.map((r) => r.id), ...withdrawn.map((r) => r.id)],
-    formerCanonicals: [...formerCanonicals],
+    touched: c.created + changed.n + withdrawn.n,
+    formerCanonicals: [...new Set([...withdrawn.groups, ...changed.groups])],
   };
 }

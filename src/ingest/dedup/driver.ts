@@ -3,8 +3,8 @@ import { classifyPair, decideMatches, resolveGroups, RULE, type DedupNode, type 
 
 type Db = Knex | Knex.Transaction;
 
-// What the region holds of every listing it re-decides: its standing only. Full rows are
-// read a slice at a time when probed, and kept only for listings in a match.
+// The standing of a listing: what its group decides. Full rows are read a slice at a time
+// when probed, and kept only for listings in a match.
 interface Standing {
   id: string;
   status: 'active' | 'merged';
@@ -26,22 +26,54 @@ const CELL_OFFSETS = [-100001, -100000, -99999, -1, 0, 1, 99999, 100000, 100001]
 
 async function setFrontier(trx: Db, ids: string[]): Promise<void> {
   await trx.raw(`TRUNCATE dedup_frontier`);
-  for (let i = 0; i < ids.length; i += 20000) {
-    await trx.raw(`INSERT INTO dedup_frontier SELECT DISTINCT unnest(?::text[]) ON CONFLICT DO NOTHING`, [ids.slice(i, i + 20000)]);
-  }
+  await addToFrontier(trx, ids);
   await trx.raw(`ANALYZE dedup_frontier`);
 }
 
-// Live listings of the frontier and every listing that shares a stored group with one: their
-// standing only.
-async function loadWithGroups(trx: Db): Promise<Standing[]> {
-  const res = await trx.raw(`
+async function addToFrontier(trx: Db, ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 20000) {
+    await trx.raw(`INSERT INTO dedup_frontier SELECT DISTINCT unnest(?::text[]) ON CONFLICT DO NOTHING`, [ids.slice(i, i + 20000)]);
+  }
+}
+
+// The region (every listing whose group is decided again, with its standing before) is a
+// table, not a map in memory: a big import touches hundreds of thousands of listings, and
+// holding each one's id and standing took the importer's memory past what reading the
+// file needs (200,000 new listings: 60 MB more of live heap, 270 MB RSS). What stays in
+// memory grows with the listings in a match only (their rows, for grouping).
+async function createRegion(trx: Db): Promise<void> {
+  await trx.raw(`CREATE TEMP TABLE IF NOT EXISTS dedup_frontier (id text PRIMARY KEY) ON COMMIT DROP`);
+  await trx.raw(`CREATE TEMP TABLE IF NOT EXISTS dedup_region (
+      id text PRIMARY KEY, status text NOT NULL, merged_into text, possible boolean NOT NULL, probed boolean NOT NULL DEFAULT false
+    ) ON COMMIT DROP`);
+  // The new standing of the region's listings in a match; the others stand alone.
+  await trx.raw(`CREATE TEMP TABLE IF NOT EXISTS dedup_decided (id text PRIMARY KEY, status text NOT NULL, merged_into text, possible boolean NOT NULL) ON COMMIT DROP`);
+  await trx.raw(`TRUNCATE dedup_frontier, dedup_region, dedup_decided`);
+}
+
+// Adds to the region the live listings of the frontier and every listing that shares a
+// stored group with one (those already in it keep their place).
+async function growRegion(trx: Db): Promise<void> {
+  await trx.raw(`
+    INSERT INTO dedup_region (id, status, merged_into, possible)
     WITH f AS (SELECT l.id, l.merged_into FROM listings l JOIN dedup_frontier x ON x.id = l.id),
          heads AS (SELECT id FROM f UNION SELECT merged_into FROM f WHERE merged_into IS NOT NULL)
-    SELECT l.id, l.status, l.merged_into, l.flags FROM listings l JOIN heads h ON h.id = l.id WHERE l.status IN ('active', 'merged')
-    UNION
-    SELECT l.id, l.status, l.merged_into, l.flags FROM listings l JOIN heads h ON h.id = l.merged_into WHERE l.status = 'merged'`);
-  return res.rows as Standing[];
+    SELECT id, status, merged_into, 'possible_duplicate' = ANY (flags) FROM (
+      SELECT l.id, l.status, l.merged_into, l.flags FROM listings l JOIN heads h ON h.id = l.id WHERE l.status IN ('active', 'merged')
+      UNION
+      SELECT l.id, l.status, l.merged_into, l.flags FROM listings l JOIN heads h ON h.id = l.merged_into WHERE l.status = 'merged') s
+    ON CONFLICT (id) DO NOTHING`);
+}
+
+// Those of these ids that are in the region.
+async function inRegion(trx: Db, ids: Iterable<string>): Promise<Set<string>> {
+  const all = [...new Set(ids)];
+  const found = new Set<string>();
+  for (let i = 0; i < all.length; i += 20000) {
+    const res = await trx.raw(`SELECT id FROM dedup_region WHERE id = ANY (?::text[])`, [all.slice(i, i + 20000)]);
+    for (const r of res.rows as { id: string }[]) found.add(r.id);
+  }
+  return found;
 }
 
 // Full rows of the frontier's live listings (a slice of probes).
@@ -169,32 +201,28 @@ export interface DedupOutcome {
 // listings, and possible_duplicate (resolveGroups), all written here. The matches are
 // stored (listing_dedup_pairs) so that when a listing changes or goes, the listings it was
 // matched with are looked at again.
-export async function deduplicate(trx: Db, touched: string[], formerCanonicals: string[], now: Date): Promise<DedupOutcome> {
-  if (touched.length === 0 && formerCanonicals.length === 0) return { merged: 0, newlyFlagged: [], evaluated: 0 };
-  await trx.raw(`CREATE TEMP TABLE IF NOT EXISTS dedup_frontier (id text PRIMARY KEY) ON COMMIT DROP`);
+export async function deduplicate(trx: Db, touched: number, formerCanonicals: string[], now: Date): Promise<DedupOutcome> {
+  if (touched === 0 && formerCanonicals.length === 0) return { merged: 0, newlyFlagged: [], evaluated: 0 };
+  await createRegion(trx);
   const places = await loadPlaces(trx);
 
-  // The region: every listing whose group is decided again, with its standing; full rows
-  // only of the listings in a match (the only ones grouping looks at), so that a big import
-  // never holds the rows of everything it touched, nor all candidate rows at once.
-  const region = new Map<string, Standing>();
+  // Full rows only of the listings in a match (the only ones grouping looks at), so that a
+  // big import never holds the rows of everything it touched, nor all candidate rows at once.
   const paired = new Map<string, NodeRow>();
-  const probed = new Set<string>();
   const matches = new Map<string, MatchPair & { weak: boolean }>();
   // Listings with more than RULE.crowd candidates not located on both sides: in a place that
   // crowded, weak evidence singles nothing out, and their weak matches are not used.
   const crowded = new Set<string>();
 
-  // The listings paired with these at the previous decision (stored pairs): all of them,
-  // or only the pairs that counted (not those dropped as crowded).
-  const partnersOf = async (ids: string[], all: boolean): Promise<string[]> => {
+  // The listings paired with these at the previous decision (stored pairs), only the pairs
+  // that counted (not those dropped as crowded).
+  const partnersOf = async (ids: string[]): Promise<string[]> => {
     if (ids.length === 0) return [];
     await setFrontier(trx, ids);
-    const kinds = all ? `` : `AND p.kind <> 'crowded'`;
     return (
       await trx.raw(`
-        SELECT p.b AS id FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.a ${kinds}
-        UNION SELECT p.a FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.b ${kinds}`)
+        SELECT p.b AS id FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.a AND p.kind <> 'crowded'
+        UNION SELECT p.a FROM listing_dedup_pairs p JOIN dedup_frontier x ON x.id = p.b AND p.kind <> 'crowded'`)
     ).rows.map((r: { id: string }) => r.id) as string[];
   };
 
@@ -209,26 +237,31 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
             OR EXISTS (SELECT 1 FROM listing_dedup_pairs p WHERE p.b = x.id AND p.kind <> 'crowded')`)
     ).rows.map((r: { id: string }) => r.id) as string[];
   };
-  const touchedSet = new Set(touched);
 
   // A listing that changed or went: whatever it was paired with is decided again (a crowded
   // listing may have stopped being crowded).
-  let frontier = [...new Set([...touched, ...formerCanonicals, ...(await partnersOf(touched, true))])];
-  for (let round = 0; frontier.length > 0 && round < 1000; round++) {
-    const toProbe: string[] = [];
-    for (let i = 0; i < frontier.length; i += PROBE_SLICE) {
-      await setFrontier(trx, frontier.slice(i, i + PROBE_SLICE));
-      for (const r of await loadWithGroups(trx)) {
-        if (region.has(r.id)) continue;
-        region.set(r.id, r);
-        if (!probed.has(r.id)) toProbe.push(r.id);
-      }
-    }
+  await trx.raw(`INSERT INTO dedup_frontier SELECT id FROM ingest_touched`);
+  await addToFrontier(trx, formerCanonicals);
+  await trx.raw(`
+    INSERT INTO dedup_frontier
+    SELECT p.b FROM listing_dedup_pairs p JOIN ingest_touched t ON t.id = p.a
+    UNION SELECT p.a FROM listing_dedup_pairs p JOIN ingest_touched t ON t.id = p.b
+    ON CONFLICT DO NOTHING`);
+  await trx.raw(`ANALYZE dedup_frontier`);
+  await growRegion(trx);
+  await trx.raw(`ANALYZE dedup_region`);
+
+  for (let round = 0; round < 1000; round++) {
     const next = new Set<string>();
-    // In slices, so that a dense neighbourhood never brings millions of rows back at once.
-    for (let i = 0; i < toProbe.length; i += PROBE_SLICE) {
-      await setFrontier(trx, toProbe.slice(i, i + PROBE_SLICE));
+    // The listings that came into the region with this round, in slices (by id), so that a
+    // dense neighbourhood never brings millions of rows back at once.
+    for (let after = ''; ; ) {
+      const slice = ((await trx.raw(`SELECT id FROM dedup_region WHERE NOT probed AND id > ? ORDER BY id LIMIT ?`, [after, PROBE_SLICE])).rows as { id: string }[]).map((r) => r.id);
+      if (slice.length === 0) break;
+      after = slice[slice.length - 1];
+      await setFrontier(trx, slice);
       const probes = new Map((await loadNodes(trx)).map((r) => [r.id, r]));
+      const touchedProbes = new Set(((await trx.raw(`SELECT x.id FROM dedup_frontier x JOIN ingest_touched t ON t.id = x.id`)).rows as { id: string }[]).map((r) => r.id));
       const cands = await loadCandidates(trx);
       const weakRows = new Map<string, number>();
       const found: { probe: string; other: string; weak: boolean }[] = [];
@@ -250,21 +283,26 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
       for (const id of nowCrowded) crowded.add(id);
       // A listing that is crowded now may not have been: what it counted with before is
       // decided again.
-      for (const id of await partnersOf(nowCrowded, false)) if (!region.has(id)) next.add(id);
+      const partners = await partnersOf(nowCrowded);
       // A listing that appeared or changed counts among the weak candidates of others: one of
       // them that had weak matches that counted may be crowded now, so it is looked at again.
-      const recount = [...new Set(found.filter((f) => f.weak && touchedSet.has(f.probe) && !region.has(f.other)).map((f) => f.other))];
-      for (const id of await withCountingPairs(recount)) next.add(id);
+      const weakOfTouched = found.filter((f) => f.weak && touchedProbes.has(f.probe)).map((f) => f.other);
       // Grow through matches, but not through the weak ones of a crowded listing.
-      for (const f of found) {
-        const [a, b] = f.probe < f.other ? [f.probe, f.other] : [f.other, f.probe];
-        if (!matches.has(`${a}|${b}`) || region.has(f.other)) continue;
-        if (f.weak && crowded.has(f.probe)) continue;
-        next.add(f.other);
-      }
+      const grown = found
+        .filter((f) => matches.has(f.probe < f.other ? `${f.probe}|${f.other}` : `${f.other}|${f.probe}`) && !(f.weak && crowded.has(f.probe)))
+        .map((f) => f.other);
+      const known = await inRegion(trx, [...partners, ...weakOfTouched, ...grown]);
+      for (const id of partners) if (!known.has(id)) next.add(id);
+      for (const id of await withCountingPairs([...new Set(weakOfTouched.filter((id) => !known.has(id)))])) next.add(id);
+      for (const id of grown) if (!known.has(id)) next.add(id);
     }
-    for (const id of toProbe) probed.add(id);
-    frontier = [...next];
+    await trx.raw(`UPDATE dedup_region SET probed = true WHERE NOT probed`);
+    if (next.size === 0) break;
+    const ids = [...next];
+    for (let i = 0; i < ids.length; i += PROBE_SLICE) {
+      await setFrontier(trx, ids.slice(i, i + PROBE_SLICE));
+      await growRegion(trx);
+    }
   }
   // Weak matches count only between two listings that are not crowded (both were probed: a
   // weak match of a listing that is not crowded brings the other side in).
@@ -275,46 +313,53 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
     dropped.push(m);
   }
 
+  const pairedInRegion = await inRegion(trx, paired.keys());
   const regionNodes = new Map<string, DedupNode>();
-  for (const id of paired.keys()) if (region.has(id)) regionNodes.set(id, paired.get(id)!);
-  const pairs = decideMatches(regionNodes, [...matches.values()].filter((m) => region.has(m.a) && region.has(m.b)));
+  for (const id of pairedInRegion) regionNodes.set(id, paired.get(id)!);
+  const pairs = decideMatches(regionNodes, [...matches.values()].filter((m) => regionNodes.has(m.a) && regionNodes.has(m.b)));
   const { canonical, possibleDuplicate } = resolveGroups(regionNodes, pairs, (a, b) => classifyPair(a, b, places).contradiction);
 
-  const upd = { id: [] as string[], status: [] as string[], mergedInto: [] as (string | null)[], pd: [] as boolean[] };
-  let merged = 0;
-  for (const [id, row] of region) {
-    const canon = canonical.get(id) ?? id;
-    const status = canon === id ? 'active' : 'merged';
-    const mergedInto = canon === id ? null : canon;
-    const pd = possibleDuplicate.has(id);
-    if (status === row.status && mergedInto === row.merged_into && pd === row.flags.includes('possible_duplicate')) continue;
-    if (status === 'merged' && row.status !== 'merged') merged++;
-    upd.id.push(id);
-    upd.status.push(status);
-    upd.mergedInto.push(mergedInto);
-    upd.pd.push(pd);
+  // The standing of each listing of the region in a match; every other one stands alone
+  // (active, merged into nothing, no possible_duplicate). Only what changes is written.
+  const ids = [...regionNodes.keys()];
+  for (let i = 0; i < ids.length; i += 20000) {
+    const part = ids.slice(i, i + 20000);
+    const canon = part.map((id) => canonical.get(id) ?? id);
+    await trx.raw(`INSERT INTO dedup_decided SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::boolean[])`, [
+      part,
+      part.map((id, k) => (canon[k] === id ? 'active' : 'merged')),
+      part.map((id, k) => (canon[k] === id ? null : canon[k])),
+      part.map((id) => possibleDuplicate.has(id)),
+    ] as unknown as Knex.RawBinding[]);
   }
-  const newlyFlagged: string[] = [];
-  for (let i = 0; i < upd.id.length; i += 20000) {
-    const s = <T>(a: T[]) => a.slice(i, i + 20000);
-    const res = await trx.raw(
-      `UPDATE listings l SET status = u.status, merged_into = u.merged_into, updated_at = ?,
-              flags = CASE WHEN u.pd THEN array_append(array_remove(l.flags, 'possible_duplicate'), 'possible_duplicate')
-                           ELSE array_remove(l.flags, 'possible_duplicate') END
-         FROM unnest(?::text[], ?::text[], ?::text[], ?::boolean[]) AS u(id, status, merged_into, pd)
-        WHERE l.id = u.id
-       RETURNING l.id, u.pd, cardinality(l.flags) AS n`,
-      [now, s(upd.id), s(upd.status), s(upd.mergedInto), s(upd.pd)] as unknown as Knex.RawBinding[],
-    );
-    for (const r of res.rows as { id: string; pd: boolean; n: number }[]) {
-      if (r.pd && r.n === 1 && !region.get(r.id)!.flags.includes('possible_duplicate')) newlyFlagged.push(r.id);
-    }
-  }
+  const [outcome] = (
+    await trx.raw(
+      `WITH target AS (
+         SELECT r.id, r.status AS was, r.merged_into AS was_into, r.possible AS was_possible,
+                coalesce(d.status, 'active') AS status, d.merged_into, coalesce(d.possible, false) AS possible
+           FROM dedup_region r LEFT JOIN dedup_decided d ON d.id = r.id),
+       changed AS (
+         UPDATE listings l SET status = t.status, merged_into = t.merged_into, updated_at = ?,
+                flags = CASE WHEN t.possible THEN array_append(array_remove(l.flags, 'possible_duplicate'), 'possible_duplicate')
+                             ELSE array_remove(l.flags, 'possible_duplicate') END
+           FROM target t
+          WHERE l.id = t.id AND (t.status <> t.was OR t.merged_into IS DISTINCT FROM t.was_into OR t.possible <> t.was_possible)
+         RETURNING l.id, t.status, t.was, t.possible, t.was_possible, cardinality(l.flags) AS n)
+       SELECT count(*) FILTER (WHERE status = 'merged' AND was <> 'merged')::int AS merged,
+              coalesce(array_agg(id) FILTER (WHERE possible AND n = 1 AND NOT was_possible), '{}') AS flagged,
+              (SELECT count(*)::int FROM dedup_region) AS evaluated
+         FROM changed`,
+      [now],
+    )
+  ).rows as { merged: number; flagged: string[]; evaluated: number }[];
 
   // The stored pairs of every probed or changed listing are replaced by the pairs found now:
   // the matches with their verdict, and the weak matches dropped as crowded ('crowded'),
-  // so that a listing paired with one that changes or goes is decided again.
-  await setFrontier(trx, [...new Set([...probed, ...touched])]);
+  // so that a listing paired with one that changes or goes is decided again. Every listing
+  // of the region was probed.
+  await trx.raw(`TRUNCATE dedup_frontier`);
+  await trx.raw(`INSERT INTO dedup_frontier SELECT id FROM dedup_region UNION SELECT id FROM ingest_touched`);
+  await trx.raw(`ANALYZE dedup_frontier`);
   await trx.raw(`DELETE FROM listing_dedup_pairs p WHERE p.a IN (SELECT id FROM dedup_frontier) OR p.b IN (SELECT id FROM dedup_frontier)`);
   const stored = [...pairs, ...dropped.map((p) => ({ a: p.a, b: p.b, kind: 'crowded' as const, discrepancy: -1 }))];
   for (let i = 0; i < stored.length; i += 20000) {
@@ -325,5 +370,5 @@ export async function deduplicate(trx: Db, touched: string[], formerCanonicals: 
       [part.map((p) => p.a), part.map((p) => p.b), part.map((p) => p.kind), part.map((p) => p.discrepancy)] as unknown as Knex.RawBinding[],
     );
   }
-  return { merged, newlyFlagged, evaluated: region.size };
+  return { merged: outcome.merged, newlyFlagged: outcome.flagged, evaluated: outcome.evaluated };
 }
