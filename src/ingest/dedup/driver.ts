@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
+import { matchComponents } from './components.js';
 import { classifyPair, decideMatches, resolveGroups, RULE, type DedupNode, type MatchPair, type PlacePoints } from './rule.js';
 
 type Db = Knex | Knex.Transaction;
 
-// The standing of a listing: what its group decides. Full rows are read a slice at a time
-// when probed, and kept only for listings in a match.
+// The standing of a listing: what its group decides. Full rows are read a slice at a time:
+// when probed, and again for grouping.
 interface Standing {
   id: string;
   status: 'active' | 'merged';
@@ -206,9 +207,8 @@ export async function deduplicate(trx: Db, touched: number, formerCanonicals: st
   await createRegion(trx);
   const places = await loadPlaces(trx);
 
-  // Full rows only of the listings in a match (the only ones grouping looks at), so that a
-  // big import never holds the rows of everything it touched, nor all candidate rows at once.
-  const paired = new Map<string, NodeRow>();
+  // The matches found (ids and verdicts only: rows are read again, a component at a time,
+  // for grouping).
   const matches = new Map<string, MatchPair & { weak: boolean }>();
   // Listings with more than RULE.crowd candidates not located on both sides: in a place that
   // crowded, weak evidence singles nothing out, and their weak matches are not used.
@@ -276,8 +276,6 @@ export async function deduplicate(trx: Db, touched: number, formerCanonicals: st
         const v = classifyPair(probe, r.row, places);
         if (!v.match) continue;
         matches.set(`${a}|${b}`, { a, b, level: v.match, discrepancy: v.discrepancy, weak });
-        if (!paired.has(probe.id)) paired.set(probe.id, probe);
-        if (!paired.has(r.row.id)) paired.set(r.row.id, r.row);
       }
       const nowCrowded = [...weakRows].filter(([, n]) => n > RULE.crowd).map(([id]) => id);
       for (const id of nowCrowded) crowded.add(id);
@@ -313,25 +311,49 @@ export async function deduplicate(trx: Db, touched: number, formerCanonicals: st
     dropped.push(m);
   }
 
-  const pairedInRegion = await inRegion(trx, paired.keys());
-  const regionNodes = new Map<string, DedupNode>();
-  for (const id of pairedInRegion) regionNodes.set(id, paired.get(id)!);
-  const pairs = decideMatches(regionNodes, [...matches.values()].filter((m) => regionNodes.has(m.a) && regionNodes.has(m.b)));
-  const { canonical, possibleDuplicate } = resolveGroups(regionNodes, pairs, (a, b) => classifyPair(a, b, places).contradiction);
+  const kept = [...matches.values()];
+  matches.clear();
 
-  // The standing of each listing of the region in a match; every other one stands alone
-  // (active, merged into nothing, no possible_duplicate). Only what changes is written.
-  const ids = [...regionNodes.keys()];
-  for (let i = 0; i < ids.length; i += 20000) {
-    const part = ids.slice(i, i + 20000);
-    const canon = part.map((id) => canonical.get(id) ?? id);
+  // The stored pairs of every probed or changed listing are replaced by the pairs found now:
+  // the matches with their verdict, and the weak matches dropped as crowded ('crowded'),
+  // so that a listing paired with one that changes or goes is decided again. Every listing
+  // of the region was probed.
+  await trx.raw(`TRUNCATE dedup_frontier`);
+  await trx.raw(`INSERT INTO dedup_frontier SELECT id FROM dedup_region UNION SELECT id FROM ingest_touched`);
+  await trx.raw(`ANALYZE dedup_frontier`);
+  await trx.raw(`DELETE FROM listing_dedup_pairs p WHERE p.a IN (SELECT id FROM dedup_frontier) OR p.b IN (SELECT id FROM dedup_frontier)`);
+  await storePairs(trx, dropped.map((p) => ({ a: p.a, b: p.b, kind: 'crowded' as const, discrepancy: -1 })));
+
+  // Grouping, by connected components of the matches within the region (components.ts), a
+  // batch of them at a time with their rows read again: holding the rows of every listing
+  // in a match took as much memory as the region did (an import that duplicates another
+  // source: all of its listings). The standing of each listing in a match goes to
+  // dedup_decided; every other one of the region stands alone (active, merged into
+  // nothing, no possible_duplicate).
+  const known = await inRegion(trx, kept.flatMap((m) => [m.a, m.b]));
+  let batch: MatchPair[] = [];
+  const decide = async () => {
+    const ids = [...new Set(batch.flatMap((m) => [m.a, m.b]))];
+    await setFrontier(trx, ids);
+    const nodes = new Map<string, DedupNode>((await loadNodes(trx)).map((r) => [r.id, r]));
+    const pairs = decideMatches(nodes, batch);
+    const { canonical, possibleDuplicate } = resolveGroups(nodes, pairs, (a, b) => classifyPair(a, b, places).contradiction);
+    const canon = ids.map((id) => canonical.get(id) ?? id);
     await trx.raw(`INSERT INTO dedup_decided SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::boolean[])`, [
-      part,
-      part.map((id, k) => (canon[k] === id ? 'active' : 'merged')),
-      part.map((id, k) => (canon[k] === id ? null : canon[k])),
-      part.map((id) => possibleDuplicate.has(id)),
+      ids,
+      ids.map((id, k) => (canon[k] === id ? 'active' : 'merged')),
+      ids.map((id, k) => (canon[k] === id ? null : canon[k])),
+      ids.map((id) => possibleDuplicate.has(id)),
     ] as unknown as Knex.RawBinding[]);
+    await storePairs(trx, pairs);
+    batch = [];
+  };
+  for (const component of matchComponents(kept.filter((m) => known.has(m.a) && known.has(m.b)))) {
+    batch.push(...component);
+    if (batch.length >= PROBE_SLICE) await decide();
   }
+  if (batch.length > 0) await decide();
+
   const [outcome] = (
     await trx.raw(
       `WITH target AS (
@@ -353,15 +375,10 @@ export async function deduplicate(trx: Db, touched: number, formerCanonicals: st
     )
   ).rows as { merged: number; flagged: string[]; evaluated: number }[];
 
-  // The stored pairs of every probed or changed listing are replaced by the pairs found now:
-  // the matches with their verdict, and the weak matches dropped as crowded ('crowded'),
-  // so that a listing paired with one that changes or goes is decided again. Every listing
-  // of the region was probed.
-  await trx.raw(`TRUNCATE dedup_frontier`);
-  await trx.raw(`INSERT INTO dedup_frontier SELECT id FROM dedup_region UNION SELECT id FROM ingest_touched`);
-  await trx.raw(`ANALYZE dedup_frontier`);
-  await trx.raw(`DELETE FROM listing_dedup_pairs p WHERE p.a IN (SELECT id FROM dedup_frontier) OR p.b IN (SELECT id FROM dedup_frontier)`);
-  const stored = [...pairs, ...dropped.map((p) => ({ a: p.a, b: p.b, kind: 'crowded' as const, discrepancy: -1 }))];
+  return { merged: outcome.merged, newlyFlagged: outcome.flagged, evaluated: outcome.evaluated };
+}
+
+async function storePairs(trx: Db, stored: { a: string; b: string; kind: 'merge' | 'possible' | 'crowded'; discrepancy: number }[]): Promise<void> {
   for (let i = 0; i < stored.length; i += 20000) {
     const part = stored.slice(i, i + 20000);
     await trx.raw(
@@ -370,5 +387,4 @@ export async function deduplicate(trx: Db, touched: number, formerCanonicals: st
       [part.map((p) => p.a), part.map((p) => p.b), part.map((p) => p.kind), part.map((p) => p.discrepancy)] as unknown as Knex.RawBinding[],
     );
   }
-  return { merged: outcome.merged, newlyFlagged: outcome.flagged, evaluated: outcome.evaluated };
 }
