@@ -88,7 +88,7 @@ function fixRow(r: NodeRow): NodeRow {
   return { ...r, image_count: Number(r.image_count) };
 }
 
-async function loadPlaces(trx: Db): Promise<PlacePoints> {
+export async function loadPlaces(trx: Db): Promise<PlacePoints> {
   const communes = (await trx.raw(`SELECT name, lat, lng, area_km2 FROM communes`)).rows as { name: string; lat: number; lng: number; area_km2: number | null }[];
   const localities = (await trx.raw(`SELECT commune, locality, kind, lat, lng FROM localities`)).rows as {
     commune: string; locality: string; kind: string; lat: number | null; lng: number | null;
