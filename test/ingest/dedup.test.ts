@@ -112,6 +112,7 @@ describe('pair rule: agreement accumulates, a missing field is neutral', () => {
     expect(areaClass(19, 20)).toBe('same'); // whole m2 on both sides
     expect(areaClass(78, 79.5)).toBe('close');
     expect(areaClass(187.2, 180)).toBe('close'); // usable vs habitable surface
+    expect(areaClass(74.3, 78.9)).toBe('wide'); // surface utile vs habitable
     expect(areaClass(84, 92)).toBe('far');
     expect(areaClass(null, 60)).toBe('missing');
   });
@@ -125,6 +126,14 @@ describe('pair rule: agreement accumulates, a missing field is neutral', () => {
     expect(verdict({ area_m2: 84.2, price_eur: 2350 }, { area_m2: 86.9, price_eur: 2450 }).match).toBeNull();
     expect(verdict({ area_m2: 19, price_eur: 880 }, { area_m2: 20, price_eur: 940 }).match).toBeNull();
     expect(verdict({ listing_type: 'SALE', area_m2: 92.4, price_eur: 1_020_000 }, { listing_type: 'SALE', area_m2: 92.4, price_eur: 1_065_000 }).match).toBeNull();
+  });
+
+  it('an area wider apart than rounding and habitable vs usable allow (surface utile): only located together and at the same price', () => {
+    expect(verdict({ area_m2: 74.3 }, { area_m2: 78.9, lat: north(40) })).toMatchObject({ match: 'merge', reason: 'area wide, price same, located together' });
+    // Contradiction cases: a price merely close, one side unlocated, or beyond the widest class.
+    expect(verdict({ area_m2: 74.3 }, { area_m2: 78.9, price_eur: 2260 })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict({ area_m2: 74.3, ...unlocated }, { area_m2: 78.9 })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict({ area_m2: 74.3 }, { area_m2: 81 })).toMatchObject({ match: null, contradiction: true, reason: 'areas too far apart' });
   });
 
   it('the same area and a rent 3.5-6 % apart (relisted, or a twin): a possible duplicate, not a merge', () => {
@@ -147,11 +156,22 @@ describe('pair rule: agreement accumulates, a missing field is neutral', () => {
     const sale = { listing_type: 'SALE', commune: 'Mersch', locality: null, area_m2: 120, ...unlocated };
     expect(w({ ...sale, price_eur: 690_000 }, { ...sale, price_eur: 689_000 })).toBe('merge');
     expect(w({ ...sale, price_eur: 700_000 }, { ...sale, price_eur: 689_000 })).toBeNull();
+    // ... and that same asking price with the same area (as rounding reads it) merges in a
+    // commune without quarters even when a room count is left out; not a rent, not a close
+    // price, not the area merely close.
+    expect(w({ ...sale, area_m2: 122.5, rooms: null, price_eur: 690_000 }, { ...sale, price_eur: 689_000 })).toBe('merge');
+    expect(w({ ...sale, area_m2: 122.5, rooms: null, price_eur: 700_000 }, { ...sale, price_eur: 689_000 })).toBeNull();
+    expect(w({ ...sale, area_m2: 126.5, rooms: null, price_eur: 690_000 }, { ...sale, price_eur: 689_000 })).toBeNull();
+    expect(w({ ...sale, listing_type: 'RENT', area_m2: 122.5, rooms: null, price_eur: 2210 }, { ...sale, listing_type: 'RENT', price_eur: 2200 })).toBeNull();
   });
 
-  it('an area missing on one side neither blocks nor helps: located together, the same rooms and price merge', () => {
+  it('an area missing on one side neither blocks nor helps: located together, rooms not contradicting and the same price merge', () => {
     expect(verdict({ area_m2: null }, { lat: north(110) }).match).toBe('merge');
-    expect(verdict({ area_m2: null }, { lat: north(110), rooms: null }).match).toBeNull();
+    // A room count left out is neutral too.
+    expect(verdict({ area_m2: null }, { lat: north(110), rooms: null, price_eur: 2210 })).toMatchObject({ match: 'merge', reason: 'an area missing, price same, located together' });
+    // Contradiction cases: rooms one apart, a price only close (2.7 %), no position on one side.
+    expect(verdict({ area_m2: null }, { lat: north(110), rooms: 2 }).match).toBeNull();
+    expect(verdict({ area_m2: null }, { lat: north(110), rooms: null, price_eur: 2260 }).match).toBeNull();
     expect(verdict({ area_m2: null, ...unlocated }, {}).match).toBeNull();
     // Rooms left out on one side: neutral.
     expect(verdict({ rooms: null }, { lat: north(130), area_m2: 74, price_eur: 2180 }).match).toBe('merge');

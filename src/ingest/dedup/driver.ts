@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { matchComponents } from './components.js';
-import { classifyPair, decideMatches, resolveGroups, RULE, type DedupNode, type MatchPair, type PlacePoints } from './rule.js';
+import { classifyPair, decideMatches, resolveGroups, type DedupNode, type MatchPair, type PlacePoints } from './rule.js';
+import { RULE } from './tolerances.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -132,6 +133,7 @@ const rawArea = `abs(c.area_m2 - f.area_m2)`;
 const areaExact = `${rawArea} <= ${RULE.areaExact + EPS}`;
 const areaSame = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= ${RULE.areaSame + EPS}`;
 const areaClose = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaCloseAbs}, ${RULE.areaCloseRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
+const areaWide = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaWideAbs}, ${RULE.areaWideRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
 const priceWithin = (tol: number) => `abs(c.price_eur - f.price_eur) <= ${tol + EPS} * greatest(c.price_eur, f.price_eur)`;
 const rentLike = `f.listing_type <> 'SALE'`;
 const roomsSame = `c.rooms = f.rooms`;
@@ -139,21 +141,21 @@ const roomsSame = `c.rooms = f.rooms`;
 // of longitude at least 300 m north to 49.9 N).
 const near = `abs(c.lat - f.lat) <= 0.0028 AND abs(c.lng - f.lng) <= 0.0044`;
 const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${priceWithin(RULE.priceClose)})
-    OR (${areaClose} AND ${priceWithin(RULE.priceSame)})
+    OR (${areaWide} AND ${priceWithin(RULE.priceSame)})
     OR (${areaExact} AND ${rentLike} AND ${priceWithin(RULE.priceRelisted)}))`;
-const sqlStrongNoArea = `${near} AND ${roomsSame} AND ${priceWithin(RULE.priceSame)}`;
+const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${roomsSame}) AND ${priceWithin(RULE.priceSame)}`;
 const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})
     OR ((c.locality = f.locality OR NOT (f.commune = ANY (${cities}))) AND (${rentLike} OR ${priceWithin(RULE.priceSame)}) AND (
          (${areaExact} AND ${priceWithin(RULE.priceClose)})
-      OR ((c.locality = f.locality OR ${roomsSame}) AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
+      OR ((c.locality = f.locality OR ${roomsSame} OR (NOT ${rentLike} AND ${areaSame})) AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
 
 export function candidateSql(): string {
   const live = (t: string) => `${t}.status IN ('active', 'merged')`;
   const priceIn = (tol: number) => `c.price_eur BETWEEN floor(f.price_eur * ${1 - tol})::integer AND ceil(f.price_eur / ${1 - tol})::integer`;
-  // Every b with |a - b| - rounding(a) - rounding(b) <= max(1.5, 4 % of the larger), with
-  // roundings of at most 2.5 m2 each.
-  const lo = `((f.area_m2 - 5) * (1 - ${RULE.areaCloseRel}) - ${RULE.areaCloseAbs})`;
-  const hi = `((f.area_m2 + 5) / (1 - ${RULE.areaCloseRel}) + ${RULE.areaCloseAbs})`;
+  // Every b with |a - b| - rounding(a) - rounding(b) <= max(3, 6 % of the larger) (the
+  // widest area class), with roundings of at most 2.5 m2 each.
+  const lo = `((f.area_m2 - 5) * (1 - ${RULE.areaWideRel}) - ${RULE.areaWideAbs})`;
+  const hi = `((f.area_m2 + 5) / (1 - ${RULE.areaWideRel}) + ${RULE.areaWideAbs})`;
   const area = `c.area_m2 BETWEEN ${lo} AND ${hi}`;
   const buckets = `c.dedup_area_bucket = ANY (ARRAY(SELECT generate_series(floor(ln(greatest(${lo}, 1)) / ln(1.06))::integer, floor(ln(${hi}) / ln(1.06))::integer)))`;
   const cells = `c.dedup_cell = ANY (ARRAY(SELECT f.dedup_cell + o FROM unnest(?::bigint[]) o))`;

@@ -1,4 +1,7 @@
 import { haversineKm } from '../../reference/gazetteer.js';
+import { areaClass, priceClass, relDiff, RENT_LIKE, RULE } from './tolerances.js';
+
+export { areaClass, areaRounding, priceClass, relDiff, RULE, type AreaClass, type PriceClass } from './tolerances.js';
 
 // The facts deduplication looks at, for one live listing.
 export interface DedupNode {
@@ -34,7 +37,7 @@ export interface PlacePoints {
 }
 
 // The rule, as evidence rather than one threshold (README "Duplicates across sources" says
-// the same in full).
+// the same in full; the tolerances are in tolerances.ts).
 //
 // Contradictions rule a pair out whatever else agrees: the same source; another listing
 // type; room counts both stated and two or more apart (one apart only when everything else
@@ -47,76 +50,20 @@ export interface PlacePoints {
 // read in classes, with tolerances the way feeds round and measure:
 // - area: "exact" (within 0.5 m2 as stated), "same" (the same once each value is read as
 //   the interval its rounding allows: see areaRounding), "close" (beyond that, within
-//   max(1.5 m2, 4 %): habitable vs usable surface);
+//   max(1.5 m2, 4 %): habitable vs usable surface), "wide" (within max(3 m2, 6 %): surface
+//   utile vs habitable, cellar or loggia counted or not);
 // - price: "same" (1 %: rounding to 10, 50 or 5,000 EUR, weekly rents made monthly),
 //   "close" (3.5 %: charges included or not), "relisted" (6 %, rents only).
 // Both located within nearKm: the area exact or the same and the price close, or the area
-// close and the price the same, merge; an area missing on one side merges with the same
-// rooms and price; the same area and a rent 3.5-6 % apart (relisted, or a twin flat of a
-// new building) is only a possible duplicate. Not both located: tighter, by what the two
-// share (classifyPair).
+// close or wide and the price the same, merge; an area missing on one side merges with room
+// counts not contradicting and the same price; the same area and a rent 3.5-6 % apart
+// (relisted, or a twin flat of a new building) is only a possible duplicate. Not both
+// located: tighter, by what the two share (classifyPair).
 //
 // A pair that qualifies is a *match*. It is merged only when it is clear: each side is the
 // other's best match in the other's source, by a margin (one listing per source per
 // property: two equally good candidates from one agency cannot both be it). A match that
 // is not clear is a *possible duplicate*.
-export const RULE = {
-  nearKm: 0.3,
-  placeKm: 2.0,
-  communeMarginKm: 1.0,
-  roomsSoftDiff: 1,
-  areaExact: 0.5,
-  areaSame: 0.5,
-  areaCloseAbs: 1.5,
-  areaCloseRel: 0.04,
-  priceSame: 0.01,
-  priceClose: 0.035,
-  priceRelisted: 0.06,
-  // Discrepancy units (see discrepancy()) by which the best match must beat the next.
-  clearMargin: 0.5,
-  // A listing with more candidates than this not located on both sides is in a crowded
-  // place: its weak matches are not used (driver.ts).
-  crowd: 3,
-};
-
-// Listing types whose price is a monthly rent.
-const RENT_LIKE = new Set(['RENT', 'SUBLET', 'FLATSHARE']);
-
-export function relDiff(a: number, b: number): number {
-  const m = Math.max(Math.abs(a), Math.abs(b));
-  return m === 0 ? 0 : Math.abs(a - b) / m;
-}
-
-// Half the rounding step a stated area may hide: a multiple of 5 may be rounded to 5 m2
-// (agencies round flats that way, not rooms: at most 3 % of the area), a whole number to
-// 1 m2, a half to 0.5 m2; a decimal is as measured.
-export function areaRounding(a: number): number {
-  if (Number.isInteger(a)) return a % 5 === 0 ? Math.max(0.5, Math.min(2.5, 0.03 * a)) : 0.5;
-  if (Number.isInteger(a * 2)) return 0.25;
-  return 0.05;
-}
-
-export type AreaClass = 'exact' | 'same' | 'close' | 'far' | 'missing';
-export type PriceClass = 'same' | 'close' | 'relisted' | 'far';
-
-export function areaClass(a: number | null, b: number | null): AreaClass {
-  if (!(a && a > 0) || !(b && b > 0)) return 'missing';
-  const raw = Math.abs(a - b);
-  if (raw <= RULE.areaExact + 1e-9) return 'exact';
-  const residual = Math.max(0, raw - areaRounding(a) - areaRounding(b));
-  if (residual <= RULE.areaSame + 1e-9) return 'same';
-  if (residual <= Math.max(RULE.areaCloseAbs, RULE.areaCloseRel * Math.max(a, b)) + 1e-9) return 'close';
-  return 'far';
-}
-
-export function priceClass(type: string, a: number, b: number): PriceClass {
-  const d = relDiff(a, b);
-  if (d <= RULE.priceSame + 1e-9) return 'same';
-  if (d <= RULE.priceClose + 1e-9) return 'close';
-  if (RENT_LIKE.has(type) && d <= RULE.priceRelisted + 1e-9) return 'relisted';
-  return 'far';
-}
-
 // How precisely a weak pair (not both located) is placed: the same locality named by both,
 // a commune without quarters, or only a city of many quarters.
 export type SharedPlace = 'locality' | 'commune' | 'city';
@@ -199,20 +146,28 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
     match, contradiction: false, reason: `${what}, ${where}`, discrepancy: discrepancy(a, b, km), strong,
   });
   if (area === 'missing') {
-    if (strong && roomsStated && roomsDiff === 0 && price === 'same') return verdict('merge', 'an area missing, same rooms and price');
+    // Nothing to compare but rooms and price, located together: the same price and room
+    // counts not contradicting (a count left out is neutral). A price merely close is not
+    // enough here: the area would be the only check left against a neighbour's flat.
+    // Without positions, never (a commune holds too many flats of one price).
+    if (strong && price === 'same') return verdict('merge', 'an area missing, price same');
   } else if (price === 'relisted') {
     // The same area and a rent 3.5-6 % apart: the flat relisted at a new rent, or its twin
     // in a new building. Not sure enough to merge either way.
     if (strong && area === 'exact') return verdict('possible', 'area exact, rent relisted or a twin flat');
+  } else if (area === 'wide') {
+    // Surface utile vs habitable: only with the same price, located together.
+    if (strong && price === 'same') return verdict('merge', 'area wide, price same');
   } else if (strong) {
     if (areaAgrees || price === 'same') return verdict('merge', `area ${area}, price ${price}`);
   } else if (area === 'exact' && price === 'same') {
     return verdict('merge', 'area exact, price same');
   } else if (shared !== 'city' && !(sale && price !== 'same')) {
     // Without positions, a sale's asking price (the seller's, quoted alike everywhere) must
-    // be the same; a commune-wide match beyond exact figures needs the room count too.
+    // be the same; a commune-wide match beyond exact figures needs the room count too,
+    // except for a sale at the same asking price and the same area.
     if (area === 'exact' && price === 'close') return verdict('merge', 'area exact, price close');
-    if (shared === 'locality' || (roomsStated && roomsDiff === 0)) {
+    if (shared === 'locality' || (roomsStated && roomsDiff === 0) || (sale && area === 'same')) {
       if (area === 'same' || price === 'same') return verdict('merge', `area ${area}, price ${price}`);
     }
   }

@@ -1,0 +1,65 @@
+// The tolerances of the deduplication rule (rule.ts), the way feeds round and measure, and
+// the agreement classes they define. No I/O; driver.ts writes the same classes in SQL.
+export const RULE = {
+  nearKm: 0.3,
+  placeKm: 2.0,
+  communeMarginKm: 1.0,
+  roomsSoftDiff: 1,
+  areaExact: 0.5,
+  areaSame: 0.5,
+  areaCloseAbs: 1.5,
+  areaCloseRel: 0.04,
+  // Beyond "close": one agency's surface utile, another's habitable surface (walls,
+  // loggias, a cellar share counted or not). Only ever merges with the same price and close
+  // positions (rule.ts).
+  areaWideAbs: 3,
+  areaWideRel: 0.06,
+  priceSame: 0.01,
+  priceClose: 0.035,
+  priceRelisted: 0.06,
+  // Discrepancy units (see discrepancy()) by which the best match must beat the next.
+  clearMargin: 0.5,
+  // A listing with more candidates than this not located on both sides is in a crowded
+  // place: its weak matches are not used (driver.ts).
+  crowd: 3,
+};
+
+// Listing types whose price is a monthly rent.
+export const RENT_LIKE = new Set(['RENT', 'SUBLET', 'FLATSHARE']);
+
+export function relDiff(a: number, b: number): number {
+  const m = Math.max(Math.abs(a), Math.abs(b));
+  return m === 0 ? 0 : Math.abs(a - b) / m;
+}
+
+// Half the rounding step a stated area may hide: a multiple of 5 may be rounded to 5 m2
+// (agencies round flats that way, not rooms: at most 3 % of the area), a whole number to
+// 1 m2, a half to 0.5 m2; a decimal is as measured.
+export function areaRounding(a: number): number {
+  if (Number.isInteger(a)) return a % 5 === 0 ? Math.max(0.5, Math.min(2.5, 0.03 * a)) : 0.5;
+  if (Number.isInteger(a * 2)) return 0.25;
+  return 0.05;
+}
+
+export type AreaClass = 'exact' | 'same' | 'close' | 'wide' | 'far' | 'missing';
+export type PriceClass = 'same' | 'close' | 'relisted' | 'far';
+
+export function areaClass(a: number | null, b: number | null): AreaClass {
+  if (!(a && a > 0) || !(b && b > 0)) return 'missing';
+  const raw = Math.abs(a - b);
+  if (raw <= RULE.areaExact + 1e-9) return 'exact';
+  const residual = Math.max(0, raw - areaRounding(a) - areaRounding(b));
+  if (residual <= RULE.areaSame + 1e-9) return 'same';
+  const big = Math.max(a, b);
+  if (residual <= Math.max(RULE.areaCloseAbs, RULE.areaCloseRel * big) + 1e-9) return 'close';
+  if (residual <= Math.max(RULE.areaWideAbs, RULE.areaWideRel * big) + 1e-9) return 'wide';
+  return 'far';
+}
+
+export function priceClass(type: string, a: number, b: number): PriceClass {
+  const d = relDiff(a, b);
+  if (d <= RULE.priceSame + 1e-9) return 'same';
+  if (d <= RULE.priceClose + 1e-9) return 'close';
+  if (RENT_LIKE.has(type) && d <= RULE.priceRelisted + 1e-9) return 'relisted';
+  return 'far';
+}
