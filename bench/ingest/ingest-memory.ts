@@ -1,8 +1,10 @@
 // Peak memory of the ingest CLI on big deliveries. Not part of the test run:
-//   npm run bench:ingest-memory -- [--mb 50] [--formats csv,openimmo,json] [--endless-mb 1024] [--keep-files DIR] [--area] [--compiled]
+//   npm run bench:ingest-memory -- [--mb 50] [--formats csv,openimmo,json] [--endless-mb 1024] [--keep-files DIR] [--area] [--compiled] [--one-db]
 // Generates a feed of about --mb megabytes in each format (distinct listings all over the
 // country, realistic fields, one in a hundred rejected, no area unless --area), creates a scratch database on the machine's
-// PostgreSQL (TEST_PG_URL or postgres://postgres@127.0.0.1:5432), and runs the CLI (node
+// PostgreSQL (TEST_PG_URL or postgres://postgres@127.0.0.1:5432), a fresh one for each
+// format (with --one-db, one for all: the files hold the same listings, so each format after
+// the first is deduplicated against its twins of the formats before), and runs the CLI (node
 // with tsx as its loader, what `npm run ingest` runs) under /usr/bin/time -v on each file:
 // exit code, wall time, maximum resident set size. Then two hostile inputs: /dev/zero as the
 // file, and an endless CSV of distinct rows on standard input (--endless-mb of it at most),
@@ -30,6 +32,7 @@ const { values: args } = parseArgs({
     // Run the compiled CLI (dist/src/cli/ingest.js, `npm run build` first), as the container
     // image does, rather than through tsx.
     compiled: { type: 'boolean', default: false },
+    'one-db': { type: 'boolean', default: false },
   },
 });
 const CLI = args.compiled ? ['dist/src/cli/ingest.js'] : ['--import', 'tsx', 'src/cli/ingest.ts'];
@@ -37,6 +40,7 @@ const TARGET = Number(args.mb) * 1024 * 1024;
 const ENDLESS = Number(args['endless-mb']) * 1024 * 1024;
 const BASE = (process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
 const NAME = `ingest_memory_bench_${process.pid}`;
+let database = NAME;
 const dir = args['keep-files'] ?? mkdtempSync(path.join(tmpdir(), 'ingest-memory-'));
 mkdirSync(dir, { recursive: true });
 
@@ -160,7 +164,7 @@ function measure(cliArgs: string[], feed?: (w: NodeJS.WritableStream, stop: () =
   return new Promise((resolve) => {
     const child = spawn('/usr/bin/time', ['-v', process.execPath, ...CLI, ...cliArgs], {
       cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: `${BASE}/${NAME}` },
+      env: { ...process.env, DATABASE_URL: `${BASE}/${database}` },
       stdio: [feed ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -186,14 +190,21 @@ function measure(cliArgs: string[], feed?: (w: NodeJS.WritableStream, stop: () =
 }
 
 const admin = knex({ client: 'pg', connection: `${BASE}/postgres`, pool: { min: 0, max: 1 } });
-await admin.raw(`CREATE DATABASE ??`, [NAME]);
-const rows: string[] = [];
-try {
-  const db = createDb(`${BASE}/${NAME}`, { poolMax: 1 });
+const created: string[] = [];
+// A migrated scratch database, the one the CLI runs against from now on.
+const useDatabase = async (name: string) => {
+  await admin.raw(`CREATE DATABASE ??`, [name]);
+  created.push(name);
+  const db = createDb(`${BASE}/${name}`, { poolMax: 1 });
   await migrateLatest(db);
   await db.destroy();
-
-  for (const format of args.formats.split(',')) {
+  database = name;
+};
+const rows: string[] = [];
+try {
+  await useDatabase(NAME);
+  for (const [i, format] of args.formats.split(',').entries()) {
+    if (i > 0 && !args['one-db']) await useDatabase(`${NAME}_${format}`);
     const { file, records } = await writeFeed(format);
     const size = statSync(file).size;
     const m = await measure(['--source', `bench-${format}`, '--format', format, file, '--json']);
@@ -239,7 +250,7 @@ try {
   );
   console.log(rows.at(-1));
 } finally {
-  await admin.raw(`DROP DATABASE IF EXISTS ?? WITH (FORCE)`, [NAME]);
+  for (const name of created) await admin.raw(`DROP DATABASE IF EXISTS ?? WITH (FORCE)`, [name]);
   await admin.destroy();
   if (!args['keep-files']) rmSync(dir, { recursive: true, force: true });
 }
