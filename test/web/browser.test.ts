@@ -75,6 +75,28 @@ function watch(page: Page): string[] {
   return problems;
 }
 
+// The documents a page loaded (method, status, address), for a failure to say how it got where it is.
+function trail(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('response', (r) => {
+    if (r.request().resourceType() === 'document') seen.push(`${r.request().method()} ${r.url()} -> ${r.status()}`);
+  });
+  return seen;
+}
+
+// Waits for what a step must show; when it does not come, the failure says what the page
+// showed instead and which documents led there.
+async function shown(page: Page, selector: string, loaded: string[]) {
+  const locator = page.locator(selector);
+  try {
+    await locator.waitFor();
+  } catch (err) {
+    const text = await page.locator('body').innerText({ timeout: 2_000 }).catch(() => '(unreadable)');
+    throw new Error(`${selector} not shown at ${page.url()} after ${loaded.join(', ')}: ${text.slice(0, 800)}`, { cause: err });
+  }
+  return locator;
+}
+
 async function callApi(key: string): Promise<number> {
   const res = await fetch(`${base}/api/v1/listings`, { headers: { Authorization: `Bearer ${key}` } });
   await res.arrayBuffer();
@@ -88,6 +110,7 @@ describe('the key page in Chromium', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     const page = await context.newPage();
     const problems = watch(page);
+    const loaded = trail(page);
     const email = uniqueEmail('browser');
 
     await page.goto(`${base}/api-keys`);
@@ -102,8 +125,7 @@ describe('the key page in Chromium', () => {
 
     await page.getByLabel('Name').fill('Browser test');
     await page.getByRole('button', { name: 'Create key' }).click();
-    const keyBox = page.locator('#new-key');
-    await keyBox.waitFor();
+    const keyBox = await shown(page, '#new-key', loaded);
     const key = (await keyBox.innerText()).trim();
     expect(key).toMatch(/^lfk_[A-Za-z0-9_-]{43}$/);
     expect(await page.locator('.new-key .warning').innerText()).toContain('only time it is shown');
@@ -141,6 +163,7 @@ describe('the key page in Chromium', () => {
     const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 });
     context.setDefaultTimeout(90_000);
     const page = await context.newPage();
+    const loaded = trail(page);
     const email = uniqueEmail('phone');
     await page.goto(`${base}/api-keys`);
     // A weak password first: the error appears next to its field.
@@ -155,7 +178,7 @@ describe('the key page in Chromium', () => {
     await page.waitForURL(`${base}/api-keys`);
     await page.getByLabel('Name').fill('Phone key');
     await page.getByRole('button', { name: 'Create key' }).click();
-    const key = (await page.locator('#new-key').innerText()).trim();
+    const key = (await (await shown(page, '#new-key', loaded)).innerText()).trim();
     expect(key).toMatch(/^lfk_/);
     expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(false); // needs JS: hidden
     // Nothing wider than the screen.
