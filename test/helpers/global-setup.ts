@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { register } from 'tsx/esm/api';
-import { adminDb, PG_BASE, testDbPrefix } from './pg.js';
+import { adminDb, PG_BASE } from './pg.js';
 import { createDb, migrateLatest } from '../../src/db/knex.js';
 
 declare module 'vitest' {
@@ -12,6 +14,8 @@ declare module 'vitest' {
 // Builds a migrated template database that every test file of this run clones. The name
 // is unique per run, so two runs on one machine (or a developer and CI) never collide.
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Databases left by earlier runs that were killed before their teardown.
+  dropInBackground('stale');
   const name = `listings_tpl_${process.pid}_${Date.now().toString(36)}`;
   const admin = adminDb();
   try {
@@ -30,26 +34,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('templateDb', name);
   return async () => {
-    // The run's test databases (see createTestDb), then the template. Dropped several at a
-    // time, one connection each, so that they share their checkpoints.
-    const a = adminDb();
-    let names: string[];
-    try {
-      const prefix = testDbPrefix(name).replace(/_/g, '\\_');
-      names = (await a.raw(`SELECT datname FROM pg_database WHERE datname LIKE ?`, [`${prefix}%`])).rows.map((r: { datname: string }) => r.datname);
-    } finally {
-      await a.destroy();
-    }
-    const drop = async (db: string) => {
-      const c = adminDb();
-      try {
-        await c.raw(`DROP DATABASE IF EXISTS ?? WITH (FORCE)`, [db]);
-      } finally {
-        await c.destroy();
-      }
-    };
-    // A few at a time: the server's connections are shared with other runs.
-    for (let i = 0; i < names.length; i += 8) await Promise.all(names.slice(i, i + 8).map(drop));
-    await drop(name);
+    // The run's test databases (see createTestDb), then the template, dropped by a process of
+    // its own that the run does not wait for (see drop-run-databases.mjs).
+    dropInBackground('run', name);
   };
+}
+
+function dropInBackground(mode: 'run' | 'stale', template?: string): void {
+  const script = fileURLToPath(new URL('./drop-run-databases.mjs', import.meta.url));
+  const args = [script, PG_BASE, mode, ...(template ? [template] : [])];
+  spawn(process.execPath, args, { detached: true, stdio: 'ignore' }).unref();
 }

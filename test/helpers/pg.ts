@@ -17,8 +17,8 @@ export interface TestDb {
   drop(): Promise<void>;
 }
 
-// The databases of one run are named after its template (listings_tpl_<run>): the global
-// teardown drops them all at once.
+// The databases of one run are named after its template (listings_tpl_<pid>_<time>): the
+// global teardown has them dropped all at once (drop-run-databases.mjs, which knows this rule).
 export function testDbPrefix(templateDb: string): string {
   return `listings_test_${templateDb.replace(/^listings_tpl_/, '')}_`;
 }
@@ -39,10 +39,10 @@ export async function createTestDb(): Promise<TestDb> {
     db,
     url,
     name,
-    // Closes the file's connections; the database itself is dropped by the global teardown,
-    // together with the run's others: each DROP DATABASE waits for a checkpoint (a second or
-    // more on a busy server), and dropped together they share one instead of each test file
-    // waiting for its own.
+    // Closes the file's connections; the database itself is dropped after the run, together
+    // with the run's others: each DROP DATABASE waits for a checkpoint (a second or more on a
+    // busy server), and dropped together they share one instead of each test file waiting
+    // for its own.
     async drop() {
       await db.destroy();
     },
