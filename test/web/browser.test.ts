@@ -1,16 +1,15 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestContext } from '../helpers/context.js';
 import { buildTestApp, insertListing } from '../helpers/factory.js';
-import { PASSWORD, uniqueEmail } from './helpers.js';
+import { launchChromium, PASSWORD, uniqueEmail } from './helpers.js';
 
 // A real browser (Debian's chromium driven by playwright-core) against the app listening on
 // 127.0.0.1, with the production bcrypt cost. Screenshots go to test-output/web/.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT = path.resolve('test-output/web');
 
 const t = useTestContext();
@@ -20,7 +19,6 @@ let browser: Browser;
 let listingId: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`The browser test needs Debian's chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
   listingId = (
     await insertListing(t.db, {
       title: 'Bright flat with a balcony in Bonnevoie',
@@ -41,22 +39,7 @@ beforeAll(async () => {
   });
   server.on('request', app);
   mkdirSync(OUT, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 90_000, // playwright's default (30 s) is short for a first launch on a busy machine
-    // playwright-core gives each launch a fresh, empty profile (its own --user-data-dir).
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
+import { chromium, type Browser } from 'playwright-core';
 import request from 'supertest';
 import { expect } from 'vitest';
 import type { AppDeps } from '../../src/app.js';
@@ -107,4 +109,19 @@ export async function signedInAgent(app: WebApp, tag = 'user') {
   const res = await signUp(agent, email);
   expect(res).toHaveStatus(303);
   return { agent, email };
+}
+
+// Debian's chromium, driven by playwright-core, for the tests in a real browser
+// (browser.test.ts, market-browser.test.ts); CHROMIUM_PATH points elsewhere.
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`The browser tests need Debian's chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: 90_000, // playwright's default (30 s) is short for a first launch on a busy machine
+    // playwright-core gives each launch a fresh, empty profile (its own --user-data-dir).
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
 }

@@ -1,16 +1,15 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestContext } from '../helpers/context.js';
 import { seedSmallMarket } from '../helpers/market-data.js';
-import { buildWebApp } from './helpers.js';
+import { buildWebApp, launchChromium } from './helpers.js';
 
 // The /market page in a real browser (Debian's chromium driven by playwright-core), on a
 // desktop and on a phone without JavaScript. Screenshots go to test-output/web/.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT = path.resolve('test-output/web');
 const now = new Date('2026-11-20T09:00:00Z');
 
@@ -20,19 +19,13 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`The browser test needs Debian's chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
   await seedSmallMarket(t.db, now);
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   server.on('request', await buildWebApp(t.db, { clock: () => now, config: { PUBLIC_BASE_URL: base, TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 } }));
   mkdirSync(OUT, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 90_000,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
