@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
@@ -6,7 +6,7 @@ import { LiveState } from '../../src/cache/live-state.js';
 import { revokeApiKey, setApiKeyTier } from '../../src/repositories/api-keys.js';
 import { takeMarketSnapshot } from '../../src/repositories/market-snapshots.js';
 import { useTestContext } from '../helpers/context.js';
-import { bearer, buildTestApp, createKey, insertListing, silentLogger, testRedis } from '../helpers/factory.js';
+import { bearer, buildTestApp, createKey, insertListing, silentLogger, TEST_REDIS_URL } from '../helpers/factory.js';
 
 // Keys and the data version kept in memory (src/cache/live-state.ts), invalidated by the
 // database's notifications (migrations/20261124000900_notify.ts, src/db/listener.ts).
@@ -42,7 +42,11 @@ const get = (app: App, key: string, path = '/api/v1/listings?commune=Mamer') => 
 async function counting(fn: () => Promise<unknown>): Promise<{ queries: string[]; redis: string[] }> {
   const queries: string[] = [];
   const onQuery = (q: { sql: string }) => queries.push(q.sql);
-  const monitorClient: Redis = testRedis();
+  // No command timeout on the monitoring connection: ioredis enters monitoring mode only once
+  // MONITOR has answered, and an answer later than the timeout (500 ms for the test clients,
+  // seen on a loaded machine) leaves the connection receiving monitor lines it takes for
+  // replies ("Command queue state error"), failing the test.
+  const monitorClient = new Redis(TEST_REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   const redis: string[] = [];
   const monitor = await monitorClient.monitor();
   monitor.on('monitor', (_time: string, args: string[]) => {
