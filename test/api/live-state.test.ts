@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
@@ -6,6 +5,7 @@ import { LiveState } from '../../src/cache/live-state.js';
 import { revokeApiKey, setApiKeyTier } from '../../src/repositories/api-keys.js';
 import { takeMarketSnapshot } from '../../src/repositories/market-snapshots.js';
 import { useTestContext } from '../helpers/context.js';
+import { monitorRedis } from '../helpers/redis-monitor.js';
 import { bearer, buildTestApp, createKey, insertListing, silentLogger, TEST_REDIS_URL } from '../helpers/factory.js';
 
 // Keys and the data version kept in memory (src/cache/live-state.ts), invalidated by the
@@ -42,15 +42,9 @@ const get = (app: App, key: string, path = '/api/v1/listings?commune=Mamer') => 
 async function counting(fn: () => Promise<unknown>): Promise<{ queries: string[]; redis: string[] }> {
   const queries: string[] = [];
   const onQuery = (q: { sql: string }) => queries.push(q.sql);
-  // No command timeout on the monitoring connection: ioredis enters monitoring mode only once
-  // MONITOR has answered, and an answer later than the timeout (500 ms for the test clients,
-  // seen on a loaded machine) leaves the connection receiving monitor lines it takes for
-  // replies ("Command queue state error"), failing the test.
-  const monitorClient = new Redis(TEST_REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   const redis: string[] = [];
-  const monitor = await monitorClient.monitor();
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    if (args.some((x) => String(x).includes(t.redisPrefix))) redis.push(args.join(' '));
+  const monitor = await monitorRedis(TEST_REDIS_URL, (args) => {
+    if (args.some((x) => x.includes(t.redisPrefix))) redis.push(args.join(' '));
   });
   t.db.on('query', onQuery);
   try {
@@ -62,8 +56,7 @@ async function counting(fn: () => Promise<unknown>): Promise<{ queries: string[]
     await vi.waitFor(() => expect(redis.some((c) => c.includes(marker))).toBe(true), { timeout: 10_000 });
   } finally {
     t.db.off('query', onQuery);
-    monitor.disconnect();
-    monitorClient.disconnect();
+    monitor.close();
   }
   return { queries, redis: redis.filter((c) => !c.includes(':marker:')) };
 }
