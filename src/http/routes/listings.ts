@@ -34,7 +34,7 @@ export function linkHeader(base: string, query: Record<string, string>, page: nu
 }
 
 // The validated query as a search: the filter, and the defaults for what it leaves out.
-function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; seesFlagged: boolean }): SearchRequest {
+export function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; seesFlagged: boolean }): SearchRequest {
   const place = q.commune !== undefined ? resolveCommuneParam(opts.gazetteer, q.commune) : undefined;
   const geo = q.lat !== undefined && q.lng !== undefined && q.radius_km !== undefined ? { lat: q.lat, lng: q.lng, radiusKm: q.radius_km } : undefined;
   return {
