@@ -118,7 +118,12 @@ export interface GeoCell {
   inside: boolean; // every point of the cell is within the radius
 }
 
-// The cells of the grid that may hold points within the circle, with bounds.
+// The cells of the grid that may hold points within the circle, with bounds. Both bounds come
+// from the haversine's own terms, h = hav(Δlat) + cos(lat0)·cos(lat)·hav(Δlng), each taken at
+// its least (or greatest) over the cell: per grid row and per grid column once, then a
+// multiply-add per cell (no trigonometry per cell). Unlike bounds on latitude or longitude
+// alone, they drop the corners of the circle's bounding box (a fifth of its area), whose
+// points were all tested one by one before.
 export function cellsNear(grid: Grid | null, g: GeoFilter): GeoCell[] {
   if (!grid) return [];
   const b = boundingBox(g);
@@ -128,44 +133,53 @@ export function cellsNear(grid: Grid | null, g: GeoFilter): GeoCell[] {
   const k1 = b.wraps ? grid.cols - 1 : Math.min(grid.cols - 1, Math.floor((b.lngMax - grid.lng0) / grid.cellDeg));
   if (r0 > r1 || k0 > k1) return [];
   const cells: GeoCell[] = [];
-  const r = g.radiusKm;
-  const cosLat = Math.cos(g.lat * RAD);
-  // Distances to the grid's vertices, each shared by four cells.
-  const w = k1 - k0 + 2;
-  const vertex = new Float64Array((r1 - r0 + 2) * w);
-  for (let row = r0; row <= r1 + 1; row++) {
-    for (let col = k0; col <= k1 + 1; col++) {
-      vertex[(row - r0) * w + (col - k0)] = haversineKm(g.lat, g.lng, grid.lat0 + row * grid.cellDeg, grid.lng0 + col * grid.cellDeg);
-    }
-  }
-  // Slack for points that sit a rounding error outside their cell and for rounding in the
-  // bounds themselves (1 mm: far above either).
+  const hav = (deg: number) => {
+    const s = Math.sin((deg * RAD) / 2);
+    return s * s;
+  };
+  // Slack for rounding in the bounds themselves (1 mm, and 1e-9 relative in h: far above
+  // either), and for points a rounding error outside their cell (1e-9 degree, 0.1 mm).
   const eps = 1e-6;
+  const pad = 1e-9;
+  const twoR = 2 * EARTH_RADIUS_KM;
+  const outArg = (g.radiusKm + eps) / twoR;
+  const hOut = outArg >= Math.PI / 2 ? Infinity : Math.sin(outArg) ** 2 * (1 + 1e-9);
+  const inArg = (g.radiusKm - eps) / twoR;
+  const hIn = inArg <= 0 ? -1 : Math.sin(Math.min(Math.PI / 2, inArg)) ** 2 * (1 - 1e-9);
+  const cos0 = Math.cos(g.lat * RAD);
+  // hav(Δlng) over each column: least and greatest (hav grows with |Δlng| up to 180°).
+  const colLow = new Float64Array(k1 - k0 + 1);
+  const colHigh = new Float64Array(k1 - k0 + 1);
+  for (let col = k0; col <= k1; col++) {
+    const lo0 = grid.lng0 + col * grid.cellDeg - pad;
+    const lo1 = grid.lng0 + (col + 1) * grid.cellDeg + pad;
+    const dMin = g.lng < lo0 ? lo0 - g.lng : g.lng > lo1 ? g.lng - lo1 : 0;
+    const dMax = Math.max(Math.abs(g.lng - lo0), Math.abs(g.lng - lo1));
+    colLow[col - k0] = Math.min(hav(dMin), hav(dMax));
+    colHigh[col - k0] = dMin <= 180 && dMax >= 180 ? 1 : Math.max(hav(dMin), hav(dMax));
+  }
   for (let row = r0; row <= r1; row++) {
     const la0 = grid.lat0 + row * grid.cellDeg;
     const la1 = la0 + grid.cellDeg;
-    // Lower bound from latitude alone: a great circle is never shorter than its north-south part.
-    const latKm = EARTH_RADIUS_KM * RAD * Math.max(0, la0 - g.lat, g.lat - la1);
     // cos falls with |latitude|; the 1e-12 covers a point a rounding error off its cell.
     const c0 = Math.cos(la0 * RAD);
     const c1 = Math.cos(la1 * RAD);
     const cosMin = Math.max(0, Math.min(c0, c1) - 1e-12);
     const cosMax = la0 <= 0 && la1 >= 0 ? 1 : Math.max(c0, c1) + 1e-12;
+    const p0 = la0 - pad;
+    const p1 = la1 + pad;
+    const rowLow = hav(g.lat < p0 ? p0 - g.lat : g.lat > p1 ? g.lat - p1 : 0);
+    const rowHigh = hav(Math.max(Math.abs(g.lat - p0), Math.abs(g.lat - p1)));
+    const lowFactor = cos0 * cosMin;
+    const highFactor = cos0 * cosMax;
     for (let col = k0; col <= k1; col++) {
       const cell = row * grid.cols + col;
       if (grid.start[cell] === grid.start[cell + 1]) continue;
-      const lo0 = grid.lng0 + col * grid.cellDeg;
-      const lo1 = lo0 + grid.cellDeg;
-      // Lower bound from longitude: a point east or west of the cell is at least its
-      // cross-track distance from the cell's nearest meridian.
-      const dLng = g.lng < lo0 ? lo0 - g.lng : g.lng > lo1 ? g.lng - lo1 : 0;
-      const lngKm = dLng > 0 && dLng < 90 ? EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sin(dLng * RAD) * cosLat)) : 0;
-      const lower = Math.max(0, Math.max(latKm, lngKm) - eps);
-      if (lower > r + eps) continue;
-      // The farthest point of a small lat/lng rectangle from a point is one of its corners.
-      const v = (row - r0) * w + (col - k0);
-      const far = Math.max(vertex[v], vertex[v + 1], vertex[v + w], vertex[v + w + 1]);
-      cells.push({ cell, cosMin, cosMax, lowerKm: lower, inside: far <= r - eps });
+      const hLow = rowLow + lowFactor * colLow[col - k0];
+      if (hLow > hOut) continue;
+      const hHigh = rowHigh + highFactor * colHigh[col - k0];
+      const lowerKm = Math.max(0, twoR * Math.asin(Math.min(1, Math.sqrt(hLow))) - eps);
+      cells.push({ cell, cosMin, cosMax, lowerKm, inside: hHigh < hIn });
     }
   }
   return cells;
