@@ -29,6 +29,7 @@ import type { Gazetteer } from './reference/gazetteer.js';
 import { createStore, newStoreHealth, type StoreHealth } from './rate-limit/store.js';
 import type { ListingReadModel } from './read-model/read-model.js';
 import { createListingSearch } from './services/listing-search.js';
+import { createMarketPrices } from './services/market-prices.js';
 import type { WebOptions } from './web/options.js';
 import { webRouter } from './web/index.js';
 
@@ -162,7 +163,8 @@ export function buildApp(deps: AppDeps): App {
   keyed.get('/listings/export', exportRoute({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL }));
   keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   keyed.use('/changes', changesRouter({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
-  keyed.use('/market', marketRouter({ db: deps.db, reads: deps.reads, gazetteer: deps.gazetteer, caches, clock, live: deps.live }));
+  const prices = createMarketPrices({ db: deps.db, reads: deps.reads, logger: deps.logger });
+  keyed.use('/market', marketRouter({ db: deps.db, reads: deps.reads, gazetteer: deps.gazetteer, caches, clock, live: deps.live, prices }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);
