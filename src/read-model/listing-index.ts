@@ -2,7 +2,7 @@ import { haversineKm } from '../domain/geo.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
 import { type Columns, FLAGGED, STUDENTS } from './columns.js';
 import { type CompiledFilter, compileFilter } from './compiled-filter.js';
-import { buildGrid, cellsNear, type Grid } from './geo-grid.js';
+import { buildGrid, cellsNear, type Grid, SUB2 } from './geo-grid.js';
 import { MaxHeap } from './max-heap.js';
 import { groupByCommuneAndType, NULL_RANK, type RowsByGroup, type SortedRows } from './sort-orders.js';
 
@@ -82,7 +82,7 @@ export class ListingIndex {
     for (const a of [c.price, c.rooms, c.lat, c.lng, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
     for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength + (s.rank === c.price ? 0 : s.rank.byteLength);
     b += this.byGroup.order.byteLength + this.byGroup.start.byteLength;
-    if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength + this.grid.clean.byteLength;
+    if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength + this.grid.sub.byteLength + this.grid.clean.byteLength;
     return b;
   }
 
@@ -192,25 +192,36 @@ export class ListingIndex {
       return n;
     }
     const grid = this.grid!;
+    const { order, sub } = grid;
+    const { lat, lng, bits } = this;
+    const circle = q.geo!;
     let n = 0;
-    for (const cell of cellsNear(grid, f.geo!)) {
-      const from = grid.start[cell.cell];
-      const to = grid.start[cell.cell + 1];
+    for (const cell of cellsNear(grid, f.geo!, true)) {
       if (cell.inside) {
         // Wholly inside the circle: with the tier's default filter, counted without visiting.
+        const from = grid.start[cell.cell];
+        const to = grid.start[cell.cell + 1];
         if (q.trivial) n += to - from;
         else if (q.flagOnly) n += grid.clean[cell.cell];
-        else for (let k = from; k < to; k++) if (this.matchesAttributes(q, grid.order[k])) n++;
-      } else {
-        // On the edge: each point against the circle (a radius search alone, the commonest,
-        // tests nothing else).
-        const circle = q.geo!;
-        const { order } = grid;
-        const { lat, lng } = this;
-        if (q.trivial) {
+        else for (let k = from; k < to; k++) if (this.matchesAttributes(q, order[k])) n++;
+        continue;
+      }
+      // On the edge, by subcell: those inside as above (a count, or their rows' flags or
+      // attributes), those on the edge point by point against the circle (a radius search
+      // alone, the commonest, tests nothing else).
+      for (let j = 0; j < SUB2; j++) {
+        const bit = 1 << j;
+        if (((cell.subInside | cell.subEdge) & bit) === 0) continue;
+        const from = sub[cell.cell * SUB2 + j];
+        const to = sub[cell.cell * SUB2 + j + 1];
+        if (cell.subInside & bit) {
+          if (q.trivial) n += to - from;
+          else if (q.flagOnly) {
+            for (let k = from; k < to; k++) if ((bits[order[k]] & FLAGGED) === 0) n++;
+          } else for (let k = from; k < to; k++) if (this.matchesAttributes(q, order[k])) n++;
+        } else if (q.trivial) {
           for (let k = from; k < to; k++) if (circle.withinCell(lat[order[k]], lng[order[k]], cell.cosMin, cell.cosMax)) n++;
         } else if (q.flagOnly) {
-          const bits = this.bits;
           for (let k = from; k < to; k++) {
             const i = order[k];
             if ((bits[i] & FLAGGED) === 0 && circle.withinCell(lat[i], lng[i], cell.cosMin, cell.cosMax)) n++;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/demo/random.js';
 import { haversineKm } from '../../src/domain/geo.js';
 import type { Columns } from '../../src/read-model/columns.js';
-import { buildGrid, cellsNear, Circle } from '../../src/read-model/geo-grid.js';
+import { buildGrid, cellsNear, Circle, SUB2 } from '../../src/read-model/geo-grid.js';
 
 // The read model's radius search skips the grid cells it can prove empty of matches and counts
 // the cells it can prove wholly inside the circle without testing their points. Both proofs
@@ -16,7 +16,7 @@ function gridOf(points: Array<{ lat: number; lng: number }>) {
 }
 
 describe('the read model geo grid', () => {
-  it('returns every cell holding a point within the radius, and calls a cell inside only when all its points are', () => {
+  it('returns every cell (and subcell) holding a point within the radius, and calls one inside only when all its points are', () => {
     const rng = new Rng(15);
     const points = Array.from({ length: 20_000 }, () => ({ lat: rng.between(49.45, 50.17), lng: rng.between(5.73, 6.53) }));
     const { grid, lat, lng } = gridOf(points);
@@ -29,12 +29,17 @@ describe('the read model geo grid', () => {
       const radiusKm = rng.chance(0.3) ? onPoint * (1 + rng.pick([-1e-12, 0, 1e-12])) : 0.5 * Math.pow(60, rng.float());
       const g = { lat: centre.lat, lng: centre.lng, radiusKm };
       const circle = new Circle(g.lat, g.lng, g.radiusKm);
-      const cells = new Map(cellsNear(grid, g).map((c) => [c.cell, c]));
+      const cells = new Map(cellsNear(grid, g, true).map((c) => [c.cell, c]));
       for (let cell = 0; cell + 1 < grid.start.length; cell++) {
         const c = cells.get(cell);
         for (let j = grid.start[cell]; j < grid.start[cell + 1]; j++) {
           const i = grid.order[j];
           const within = circle.within(lat[i], lng[i]);
+          let s = 0;
+          while (grid.sub[cell * SUB2 + s + 1] <= j) s++;
+          const bit = 1 << s;
+          if (c && !c.inside && (c.subInside & bit) !== 0 && !within) failures.push(`a point outside the radius in an inside subcell: point ${i}, circle ${JSON.stringify(g)}`);
+          if (c && !c.inside && ((c.subInside | c.subEdge) & bit) === 0 && within) failures.push(`a point within the radius in a skipped subcell: point ${i}, circle ${JSON.stringify(g)}`);
           const wrong = !c
             ? within && 'a point within the radius in a skipped cell'
             : (c.inside && !within && 'a point outside the radius in an inside cell') ||
