@@ -4,7 +4,7 @@ import { type Columns, FLAGGED, STUDENTS } from './columns.js';
 import { type CompiledFilter, compileFilter } from './compiled-filter.js';
 import { buildGrid, cellsNear, type Grid, SUB2 } from './geo-grid.js';
 import { MaxHeap } from './max-heap.js';
-import { groupByCommuneAndType, NULL_RANK, type RowsByGroup, type SortedRows } from './sort-orders.js';
+import { groupByCommuneAndType, NULL_RANK, type RowsByGroup, sliceSorted, type SortedRows } from './sort-orders.js';
 
 // An in-memory, columnar copy of the active listings at one data version: the search
 // columns in typed arrays (off the JS heap), row i being the i-th active listing in id order,
@@ -249,10 +249,12 @@ export class ListingIndex {
     } else {
       const sorted = sort === 'price' || sort === '-price' ? this.byPrice : sort === 'size' || sort === '-size' ? this.byArea : this.byCreated;
       const desc = sort.startsWith('-');
+      // Every row matches: the page is a slice of the sort order.
+      if (q.trivial && !q.geo) return { rows: sliceSorted(sorted, desc, offset, want) };
       // Walking the sorted rows visits about want × size / total rows; collecting the matches
-      // and sorting them costs the candidate set plus a sort of every match.
+      // costs the candidate set plus keeping the first `want` of the matches.
       const walkCost = (want * this.size) / total;
-      const collectCost = this.candidateCount(f, q) + total * Math.log2(total + 1);
+      const collectCost = this.candidateCount(f, q) + total * Math.log2(want + 1);
       rows = walkCost <= collectCost ? this.walk(sorted, desc, q, want) : this.collectSorted(f, q, sorted, desc, want);
     }
     const page = rows.slice(offset, want);
@@ -293,15 +295,18 @@ export class ListingIndex {
     return out;
   }
 
-  // Every match, sorted, cut to `want`.
+  // The first `want` matches in sort order: every candidate visited, the best kept in a
+  // bounded heap by (key, row) (descending: the negated key; rows without the key last).
   private collectSorted(f: ListingFilter, q: CompiledFilter, s: SortedRows, desc: boolean, want: number): number[] {
-    const found: number[] = [];
+    const heap = new MaxHeap(want);
+    const key = s.rank;
+    const offer = desc ? (i: number) => heap.offer(key[i] === NULL_RANK && key !== this.price ? Infinity : -key[i], i) : (i: number) => heap.offer(key[i], i);
     if (f.geo) {
       const grid = this.grid!;
       for (const cell of cellsNear(grid, f.geo)) {
         for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
           const i = grid.order[k];
-          if (this.matchesAttributes(q, i) && (cell.inside || q.geo!.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) found.push(i);
+          if (this.matchesAttributes(q, i) && (cell.inside || q.geo!.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) offer(i);
         }
       }
     } else {
@@ -309,24 +314,11 @@ export class ListingIndex {
       for (let r = 0; r < ranges.length; r += 2) {
         for (let k = ranges[r]; k < ranges[r + 1]; k++) {
           const i = order === null ? k : order[k];
-          if (this.matchesAttributes(q, i)) found.push(i);
+          if (this.matchesAttributes(q, i)) offer(i);
         }
       }
     }
-    const key = s.rank;
-    const nullable = s.rank !== this.price;
-    const dir = desc ? -1 : 1;
-    found.sort((a, b) => {
-      const ka = key[a];
-      const kb = key[b];
-      if (nullable) {
-        const na = ka === NULL_RANK;
-        const nb = kb === NULL_RANK;
-        if (na || nb) return na === nb ? a - b : na ? 1 : -1;
-      }
-      return (ka - kb) * dir || a - b;
-    });
-    return found.length > want ? found.slice(0, want) : found;
+    return heap.sorted();
   }
 
   // The `want` nearest matches, nearest first (ties by id), visiting cells nearest first and

@@ -60,3 +60,56 @@ export function groupByCommuneAndType(n: number, commune: Uint16Array, type: Uin
   }
   return { ...groups, types };
 }
+
+// Positions [from, to) of every row in sort order, when every row matches (a page with no
+// filter): ascending, the order itself; descending, keys from the top but within one key still
+// by ascending row (the SQL's id tie-break), rows without the key last. Without visiting the
+// rows before the page: a key's run of rows is found by binary search.
+export function sliceSorted(s: SortedRows, desc: boolean, from: number, to: number): number[] {
+  const { order, withKey, rank } = s;
+  const n = order.length;
+  to = Math.min(to, n);
+  if (from >= to) return [];
+  if (!desc) return Array.from(order.subarray(from, to));
+  const out: number[] = [];
+  // Run bounds of the key at order[x] (sorted ascending over [0, withKey)).
+  const runStart = (x: number) => {
+    const v = rank[order[x]];
+    let lo = 0;
+    let hi = x;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rank[order[mid]] < v) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  let p = from;
+  // The runs from the top: run [s, e) of the order occupies positions [withKey - e, withKey - s).
+  let e = withKey;
+  if (p < withKey) {
+    let x = withKey - 1 - p;
+    let sRun = runStart(x);
+    // The run holding x ends where the next key starts.
+    let hi = withKey;
+    let lo = x + 1;
+    const v = rank[order[x]];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rank[order[mid]] <= v) lo = mid + 1;
+      else hi = mid;
+    }
+    e = lo;
+    while (p < to && p < withKey) {
+      out.push(order[sRun + (p - (withKey - e))]);
+      p++;
+      if (p === withKey - sRun && p < withKey) {
+        e = sRun;
+        x = e - 1;
+        sRun = runStart(x);
+      }
+    }
+  }
+  for (; p < to; p++) out.push(order[p]);
+  return out;
+}
