@@ -4,7 +4,7 @@ import { type Columns, FLAGGED, STUDENTS } from './columns.js';
 import { type CompiledFilter, compileFilter } from './compiled-filter.js';
 import { buildGrid, cellsNear, type Grid, SUB2 } from './geo-grid.js';
 import { MaxHeap } from './max-heap.js';
-import { groupByCommuneAndType, NULL_RANK, type RowsByGroup, sliceSorted, type SortedRows } from './sort-orders.js';
+import { groupByPlaceAndType, NULL_RANK, type RowsByGroup, sliceSorted, type SortedRows } from './sort-orders.js';
 
 // An in-memory, columnar copy of the active listings at one data version: the search
 // columns in typed arrays (off the JS heap), row i being the i-th active listing in id order,
@@ -36,8 +36,11 @@ export class ListingIndex {
   private readonly byPrice: SortedRows;
   private readonly byArea: SortedRows;
   private readonly byCreated: SortedRows;
-  // Rows by (commune, listing type), each group by price then row.
+  // Rows by (commune and locality pair, listing type), each group by price then row; the
+  // pairs of each commune code, and the locality code of each pair.
   private readonly byGroup: RowsByGroup;
+  private readonly pairsOfCommune: number[][];
+  private readonly pairLocality: number[];
   private readonly grid: Grid | null;
   private readonly cleanTotal: number;
   // The columns, as fields so that the hot loops read them directly.
@@ -68,7 +71,24 @@ export class ListingIndex {
     this.source = c.source;
     this.type = c.type;
     this.bits = c.bits;
-    this.byGroup = groupByCommuneAndType(c.n, c.commune, c.type, c.price, c.dicts.commune.size, c.dicts.type.size);
+    // Groups by (commune, locality) pair and type, so that a locality (a quarter of the city)
+    // is a set of price ranges as a commune is.
+    const pairCodes = new Map<number, number>();
+    const pairOf = new Uint32Array(c.n);
+    this.pairsOfCommune = Array.from({ length: c.dicts.commune.size }, () => []);
+    this.pairLocality = [];
+    for (let i = 0; i < c.n; i++) {
+      const key = c.commune[i] * 0x10000 + c.locality[i];
+      let code = pairCodes.get(key);
+      if (code === undefined) {
+        code = this.pairLocality.length;
+        pairCodes.set(key, code);
+        this.pairLocality.push(c.locality[i]);
+        this.pairsOfCommune[c.commune[i]].push(code);
+      }
+      pairOf[i] = code;
+    }
+    this.byGroup = groupByPlaceAndType(c.n, pairOf, c.type, c.price, this.pairLocality.length, c.dicts.type.size);
     this.grid = buildGrid(c);
     let clean = 0;
     for (let i = 0; i < c.n; i++) if ((c.bits[i] & FLAGGED) === 0) clean++;
@@ -113,12 +133,12 @@ export class ListingIndex {
     return g === null || (!Number.isNaN(this.lat[i]) && g.within(this.lat[i], this.lng[i]));
   }
 
-  // Rows known to hold every match of a filter without geo part: along the (commune, type,
-  // price) groups, the price range of each group the filter's communes and type select
-  // (binary searches); every row when the filter names none of the three. `exact` when
-  // those rows are exactly the matches (nothing else in the filter).
+  // Rows known to hold every match of a filter without geo part: along the (commune and
+  // locality, type, price) groups, the price range of each group the filter's communes,
+  // locality and type select (binary searches); every row when the filter names none of
+  // them. `exact` when those rows are exactly the matches (nothing else in the filter).
   private candidates(f: ListingFilter, q: CompiledFilter): Candidates & { exact: boolean } {
-    if (!f.communes && !f.listingType && f.minPrice === undefined && f.maxPrice === undefined) {
+    if (!f.communes && f.locality === undefined && !f.listingType && f.minPrice === undefined && f.maxPrice === undefined) {
       return { order: null, ranges: [0, this.size], size: this.size, exact: q.trivial };
     }
     const { order, start, types } = this.byGroup;
@@ -126,6 +146,7 @@ export class ListingIndex {
     const communeCodes = f.communes
       ? [...new Set(f.communes)].map((n) => d.commune.find(n)).filter((c) => c >= 0)
       : Array.from({ length: d.commune.size }, (_, c) => c);
+    const pairs = communeCodes.flatMap((c) => (q.loc < 0 ? this.pairsOfCommune[c] : this.pairsOfCommune[c].filter((p) => this.pairLocality[p] === q.loc)));
     const typeCodes = q.typ >= 0 ? [q.typ] : Array.from({ length: types }, (_, t) => t);
     const price = this.price;
     const lowerBound = (lo: number, hi: number, v: number) => {
@@ -138,9 +159,9 @@ export class ListingIndex {
     };
     const ranges: number[] = [];
     let size = 0;
-    for (const c of communeCodes) {
+    for (const p of pairs) {
       for (const t of typeCodes) {
-        const g = c * types + t;
+        const g = p * types + t;
         let from = start[g];
         let to = start[g + 1];
         if (from === to) continue;
@@ -151,8 +172,7 @@ export class ListingIndex {
         size += to - from;
       }
     }
-    const exact =
-      q.flag < 0 && q.minR === -Infinity && q.src < 0 && q.loc < 0 && !q.students;
+    const exact = q.flag < 0 && q.minR === -Infinity && q.src < 0 && !q.students;
     return { order, ranges, size, exact };
   }
 
@@ -167,7 +187,7 @@ export class ListingIndex {
       if (exact) return size;
       // Within the (commune, type, price) ranges, the commonest rest is rooms and the flag:
       // tested alone, without the conditions the ranges already hold.
-      if (order !== null && q.src < 0 && q.loc < 0 && !q.students) {
+      if (order !== null && q.src < 0 && !q.students) {
         const { rooms, bits } = this;
         const { minR, flag } = q;
         let n = 0;

@@ -41,18 +41,18 @@ export function groupRows(n: number, codes: Uint16Array | Uint32Array, groups: n
   return { order, start };
 }
 
-// Rows by (commune, listing type), each group by price then row: group g = commune code ×
-// types + type code holds order[start[g]..start[g+1]).
+// Rows by (place, listing type), each group by price then row: group g = place code × types
+// + type code holds order[start[g]..start[g+1]) (a place: a commune and locality pair).
 export interface RowsByGroup {
   order: Uint32Array;
   start: Uint32Array;
   types: number;
 }
 
-export function groupByCommuneAndType(n: number, commune: Uint16Array, type: Uint8Array, price: Int32Array, communes: number, types: number): RowsByGroup {
+export function groupByPlaceAndType(n: number, place: Uint32Array, type: Uint8Array, price: Int32Array, places: number, types: number): RowsByGroup {
   const groupOf = new Uint32Array(n);
-  for (let i = 0; i < n; i++) groupOf[i] = commune[i] * types + type[i];
-  const groups = groupRows(n, groupOf, communes * types);
+  for (let i = 0; i < n; i++) groupOf[i] = place[i] * types + type[i];
+  const groups = groupRows(n, groupOf, places * types);
   for (let g = 0; g + 1 < groups.start.length; g++) {
     const from = groups.start[g];
     const to = groups.start[g + 1];
