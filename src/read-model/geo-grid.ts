@@ -21,6 +21,7 @@ export class Circle {
   private readonly cos1: number;
   private readonly lo: number;
   private readonly hi: number;
+  private readonly latReach: number; // degrees
   readonly limit: number;
   constructor(
     readonly lat: number,
@@ -29,11 +30,15 @@ export class Circle {
   ) {
     this.cos1 = Math.cos(lat * RAD);
     this.limit = radiusKm + RADIUS_SLACK_KM;
+    this.latReach = (this.limit / (EARTH_RADIUS_KM * RAD)) * (1 + 1e-9) + 1e-12;
     const s = Math.sin(Math.min(Math.PI / 2, this.limit / (2 * EARTH_RADIUS_KM)));
     this.lo = s * s * (1 - 1e-9);
     this.hi = this.limit >= Math.PI * EARTH_RADIUS_KM ? Infinity : s * s * (1 + 1e-9);
   }
   within(lat2: number, lng2: number): boolean {
+    // Farther north or south than the radius reaches (a great circle is never shorter than
+    // its north-south part): out, without trigonometry.
+    if (Math.abs(lat2 - this.lat) > this.latReach) return false;
     const a = Math.sin(((lat2 - this.lat) * RAD) / 2);
     const b = Math.sin(((lng2 - this.lng) * RAD) / 2);
     const h = a * a + this.cos1 * Math.cos(lat2 * RAD) * (b * b);

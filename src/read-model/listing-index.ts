@@ -341,21 +341,31 @@ export class ListingIndex {
     return heap.sorted();
   }
 
-  // The `want` nearest matches, nearest first (ties by id), visiting cells nearest first and
-  // stopping once no unvisited cell can hold a nearer point than the farthest kept.
+  // The `want` nearest matches, nearest first (ties by id). Cells are visited nearest first
+  // and a round stops once no unvisited cell can hold a nearer point than the farthest kept;
+  // rounds widen from a small circle (most pages lie in a few hundred metres) to the whole
+  // radius, and end as soon as the farthest kept lies within the round's circle, every cell
+  // that may hold a point of that circle having been visited.
   private nearest(g: NonNullable<ListingFilter['geo']>, q: CompiledFilter, want: number): number[] {
     const grid = this.grid;
     if (!grid) return [];
     const circle = q.geo!;
-    const cells = cellsNear(grid, g).sort((a, b) => a.lowerKm - b.lowerKm);
     const heap = new MaxHeap(want);
-    for (const cell of cells) {
-      if (heap.full && cell.lowerKm > heap.topKey) break;
-      for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
-        const i = grid.order[k];
-        if (!this.matchesAttributes(q, i) || !(cell.inside || circle.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) continue;
-        heap.offer(haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]), i);
+    const visited = new Set<number>();
+    for (let r = Math.min(g.radiusKm, 0.25); ; r = Math.min(g.radiusKm, r * 4)) {
+      const cells = cellsNear(grid, { lat: g.lat, lng: g.lng, radiusKm: r })
+        .filter((c) => !visited.has(c.cell))
+        .sort((a, b) => a.lowerKm - b.lowerKm);
+      for (const cell of cells) {
+        if (heap.full && cell.lowerKm > heap.topKey) break;
+        visited.add(cell.cell);
+        for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
+          const i = grid.order[k];
+          if (!this.matchesAttributes(q, i) || !(cell.inside || circle.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) continue;
+          heap.offer(haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]), i);
+        }
       }
+      if (r >= g.radiusKm || (heap.full && heap.topKey <= r)) break;
     }
     return heap.sorted();
   }
