@@ -4,6 +4,7 @@ import { type Columns, FLAGGED, STUDENTS } from './columns.js';
 import { type CompiledFilter, compileFilter } from './compiled-filter.js';
 import { buildGrid, cellsNear, type Grid, SUB2 } from './geo-grid.js';
 import { MaxHeap } from './max-heap.js';
+import { RoomsCounts } from './rooms-counts.js';
 import { groupByPlaceAndType, NULL_RANK, type RowsByGroup, sliceSorted, type SortedRows } from './sort-orders.js';
 
 // An in-memory, columnar copy of the active listings at one data version: the search
@@ -41,6 +42,7 @@ export class ListingIndex {
   private readonly byGroup: RowsByGroup;
   private readonly pairsOfCommune: number[][];
   private readonly pairLocality: number[];
+  private readonly roomsCounts: RoomsCounts;
   private readonly grid: Grid | null;
   private readonly cleanTotal: number;
   // The columns, as fields so that the hot loops read them directly.
@@ -89,6 +91,7 @@ export class ListingIndex {
       pairOf[i] = code;
     }
     this.byGroup = groupByPlaceAndType(c.n, pairOf, c.type, c.price, this.pairLocality.length, c.dicts.type.size);
+    this.roomsCounts = new RoomsCounts(this.byGroup.order, c.rooms, c.bits);
     this.grid = buildGrid(c);
     let clean = 0;
     for (let i = 0; i < c.n; i++) if ((c.bits[i] & FLAGGED) === 0) clean++;
@@ -101,7 +104,7 @@ export class ListingIndex {
     let b = c.ids.bytes;
     for (const a of [c.price, c.rooms, c.lat, c.lng, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
     for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength + (s.rank === c.price ? 0 : s.rank.byteLength);
-    b += this.byGroup.order.byteLength + this.byGroup.start.byteLength;
+    b += this.byGroup.order.byteLength + this.byGroup.start.byteLength + this.roomsCounts.bytes;
     if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength + this.grid.sub.byteLength + this.grid.clean.byteLength;
     return b;
   }
@@ -188,6 +191,13 @@ export class ListingIndex {
       // Within the (commune, type, price) ranges, the commonest rest is rooms and the flag:
       // tested alone, without the conditions the ranges already hold.
       if (order !== null && q.src < 0 && !q.students) {
+        // Counted per block of positions where the threshold allows (rooms-counts.ts).
+        let counted: number | null = 0;
+        for (let r = 0; r < ranges.length && counted !== null; r += 2) {
+          const c: number | null = this.roomsCounts.count(ranges[r], ranges[r + 1], q.minR, q.flag);
+          counted = c === null ? null : counted + c;
+        }
+        if (counted !== null) return counted;
         const { rooms, bits } = this;
         const { minR, flag } = q;
         let n = 0;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/demo/random.js';
+import { FLAGGED, STUDENTS } from '../../src/read-model/columns.js';
+import { RoomsCounts } from '../../src/read-model/rooms-counts.js';
 import { sliceSorted, sortRows } from '../../src/read-model/sort-orders.js';
 
 // A page with no filter is a slice of a sort order (src/read-model/sort-orders.ts): checked
@@ -33,6 +35,28 @@ describe('a slice of a sort order', () => {
             expect(sliceSorted(sorted, desc, from, to), `n ${n} desc ${desc} ${from}..${to}`).toEqual(all.slice(from, to));
           }
         }
+      }
+    }
+  });
+});
+
+describe('rooms counts over ranges of an order', () => {
+  it('count what visiting the range counts, for every threshold and flag, at block edges too', () => {
+    const rng = new Rng(64);
+    for (const n of [0, 1, 63, 64, 128, 1000]) {
+      const rooms = Int32Array.from({ length: n }, () => (rng.chance(0.15) ? -1 : rng.int(0, 9)));
+      const bits = Uint8Array.from({ length: n }, () => (rng.chance(0.2) ? FLAGGED : 0) | (rng.chance(0.3) ? STUDENTS : 0));
+      const order = Uint32Array.from({ length: n }, (_, k) => k).sort(() => rng.float() - 0.5);
+      const counts = new RoomsCounts(order, rooms, bits);
+      for (let k = 0; k < 200; k++) {
+        const from = rng.chance(0.3) ? 64 * rng.int(0, Math.floor(n / 64)) : rng.int(0, n);
+        const to = rng.chance(0.3) ? Math.min(n, 64 * rng.int(0, Math.ceil(n / 64))) : rng.int(from, n);
+        const minRooms = rng.pick([-Infinity, -1, 0, 1, 2, 3.5, 7, 8]);
+        const flag = rng.pick([-1, 0, FLAGGED]);
+        let expected = 0;
+        for (let p = from; p < to; p++) if (rooms[order[p]] >= minRooms && (flag < 0 || (bits[order[p]] & FLAGGED) === flag)) expected++;
+        const got = counts.count(from, Math.max(from, to), minRooms, flag);
+        expect(got === null ? 'visit' : got, JSON.stringify({ n, from, to, minRooms, flag })).toBe(minRooms > 7 ? 'visit' : from <= to ? expected : 0);
       }
     }
   });
