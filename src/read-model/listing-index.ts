@@ -1,4 +1,4 @@
-import { haversineKm } from '../domain/geo.js';
+import { haversineKm, KM_PER_DEG_LAT } from '../domain/geo.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
 import { type Columns, FLAGGED, STUDENTS } from './columns.js';
 import { type CompiledFilter, compileFilter } from './compiled-filter.js';
@@ -43,6 +43,7 @@ export class ListingIndex {
   private readonly pairsOfCommune: number[][];
   private readonly pairLocality: number[];
   private readonly roomsCounts: RoomsCounts;
+  private lastCandidates: { f: ListingFilter; c: Candidates & { exact: boolean } } | null = null;
   private readonly grid: Grid | null;
   private readonly cleanTotal: number;
   // The columns, as fields so that the hot loops read them directly.
@@ -141,6 +142,15 @@ export class ListingIndex {
   // locality and type select (binary searches); every row when the filter names none of
   // them. `exact` when those rows are exactly the matches (nothing else in the filter).
   private candidates(f: ListingFilter, q: CompiledFilter): Candidates & { exact: boolean } {
+    // A request asks for its filter's candidates up to three times (count, then the page's
+    // cost estimate and collection): the last filter's are kept (a filter is never modified).
+    if (this.lastCandidates?.f === f) return this.lastCandidates.c;
+    const c = this.findCandidates(f, q);
+    this.lastCandidates = { f, c };
+    return c;
+  }
+
+  private findCandidates(f: ListingFilter, q: CompiledFilter): Candidates & { exact: boolean } {
     if (!f.communes && f.locality === undefined && !f.listingType && f.minPrice === undefined && f.maxPrice === undefined) {
       return { order: null, ranges: [0, this.size], size: this.size, exact: q.trivial };
     }
@@ -371,6 +381,8 @@ export class ListingIndex {
         visited.add(cell.cell);
         for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
           const i = grid.order[k];
+          // Farther north or south than the farthest kept: no nearer (no trigonometry).
+          if (heap.full && Math.abs(this.lat[i] - g.lat) * KM_PER_DEG_LAT > heap.topKey * (1 + 1e-9) + 1e-9) continue;
           if (!this.matchesAttributes(q, i) || !(cell.inside || circle.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) continue;
           heap.offer(haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]), i);
         }
