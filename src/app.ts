@@ -28,7 +28,9 @@ import { createMetrics, type Metrics } from './metrics.js';
 import type { Gazetteer } from './reference/gazetteer.js';
 import { createStore, newStoreHealth, type StoreHealth } from './rate-limit/store.js';
 import type { ListingReadModel } from './read-model/read-model.js';
+import { createListingRows } from './services/listing-rows.js';
 import { createListingSearch } from './services/listing-search.js';
+import { createMarketPrices } from './services/market-prices.js';
 import type { WebOptions } from './web/options.js';
 import { webRouter } from './web/index.js';
 
@@ -158,11 +160,13 @@ export function buildApp(deps: AppDeps): App {
   const keyed = express.Router();
   // The key, then its daily quota (which also marks keyed answers private: src/http/quota.ts).
   keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock }));
-  const search = createListingSearch({ db: deps.db, reads: deps.reads, caches, readModel: deps.readModel });
+  const rows = createListingRows();
+  const search = createListingSearch({ db: deps.db, reads: deps.reads, caches, readModel: deps.readModel, rows });
   keyed.get('/listings/export', exportRoute({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL }));
-  keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
+  keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, rows, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   keyed.use('/changes', changesRouter({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
-  keyed.use('/market', marketRouter({ db: deps.db, reads: deps.reads, gazetteer: deps.gazetteer, caches, clock, live: deps.live }));
+  const prices = createMarketPrices({ db: deps.db, reads: deps.reads, logger: deps.logger });
+  keyed.use('/market', marketRouter({ db: deps.db, reads: deps.reads, gazetteer: deps.gazetteer, caches, clock, live: deps.live, prices }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);

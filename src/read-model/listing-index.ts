@@ -1,10 +1,11 @@
-import { haversineKm } from '../domain/geo.js';
+import { haversineKm, KM_PER_DEG_LAT } from '../domain/geo.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
 import { type Columns, FLAGGED, STUDENTS } from './columns.js';
 import { type CompiledFilter, compileFilter } from './compiled-filter.js';
-import { buildGrid, cellsNear, type Grid } from './geo-grid.js';
+import { buildGrid, cellsNear, type Grid, SUB2 } from './geo-grid.js';
 import { MaxHeap } from './max-heap.js';
-import { groupByCommuneAndType, NULL_RANK, type RowsByGroup, type SortedRows } from './sort-orders.js';
+import { RoomsCounts } from './rooms-counts.js';
+import { groupByPlaceAndType, NULL_RANK, type RowsByGroup, sliceSorted, type SortedRows } from './sort-orders.js';
 
 // An in-memory, columnar copy of the active listings at one data version: the search
 // columns in typed arrays (off the JS heap), row i being the i-th active listing in id order,
@@ -36,8 +37,13 @@ export class ListingIndex {
   private readonly byPrice: SortedRows;
   private readonly byArea: SortedRows;
   private readonly byCreated: SortedRows;
-  // Rows by (commune, listing type), each group by price then row.
+  // Rows by (commune and locality pair, listing type), each group by price then row; the
+  // pairs of each commune code, and the locality code of each pair.
   private readonly byGroup: RowsByGroup;
+  private readonly pairsOfCommune: number[][];
+  private readonly pairLocality: number[];
+  private readonly roomsCounts: RoomsCounts;
+  private lastCandidates: { f: ListingFilter; c: Candidates & { exact: boolean } } | null = null;
   private readonly grid: Grid | null;
   private readonly cleanTotal: number;
   // The columns, as fields so that the hot loops read them directly.
@@ -68,7 +74,25 @@ export class ListingIndex {
     this.source = c.source;
     this.type = c.type;
     this.bits = c.bits;
-    this.byGroup = groupByCommuneAndType(c.n, c.commune, c.type, c.price, c.dicts.commune.size, c.dicts.type.size);
+    // Groups by (commune, locality) pair and type, so that a locality (a quarter of the city)
+    // is a set of price ranges as a commune is.
+    const pairCodes = new Map<number, number>();
+    const pairOf = new Uint32Array(c.n);
+    this.pairsOfCommune = Array.from({ length: c.dicts.commune.size }, () => []);
+    this.pairLocality = [];
+    for (let i = 0; i < c.n; i++) {
+      const key = c.commune[i] * 0x10000 + c.locality[i];
+      let code = pairCodes.get(key);
+      if (code === undefined) {
+        code = this.pairLocality.length;
+        pairCodes.set(key, code);
+        this.pairLocality.push(c.locality[i]);
+        this.pairsOfCommune[c.commune[i]].push(code);
+      }
+      pairOf[i] = code;
+    }
+    this.byGroup = groupByPlaceAndType(c.n, pairOf, c.type, c.price, this.pairLocality.length, c.dicts.type.size);
+    this.roomsCounts = new RoomsCounts(this.byGroup.order, c.rooms, c.bits);
     this.grid = buildGrid(c);
     let clean = 0;
     for (let i = 0; i < c.n; i++) if ((c.bits[i] & FLAGGED) === 0) clean++;
@@ -81,8 +105,8 @@ export class ListingIndex {
     let b = c.ids.bytes;
     for (const a of [c.price, c.rooms, c.lat, c.lng, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
     for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength + (s.rank === c.price ? 0 : s.rank.byteLength);
-    b += this.byGroup.order.byteLength + this.byGroup.start.byteLength;
-    if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength + this.grid.clean.byteLength;
+    b += this.byGroup.order.byteLength + this.byGroup.start.byteLength + this.roomsCounts.bytes;
+    if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength + this.grid.sub.byteLength + this.grid.clean.byteLength;
     return b;
   }
 
@@ -113,12 +137,21 @@ export class ListingIndex {
     return g === null || (!Number.isNaN(this.lat[i]) && g.within(this.lat[i], this.lng[i]));
   }
 
-  // Rows known to hold every match of a filter without geo part: along the (commune, type,
-  // price) groups, the price range of each group the filter's communes and type select
-  // (binary searches); every row when the filter names none of the three. `exact` when
-  // those rows are exactly the matches (nothing else in the filter).
+  // Rows known to hold every match of a filter without geo part: along the (commune and
+  // locality, type, price) groups, the price range of each group the filter's communes,
+  // locality and type select (binary searches); every row when the filter names none of
+  // them. `exact` when those rows are exactly the matches (nothing else in the filter).
   private candidates(f: ListingFilter, q: CompiledFilter): Candidates & { exact: boolean } {
-    if (!f.communes && !f.listingType && f.minPrice === undefined && f.maxPrice === undefined) {
+    // A request asks for its filter's candidates up to three times (count, then the page's
+    // cost estimate and collection): the last filter's are kept (a filter is never modified).
+    if (this.lastCandidates?.f === f) return this.lastCandidates.c;
+    const c = this.findCandidates(f, q);
+    this.lastCandidates = { f, c };
+    return c;
+  }
+
+  private findCandidates(f: ListingFilter, q: CompiledFilter): Candidates & { exact: boolean } {
+    if (!f.communes && f.locality === undefined && !f.listingType && f.minPrice === undefined && f.maxPrice === undefined) {
       return { order: null, ranges: [0, this.size], size: this.size, exact: q.trivial };
     }
     const { order, start, types } = this.byGroup;
@@ -126,6 +159,7 @@ export class ListingIndex {
     const communeCodes = f.communes
       ? [...new Set(f.communes)].map((n) => d.commune.find(n)).filter((c) => c >= 0)
       : Array.from({ length: d.commune.size }, (_, c) => c);
+    const pairs = communeCodes.flatMap((c) => (q.loc < 0 ? this.pairsOfCommune[c] : this.pairsOfCommune[c].filter((p) => this.pairLocality[p] === q.loc)));
     const typeCodes = q.typ >= 0 ? [q.typ] : Array.from({ length: types }, (_, t) => t);
     const price = this.price;
     const lowerBound = (lo: number, hi: number, v: number) => {
@@ -138,9 +172,9 @@ export class ListingIndex {
     };
     const ranges: number[] = [];
     let size = 0;
-    for (const c of communeCodes) {
+    for (const p of pairs) {
       for (const t of typeCodes) {
-        const g = c * types + t;
+        const g = p * types + t;
         let from = start[g];
         let to = start[g + 1];
         if (from === to) continue;
@@ -151,8 +185,7 @@ export class ListingIndex {
         size += to - from;
       }
     }
-    const exact =
-      q.flag < 0 && q.minR === -Infinity && q.src < 0 && q.loc < 0 && !q.students;
+    const exact = q.flag < 0 && q.minR === -Infinity && q.src < 0 && !q.students;
     return { order, ranges, size, exact };
   }
 
@@ -167,7 +200,14 @@ export class ListingIndex {
       if (exact) return size;
       // Within the (commune, type, price) ranges, the commonest rest is rooms and the flag:
       // tested alone, without the conditions the ranges already hold.
-      if (order !== null && q.src < 0 && q.loc < 0 && !q.students) {
+      if (order !== null && q.src < 0 && !q.students) {
+        // Counted per block of positions where the threshold allows (rooms-counts.ts).
+        let counted: number | null = 0;
+        for (let r = 0; r < ranges.length && counted !== null; r += 2) {
+          const c: number | null = this.roomsCounts.count(ranges[r], ranges[r + 1], q.minR, q.flag);
+          counted = c === null ? null : counted + c;
+        }
+        if (counted !== null) return counted;
         const { rooms, bits } = this;
         const { minR, flag } = q;
         let n = 0;
@@ -192,25 +232,36 @@ export class ListingIndex {
       return n;
     }
     const grid = this.grid!;
+    const { order, sub } = grid;
+    const { lat, lng, bits } = this;
+    const circle = q.geo!;
     let n = 0;
-    for (const cell of cellsNear(grid, f.geo!)) {
-      const from = grid.start[cell.cell];
-      const to = grid.start[cell.cell + 1];
+    for (const cell of cellsNear(grid, f.geo!, true)) {
       if (cell.inside) {
         // Wholly inside the circle: with the tier's default filter, counted without visiting.
+        const from = grid.start[cell.cell];
+        const to = grid.start[cell.cell + 1];
         if (q.trivial) n += to - from;
         else if (q.flagOnly) n += grid.clean[cell.cell];
-        else for (let k = from; k < to; k++) if (this.matchesAttributes(q, grid.order[k])) n++;
-      } else {
-        // On the edge: each point against the circle (a radius search alone, the commonest,
-        // tests nothing else).
-        const circle = q.geo!;
-        const { order } = grid;
-        const { lat, lng } = this;
-        if (q.trivial) {
+        else for (let k = from; k < to; k++) if (this.matchesAttributes(q, order[k])) n++;
+        continue;
+      }
+      // On the edge, by subcell: those inside as above (a count, or their rows' flags or
+      // attributes), those on the edge point by point against the circle (a radius search
+      // alone, the commonest, tests nothing else).
+      for (let j = 0; j < SUB2; j++) {
+        const bit = 1 << j;
+        if (((cell.subInside | cell.subEdge) & bit) === 0) continue;
+        const from = sub[cell.cell * SUB2 + j];
+        const to = sub[cell.cell * SUB2 + j + 1];
+        if (cell.subInside & bit) {
+          if (q.trivial) n += to - from;
+          else if (q.flagOnly) {
+            for (let k = from; k < to; k++) if ((bits[order[k]] & FLAGGED) === 0) n++;
+          } else for (let k = from; k < to; k++) if (this.matchesAttributes(q, order[k])) n++;
+        } else if (q.trivial) {
           for (let k = from; k < to; k++) if (circle.withinCell(lat[order[k]], lng[order[k]], cell.cosMin, cell.cosMax)) n++;
         } else if (q.flagOnly) {
-          const bits = this.bits;
           for (let k = from; k < to; k++) {
             const i = order[k];
             if ((bits[i] & FLAGGED) === 0 && circle.withinCell(lat[i], lng[i], cell.cosMin, cell.cosMax)) n++;
@@ -238,10 +289,12 @@ export class ListingIndex {
     } else {
       const sorted = sort === 'price' || sort === '-price' ? this.byPrice : sort === 'size' || sort === '-size' ? this.byArea : this.byCreated;
       const desc = sort.startsWith('-');
+      // Every row matches: the page is a slice of the sort order.
+      if (q.trivial && !q.geo) return { rows: sliceSorted(sorted, desc, offset, want) };
       // Walking the sorted rows visits about want × size / total rows; collecting the matches
-      // and sorting them costs the candidate set plus a sort of every match.
+      // costs the candidate set plus keeping the first `want` of the matches.
       const walkCost = (want * this.size) / total;
-      const collectCost = this.candidateCount(f, q) + total * Math.log2(total + 1);
+      const collectCost = this.candidateCount(f, q) + total * Math.log2(want + 1);
       rows = walkCost <= collectCost ? this.walk(sorted, desc, q, want) : this.collectSorted(f, q, sorted, desc, want);
     }
     const page = rows.slice(offset, want);
@@ -282,15 +335,18 @@ export class ListingIndex {
     return out;
   }
 
-  // Every match, sorted, cut to `want`.
+  // The first `want` matches in sort order: every candidate visited, the best kept in a
+  // bounded heap by (key, row) (descending: the negated key; rows without the key last).
   private collectSorted(f: ListingFilter, q: CompiledFilter, s: SortedRows, desc: boolean, want: number): number[] {
-    const found: number[] = [];
+    const heap = new MaxHeap(want);
+    const key = s.rank;
+    const offer = desc ? (i: number) => heap.offer(key[i] === NULL_RANK && key !== this.price ? Infinity : -key[i], i) : (i: number) => heap.offer(key[i], i);
     if (f.geo) {
       const grid = this.grid!;
       for (const cell of cellsNear(grid, f.geo)) {
         for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
           const i = grid.order[k];
-          if (this.matchesAttributes(q, i) && (cell.inside || q.geo!.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) found.push(i);
+          if (this.matchesAttributes(q, i) && (cell.inside || q.geo!.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) offer(i);
         }
       }
     } else {
@@ -298,41 +354,40 @@ export class ListingIndex {
       for (let r = 0; r < ranges.length; r += 2) {
         for (let k = ranges[r]; k < ranges[r + 1]; k++) {
           const i = order === null ? k : order[k];
-          if (this.matchesAttributes(q, i)) found.push(i);
+          if (this.matchesAttributes(q, i)) offer(i);
         }
       }
     }
-    const key = s.rank;
-    const nullable = s.rank !== this.price;
-    const dir = desc ? -1 : 1;
-    found.sort((a, b) => {
-      const ka = key[a];
-      const kb = key[b];
-      if (nullable) {
-        const na = ka === NULL_RANK;
-        const nb = kb === NULL_RANK;
-        if (na || nb) return na === nb ? a - b : na ? 1 : -1;
-      }
-      return (ka - kb) * dir || a - b;
-    });
-    return found.length > want ? found.slice(0, want) : found;
+    return heap.sorted();
   }
 
-  // The `want` nearest matches, nearest first (ties by id), visiting cells nearest first and
-  // stopping once no unvisited cell can hold a nearer point than the farthest kept.
+  // The `want` nearest matches, nearest first (ties by id). Cells are visited nearest first
+  // and a round stops once no unvisited cell can hold a nearer point than the farthest kept;
+  // rounds widen from a small circle (most pages lie in a few hundred metres) to the whole
+  // radius, and end as soon as the farthest kept lies within the round's circle, every cell
+  // that may hold a point of that circle having been visited.
   private nearest(g: NonNullable<ListingFilter['geo']>, q: CompiledFilter, want: number): number[] {
     const grid = this.grid;
     if (!grid) return [];
     const circle = q.geo!;
-    const cells = cellsNear(grid, g).sort((a, b) => a.lowerKm - b.lowerKm);
     const heap = new MaxHeap(want);
-    for (const cell of cells) {
-      if (heap.full && cell.lowerKm > heap.topKey) break;
-      for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
-        const i = grid.order[k];
-        if (!this.matchesAttributes(q, i) || !(cell.inside || circle.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) continue;
-        heap.offer(haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]), i);
+    const visited = new Set<number>();
+    for (let r = Math.min(g.radiusKm, 0.25); ; r = Math.min(g.radiusKm, r * 4)) {
+      const cells = cellsNear(grid, { lat: g.lat, lng: g.lng, radiusKm: r })
+        .filter((c) => !visited.has(c.cell))
+        .sort((a, b) => a.lowerKm - b.lowerKm);
+      for (const cell of cells) {
+        if (heap.full && cell.lowerKm > heap.topKey) break;
+        visited.add(cell.cell);
+        for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
+          const i = grid.order[k];
+          // Farther north or south than the farthest kept: no nearer (no trigonometry).
+          if (heap.full && Math.abs(this.lat[i] - g.lat) * KM_PER_DEG_LAT > heap.topKey * (1 + 1e-9) + 1e-9) continue;
+          if (!this.matchesAttributes(q, i) || !(cell.inside || circle.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) continue;
+          heap.offer(haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]), i);
+        }
       }
+      if (r >= g.radiusKm || (heap.full && heap.topKey <= r)) break;
     }
     return heap.sorted();
   }

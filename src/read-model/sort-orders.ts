@@ -41,22 +41,75 @@ export function groupRows(n: number, codes: Uint16Array | Uint32Array, groups: n
   return { order, start };
 }
 
-// Rows by (commune, listing type), each group by price then row: group g = commune code ×
-// types + type code holds order[start[g]..start[g+1]).
+// Rows by (place, listing type), each group by price then row: group g = place code × types
+// + type code holds order[start[g]..start[g+1]) (a place: a commune and locality pair).
 export interface RowsByGroup {
   order: Uint32Array;
   start: Uint32Array;
   types: number;
 }
 
-export function groupByCommuneAndType(n: number, commune: Uint16Array, type: Uint8Array, price: Int32Array, communes: number, types: number): RowsByGroup {
+export function groupByPlaceAndType(n: number, place: Uint32Array, type: Uint8Array, price: Int32Array, places: number, types: number): RowsByGroup {
   const groupOf = new Uint32Array(n);
-  for (let i = 0; i < n; i++) groupOf[i] = commune[i] * types + type[i];
-  const groups = groupRows(n, groupOf, communes * types);
+  for (let i = 0; i < n; i++) groupOf[i] = place[i] * types + type[i];
+  const groups = groupRows(n, groupOf, places * types);
   for (let g = 0; g + 1 < groups.start.length; g++) {
     const from = groups.start[g];
     const to = groups.start[g + 1];
     if (to - from > 1) groups.order.subarray(from, to).sort((a, b) => price[a] - price[b] || a - b);
   }
   return { ...groups, types };
+}
+
+// Positions [from, to) of every row in sort order, when every row matches (a page with no
+// filter): ascending, the order itself; descending, keys from the top but within one key still
+// by ascending row (the SQL's id tie-break), rows without the key last. Without visiting the
+// rows before the page: a key's run of rows is found by binary search.
+export function sliceSorted(s: SortedRows, desc: boolean, from: number, to: number): number[] {
+  const { order, withKey, rank } = s;
+  const n = order.length;
+  to = Math.min(to, n);
+  if (from >= to) return [];
+  if (!desc) return Array.from(order.subarray(from, to));
+  const out: number[] = [];
+  // Run bounds of the key at order[x] (sorted ascending over [0, withKey)).
+  const runStart = (x: number) => {
+    const v = rank[order[x]];
+    let lo = 0;
+    let hi = x;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rank[order[mid]] < v) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  let p = from;
+  // The runs from the top: run [s, e) of the order occupies positions [withKey - e, withKey - s).
+  let e = withKey;
+  if (p < withKey) {
+    let x = withKey - 1 - p;
+    let sRun = runStart(x);
+    // The run holding x ends where the next key starts.
+    let hi = withKey;
+    let lo = x + 1;
+    const v = rank[order[x]];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rank[order[mid]] <= v) lo = mid + 1;
+      else hi = mid;
+    }
+    e = lo;
+    while (p < to && p < withKey) {
+      out.push(order[sRun + (p - (withKey - e))]);
+      p++;
+      if (p === withKey - sRun && p < withKey) {
+        e = sRun;
+        x = e - 1;
+        sRun = runStart(x);
+      }
+    }
+  }
+  for (; p < to; p++) out.push(order[p]);
+  return out;
 }

@@ -122,9 +122,16 @@ export async function countListings(db: Knex, f: ListingFilter): Promise<number>
 const BY_IDS = `SELECT ${COLUMNS.join(', ')} FROM listings WHERE id = ANY(?::text[]) AND status = 'active'`;
 const BY_IDS_UNFLAGGED = `${BY_IDS} AND NOT flagged`;
 
+// Named, so that each pooled connection prepares the statement once and PostgreSQL then runs
+// its cached plan: unprepared, one of these primary-key reads cost PostgreSQL 0.10-0.17 ms of
+// CPU at 1,000,000 listings, mostly planning (a table with 17 indexes); prepared, 0.02 ms.
+const prepared = (name: string) => ({ name });
+
 export async function findActiveListingsByIds(db: Knex, ids: string[], includeFlagged: boolean): Promise<PublicListingRow[]> {
   if (ids.length === 0) return [];
-  const { rows } = (await db.raw(includeFlagged ? BY_IDS : BY_IDS_UNFLAGGED, [ids])) as { rows: PublicListingRow[] };
+  const { rows } = (await db
+    .raw(includeFlagged ? BY_IDS : BY_IDS_UNFLAGGED, [ids])
+    .options(prepared(includeFlagged ? 'listings-by-ids' : 'listings-by-ids-unflagged'))) as { rows: PublicListingRow[] };
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
@@ -149,6 +156,8 @@ const BY_ID = `SELECT ${COLUMNS.join(', ')} FROM listings WHERE id = ? AND statu
 const BY_ID_UNFLAGGED = `${BY_ID} AND NOT flagged`;
 
 export async function findActiveListing(db: Knex, id: string, includeFlagged: boolean): Promise<PublicListingRow | null> {
-  const { rows } = (await db.raw(includeFlagged ? BY_ID : BY_ID_UNFLAGGED, [id])) as { rows: PublicListingRow[] };
+  const { rows } = (await db
+    .raw(includeFlagged ? BY_ID : BY_ID_UNFLAGGED, [id])
+    .options(prepared(includeFlagged ? 'listing-by-id' : 'listing-by-id-unflagged'))) as { rows: PublicListingRow[] };
   return rows[0] ?? null;
 }

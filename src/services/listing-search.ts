@@ -3,7 +3,8 @@ import type { ReadsAt } from '../db/read-replica.js';
 import type { ApiCaches } from '../cache/api-caches.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
 import type { ListingReadModel } from '../read-model/read-model.js';
-import { countListings, findActiveListingsByIds, findListingsPage, type PublicListingRow } from '../repositories/listings.js';
+import { countListings, findListingsPage, type PublicListingRow } from '../repositories/listings.js';
+import type { ListingRows } from './listing-rows.js';
 import { lastUpdatedAt } from './last-updated.js';
 
 export interface SearchRequest {
@@ -30,7 +31,7 @@ type ListingIndex = NonNullable<ReturnType<ListingReadModel['at']>>;
 // request read, else from PostgreSQL; both give the same answer (test/api/read-model.test.ts
 // checks them against each other). The total is cached per filter and version, so paging
 // through a result counts once.
-export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: Pick<ApiCaches, 'counts' | 'freshness'>; readModel?: ListingReadModel }): ListingSearch {
+export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: Pick<ApiCaches, 'counts' | 'freshness'>; readModel?: ListingReadModel; rows: ListingRows }): ListingSearch {
   const at = (version: number) => deps.reads?.(version) ?? deps.db;
   const total = (version: number, filter: ListingFilter, count: () => Promise<number>) => deps.caches.counts.get(version, JSON.stringify(filter), count);
 
@@ -40,9 +41,10 @@ export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: P
   async function pageFromIndex(index: ListingIndex, r: SearchRequest, matching: number): Promise<PublicListingRow[] | null> {
     const found = index.page(r.filter, r.sort, (r.page - 1) * r.perPage, r.perPage, matching);
     const ids = found.rows.map((i) => index.id(i));
-    const rows = await findActiveListingsByIds(at(index.version), ids, r.filter.includeFlagged);
+    const rows = await deps.rows.find(at(index.version), ids, r.filter.includeFlagged);
     if (rows.length !== ids.length) return null;
-    if (found.distances) rows.forEach((row, k) => (row.distance_km = found.distances![k]));
+    // The rows are shared with other requests of the same batch: the distance goes on a copy.
+    if (found.distances) return rows.map((row, k) => ({ ...row, distance_km: found.distances![k] }));
     return rows;
   }
 

@@ -6,7 +6,7 @@ import { cachedBody } from '../../cache/cached-body.js';
 import { SEES_FLAGGED } from '../../domain/tiers.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
 import { findListingFate } from '../../repositories/changes.js';
-import { findActiveListing } from '../../repositories/listings.js';
+import type { ListingRows } from '../../services/listing-rows.js';
 import type { ListingSearch, SearchRequest } from '../../services/listing-search.js';
 import { resolveCommuneParam } from '../commune-param.js';
 import { dataVersion } from '../data-version.js';
@@ -34,7 +34,7 @@ export function linkHeader(base: string, query: Record<string, string>, page: nu
 }
 
 // The validated query as a search: the filter, and the defaults for what it leaves out.
-function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; seesFlagged: boolean }): SearchRequest {
+export function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; seesFlagged: boolean }): SearchRequest {
   const place = q.commune !== undefined ? resolveCommuneParam(opts.gazetteer, q.commune) : undefined;
   const geo = q.lat !== undefined && q.lng !== undefined && q.radius_km !== undefined ? { lat: q.lat, lng: q.lng, radiusKm: q.radius_km } : undefined;
   return {
@@ -81,7 +81,7 @@ async function listingNotFound(db: Knex, id: string): Promise<ApiError> {
   return new ApiError({ status: 404, code: 'not_found', detail: `No active listing with id ${quoted}` });
 }
 
-export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: ListingSearch; gazetteer: Gazetteer; baseUrl: string; caches: ApiCaches }): Router {
+export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: ListingSearch; rows: ListingRows; gazetteer: Gazetteer; baseUrl: string; caches: ApiCaches }): Router {
   const router = Router();
 
   router.get('/', async (req, res) => {
@@ -127,7 +127,7 @@ export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: Listin
     const version = await dataVersion(res, deps.db);
     const body = ID_PATTERN.test(id)
       ? await deps.caches.listings.get(version, `${seesFlagged}:${id}`, async () => {
-          const row = await findActiveListing(deps.reads?.(version) ?? deps.db, id, seesFlagged);
+          const [row] = await deps.rows.find(deps.reads?.(version) ?? deps.db, [id], seesFlagged);
           return row ? cachedBody(presentListing(row, { baseUrl: deps.baseUrl, showFlags: seesFlagged })) : null;
         })
       : null;

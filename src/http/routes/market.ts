@@ -7,9 +7,9 @@ import { cachedBody } from '../../cache/cached-body.js';
 import { describePeriod, historyRange, NO_FIGURES, publishFigures, utcDay } from '../../domain/market.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
 import { iso } from '../../repositories/freshness.js';
-import { marketPrices } from '../../repositories/market.js';
 import { ALL_ROOMS, lastSnapshotAt, marketHistory, snapshotVersion } from '../../repositories/market-snapshots.js';
 import { lastUpdatedAt } from '../../services/last-updated.js';
+import type { MarketPrices } from '../../services/market-prices.js';
 import { resolveCommuneParam } from '../commune-param.js';
 import { dataVersion } from '../data-version.js';
 import { ApiError } from '../errors.js';
@@ -19,7 +19,7 @@ import { validateQuery } from '../validate.js';
 
 const byName = new Intl.Collator('fr', { sensitivity: 'base' });
 
-export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazetteer; caches: ApiCaches; clock: () => Date; live?: LiveState }): Router {
+export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazetteer; caches: ApiCaches; clock: () => Date; live?: LiveState; prices: MarketPrices }): Router {
   const router = Router();
 
   router.get('/prices', async (req, res) => {
@@ -32,7 +32,7 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
     const key = JSON.stringify([place ?? {}, listingType, rooms]);
     const body = await deps.caches.market.get(version, key, async () => {
       const [rows, updated] = await Promise.all([
-        marketPrices(deps.reads?.(version) ?? deps.db, { ...(place ?? {}), listingType, rooms: rooms ?? undefined }),
+        deps.prices.prices(version, { ...(place ?? {}), listingType, rooms: rooms ?? undefined }),
         lastUpdatedAt(deps, version),
       ]);
       const figures = new Map(rows.map((r) => [r.commune, r]));

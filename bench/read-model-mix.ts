@@ -1,0 +1,74 @@
+// The read model's own CPU per kind of scenario 9's listing requests, measured in-process
+// (no HTTP, no PostgreSQL, no load generator): the index of the 1,000,000-listing bench
+// database, then the mix's requests (same generator, same seed) through count and page as
+// the API calls them. CPU time is what a shared machine disturbs least, so this is the
+// figure to compare between two versions of the read model.
+//
+//   npx tsx bench/read-model-mix.ts [--listings 1000000] [--requests 20000] [--rounds 3]
+import { parseArgs } from 'node:util';
+import { createDb } from '../src/db/knex.js';
+import { mulberry32 } from '../src/demo/generate.js';
+import { searchRequest } from '../src/http/routes/listings.js';
+import { listingsQuery, listingsQueryShape } from '../src/http/schemas/listings.js';
+import { validateQuery } from '../src/http/validate.js';
+import { loadListingIndex } from '../src/read-model/builder.js';
+import { loadGazetteer } from '../src/reference/load.js';
+import { ensureBenchDb } from './build-db.js';
+import { scenarios } from './scenarios.js';
+
+const { values: args } = parseArgs({
+  options: { listings: { type: 'string', default: '1000000' }, requests: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' } },
+});
+const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+
+const bench = await ensureBenchDb({ baseUrl: PG, listings: Number(args.listings), rebuild: false, log: (m) => console.log(m) });
+const db = createDb(bench.url, { poolMax: 2 });
+try {
+  const gazetteer = await loadGazetteer(db);
+  const ids = (await db.raw(`SELECT id FROM listings WHERE status = 'active' AND NOT flagged ORDER BY md5(id) LIMIT 5000`)).rows.map((r: { id: string }) => r.id);
+  const communes = await db('communes').select('name', 'lat', 'lng', 'population');
+  const quarters = (await db('localities').where({ commune: 'Luxembourg', kind: 'quartier_luxembourg_city' }).pluck('locality')) as string[];
+  let t = performance.now();
+  const index = await loadListingIndex(db);
+  console.log(`index of ${index.size} listings loaded in ${Math.round(performance.now() - t)} ms`);
+  const mix = scenarios({ ids, communes, quarters, cursors: [] }).find((s) => s.id === '9')!;
+  const rng = mulberry32(1);
+  const reqs: { kind: string; r: ReturnType<typeof searchRequest> }[] = [];
+  while (reqs.length < Number(args.requests)) {
+    const req = mix.next(rng);
+    const [path, qs = ''] = req.path.split('?');
+    if (path !== '/api/v1/listings' || req.key !== 'pro' || !req.kind) continue;
+    const q = validateQuery(listingsQueryShape, Object.fromEntries(new URLSearchParams(qs)), listingsQuery);
+    reqs.push({ kind: req.kind, r: searchRequest(q, { gazetteer, seesFlagged: true }) });
+  }
+  const checksum = new Map<string, number>();
+  for (let round = 0; round < Number(args.rounds); round++) {
+    const byKind = new Map<string, { n: number; count: number; page: number; worst: number }>();
+    // CPU time, not wall time: the machine may be shared (µs of user + system time).
+    const cpu = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+    for (const { kind, r } of reqs) {
+      t = cpu();
+      const total = index.count(r.filter);
+      const t1 = cpu();
+      const found = index.page(r.filter, r.sort, (r.page - 1) * r.perPage, r.perPage, total);
+      const t2 = cpu();
+      const k = byKind.get(kind) ?? { n: 0, count: 0, page: 0, worst: 0 };
+      k.n++;
+      k.count += t1 - t;
+      k.page += t2 - t1;
+      k.worst = Math.max(k.worst, t2 - t);
+      byKind.set(kind, k);
+      if (round === 0) checksum.set(kind, ((checksum.get(kind) ?? 0) + total + found.rows.reduce((s, x) => s + x, 0)) % 1e12);
+    }
+    console.log(`round ${round + 1}`);
+    for (const [kind, k] of [...byKind].sort()) {
+      console.log(`  ${kind.padEnd(10)} ${String(k.n).padStart(6)} requests: CPU: count ${(k.count / k.n).toFixed(3)} ms, page ${(k.page / k.n).toFixed(3)} ms per request; slowest ${k.worst.toFixed(1)} ms`);
+    }
+  }
+  console.log(`checksums of the answers (equal across versions that answer the same): ${[...checksum].sort().map(([k, v]) => `${k} ${v}`).join(', ')}`);
+} finally {
+  await db.destroy();
+}
