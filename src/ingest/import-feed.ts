@@ -40,13 +40,16 @@ export interface ImportOptions {
   onReject?: (r: Reject) => void;
   // How long to wait for another import (of any source) to finish. Default 10 minutes.
   lockTimeoutMs?: number;
+  // Records normalized and staged at a time (default 2,000): a test crosses batches with a
+  // small file.
+  stageBatch?: number;
 }
 
 const SOURCE_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 // The report and import_runs.rejects keep the first rejects; onReject (the CLI's rejects
 // file) sees them all.
 export const MAX_REPORTED_REJECTS = 10_000;
-// Records normalized and staged at a time.
+// Records normalized and staged at a time, unless ImportOptions.stageBatch says otherwise.
 const BATCH = 2000;
 const PROGRESS_EVERY = 5000;
 
@@ -233,7 +236,7 @@ async function stageFeed(trx: Knex.Transaction, opts: ImportOptions, ctx: StageC
     counts.read++;
     if (counts.read % PROGRESS_EVERY === 0) progress({ phase: 'read', records: counts.read, bytes: bytesRead(), totalBytes });
     pending.push(e);
-    if (pending.length >= BATCH) await flush();
+    if (pending.length >= (opts.stageBatch ?? BATCH)) await flush();
   }
   await flush();
   progress({ phase: 'parsed', records: counts.read, bytes: bytesRead() });
@@ -258,6 +261,9 @@ function validateOptions(opts: ImportOptions): void {
   if (opts.format === 'native' && opts.delta) throw new IngestUsageError('native posts are always imported as a full snapshot');
   if (opts.maxBytes !== undefined && !(Number.isSafeInteger(opts.maxBytes) && opts.maxBytes > 0)) {
     throw new IngestUsageError(`maxBytes must be a positive whole number of bytes, not ${String(opts.maxBytes)}`);
+  }
+  if (opts.stageBatch !== undefined && !(Number.isSafeInteger(opts.stageBatch) && opts.stageBatch > 0)) {
+    throw new IngestUsageError(`stageBatch must be a positive whole number of records, not ${String(opts.stageBatch)}`);
   }
 }
 

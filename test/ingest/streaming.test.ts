@@ -45,14 +45,15 @@ describe('the importer reads its input as a stream, within a size limit', () => 
     expect(await t.db('listings').where({ source: 'streamed', status: 'active' }).count('* as n').first()).toEqual({ n: 3099 });
   });
 
-  it('finds an external id seen again far apart in the file (records are staged 2,000 at a time)', async () => {
-    const rows = Array.from({ length: 4500 }, (_, i) => row(i));
-    rows.push(row(3, { price: '1999' }), row(4200, { price: '1999' }));
-    const r = await importFeed(t.db, base({ source: 'dups', input: { text: csvFeed(rows) } }));
-    expect(r.counts).toMatchObject({ read: 4502, created: 4500, rejected: 2 });
+  it('finds an external id seen again far apart in the file (records are staged a batch at a time)', async () => {
+    // Batches of 100 here (2,000 by default): the repeats come three and one batches later.
+    const rows = Array.from({ length: 450 }, (_, i) => row(i));
+    rows.push(row(3, { price: '1999' }), row(420, { price: '1999' }));
+    const r = await importFeed(t.db, base({ source: 'dups', input: { text: csvFeed(rows) }, stageBatch: 100 }));
+    expect(r.counts).toMatchObject({ read: 452, created: 450, rejected: 2 });
     expect(r.rejects).toEqual([
-      { external_id: 'ST-3', position: 'line 4502', reason: 'external id appears again (first at line 5); only the first is imported' },
-      { external_id: 'ST-4200', position: 'line 4503', reason: 'external id appears again (first at line 4202); only the first is imported' },
+      { external_id: 'ST-3', position: 'line 452', reason: 'external id appears again (first at line 5); only the first is imported' },
+      { external_id: 'ST-420', position: 'line 453', reason: 'external id appears again (first at line 422); only the first is imported' },
     ]);
     expect((await t.db('listings').where({ source: 'dups', external_id: 'ST-3' }).first()).price_eur).toBe(1003);
   });
@@ -93,8 +94,9 @@ describe('the importer reads its input as a stream, within a size limit', () => 
     expect(await snapshot(t.db)).toEqual(before);
   });
 
-  it('refuses an invalid maxBytes as a usage error', async () => {
+  it('refuses an invalid maxBytes or stageBatch as a usage error', async () => {
     await expect(importFeed(t.db, base({ input: { text: csvFeed([row(1)]) }, maxBytes: 0 }))).rejects.toThrow(/maxBytes must be a positive/);
+    await expect(importFeed(t.db, base({ input: { text: csvFeed([row(1)]) }, stageBatch: 0.5 }))).rejects.toThrow(/stageBatch must be a positive/);
   });
 
   it('reads a file in pieces: a character cut between two pieces is read whole', async () => {
