@@ -33,12 +33,14 @@ export function createMarketPrices(deps: { db: Knex; reads?: ReadsAt; logger?: L
   let lastEnd = 0;
   let lastMs = 0;
 
-  // The read in flight, or a new one; null while the spacing holds the next one back.
-  function load(): Promise<void> | null {
+  // The read in flight, or a new one; null while the spacing holds the next one back. It goes
+  // where a read at `version` goes (the replica once it has replayed it): the figures come
+  // with the version they were read at, that one or newer.
+  function load(version: number): Promise<void> | null {
     if (loading) return loading;
     if (Date.now() < lastEnd + lastMs) return null;
     const started = performance.now();
-    loading = marketFiguresOfEveryGroup(deps.db)
+    loading = marketFiguresOfEveryGroup(deps.reads?.(version) ?? deps.db)
       .then(({ version, groups }) => {
         const byKey = new Map<string, CommuneFigures[]>();
         for (const { locality, listing_type, rooms, ...figures } of groups) {
@@ -71,7 +73,7 @@ export function createMarketPrices(deps: { db: Knex; reads?: ReadsAt; logger?: L
       // A version newer than the one held: wait for the read of every group (concurrent
       // requests share it) rather than send a statement of its own.
       if (!held || version > held.version) {
-        await load();
+        await load(version);
         if (held?.version === version) return fromMemory(held, f);
       }
       return marketPrices(deps.reads?.(version) ?? deps.db, f);
@@ -79,7 +81,7 @@ export function createMarketPrices(deps: { db: Knex; reads?: ReadsAt; logger?: L
     async ready(version) {
       while (!held || held.version < version) {
         lastEnd = 0;
-        await load();
+        await load(version);
       }
     },
   };
