@@ -1,6 +1,7 @@
 import compression from 'compression';
 import cors from 'cors';
-import express, { type Express, type RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Express, type NextFunction, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
@@ -15,7 +16,9 @@ import { requireApiKey } from './http/auth.js';
 import { useConditionalGet } from './http/conditional.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
 import { dailyQuota, statsLimit } from './http/quota.js';
+import { AnswerReplay } from './http/replay.js';
 import { requestId } from './http/request-id.js';
+import { negotiatedEncoding } from './http/send-cached-body.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { changesRouter, exportRoute } from './http/routes/changes.js';
 import { communesRouter } from './http/routes/communes.js';
@@ -60,7 +63,7 @@ export interface AppDeps {
 }
 
 export interface App extends Express {
-  locals: Express['locals'] & { storeHealth: StoreHealth; metrics: Metrics };
+  locals: Express['locals'] & { storeHealth: StoreHealth; metrics: Metrics; replay?: AnswerReplay };
 }
 
 // The path without the query string (which may hold anything a client typed); originalUrl
@@ -113,7 +116,8 @@ export function buildApp(deps: AppDeps): App {
   app.use((req, res, next) => (SELF_COMPRESSED.test(req.url) ? next() : compress(req, res, next)));
   // One log line per request at level info; when the level is higher nothing would be
   // written, so the per-request logging machinery is left out of the hot path.
-  if (deps.logger.isLevelEnabled('info')) app.use(
+  const logsRequests = deps.logger.isLevelEnabled('info');
+  if (logsRequests) app.use(
     pinoHttp({
       logger: deps.logger,
       genReqId: (_req, res) => (res as express.Response).locals.requestId ?? '',
@@ -180,5 +184,19 @@ export function buildApp(deps: AppDeps): App {
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
+
+  // Repeated answers sent again without Express, while what they depend on is unchanged
+  // (src/http/replay.ts): needs the keys and data version held in memory, and request logs off.
+  if (deps.live && !logsRequests) {
+    const replay = new AnswerReplay({ live: deps.live, usage: deps.keyUsage, clock, metrics: deps.metrics !== false ? metrics : undefined, encodingFor: negotiatedEncoding });
+    app.locals.replay = replay;
+    // Express's own entry point (express.js: app(req, res) calls app.handle), so supertest and
+    // node:http reach the replay alike.
+    const entry = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, next?: NextFunction) => void };
+    const handle = entry.handle.bind(app);
+    entry.handle = (req, res, next) => {
+      if (!replay.serve(req, res)) handle(req, res, next);
+    };
+  }
   return app;
 }

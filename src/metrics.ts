@@ -34,6 +34,10 @@ function trackRoutes(proto: object): void {
 export interface Metrics {
   registry: client.Registry;
   middleware: RequestHandler;
+  // For answers sent without Express (src/http/replay.ts): the route label the full path gave
+  // a request, and the count and latency of an answer sent under that label.
+  routeOf(req: Request): string | undefined;
+  observe(method: string, route: string, status: number, startedAt: number): void;
 }
 
 export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Metrics {
@@ -117,7 +121,13 @@ export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Met
     res.once('finish', onFinish);
     next();
   };
-  return { registry, middleware };
+  const routeOf = (req: Request) => (req as Request & { [LABEL]?: string })[LABEL];
+  const observe = (method: string, route: string, status: number, startedAt: number) => {
+    const labels = { method, route, status: String(status) };
+    requests.inc(labels);
+    latency.observe(labels, (performance.now() - startedAt) / 1000);
+  };
+  return { registry, middleware, routeOf, observe };
 }
 
 // A worker of a cluster (WEB_CONCURRENCY > 1) serves no metrics itself: the primary asks every

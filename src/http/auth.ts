@@ -26,22 +26,27 @@ function invalidKey(detail: string): ApiError {
   return new ApiError({ status: 401, code: 'invalid_key', detail, headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE } });
 }
 
-// Authorization: Bearer <key>. The scheme name is case-insensitive (RFC 7235).
+// The key of an Authorization header, or why there is none: Bearer <key>, the scheme name
+// case-insensitive (RFC 7235). Shared with the replay of repeated answers (src/http/replay.ts).
+export function bearerKey(header: string | undefined): string | ApiError {
+  if (header === undefined || header.trim() === '') {
+    return unauthorized('Send your API key in the Authorization header: "Authorization: Bearer <key>"');
+  }
+  const m = /^\s*(\S+)(?:\s+(.*))?$/.exec(header);
+  if (!m || m[1].toLowerCase() !== 'bearer') {
+    return unauthorized('Use the Bearer scheme: "Authorization: Bearer <key>"');
+  }
+  const key = (m[2] ?? '').trim();
+  return KEY_PATTERN.test(key) ? key : invalidKey('The API key is malformed');
+}
+
 // With a LiveState, a key verified before (and not revoked or changed since, as the database's
 // notifications say) is answered from memory together with the data version: no round trip.
 export function requireApiKey(deps: { db: Knex; live?: LiveState; usage?: KeyUsageTracker; clock: () => Date }): RequestHandler {
   const live = deps.live;
   return async (req, res, next) => {
-    const header = req.get('authorization');
-    if (header === undefined || header.trim() === '') {
-      throw unauthorized('Send your API key in the Authorization header: "Authorization: Bearer <key>"');
-    }
-    const m = /^\s*(\S+)(?:\s+(.*))?$/.exec(header);
-    if (!m || m[1].toLowerCase() !== 'bearer') {
-      throw unauthorized('Use the Bearer scheme: "Authorization: Bearer <key>"');
-    }
-    const key = (m[2] ?? '').trim();
-    if (!KEY_PATTERN.test(key)) throw invalidKey('The API key is malformed');
+    const key = bearerKey(req.get('authorization'));
+    if (key instanceof ApiError) throw key;
     const hash = hashApiKey(key);
     const known = live?.key(hash);
     const version = known && live!.currentVersion();

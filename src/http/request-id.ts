@@ -5,9 +5,12 @@ import type { RequestHandler } from 'express';
 // our logs, so it must not be able to forge log lines.
 const SANE = /^[A-Za-z0-9._:-]{1,128}$/;
 
+export function requestIdFor(given: string | string[] | undefined): string {
+  return typeof given === 'string' && SANE.test(given) ? given : randomUUID();
+}
+
 export const requestId: RequestHandler = (req, res, next) => {
-  const given = req.get('x-request-id');
-  const id = given && SANE.test(given) ? given : randomUUID();
+  const id = requestIdFor(req.headers['x-request-id']);
   res.locals.requestId = id;
   res.setHeader('X-Request-Id', id);
   next();

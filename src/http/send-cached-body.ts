@@ -2,6 +2,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
 import type { CachedBody } from '../cache/cached-body.js';
 import { isFresh } from './conditional.js';
+import type { AnswerReplay, ReplayScope } from './replay.js';
 
 const MIN_COMPRESS = 1024;
 
@@ -19,9 +20,16 @@ function encodingFor(req: Request): string | false {
   return e;
 }
 
+// The encoding negotiated before for an Accept-Encoding value, if it was.
+export function negotiatedEncoding(acceptEncoding: string): string | false | undefined {
+  return chosen.get(acceptEncoding);
+}
+
 // Sends a cached answer with its ETag (304 when the client's copy is current), compressed
 // with brotli or gzip as the client prefers; each compressed form is made once and kept.
-export function sendCachedBody(req: Request, res: Response, body: CachedBody): void {
+// A full answer is also offered to the app's replay of repeated requests (src/http/replay.ts),
+// with what it depends on beyond the URL, the key's tier and the data version (`scope`).
+export function sendCachedBody(req: Request, res: Response, body: CachedBody, scope?: ReplayScope): void {
   res.setHeader('ETag', body.etag);
   res.setHeader('Vary', 'Accept-Encoding');
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -29,6 +37,7 @@ export function sendCachedBody(req: Request, res: Response, body: CachedBody): v
     res.status(304).end();
     return;
   }
+  (req.app.locals.replay as AnswerReplay | undefined)?.record(req, res, body, scope);
   if (body.json.length >= MIN_COMPRESS) {
     const encoding = encodingFor(req);
     if (encoding === 'br') {

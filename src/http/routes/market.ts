@@ -61,7 +61,8 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
     const listingType = q.listing_type ?? 'RENT';
     const rooms = q.rooms ?? null;
     const interval = q.interval ?? 'month';
-    const { from, to } = historyRange(interval, utcDay(deps.clock()), q);
+    const today = deps.clock();
+    const { from, to } = historyRange(interval, utcDay(today), q);
     if (from > to) {
       const message = `must not be after to (${from} > ${to})`;
       throw new ApiError({ status: 400, code: 'invalid_parameter', detail: `from ${message}`, errors: [{ param: 'from', message }] });
@@ -83,7 +84,10 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
       const answer: ApiMarketHistory = { data, meta: { commune, listing_type: listingType, rooms, interval, from, to, last_snapshot_at: iso(last) } };
       return cachedBody(answer);
     });
-    sendCachedBody(req, res, body);
+    // Sent again without Express only at the same snapshots' version and on the same UTC day
+    // (the default range ends today).
+    const untilMs = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1);
+    sendCachedBody(req, res, body, { snapshots: version, untilMs });
   });
 
   return router;

@@ -1,0 +1,159 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, Response } from 'express';
+import { hashApiKey } from '../auth/api-key.js';
+import type { KeyUsageTracker } from '../auth/key-usage.js';
+import { cachedBodyWeight, type CachedBody } from '../cache/cached-body.js';
+import type { LiveState } from '../cache/live-state.js';
+import { DAILY_QUOTA } from '../domain/tiers.js';
+import type { Metrics } from '../metrics.js';
+import { bearerKey } from './auth.js';
+import { requestIdFor } from './request-id.js';
+
+// The lean path of a repeated request (issue 15): an answer the API has sent once is sent
+// again, byte for byte and header for header, without Express (no router, no middleware, no
+// prototype swap of req and res), while what it depends on is unchanged. Answers qualify when
+// nothing about them varies per request:
+// - a GET (not HEAD) without If-None-Match / If-Modified-Since (those go through Express,
+//   which answers 304 when due);
+// - with a key this process verified before and still holds (src/cache/live-state.ts: trusted
+//   only while the database's notifications are known to arrive, so a revoked key falls
+//   through to the full path, and its 401, at once);
+// - of an unlimited tier (Pro, Enterprise): no quota to count, no RateLimit fields that change;
+// - at the same data version (and, for answers read from the market snapshots, the same
+//   snapshots' version and UTC day), for the same kind of key (tier) and the same URL;
+// - with an Accept-Encoding value the full path has negotiated already.
+// Anything else, and every first request, goes through Express, which records what it sent
+// (src/http/send-cached-body.ts). Per request the replay still gives the answer its own
+// X-Request-Id, records the key's use and counts it in the request metrics (under the route
+// the full path matched), as the full path does. It is off while request logs are on
+// (LOG_LEVEL info or lower): one log line per request is pino-http's, in Express.
+
+export interface ReplayScope {
+  // The market snapshots' version the answer was read at (the history), if any.
+  snapshots?: number;
+  // The answer depends on the UTC day (a default date range): replayed only until its end.
+  untilMs?: number;
+}
+
+interface Entry {
+  tier: string;
+  data: number;
+  snapshots: number | null;
+  untilMs: number;
+  body: CachedBody;
+  jsonBytes: number;
+  // Flat [name, value, ...]: the headers sent, without X-Request-Id and the per-encoding ones.
+  headers: string[];
+  weight: number;
+  route: string;
+}
+
+// Headers that differ per request or per encoding, written by serve() itself.
+const OWN = new Set(['x-request-id', 'content-encoding', 'content-length']);
+const MIN_COMPRESS = 1024;
+
+export class AnswerReplay {
+  private entries = new Map<string, Entry>();
+  private weight = 0;
+  private version = -1;
+  // Answers sent by the replay (tests and diagnostics read it).
+  served = 0;
+
+  constructor(
+    private readonly deps: {
+      live: LiveState;
+      usage?: KeyUsageTracker;
+      clock: () => Date;
+      metrics?: Metrics;
+      // The encoding negotiated before for an Accept-Encoding value (src/http/send-cached-body.ts).
+      encodingFor: (acceptEncoding: string) => string | false | undefined;
+    },
+    private readonly maxWeight = 8 * 1024 * 1024,
+    private readonly maxEntries = 5_000,
+  ) {}
+
+  // Keeps what the full path is about to send (status 200, its headers set, before the
+  // per-encoding ones), when the answer qualifies.
+  record(req: Request, res: Response, body: CachedBody, scope: ReplayScope = {}): void {
+    const key = res.locals.apiKey;
+    const data = res.locals.dataVersion;
+    if (req.method !== 'GET' || res.statusCode !== 200 || !key || data === undefined || DAILY_QUOTA[key.tier] !== null) return;
+    if (data !== this.deps.live.currentVersion()) return; // read at an older version than the one now current
+    if (data > this.version) {
+      this.entries.clear();
+      this.weight = 0;
+      this.version = data;
+    }
+    const headers: string[] = [];
+    // The names as they were set (node:http has them on every outgoing message; its types only on
+    // ClientRequest).
+    for (const name of (res as unknown as { getRawHeaderNames(): string[] }).getRawHeaderNames()) {
+      if (OWN.has(name.toLowerCase())) continue;
+      const value = res.getHeader(name);
+      if (Array.isArray(value)) for (const v of value) headers.push(name, v);
+      else if (value !== undefined) headers.push(name, String(value));
+    }
+    const id = `${key.tier} ${req.originalUrl}`;
+    const previous = this.entries.get(id);
+    if (previous) {
+      this.entries.delete(id);
+      this.weight -= previous.weight;
+    }
+    const entry: Entry = { tier: key.tier, data, snapshots: scope.snapshots ?? null, untilMs: scope.untilMs ?? Infinity, body, jsonBytes: Buffer.byteLength(body.json), headers, weight: cachedBodyWeight(body) + 64 * headers.length, route: this.deps.metrics?.routeOf(req) ?? 'unmatched' };
+    this.entries.set(id, entry);
+    this.weight += entry.weight;
+    while (this.entries.size > this.maxEntries || (this.weight > this.maxWeight && this.entries.size > 1)) {
+      const [oldestId, oldest] = this.entries.entries().next().value as [string, Entry];
+      this.entries.delete(oldestId);
+      this.weight -= oldest.weight;
+    }
+  }
+
+  // Sends the recorded answer and returns true, or returns false (and touches nothing) when
+  // the request must go through the full path.
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    if (this.entries.size === 0 || req.method !== 'GET') return false;
+    const startedAt = this.deps.metrics ? performance.now() : 0;
+    const h = req.headers;
+    if (h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) return false;
+    const raw = bearerKey(h.authorization);
+    if (typeof raw !== 'string') return false;
+    const live = this.deps.live;
+    const key = live.key(hashApiKey(raw));
+    if (!key || DAILY_QUOTA[key.tier] !== null) return false;
+    const entry = this.entries.get(`${key.tier} ${req.url}`);
+    if (!entry || entry.data !== live.currentVersion()) return false;
+    if (entry.snapshots !== null && entry.snapshots !== live.currentSnapshotVersion()) return false;
+    const now = this.deps.clock();
+    if (entry.untilMs !== Infinity && now.getTime() >= entry.untilMs) return false;
+    const body = entry.body;
+    let bytes: Buffer | string = body.json;
+    let length = entry.jsonBytes;
+    let encoding: string | null = null;
+    if (body.json.length >= MIN_COMPRESS) {
+      const chosen = this.deps.encodingFor(h['accept-encoding'] ?? '');
+      if (chosen === undefined) return false;
+      if (chosen === 'br' || chosen === 'gzip') {
+        const compressed = chosen === 'br' ? body.br : body.gzip;
+        if (compressed === undefined) return false; // the full path makes it (once)
+        bytes = compressed;
+        length = compressed.length;
+        encoding = chosen;
+      }
+    }
+    const headers = entry.headers.slice();
+    headers.push('X-Request-Id', requestIdFor(h['x-request-id']));
+    if (encoding !== null) headers.push('Content-Encoding', encoding);
+    headers.push('Content-Length', String(length));
+    this.deps.usage?.record(key.id, now);
+    res.writeHead(200, headers);
+    res.end(bytes);
+    this.deps.metrics?.observe('GET', entry.route, 200, startedAt);
+    this.served++;
+    return true;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

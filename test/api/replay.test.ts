@@ -1,0 +1,187 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app.js';
+import { KeyUsageTracker } from '../../src/auth/key-usage.js';
+import { LiveState } from '../../src/cache/live-state.js';
+import type { AnswerReplay } from '../../src/http/replay.js';
+import { revokeApiKey } from '../../src/repositories/api-keys.js';
+import { takeMarketSnapshot } from '../../src/repositories/market-snapshots.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey, insertListing, silentLogger } from '../helpers/factory.js';
+
+// Repeated answers sent again without Express (src/http/replay.ts): the same bytes and
+// headers as the full path, and never once what they depend on has changed.
+
+const t = useTestContext({ redis: true });
+const lives: LiveState[] = [];
+let now = new Date('2026-11-20T12:00:00.000Z');
+let app: App;
+let usage: KeyUsageTracker;
+
+async function liveApp(overrides: Parameters<typeof buildTestApp>[1] = {}): Promise<App> {
+  const live = new LiveState().start(t.url, silentLogger, 100);
+  lives.push(live);
+  expect(await live.ready(10_000)).toBe(true);
+  return buildTestApp(t.db, { live, redis: t.redis, redisPrefix: t.redisPrefix, clock: () => now, ...overrides });
+}
+
+const replayOf = (a: App) => a.locals.replay as AnswerReplay;
+
+beforeAll(async () => {
+  for (let i = 0; i < 30; i++) await insertListing(t.db, { commune: 'Mamer', title: `Flat ${i} in Mamer with a long enough title to pass a kilobyte` });
+  await takeMarketSnapshot(t.db, { day: '2026-11-19', takenAt: new Date('2026-11-19T03:00:00.000Z') });
+  usage = new KeyUsageTracker(t.db, silentLogger, 60_000);
+  app = await liveApp({ keyUsage: usage, metrics: true });
+});
+
+afterAll(async () => {
+  await Promise.all(lives.map((l) => l.close()));
+});
+
+// Everything but the headers that differ per response anyway.
+function comparable(res: request.Response) {
+  const { date, 'x-request-id': _id, ...headers } = res.headers;
+  return { status: res.status, headers, text: res.text };
+}
+
+const get = (a: App, key: string, path: string, headers: Record<string, string> = {}) => request(a).get(path).set(bearer(key)).set(headers);
+
+describe('a repeated request of an unlimited key', () => {
+  const paths = ['/api/v1/listings?commune=Mamer&per_page=25', '/api/v1/market/prices?commune=Mamer', '/api/v1/market/history?commune=Mamer'];
+
+  for (const encoding of ['gzip', 'br', 'identity']) {
+    it(`gets the bytes and headers the full path sent (${encoding})`, async () => {
+      const pro = await createKey(t.db, 'pro');
+      const page = await get(app, pro.key, paths[0]);
+      const byId = `/api/v1/listings/${page.body.data[0].id}`;
+      for (const path of [...paths, byId]) {
+        const first = await get(app, pro.key, path, { 'Accept-Encoding': encoding });
+        expect(first).toHaveStatus(200);
+        const served = replayOf(app).served;
+        const again = await get(app, pro.key, path, { 'Accept-Encoding': encoding });
+        expect(replayOf(app).served, path).toBe(served + 1);
+        expect(comparable(again)).toEqual(comparable(first));
+        if (encoding !== 'identity' && Number(first.headers['content-length']) >= 1024) expect(again.headers['content-encoding']).toBe(encoding);
+      }
+    });
+  }
+
+  it("has its own X-Request-Id: the client's when sane, else a new one", async () => {
+    const pro = await createKey(t.db, 'pro');
+    const path = paths[1];
+    await get(app, pro.key, path);
+    const served = replayOf(app).served;
+    const echoed = await get(app, pro.key, path, { 'X-Request-Id': 'client-req-42' });
+    const fresh1 = await get(app, pro.key, path, { 'X-Request-Id': 'not sane\u00e9' });
+    const fresh2 = await get(app, pro.key, path);
+    expect(replayOf(app).served).toBe(served + 3);
+    expect(echoed.headers['x-request-id']).toBe('client-req-42');
+    expect(fresh1.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fresh2.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fresh1.headers['x-request-id']).not.toBe(fresh2.headers['x-request-id']);
+  });
+
+  it("records the key's use, as the full path does", async () => {
+    const pro = await createKey(t.db, 'pro');
+    await get(app, pro.key, paths[1]);
+    await usage.flush();
+    await t.db('api_keys').where({ id: pro.id }).update({ last_used_at: null });
+    now = new Date('2026-11-20T12:30:00.000Z');
+    const served = replayOf(app).served;
+    await get(app, pro.key, paths[1]);
+    expect(replayOf(app).served).toBe(served + 1);
+    await usage.flush();
+    const row = await t.db('api_keys').where({ id: pro.id }).first('last_used_at');
+    expect(new Date(row.last_used_at).toISOString()).toBe('2026-11-20T12:30:00.000Z');
+    now = new Date('2026-11-20T12:00:00.000Z');
+  });
+
+  it('is counted in the request metrics under the route the full path matched', async () => {
+    const pro = await createKey(t.db, 'pro');
+    const count = async () => {
+      const text = await app.locals.metrics.registry.metrics();
+      const line = text.split('\n').find((l) => l.startsWith('http_requests_total{') && l.includes('route="/api/v1/market/prices"') && l.includes('status="200"'));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    await get(app, pro.key, paths[1]);
+    const before = await count();
+    const served = replayOf(app).served;
+    for (let i = 0; i < 3; i++) await get(app, pro.key, paths[1]);
+    expect(replayOf(app).served).toBe(served + 3);
+    expect(await count()).toBe(before + 3);
+  });
+});
+
+describe('what goes through the full path', () => {
+  it('a conditional request (304) and a HEAD', async () => {
+    const pro = await createKey(t.db, 'pro');
+    const path = '/api/v1/market/prices?commune=Mamer';
+    const first = await get(app, pro.key, path);
+    const served = replayOf(app).served;
+    expect(await get(app, pro.key, path, { 'If-None-Match': first.headers.etag })).toHaveStatus(304);
+    expect(await request(app).head(path).set(bearer(pro.key))).toHaveStatus(200);
+    expect(replayOf(app).served).toBe(served);
+  });
+
+  it('a Free key: every request counted against its quota', async () => {
+    const free = await createKey(t.db, 'free');
+    const path = '/api/v1/market/prices?commune=Mamer';
+    const served = replayOf(app).served;
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++) remaining.push((await get(app, free.key, path)).headers['ratelimit-remaining']);
+    expect(remaining).toEqual(['99', '98', '97']);
+    expect(replayOf(app).served).toBe(served);
+  });
+
+  it('a revoked key: refused from the next request on', async () => {
+    const pro = await createKey(t.db, 'pro');
+    const path = '/api/v1/market/prices?commune=Mamer';
+    await get(app, pro.key, path);
+    expect(await get(app, pro.key, path)).toHaveStatus(200);
+    await revokeApiKey(t.db, pro.id, new Date());
+    await vi.waitFor(async () => expect(await get(app, pro.key, path)).toHaveStatus(401), { timeout: 1_000, interval: 10 });
+  });
+
+  it('a new data version: the answer is computed again', async () => {
+    const pro = await createKey(t.db, 'pro');
+    const path = '/api/v1/listings?commune=Mamer&per_page=1';
+    const before = (await get(app, pro.key, path)).body.meta.total;
+    expect((await get(app, pro.key, path)).body.meta.total).toBe(before);
+    await insertListing(t.db, { commune: 'Mamer' });
+    await vi.waitFor(async () => expect((await get(app, pro.key, path)).body.meta.total).toBe(before + 1), { timeout: 10_000, interval: 20 });
+  });
+
+  it("the market history after midnight UTC (its default range ends today), and after a new snapshot", async () => {
+    const pro = await createKey(t.db, 'pro');
+    const path = '/api/v1/market/history?commune=Mamer&interval=week';
+    now = new Date('2026-11-20T23:59:59.000Z');
+    const first = await get(app, pro.key, path);
+    expect(first.body.meta.to).toBe('2026-11-20');
+    const served = replayOf(app).served;
+    expect((await get(app, pro.key, path)).body.meta.to).toBe('2026-11-20');
+    expect(replayOf(app).served).toBe(served + 1);
+    now = new Date('2026-11-21T00:00:00.000Z');
+    expect((await get(app, pro.key, path)).body.meta.to).toBe('2026-11-21');
+    expect(replayOf(app).served).toBe(served + 1);
+    const lastSnapshot = async () => (await get(app, pro.key, path)).body.data.at(-1).snapshot_date;
+    expect(await lastSnapshot()).toBe('2026-11-19');
+    await takeMarketSnapshot(t.db, { day: '2026-11-21', takenAt: now });
+    await vi.waitFor(async () => expect(await lastSnapshot()).toBe('2026-11-21'), { timeout: 10_000, interval: 20 });
+    now = new Date('2026-11-20T12:00:00.000Z');
+  });
+});
+
+describe('when it is off', () => {
+  it('without the keys held in memory, and while request logs are written', async () => {
+    const pro = await createKey(t.db, 'pro');
+    expect((await buildTestApp(t.db, { redis: t.redis, redisPrefix: t.redisPrefix })).locals.replay).toBeUndefined();
+    const live = new LiveState().start(t.url, silentLogger, 100);
+    lives.push(live);
+    expect(await live.ready(10_000)).toBe(true);
+    const logging = await buildTestApp(t.db, { live, redis: t.redis, redisPrefix: t.redisPrefix, logger: pino({ level: 'info' }, new Writable({ write: (_c, _e, done) => done() })) });
+    expect(logging.locals.replay).toBeUndefined();
+    expect(await get(logging, pro.key, '/api/v1/market/prices')).toHaveStatus(200);
+  });
+});
