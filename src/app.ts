@@ -17,6 +17,7 @@ import { useConditionalGet } from './http/conditional.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
 import { dailyQuota, statsLimit } from './http/quota.js';
 import { AnswerReplay } from './http/replay.js';
+import { QuotaRefusals } from './rate-limit/quota-refusals.js';
 import { requestId } from './http/request-id.js';
 import { negotiatedEncoding } from './http/send-cached-body.js';
 import { buildOpenApiDocument } from './http/openapi.js';
@@ -161,9 +162,11 @@ export function buildApp(deps: AppDeps): App {
   app.use('/docs', docsRouter());
   app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter({ db: deps.db, reads: deps.reads, caches, live: deps.live }));
 
+  // Keys the quota store has just refused, shared by the quota and the replay.
+  const refusals = new QuotaRefusals();
   const keyed = express.Router();
   // The key, then its daily quota (which also marks keyed answers private: src/http/quota.ts).
-  keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock }));
+  keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock, refusals }));
   const rows = createListingRows();
   const search = createListingSearch({ db: deps.db, reads: deps.reads, caches, readModel: deps.readModel, rows });
   keyed.get('/listings/export', exportRoute({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL }));
@@ -188,7 +191,7 @@ export function buildApp(deps: AppDeps): App {
   // Repeated answers sent again without Express, while what they depend on is unchanged
   // (src/http/replay.ts): needs the keys and data version held in memory, and request logs off.
   if (deps.live && !logsRequests) {
-    const replay = new AnswerReplay({ live: deps.live, usage: deps.keyUsage, clock, metrics: deps.metrics !== false ? metrics : undefined, encodingFor: negotiatedEncoding });
+    const replay = new AnswerReplay({ live: deps.live, usage: deps.keyUsage, clock, metrics: deps.metrics !== false ? metrics : undefined, encodingFor: negotiatedEncoding, refusals });
     app.locals.replay = replay;
     // Express's own entry point (express.js: app(req, res) calls app.handle), so supertest and
     // node:http reach the replay alike.

@@ -37,7 +37,8 @@ export interface Metrics {
   // For answers sent without Express (src/http/replay.ts): the route label the full path gave
   // a request, and the count and latency of an answer sent under that label.
   routeOf(req: Request): string | undefined;
-  observe(method: string, route: string, status: number, startedAt: number): void;
+  // `rejection`: the answer is a 429 of that limit (counted in quota_rejections_total too).
+  observe(method: string, route: string, status: number, startedAt: number, rejection?: 'daily_quota' | 'stats_ip_limit'): void;
 }
 
 export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Metrics {
@@ -122,10 +123,11 @@ export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Met
     next();
   };
   const routeOf = (req: Request) => (req as Request & { [LABEL]?: string })[LABEL];
-  const observe = (method: string, route: string, status: number, startedAt: number) => {
+  const observe: Metrics['observe'] = (method, route, status, startedAt, rejection) => {
     const labels = { method, route, status: String(status) };
     requests.inc(labels);
     latency.observe(labels, (performance.now() - startedAt) / 1000);
+    if (rejection) quotaRejections.inc({ reason: rejection });
   };
   return { registry, middleware, routeOf, observe };
 }

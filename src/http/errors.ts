@@ -60,23 +60,23 @@ export class ApiError extends Error {
   }
 }
 
+// The problem document (RFC 9457) of an error, as sent.
+export function problemJson(err: ApiError, requestId: string | null): string {
+  return JSON.stringify({
+    type: 'about:blank',
+    title: TITLES[err.code],
+    status: err.status,
+    code: err.code,
+    detail: err.detail,
+    ...(err.errors ? { errors: err.errors } : {}),
+    ...(err.extensions ?? {}),
+    request_id: requestId,
+  });
+}
+
 export function sendProblem(res: Response, err: ApiError): void {
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-  res
-    .status(err.status)
-    .type('application/problem+json')
-    .send(
-      JSON.stringify({
-        type: 'about:blank',
-        title: TITLES[err.code],
-        status: err.status,
-        code: err.code,
-        detail: err.detail,
-        ...(err.errors ? { errors: err.errors } : {}),
-        ...(err.extensions ?? {}),
-        request_id: res.locals.requestId ?? null,
-      }),
-    );
+  res.status(err.status).type('application/problem+json').send(problemJson(err, res.locals.requestId ?? null));
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {

@@ -3,11 +3,23 @@ import { rateLimit, type Store } from 'express-rate-limit';
 import onHeaders from 'on-headers';
 import { DAILY_QUOTA } from '../domain/tiers.js';
 import { dailyQuotaKey, secondsUntilUtcMidnight } from '../rate-limit/quota-counters.js';
+import { QuotaRefusals } from '../rate-limit/quota-refusals.js';
 import { limiterLogger } from '../rate-limit/store.js';
-import { ApiError } from './errors.js';
+import { ApiError, type ApiErrorInit } from './errors.js';
 
 const DAY_MS = 86_400_000;
 const PRIVATE = 'private, max-age=0, must-revalidate';
+
+// The app's replay of repeated answers (src/http/replay.ts, which imports this file), as the
+// quota sees it: it keeps the refusals the full path sends.
+interface RefusalRecorder {
+  recordRefusal(req: Request, res: Response): void;
+}
+
+// Where headers go: a response, or what collects them (src/http/replay.ts).
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
 
 export interface QuotaInfo {
   limit: number;
@@ -15,7 +27,7 @@ export interface QuotaInfo {
   remaining: number;
 }
 
-function setQuotaHeaders(res: Response, info: QuotaInfo, now: Date): void {
+export function setQuotaHeaders(res: HeaderSink, info: QuotaInfo, now: Date): void {
   const reset = secondsUntilUtcMidnight(now);
   // IETF draft-6 RateLimit fields: the policy (quota per 86,400 s window, resetting at
   // 00:00 UTC) and what remains of it.
@@ -34,12 +46,28 @@ function countsAgainstQuota(status: number): boolean {
   return status !== 429 && status !== 304;
 }
 
+// The refusal of a request over the daily quota: its RateLimit fields on `res`, and the error
+// (429 quota_exceeded with Retry-After to 00:00 UTC).
+export function quotaExceeded(res: HeaderSink, limit: number, now: Date): ApiError {
+  setQuotaHeaders(res, { limit, used: limit, remaining: 0 }, now);
+  return new ApiError({ ...quotaExceededProblem(limit), headers: { 'Retry-After': String(secondsUntilUtcMidnight(now)) } });
+}
+
+// What the refusal says, whatever the time: its Retry-After and RateLimit-Reset are the
+// seconds to 00:00 UTC (secondsUntilUtcMidnight), the other fields as setQuotaHeaders sets them.
+export function quotaExceededProblem(limit: number): ApiErrorInit {
+  return { status: 429, code: 'quota_exceeded', detail: `The daily quota of ${limit} requests for this key is used up; it resets at 00:00 UTC` };
+}
+
 // The daily quota per API key: counted per key and per UTC calendar day (the day is part of
 // the counter's key, so it resets at 00:00:00 UTC whatever the store's own window says).
 // Requests answered 429 or 304 do not count. Pro and Enterprise have no cap and are not counted.
 // A key whose quota is used up gets 429 for conditional requests too: the limiter decides
-// before the answer (and so its status) exists.
-export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHandler {
+// before the answer (and so its status) exists. A key the store has just refused is refused
+// again without asking it for up to a second (src/rate-limit/quota-refusals.ts), and its
+// refusals are offered to the replay of repeated answers (src/http/replay.ts).
+export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: QuotaRefusals }): RequestHandler {
+  const refusals = deps.refusals ?? new QuotaRefusals();
   const limiter = rateLimit({
     windowMs: DAY_MS + 3_600_000, // counters outlive their day by an hour, then expire
     limit: (_req: Request, res: Response) => DAILY_QUOTA[res.locals.apiKey!.tier] ?? Number.MAX_SAFE_INTEGER,
@@ -54,14 +82,10 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
     logger: limiterLogger(deps.store),
     handler: (req: Request, res: Response) => {
       const now = deps.clock();
-      const info = (req as Request & { rateLimit: QuotaInfo }).rateLimit;
-      setQuotaHeaders(res, info, now);
-      throw new ApiError({
-        status: 429,
-        code: 'quota_exceeded',
-        detail: `The daily quota of ${info.limit} requests for this key is used up; it resets at 00:00 UTC`,
-        headers: { 'Retry-After': String(secondsUntilUtcMidnight(now)) },
-      });
+      const info = (req as Request & { rateLimit: QuotaInfo & { key: string } }).rateLimit;
+      refusals.refuse(res.locals.apiKey!.id, info.key, info.limit, now.getTime());
+      (req.app.locals.replay as RefusalRecorder | undefined)?.recordRefusal(req, res);
+      throw quotaExceeded(res, info.limit, now);
     },
   });
   // After the limiter let a request through: its quota headers, and the Cache-Control of a
@@ -72,9 +96,12 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
     if (info) {
       const now = deps.clock();
       setQuotaHeaders(res, info, now);
-      // A 304 is taken back from the count: its headers say what remains without it.
+      // A 304 is taken back from the count: its headers say what remains without it, and the
+      // key may be under its limit again.
       onHeaders(res, () => {
-        if (!countsAgainstQuota(res.statusCode)) setQuotaHeaders(res, { ...info, used: info.used - 1 }, now);
+        if (countsAgainstQuota(res.statusCode)) return;
+        setQuotaHeaders(res, { ...info, used: info.used - 1 }, now);
+        refusals.forget(res.locals.apiKey!.id);
       });
     }
     res.setHeader('Cache-Control', PRIVATE);
@@ -83,7 +110,11 @@ export function dailyQuota(deps: { store: Store; clock: () => Date }): RequestHa
   // Unlimited tiers bypass the limiter altogether: its middleware does per-request work (three
   // listeners, promises, the client address) before it would even consult a skip function.
   return (req, res, next) => {
-    if (DAILY_QUOTA[res.locals.apiKey!.tier] === null) return passed(req, res, next);
+    const key = res.locals.apiKey!;
+    const limit = DAILY_QUOTA[key.tier];
+    if (limit === null) return passed(req, res, next);
+    const now = deps.clock();
+    if (refusals.refuses(key.id, dailyQuotaKey(key.id, now), limit, now.getTime())) return next(quotaExceeded(res, limit, now));
     return limiter(req, res, (err?: unknown) => (err ? next(err) : passed(req, res, next)));
   };
 }

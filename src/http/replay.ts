@@ -1,12 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
+import onHeaders from 'on-headers';
 import { hashApiKey } from '../auth/api-key.js';
 import type { KeyUsageTracker } from '../auth/key-usage.js';
 import { cachedBodyWeight, type CachedBody } from '../cache/cached-body.js';
 import type { LiveState } from '../cache/live-state.js';
 import { DAILY_QUOTA } from '../domain/tiers.js';
 import type { Metrics } from '../metrics.js';
+import { dailyQuotaKey, secondsUntilUtcMidnight } from '../rate-limit/quota-counters.js';
+import type { QuotaRefusals } from '../rate-limit/quota-refusals.js';
 import { bearerKey } from './auth.js';
+import { ApiError, problemJson } from './errors.js';
+import { quotaExceededProblem } from './quota.js';
 import { requestIdFor } from './request-id.js';
 
 // The lean path of a repeated request (issue 15): an answer the API has sent once is sent
@@ -27,6 +32,13 @@ import { requestIdFor } from './request-id.js';
 // X-Request-Id, records the key's use and counts it in the request metrics (under the route
 // the full path matched), as the full path does. It is off while request logs are on
 // (LOG_LEVEL info or lower): one log line per request is pino-http's, in Express.
+//
+// The refusal of a key over its daily quota is sent again the same way (a Free key over its
+// quota may send little else): once the full path has refused a URL for a tier, a key of that
+// tier that the quota's refusals hold (src/rate-limit/quota-refusals.ts: refused by the store
+// within the last second, nothing taken back since) gets the same 429 for that URL, with its
+// own X-Request-Id, request_id, ETag and the seconds to 00:00 UTC (Retry-After,
+// RateLimit-Reset) computed as the full path computes them.
 
 export interface ReplayScope {
   // The market snapshots' version the answer was read at (the history), if any.
@@ -50,10 +62,22 @@ interface Entry {
 
 // Headers that differ per request or per encoding, written by serve() itself.
 const OWN = new Set(['x-request-id', 'content-encoding', 'content-length']);
+// ... and those of a refusal (the seconds to 00:00 UTC, the ETag of a body that names the request).
+const OWN_REFUSAL = new Set([...OWN, 'etag', 'retry-after', 'ratelimit-reset']);
+
+interface Refusal {
+  // Flat [name, value, ...], without OWN_REFUSAL.
+  headers: string[];
+  route: string;
+  etag: (body: string, encoding: 'utf8') => string | undefined;
+}
 const MIN_COMPRESS = 1024;
 
 export class AnswerReplay {
   private entries = new Map<string, Entry>();
+  // The quota refusals sent by the full path, by tier and URL.
+  private refusals = new Map<string, Refusal>();
+  private problems = new Map<number, ApiError>();
   private weight = 0;
   private version = -1;
   // Answers sent by the replay (tests and diagnostics read it).
@@ -67,6 +91,8 @@ export class AnswerReplay {
       metrics?: Metrics;
       // The encoding negotiated before for an Accept-Encoding value (src/http/send-cached-body.ts).
       encodingFor: (acceptEncoding: string) => string | false | undefined;
+      // Keys refused over their daily quota within the last second (src/http/quota.ts).
+      refusals?: QuotaRefusals;
     },
     private readonly maxWeight = 8 * 1024 * 1024,
     private readonly maxEntries = 5_000,
@@ -84,15 +110,7 @@ export class AnswerReplay {
       this.weight = 0;
       this.version = data;
     }
-    const headers: string[] = [];
-    // The names as they were set (node:http has them on every outgoing message; its types only on
-    // ClientRequest).
-    for (const name of (res as unknown as { getRawHeaderNames(): string[] }).getRawHeaderNames()) {
-      if (OWN.has(name.toLowerCase())) continue;
-      const value = res.getHeader(name);
-      if (Array.isArray(value)) for (const v of value) headers.push(name, v);
-      else if (value !== undefined) headers.push(name, String(value));
-    }
+    const headers = headersOf(res, OWN);
     const id = `${key.tier} ${req.originalUrl}`;
     const previous = this.entries.get(id);
     if (previous) {
@@ -112,7 +130,7 @@ export class AnswerReplay {
   // Sends the recorded answer and returns true, or returns false (and touches nothing) when
   // the request must go through the full path.
   serve(req: IncomingMessage, res: ServerResponse): boolean {
-    if (this.entries.size === 0 || req.method !== 'GET') return false;
+    if ((this.entries.size === 0 && this.refusals.size === 0) || req.method !== 'GET') return false;
     const startedAt = this.deps.metrics ? performance.now() : 0;
     const h = req.headers;
     if (h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) return false;
@@ -120,7 +138,9 @@ export class AnswerReplay {
     if (typeof raw !== 'string') return false;
     const live = this.deps.live;
     const key = live.key(hashApiKey(raw));
-    if (!key || DAILY_QUOTA[key.tier] !== null) return false;
+    if (!key) return false;
+    const limit = DAILY_QUOTA[key.tier];
+    if (limit !== null) return this.refuse(req, res, key.id, key.tier, limit, startedAt);
     const entry = this.entries.get(`${key.tier} ${req.url}`);
     if (!entry || entry.data !== live.currentVersion()) return false;
     if (entry.snapshots !== null && entry.snapshots !== live.currentSnapshotVersion()) return false;
@@ -153,7 +173,59 @@ export class AnswerReplay {
     return true;
   }
 
+  // Keeps the headers of a quota refusal the full path is about to send (called by the
+  // quota's limiter when it refuses; the headers are read when they are written).
+  recordRefusal(req: Request, res: Response): void {
+    const key = res.locals.apiKey;
+    if (req.method !== 'GET' || !key) return;
+    const id = `${key.tier} ${req.originalUrl}`;
+    const etag = req.app.get('etag fn') as Refusal['etag'] | undefined;
+    onHeaders(res, () => {
+      if (res.statusCode !== 429 || !etag) return;
+      if (this.refusals.size >= this.maxEntries && !this.refusals.has(id)) this.refusals.clear();
+      this.refusals.set(id, { headers: headersOf(res, OWN_REFUSAL), route: this.deps.metrics?.routeOf(req) ?? 'unmatched', etag });
+    });
+  }
+
+  // Sends the refusal of a key held over its daily quota, as the full path would; false when
+  // the key is not held or the full path has not refused this URL for the tier yet.
+  private refuse(req: IncomingMessage, res: ServerResponse, keyId: string, tier: string, limit: number, startedAt: number): boolean {
+    const refusal = this.refusals.get(`${tier} ${req.url}`);
+    if (!refusal || !this.deps.refusals) return false;
+    const now = this.deps.clock();
+    if (!this.deps.refusals.refuses(keyId, dailyQuotaKey(keyId, now), limit, now.getTime())) return false;
+    const headers = refusal.headers.slice();
+    const reset = String(secondsUntilUtcMidnight(now));
+    const requestId = requestIdFor(req.headers['x-request-id']);
+    // One error object per limit (an Error captures a stack trace when made).
+    let problem = this.problems.get(limit);
+    if (!problem) this.problems.set(limit, (problem = new ApiError(quotaExceededProblem(limit))));
+    const body = problemJson(problem, requestId);
+    headers.push('RateLimit-Reset', reset, 'Retry-After', reset, 'X-Request-Id', requestId, 'Content-Length', String(Buffer.byteLength(body)));
+    const etag = refusal.etag(body, 'utf8');
+    if (etag) headers.push('ETag', etag);
+    this.deps.usage?.record(keyId, now);
+    res.writeHead(429, headers);
+    res.end(body);
+    this.deps.metrics?.observe('GET', refusal.route, 429, startedAt, 'daily_quota');
+    this.served++;
+    return true;
+  }
+
   get size(): number {
     return this.entries.size;
   }
+}
+
+// The headers set on `res` (names as they were set: node:http has getRawHeaderNames on every
+// outgoing message, its types only on ClientRequest), as a flat [name, value, ...], without those in `skip`.
+function headersOf(res: ServerResponse, skip: ReadonlySet<string>): string[] {
+  const headers: string[] = [];
+  for (const name of (res as unknown as { getRawHeaderNames(): string[] }).getRawHeaderNames()) {
+    if (skip.has(name.toLowerCase())) continue;
+    const value = res.getHeader(name);
+    if (Array.isArray(value)) for (const v of value) headers.push(name, v);
+    else if (value !== undefined) headers.push(name, String(value));
+  }
+  return headers;
 }

@@ -6,7 +6,7 @@ import type { App } from '../../src/app.js';
 import { KeyUsageTracker } from '../../src/auth/key-usage.js';
 import { LiveState } from '../../src/cache/live-state.js';
 import type { AnswerReplay } from '../../src/http/replay.js';
-import { revokeApiKey } from '../../src/repositories/api-keys.js';
+import { revokeApiKey, setApiKeyTier } from '../../src/repositories/api-keys.js';
 import { takeMarketSnapshot } from '../../src/repositories/market-snapshots.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey, insertListing, silentLogger } from '../helpers/factory.js';
@@ -111,6 +111,63 @@ describe('a repeated request of an unlimited key', () => {
     for (let i = 0; i < 3; i++) await get(app, pro.key, paths[1]);
     expect(replayOf(app).served).toBe(served + 3);
     expect(await count()).toBe(before + 3);
+  });
+});
+
+describe('a key over its daily quota', () => {
+  const path = '/api/v1/market/prices?commune=Mamer';
+  // A Free key whose 100 requests of the day are used (its counter, as the API keeps it).
+  async function exhausted() {
+    const free = await createKey(t.db, 'free');
+    await t.redis.set(`${t.redisPrefix}quota:${free.id}:${now.toISOString().slice(0, 10)}`, '100', 'PX', 86_400_000);
+    return free;
+  }
+  const rejections = async () => {
+    const text = await app.locals.metrics.registry.metrics();
+    return Number(text.split('\n').find((l) => l.startsWith('quota_rejections_total{') && l.includes('daily_quota'))?.split(' ').pop() ?? 0);
+  };
+
+  it('gets the refusal the full path sent, with the seconds to 00:00 UTC of its own time, and is counted as a rejection', async () => {
+    now = new Date('2026-11-20T12:00:00.500Z');
+    const free = await exhausted();
+    const id = { 'X-Request-Id': 'same-request-id' };
+    const first = await get(app, free.key, path, id);
+    expect(first).toHaveStatus(429);
+    expect(first.body).toMatchObject({ code: 'quota_exceeded', request_id: 'same-request-id' });
+    const served = replayOf(app).served;
+    const before = await rejections();
+    const again = await get(app, free.key, path, id);
+    expect(replayOf(app).served).toBe(served + 1);
+    expect(comparable(again)).toEqual(comparable(first));
+    expect(await rejections()).toBe(before + 1);
+    now = new Date('2026-11-20T12:00:01.100Z');
+    const later = await get(app, free.key, path);
+    expect(replayOf(app).served).toBe(served + 2);
+    expect(later.headers['retry-after']).toBe('43199');
+    expect(later.headers['ratelimit-reset']).toBe('43199');
+    expect(later.body.request_id).toBe(later.headers['x-request-id']);
+    expect(later.headers.etag).not.toBe(first.headers.etag);
+    now = new Date('2026-11-20T12:00:00.000Z');
+  });
+
+  it('goes to the full path once the hold is over, and is let through when the key is upgraded or refused when revoked', async () => {
+    const free = await exhausted();
+    expect(await get(app, free.key, path)).toHaveStatus(429);
+    now = new Date(now.getTime() + 1_000);
+    const served = replayOf(app).served;
+    expect(await get(app, free.key, path)).toHaveStatus(429);
+    expect(replayOf(app).served).toBe(served);
+    now = new Date('2026-11-20T12:00:00.000Z');
+
+    const up = await exhausted();
+    expect(await get(app, up.key, path)).toHaveStatus(429);
+    await setApiKeyTier(t.db, up.id, 'pro');
+    await vi.waitFor(async () => expect(await get(app, up.key, path)).toHaveStatus(200), { timeout: 1_000, interval: 10 });
+
+    const gone = await exhausted();
+    expect(await get(app, gone.key, path)).toHaveStatus(429);
+    await revokeApiKey(t.db, gone.id, new Date());
+    await vi.waitFor(async () => expect(await get(app, gone.key, path)).toHaveStatus(401), { timeout: 1_000, interval: 10 });
   });
 });
 

@@ -1,0 +1,113 @@
+import { MemoryStore, type Store } from 'express-rate-limit';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { dailyQuotaKey } from '../../src/rate-limit/quota-counters.js';
+import { QuotaRefusals } from '../../src/rate-limit/quota-refusals.js';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, buildTestApp, createKey } from '../helpers/factory.js';
+
+// A key the quota store has just refused is refused again without asking the store, for a
+// second at most (src/rate-limit/quota-refusals.ts, src/http/quota.ts): exact, because refused
+// requests are not counted and only a 304 taken back lowers a count.
+
+describe('QuotaRefusals', () => {
+  const day = dailyQuotaKey('k1', new Date('2026-11-20T12:00:00Z'));
+  const t0 = Date.parse('2026-11-20T12:00:00Z');
+
+  it('holds a refusal for its hold time, for the same counter and limit only', () => {
+    const r = new QuotaRefusals(1_000);
+    expect(r.refuses('k1', day, 100, t0)).toBe(false);
+    r.refuse('k1', day, 100, t0);
+    expect(r.refuses('k1', day, 100, t0 + 999)).toBe(true);
+    expect(r.refuses('k2', day, 100, t0)).toBe(false);
+    // Another limit (the key changed tier) or another day's counter: not held.
+    expect(r.refuses('k1', day, 5_000, t0 + 1)).toBe(false);
+    r.refuse('k1', day, 100, t0);
+    expect(r.refuses('k1', dailyQuotaKey('k1', new Date('2026-11-21T00:00:00Z')), 100, t0 + 2)).toBe(false);
+    r.refuse('k1', day, 100, t0);
+    expect(r.refuses('k1', day, 100, t0 + 1_000)).toBe(false);
+    expect(r.size).toBe(0);
+  });
+
+  it('forgets a key when one of its requests is taken back', () => {
+    const r = new QuotaRefusals();
+    r.refuse('k1', day, 100, t0);
+    r.forget('k1');
+    expect(r.refuses('k1', day, 100, t0)).toBe(false);
+  });
+
+  it('stays bounded', () => {
+    const r = new QuotaRefusals(1_000, 3);
+    for (let i = 0; i < 10; i++) r.refuse(`k${i}`, day, 100, t0);
+    expect(r.size).toBeLessThanOrEqual(3);
+  });
+});
+
+// A store that counts what it is asked (the real in-process store underneath).
+class CountingStore extends MemoryStore {
+  increments = 0;
+  override async increment(key: string) {
+    this.increments++;
+    return super.increment(key);
+  }
+}
+
+const t = useTestContext();
+let now = new Date('2026-11-20T12:00:00.500Z');
+
+describe('the daily quota with refusals held', () => {
+
+  async function serve() {
+    const store = new CountingStore();
+    const app = await buildTestApp(t.db, { redis: null, quotaStore: store as Store, clock: () => now });
+    return { store, get: (key: string, path = '/api/v1/communes', headers: Record<string, string> = {}) => request(app).get(path).set(bearer(key)).set(headers) };
+  }
+
+  it('refuses the 102nd request within a second without asking the store, with the same answer', async () => {
+    const { store, get } = await serve();
+    const free = await createKey(t.db, 'free');
+    for (let i = 0; i < 100; i++) expect(await get(free.key)).toHaveStatus(200);
+    const first = await get(free.key);
+    expect(first).toHaveStatus(429);
+    const asked = store.increments;
+    now = new Date(now.getTime() + 600);
+    // Conditional requests go through Express: the held refusal is decided there.
+    const held = await get(free.key, '/api/v1/communes', { 'If-None-Match': '"x"' });
+    expect(store.increments).toBe(asked);
+    expect(held).toHaveStatus(429);
+    expect(held.body.code).toBe('quota_exceeded');
+    expect(held.body.detail).toBe(first.body.detail);
+    for (const h of ['ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'content-type', 'cache-control']) expect(held.headers[h], h).toBe(first.headers[h]);
+    // The seconds to 00:00 UTC follow the clock.
+    expect(Number(held.headers['retry-after'])).toBe(Number(first.headers['retry-after']) - 1);
+    expect(held.headers['ratelimit-reset']).toBe(held.headers['retry-after']);
+  });
+
+  it('asks the store again after the hold, and the next UTC day gives the full quota back', async () => {
+    const { store, get } = await serve();
+    const free = await createKey(t.db, 'free');
+    now = new Date('2026-11-20T23:59:58.000Z');
+    for (let i = 0; i < 100; i++) await get(free.key);
+    expect(await get(free.key)).toHaveStatus(429);
+    const asked = store.increments;
+    now = new Date('2026-11-20T23:59:59.500Z');
+    expect(await get(free.key)).toHaveStatus(429);
+    expect(store.increments).toBe(asked + 1);
+    now = new Date('2026-11-21T00:00:00.100Z');
+    const next = await get(free.key);
+    expect(next).toHaveStatus(200);
+    expect(next.headers['ratelimit-remaining']).toBe('99');
+  });
+
+  it('a key upgraded while held is not refused', async () => {
+    const { get } = await serve();
+    const free = await createKey(t.db, 'free');
+    now = new Date('2026-11-20T13:00:00.000Z');
+    for (let i = 0; i < 100; i++) await get(free.key);
+    expect(await get(free.key)).toHaveStatus(429);
+    await t.db('api_keys').where({ id: free.id }).update({ tier: 'starter' });
+    const up = await get(free.key);
+    expect(up).toHaveStatus(200);
+    expect(up.headers['ratelimit-limit']).toBe('5000');
+  });
+});
