@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import proxyAddr from 'proxy-addr';
 import type { KeyUsageTracker } from './auth/key-usage.js';
 import { createApiCaches } from './cache/api-caches.js';
 import type { LiveState } from './cache/live-state.js';
@@ -15,7 +16,7 @@ import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
 import { useConditionalGet } from './http/conditional.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
-import { dailyQuota, statsLimit } from './http/quota.js';
+import { dailyQuota, STATS_WINDOW_MS, statsClientKey, statsLimit } from './http/quota.js';
 import { AnswerReplay } from './http/replay.js';
 import { QuotaRefusals } from './rate-limit/quota-refusals.js';
 import { requestId } from './http/request-id.js';
@@ -191,14 +192,17 @@ export function buildApp(deps: AppDeps): App {
   // Repeated answers sent again without Express, while what they depend on is unchanged
   // (src/http/replay.ts): needs the keys and data version held in memory, and request logs off.
   if (deps.live && !logsRequests) {
-    const replay = new AnswerReplay({ live: deps.live, usage: deps.keyUsage, clock, metrics: deps.metrics !== false ? metrics : undefined, encodingFor: negotiatedEncoding, refusals });
+    // The client address as Express gives it (req.ip: proxy-addr with the app's trusted proxies).
+    const trust = app.get('trust proxy fn') as Parameters<typeof proxyAddr>[1];
+    const open = { store: statsStore, limit: deps.config.STATS_RATE_LIMIT_PER_MINUTE, windowMs: STATS_WINDOW_MS, keyOf: (req: IncomingMessage) => statsClientKey(proxyAddr(req, trust)) };
+    const replay = new AnswerReplay({ live: deps.live, usage: deps.keyUsage, clock, metrics: deps.metrics !== false ? metrics : undefined, encodingFor: negotiatedEncoding, refusals, open });
     app.locals.replay = replay;
     // Express's own entry point (express.js: app(req, res) calls app.handle), so supertest and
     // node:http reach the replay alike.
     const entry = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, next?: NextFunction) => void };
     const handle = entry.handle.bind(app);
     entry.handle = (req, res, next) => {
-      if (!replay.serve(req, res)) handle(req, res, next);
+      if (!replay.serve(req, res, () => handle(req, res, next))) handle(req, res, next);
     };
   }
   return app;

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit, type Store } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import onHeaders from 'on-headers';
 import { DAILY_QUOTA } from '../domain/tiers.js';
 import { dailyQuotaKey, secondsUntilUtcMidnight } from '../rate-limit/quota-counters.js';
@@ -120,12 +120,21 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
 }
 
 // GET /api/v1/stats needs no key: it is limited per client IP (req.ip honours
-// X-Forwarded-For only from the trusted proxies of TRUST_PROXY).
+// X-Forwarded-For only from the trusted proxies of TRUST_PROXY; IPv6 by /56, as
+// express-rate-limit's own key). `statsClientKey` is the client's key in the store, for the
+// replay of repeated answers (src/http/replay.ts) too.
+export const STATS_WINDOW_MS = 60_000;
+
+export function statsClientKey(ip: string | undefined): string {
+  return ipKeyGenerator(ip ?? '');
+}
+
 export function statsLimit(deps: { store: Store; perMinute: number }): RequestHandler {
   return rateLimit({
-    windowMs: 60_000,
+    windowMs: STATS_WINDOW_MS,
     limit: deps.perMinute,
     store: deps.store,
+    keyGenerator: (req: Request) => statsClientKey(req.ip),
     standardHeaders: 'draft-6',
     legacyHeaders: false,
     passOnStoreError: true,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
+import type { Store } from 'express-rate-limit';
 import onHeaders from 'on-headers';
 import { hashApiKey } from '../auth/api-key.js';
 import type { KeyUsageTracker } from '../auth/key-usage.js';
@@ -41,6 +42,11 @@ import { requestIdFor } from './request-id.js';
 // RateLimit-Reset) computed as the full path computes them.
 
 export interface ReplayScope {
+  // An answer that needs no key (GET /api/v1/stats): sent again to any request of that URL,
+  // each counted in the per-IP limit (`open` of the replay's dependencies).
+  open?: boolean;
+  // The data version the answer was read at, when no key's lookup set it (res.locals).
+  version?: number;
   // The market snapshots' version the answer was read at (the history), if any.
   snapshots?: number;
   // The answer depends on the UTC day (a default date range): replayed only until its end.
@@ -62,6 +68,8 @@ interface Entry {
 
 // Headers that differ per request or per encoding, written by serve() itself.
 const OWN = new Set(['x-request-id', 'content-encoding', 'content-length']);
+// ... and those of an answer under the per-IP limit (its RateLimit fields, counted per request).
+const OWN_OPEN = new Set([...OWN, 'ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']);
 // ... and those of a refusal (the seconds to 00:00 UTC, the ETag of a body that names the request).
 const OWN_REFUSAL = new Set([...OWN, 'etag', 'retry-after', 'ratelimit-reset']);
 
@@ -93,6 +101,8 @@ export class AnswerReplay {
       encodingFor: (acceptEncoding: string) => string | false | undefined;
       // Keys refused over their daily quota within the last second (src/http/quota.ts).
       refusals?: QuotaRefusals;
+      // The per-IP limit of the answers that need no key (src/http/quota.ts, statsLimit).
+      open?: OpenLimit;
     },
     private readonly maxWeight = 8 * 1024 * 1024,
     private readonly maxEntries = 5_000,
@@ -102,22 +112,24 @@ export class AnswerReplay {
   // per-encoding ones), when the answer qualifies.
   record(req: Request, res: Response, body: CachedBody, scope: ReplayScope = {}): void {
     const key = res.locals.apiKey;
-    const data = res.locals.dataVersion;
-    if (req.method !== 'GET' || res.statusCode !== 200 || !key || data === undefined || DAILY_QUOTA[key.tier] !== null) return;
+    const data = scope.version ?? res.locals.dataVersion;
+    if (req.method !== 'GET' || res.statusCode !== 200 || data === undefined) return;
+    const open = scope.open === true;
+    if (open ? !this.deps.open : !key || DAILY_QUOTA[key.tier] !== null) return;
     if (data !== this.deps.live.currentVersion()) return; // read at an older version than the one now current
     if (data > this.version) {
       this.entries.clear();
       this.weight = 0;
       this.version = data;
     }
-    const headers = headersOf(res, OWN);
-    const id = `${key.tier} ${req.originalUrl}`;
+    const headers = headersOf(res, open ? OWN_OPEN : OWN);
+    const id = open ? `* ${req.originalUrl}` : `${key!.tier} ${req.originalUrl}`;
     const previous = this.entries.get(id);
     if (previous) {
       this.entries.delete(id);
       this.weight -= previous.weight;
     }
-    const entry: Entry = { tier: key.tier, data, snapshots: scope.snapshots ?? null, untilMs: scope.untilMs ?? Infinity, body, jsonBytes: Buffer.byteLength(body.json), headers, weight: cachedBodyWeight(body) + 64 * headers.length, route: this.deps.metrics?.routeOf(req) ?? 'unmatched' };
+    const entry: Entry = { tier: open ? '*' : key!.tier, data, snapshots: scope.snapshots ?? null, untilMs: scope.untilMs ?? Infinity, body, jsonBytes: Buffer.byteLength(body.json), headers, weight: cachedBodyWeight(body) + 64 * headers.length, route: this.deps.metrics?.routeOf(req) ?? 'unmatched' };
     this.entries.set(id, entry);
     this.weight += entry.weight;
     while (this.entries.size > this.maxEntries || (this.weight > this.maxWeight && this.entries.size > 1)) {
@@ -129,11 +141,14 @@ export class AnswerReplay {
 
   // Sends the recorded answer and returns true, or returns false (and touches nothing) when
   // the request must go through the full path.
-  serve(req: IncomingMessage, res: ServerResponse): boolean {
+  // `fullPath` answers a request the replay took but cannot finish itself (over the per-IP limit).
+  serve(req: IncomingMessage, res: ServerResponse, fullPath: () => void): boolean {
     if ((this.entries.size === 0 && this.refusals.size === 0) || req.method !== 'GET') return false;
     const startedAt = this.deps.metrics ? performance.now() : 0;
     const h = req.headers;
     if (h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) return false;
+    const open = this.entries.get(`* ${req.url}`);
+    if (open) return this.serveOpen(req, res, open, startedAt, fullPath);
     const raw = bearerKey(h.authorization);
     if (typeof raw !== 'string') return false;
     const live = this.deps.live;
@@ -146,30 +161,64 @@ export class AnswerReplay {
     if (entry.snapshots !== null && entry.snapshots !== live.currentSnapshotVersion()) return false;
     const now = this.deps.clock();
     if (entry.untilMs !== Infinity && now.getTime() >= entry.untilMs) return false;
+    const out = this.bodyFor(req, entry);
+    if (!out) return false;
+    this.deps.usage?.record(key.id, now);
+    this.send(res, entry, out, [], startedAt);
+    return true;
+  }
+
+  // The recorded body in the encoding the client takes, with its per-request headers; null when
+  // the full path must make that encoding first.
+  private bodyFor(req: IncomingMessage, entry: Entry): { bytes: Buffer | string; headers: string[] } | null {
     const body = entry.body;
     let bytes: Buffer | string = body.json;
     let length = entry.jsonBytes;
     let encoding: string | null = null;
     if (body.json.length >= MIN_COMPRESS) {
-      const chosen = this.deps.encodingFor(h['accept-encoding'] ?? '');
-      if (chosen === undefined) return false;
+      const chosen = this.deps.encodingFor(req.headers['accept-encoding'] ?? '');
+      if (chosen === undefined) return null;
       if (chosen === 'br' || chosen === 'gzip') {
         const compressed = chosen === 'br' ? body.br : body.gzip;
-        if (compressed === undefined) return false; // the full path makes it (once)
+        if (compressed === undefined) return null; // the full path makes it (once)
         bytes = compressed;
         length = compressed.length;
         encoding = chosen;
       }
     }
-    const headers = entry.headers.slice();
-    headers.push('X-Request-Id', requestIdFor(h['x-request-id']));
+    const headers = ['X-Request-Id', requestIdFor(req.headers['x-request-id'])];
     if (encoding !== null) headers.push('Content-Encoding', encoding);
     headers.push('Content-Length', String(length));
-    this.deps.usage?.record(key.id, now);
-    res.writeHead(200, headers);
-    res.end(bytes);
+    return { bytes, headers };
+  }
+
+  private send(res: ServerResponse, entry: Entry, out: { bytes: Buffer | string; headers: string[] }, more: string[], startedAt: number): void {
+    res.writeHead(200, [...entry.headers, ...more, ...out.headers]);
+    res.end(out.bytes);
     this.deps.metrics?.observe('GET', entry.route, 200, startedAt);
     this.served++;
+  }
+
+  // An answer that needs no key, counted in the per-IP limit as the full path counts it (the
+  // same store and client key); the full path answers a request over the limit (after this count
+  // is taken back, so the request is counted once). When the store fails the answer is sent
+  // without RateLimit fields, as the full path does (the store has logged and counted the error).
+  private serveOpen(req: IncomingMessage, res: ServerResponse, entry: Entry, startedAt: number, fullPath: () => void): boolean {
+    const limiter = this.deps.open;
+    if (!limiter || entry.data !== this.deps.live.currentVersion()) return false;
+    const out = this.bodyFor(req, entry);
+    if (!out) return false;
+    const client = limiter.keyOf(req);
+    new Promise<Awaited<ReturnType<Store['increment']>>>((resolve) => resolve(limiter.store.increment(client))).then(
+      ({ totalHits, resetTime }) => {
+        if (totalHits > limiter.limit) {
+          void Promise.resolve(limiter.store.decrement(client)).catch(() => undefined).then(fullPath);
+          return;
+        }
+        this.send(res, entry, out, rateLimitFields(limiter, totalHits, resetTime), startedAt);
+      },
+      () => this.send(res, entry, out, [], startedAt),
+    );
     return true;
   }
 
@@ -215,6 +264,26 @@ export class AnswerReplay {
   get size(): number {
     return this.entries.size;
   }
+}
+
+// The per-IP limit of the answers that need no key, as the full path applies it.
+export interface OpenLimit {
+  store: Store;
+  limit: number;
+  windowMs: number;
+  // The client's key in the store (the limiter's keyGenerator).
+  keyOf(req: IncomingMessage): string;
+}
+
+// express-rate-limit's draft-6 fields (standardHeaders: 'draft-6'), as it computes them.
+function rateLimitFields(l: OpenLimit, totalHits: number, resetTime: Date | undefined): string[] {
+  const reset = resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(l.windowMs / 1000);
+  return [
+    'RateLimit-Policy', `${l.limit};w=${Math.ceil(l.windowMs / 1000)}`,
+    'RateLimit-Limit', String(l.limit),
+    'RateLimit-Remaining', String(Math.max(l.limit - totalHits, 0)),
+    'RateLimit-Reset', String(reset),
+  ];
 }
 
 // The headers set on `res` (names as they were set: node:http has getRawHeaderNames on every

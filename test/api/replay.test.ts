@@ -171,6 +171,44 @@ describe('a key over its daily quota', () => {
   });
 });
 
+describe('GET /api/v1/stats (no key), under the per-IP limit', () => {
+  // Its own app: 3 requests a minute per client, clients told apart by X-Forwarded-For from loopback.
+  async function statsApp() {
+    const prefix = `${t.redisPrefix}stats-${Math.random().toString(36).slice(2)}:`;
+    const a = await liveApp({ redisPrefix: prefix, config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: ['loopback'], STATS_RATE_LIMIT_PER_MINUTE: 3, PAGES_RATE_LIMIT_PER_MINUTE: 100_000 } });
+    return { a, count: async (ip: string) => Number(await t.redis.get(`${prefix}stats-ip:${ip}`)) };
+  }
+  const stats = (a: App, ip: string, headers: Record<string, string> = {}) => request(a).get('/api/v1/stats').set({ 'X-Forwarded-For': ip, ...headers });
+
+  it('gets the answer the full path sent, each request counted once per client, the 4th refused', async () => {
+    const { a, count } = await statsApp();
+    const first = await stats(a, '203.0.113.5');
+    expect(first).toHaveStatus(200);
+    expect(first.headers['ratelimit-remaining']).toBe('2');
+    const served = replayOf(a).served;
+    const second = await stats(a, '203.0.113.5');
+    const third = await stats(a, '203.0.113.5', { Authorization: 'Bearer whatever' });
+    expect(replayOf(a).served).toBe(served + 2);
+    const { 'ratelimit-remaining': r1, 'ratelimit-reset': _r1, ...same1 } = comparable(first).headers;
+    const { 'ratelimit-remaining': r2, 'ratelimit-reset': _r2, ...same2 } = comparable(second).headers;
+    expect(same2).toEqual(same1);
+    expect(second.text).toBe(first.text);
+    expect([r1, r2, third.headers['ratelimit-remaining']]).toEqual(['2', '1', '0']);
+    expect(Number(second.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    expect(Number(second.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
+    expect(await count('203.0.113.5')).toBe(3);
+    const fourth = await stats(a, '203.0.113.5');
+    expect(fourth).toHaveStatus(429);
+    expect(fourth.body.code).toBe('rate_limited');
+    expect(await count('203.0.113.5')).toBe(4);
+    // Another client has its own count.
+    const other = await stats(a, '198.51.100.9');
+    expect(other).toHaveStatus(200);
+    expect(other.headers['ratelimit-remaining']).toBe('2');
+    expect(replayOf(a).served).toBe(served + 3);
+  });
+});
+
 describe('what goes through the full path', () => {
   it('a conditional request (304) and a HEAD', async () => {
     const pro = await createKey(t.db, 'pro');
