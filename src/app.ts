@@ -190,12 +190,12 @@ export function buildApp(deps: AppDeps): App {
   app.use(errorHandler(deps.logger));
 
   // Repeated answers sent again without Express, while what they depend on is unchanged
-  // (src/http/replay.ts): needs the keys and data version held in memory, and request logs off.
-  if (deps.live && !logsRequests) {
+  // (src/http/replay.ts): needs the keys and data version held in memory.
+  if (deps.live) {
     // The client address as Express gives it (req.ip: proxy-addr with the app's trusted proxies).
     const trust = app.get('trust proxy fn') as Parameters<typeof proxyAddr>[1];
     const open = { store: statsStore, limit: deps.config.STATS_RATE_LIMIT_PER_MINUTE, windowMs: STATS_WINDOW_MS, keyOf: (req: IncomingMessage) => statsClientKey(proxyAddr(req, trust)) };
-    const replay = new AnswerReplay({ live: deps.live, usage: deps.keyUsage, clock, metrics: deps.metrics !== false ? metrics : undefined, encodingFor: negotiatedEncoding, refusals, open });
+    const replay = new AnswerReplay({ live: deps.live, usage: deps.keyUsage, clock, metrics: deps.metrics !== false ? metrics : undefined, encodingFor: negotiatedEncoding, refusals, open, logger: logsRequests ? deps.logger : undefined });
     app.locals.replay = replay;
     // Express's own entry point (express.js: app(req, res) calls app.handle), so supertest and
     // node:http reach the replay alike.

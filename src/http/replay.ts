@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import type { Store } from 'express-rate-limit';
+import type { Logger } from 'pino';
 import onHeaders from 'on-headers';
 import { hashApiKey } from '../auth/api-key.js';
 import type { KeyUsageTracker } from '../auth/key-usage.js';
@@ -30,9 +31,9 @@ import { requestIdFor } from './request-id.js';
 // - with an Accept-Encoding value the full path has negotiated already.
 // Anything else, and every first request, goes through Express, which records what it sent
 // (src/http/send-cached-body.ts). Per request the replay still gives the answer its own
-// X-Request-Id, records the key's use and counts it in the request metrics (under the route
-// the full path matched), as the full path does. It is off while request logs are on
-// (LOG_LEVEL info or lower): one log line per request is pino-http's, in Express.
+// X-Request-Id, records the key's use, counts it in the request metrics (under the route the
+// full path matched) and, while request logs are on (LOG_LEVEL info or lower), writes its log
+// line with pino-http's fields and message, as the full path does.
 //
 // The refusal of a key over its daily quota is sent again the same way (a Free key over its
 // quota may send little else): once the full path has refused a URL for a tier, a key of that
@@ -103,6 +104,8 @@ export class AnswerReplay {
       refusals?: QuotaRefusals;
       // The per-IP limit of the answers that need no key (src/http/quota.ts, statsLimit).
       open?: OpenLimit;
+      // Where each answer's log line goes, while request logs are on.
+      logger?: Logger;
     },
     private readonly maxWeight = 8 * 1024 * 1024,
     private readonly maxEntries = 5_000,
@@ -144,7 +147,7 @@ export class AnswerReplay {
   // `fullPath` answers a request the replay took but cannot finish itself (over the per-IP limit).
   serve(req: IncomingMessage, res: ServerResponse, fullPath: () => void): boolean {
     if ((this.entries.size === 0 && this.refusals.size === 0) || req.method !== 'GET') return false;
-    const startedAt = this.deps.metrics ? performance.now() : 0;
+    const startedAt = this.deps.metrics || this.deps.logger ? performance.now() : 0;
     const h = req.headers;
     if (h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) return false;
     const open = this.entries.get(`* ${req.url}`);
@@ -164,13 +167,13 @@ export class AnswerReplay {
     const out = this.bodyFor(req, entry);
     if (!out) return false;
     this.deps.usage?.record(key.id, now);
-    this.send(res, entry, out, [], startedAt);
+    this.send(req, res, entry, out, [], startedAt, key.id);
     return true;
   }
 
   // The recorded body in the encoding the client takes, with its per-request headers; null when
   // the full path must make that encoding first.
-  private bodyFor(req: IncomingMessage, entry: Entry): { bytes: Buffer | string; headers: string[] } | null {
+  private bodyFor(req: IncomingMessage, entry: Entry): Out | null {
     const body = entry.body;
     let bytes: Buffer | string = body.json;
     let length = entry.jsonBytes;
@@ -186,16 +189,29 @@ export class AnswerReplay {
         encoding = chosen;
       }
     }
-    const headers = ['X-Request-Id', requestIdFor(req.headers['x-request-id'])];
+    const requestId = requestIdFor(req.headers['x-request-id']);
+    const headers = ['X-Request-Id', requestId];
     if (encoding !== null) headers.push('Content-Encoding', encoding);
     headers.push('Content-Length', String(length));
-    return { bytes, headers };
+    return { bytes, headers, requestId };
   }
 
-  private send(res: ServerResponse, entry: Entry, out: { bytes: Buffer | string; headers: string[] }, more: string[], startedAt: number): void {
+  private send(req: IncomingMessage, res: ServerResponse, entry: Entry, out: Out, more: string[], startedAt: number, keyId?: string): void {
     res.writeHead(200, [...entry.headers, ...more, ...out.headers]);
     res.end(out.bytes);
-    this.deps.metrics?.observe('GET', entry.route, 200, startedAt);
+    this.sent(req, 200, entry.route, startedAt, out.requestId, keyId);
+  }
+
+  // What the full path does once an answer is sent: the request metrics, the request's log line
+  // (pino-http's fields and message, src/app.ts) while request logs are on.
+  private sent(req: IncomingMessage, status: number, route: string, startedAt: number, requestId: string, keyId?: string, rejection?: 'daily_quota'): void {
+    this.deps.metrics?.observe('GET', route, status, startedAt, rejection);
+    const logger = this.deps.logger;
+    if (logger) {
+      const path = (req.url ?? '').split('?')[0];
+      const ms = Math.round(performance.now() - startedAt);
+      logger.info({ req: { method: 'GET', path }, request_id: requestId, key_id: keyId, res: { status }, responseTime: ms }, `GET ${path} ${status} ${ms}ms`);
+    }
     this.served++;
   }
 
@@ -215,9 +231,9 @@ export class AnswerReplay {
           void Promise.resolve(limiter.store.decrement(client)).catch(() => undefined).then(fullPath);
           return;
         }
-        this.send(res, entry, out, rateLimitFields(limiter, totalHits, resetTime), startedAt);
+        this.send(req, res, entry, out, rateLimitFields(limiter, totalHits, resetTime), startedAt);
       },
-      () => this.send(res, entry, out, [], startedAt),
+      () => this.send(req, res, entry, out, [], startedAt),
     );
     return true;
   }
@@ -256,14 +272,20 @@ export class AnswerReplay {
     this.deps.usage?.record(keyId, now);
     res.writeHead(429, headers);
     res.end(body);
-    this.deps.metrics?.observe('GET', refusal.route, 429, startedAt, 'daily_quota');
-    this.served++;
+    this.sent(req, 429, refusal.route, startedAt, requestId, keyId, 'daily_quota');
     return true;
   }
 
   get size(): number {
     return this.entries.size;
   }
+}
+
+// A recorded body as one request gets it.
+interface Out {
+  bytes: Buffer | string;
+  headers: string[];
+  requestId: string;
 }
 
 // The per-IP limit of the answers that need no key, as the full path applies it.

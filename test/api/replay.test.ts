@@ -268,15 +268,27 @@ describe('what goes through the full path', () => {
   });
 });
 
-describe('when it is off', () => {
-  it('without the keys held in memory, and while request logs are written', async () => {
-    const pro = await createKey(t.db, 'pro');
+describe('when it is off, and with request logs', () => {
+  it('is off without the keys held in memory', async () => {
     expect((await buildTestApp(t.db, { redis: t.redis, redisPrefix: t.redisPrefix })).locals.replay).toBeUndefined();
+  });
+
+  it('writes the log line of each answer it sends, with the fields and message of the full path', async () => {
+    const pro = await createKey(t.db, 'pro');
     const live = new LiveState().start(t.url, silentLogger, 100);
     lives.push(live);
     expect(await live.ready(10_000)).toBe(true);
-    const logging = await buildTestApp(t.db, { live, redis: t.redis, redisPrefix: t.redisPrefix, logger: pino({ level: 'info' }, new Writable({ write: (_c, _e, done) => done() })) });
-    expect(logging.locals.replay).toBeUndefined();
-    expect(await get(logging, pro.key, '/api/v1/market/prices')).toHaveStatus(200);
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({ write: (c, _e, done) => (lines.push(...String(c).split('\n').filter(Boolean).map((l) => JSON.parse(l))), done()) });
+    const logging = await buildTestApp(t.db, { live, redis: t.redis, redisPrefix: t.redisPrefix, logger: pino({ level: 'info' }, sink) });
+    const path = '/api/v1/market/prices?commune=Mamer';
+    const full = await get(logging, pro.key, path);
+    const served = replayOf(logging).served;
+    const replayed = await get(logging, pro.key, path);
+    expect(replayOf(logging).served).toBe(served + 1);
+    await vi.waitFor(() => expect(lines.filter((l) => l.req)).toHaveLength(2));
+    const [a, b] = lines.filter((l) => l.req).map(({ time: _t, responseTime, msg, ...rest }) => ({ ...rest, responseTime: typeof responseTime, msg: String(msg).replace(/ \d+ms$/, '') }));
+    expect(a).toMatchObject({ req: { method: 'GET', path: '/api/v1/market/prices' }, res: { status: 200 }, key_id: pro.id, request_id: full.headers['x-request-id'], msg: 'GET /api/v1/market/prices 200' });
+    expect(b).toEqual({ ...a, request_id: replayed.headers['x-request-id'] });
   });
 });
