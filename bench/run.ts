@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { load } from './load.js';
 import pg from 'pg';
 import { createDb } from '../src/db/knex.js';
 import { mulberry32 } from '../src/demo/generate.js';
@@ -21,7 +22,7 @@ import { consoleTable, writeResults, type Row } from './report.js';
 import { scenarios, selectScenarios, type Req, type Scenario } from './scenarios.js';
 
 // npm run bench -- [--listings 10000|100000|1000000] [--duration 15] [--connections 50]
-//                  [--warmup 3] [--scenarios 1,2,3] [--rebuild] [--identity]
+//                  [--warmup 3] [--scenarios 1,2,3] [--rebuild] [--identity] [--generator sockets|autocannon]
 const { values: args } = parseArgs({
   options: {
     listings: { type: 'string', default: '10000' },
@@ -31,6 +32,7 @@ const { values: args } = parseArgs({
     scenarios: { type: 'string' },
     rebuild: { type: 'boolean', default: false },
     identity: { type: 'boolean', default: false }, // send no Accept-Encoding (default: gzip, as browsers and fetch do)
+    generator: { type: 'string', default: 'sockets' }, // the load generator: sockets (bench/load.ts) or autocannon
     profile: { type: 'boolean', default: false }, // the server under node --cpu-prof; a summary goes to latest.md
     workers: { type: 'string', default: '1' }, // WEB_CONCURRENCY of the server
   },
@@ -45,6 +47,7 @@ const duration = positive('duration', args.duration);
 const connections = positive('connections', args.connections);
 const warmup = Number(args.warmup);
 const gzip = !args.identity;
+const generator = args.generator === 'autocannon' ? 'autocannon' : 'sockets';
 const workers = positive('workers', args.workers);
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -136,49 +139,71 @@ async function drive(base: string, s: Scenario, keys: { pro: string; free: strin
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let wrong = 0;
-  // Per part of the mix: latencies and the slowest request (onResponse runs just before the
-  // 'response' event of the same response, so `last` is that response's request).
-  type Ctx = { req?: Req };
-  let last: Req | undefined;
+  // Per part of the mix: latencies and the slowest request.
   const kinds = new Map<string, { ms: number[]; slowest: { ms: number; req: Req } }>();
   const headers = (r: Req) => ({
     ...(r.key ? { authorization: `Bearer ${keys[r.key]}` } : {}),
     ...(gzip ? { 'accept-encoding': 'gzip' } : {}),
   });
   const started = performance.now();
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: base,
-        connections,
-        duration: seconds,
-        timeout: 10,
-        requests: [
-          {
-            setupRequest: (req, context) => {
-              const r = s.next(rng);
-              (context as Ctx).req = r;
-              return { ...req, method: 'GET', path: r.path, headers: headers(r) };
+  const onResponse = (status: number, ms: number, r: Req) => {
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    if (status !== r.expect) wrong++;
+    latencies.push(ms);
+    if (!r.kind) return;
+    const k = kinds.get(r.kind) ?? { ms: [], slowest: { ms: -1, req: r } };
+    k.ms.push(ms);
+    if (ms > k.slowest.ms) k.slowest = { ms, req: r };
+    kinds.set(r.kind, k);
+  };
+  let result: { errors: number; timeouts: number };
+  if (generator === 'autocannon') {
+    // The previous generator, for comparison (--generator autocannon).
+    type Ctx = { req?: Req };
+    result = await new Promise<autocannon.Result>((resolve, reject) => {
+      const instance = autocannon(
+        {
+          url: base,
+          connections,
+          duration: seconds,
+          timeout: 10,
+          requests: [
+            {
+              setupRequest: (req, context) => {
+                const r = s.next(rng);
+                (context as Ctx).req = r;
+                return { ...req, method: 'GET', path: r.path, headers: headers(r) };
+              },
+              onResponse: (status, _body, context) => {
+                last = (context as Ctx).req;
+                lastStatus = status;
+              },
             },
-            onResponse: (status, _body, context) => {
-              statuses[status] = (statuses[status] ?? 0) + 1;
-              last = (context as Ctx).req;
-              if (status !== last?.expect) wrong++;
-            },
-          },
-        ],
-      },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    );
-    instance.on('response', (_client, _status, _bytes, ms) => {
-      latencies.push(ms);
-      if (!last?.kind) return;
-      const k = kinds.get(last.kind) ?? { ms: [], slowest: { ms: -1, req: last } };
-      k.ms.push(ms);
-      if (ms > k.slowest.ms) k.slowest = { ms, req: last };
-      kinds.set(last.kind, k);
+          ],
+        },
+        (err, res) => (err ? reject(err) : resolve(res)),
+      );
+      // onResponse runs just before the 'response' event of the same response, so `last` is
+      // that response's request.
+      let last: Req | undefined;
+      let lastStatus = 0;
+      instance.on('response', (_client, _status, _bytes, ms) => onResponse(lastStatus, ms, last!));
     });
-  });
+  } else {
+    const url = new URL(base);
+    result = await load<Req>({
+      host: url.hostname,
+      port: Number(url.port),
+      connections,
+      seconds,
+      timeoutSeconds: 10,
+      next: () => {
+        const r = s.next(rng);
+        return { path: r.path, headers: headers(r), ctx: r };
+      },
+      onResponse,
+    });
+  }
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {
