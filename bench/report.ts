@@ -29,6 +29,7 @@ export interface RunInfo {
   warmup: number;
   connections: number;
   gzip: boolean;
+  generator: 'sockets' | 'autocannon';
   poolMax: string;
   date: string;
   commit: string;
@@ -112,7 +113,7 @@ export function writeResults(
   md.push(`# Benchmark: ${info.listings.toLocaleString('en')} listings`, '');
   md.push(`Run ${info.date} on commit ${info.commit}, code fingerprint ${info.code} (src/ and migrations/); ${info.machine}; ${info.postgres} (${info.pgSettings}).`);
   md.push(
-    `Database \`${info.database}\` (${info.reused ? 'reused; built' : 'built'} in ${info.buildSeconds} s). autocannon in the same process as this runner, ` +
+    `Database \`${info.database}\` (${info.reused ? 'reused; built' : 'built'} in ${info.buildSeconds} s). ${info.generator === 'autocannon' ? 'autocannon' : 'The load generator of bench/load.ts'} in the same process as this runner, ` +
       `${info.connections} connections, ${info.warmup} s warm-up then ${info.duration} s measured per scenario, ` +
       `${info.gzip ? '`Accept-Encoding: gzip`' : 'no Accept-Encoding (identity)'}; server: \`node --max-old-space-size=256 dist/src/server.js\`, NODE_ENV=production, ` +
       `LOG_LEVEL=warn, METRICS_PORT=-1, DB_POOL_MAX=${info.poolMax}, the real Redis, STATS_RATE_LIMIT_PER_MINUTE=1000000000 (so scenario 7 measures /stats, not the per-IP limiter); ` +

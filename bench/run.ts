@@ -549,6 +549,7 @@ async function main(): Promise<void> {
       warmup,
       connections,
       gzip,
+      generator,
       poolMax: process.env.DB_POOL_MAX ?? '10 (default)',
       date: new Date().toISOString(),
       commit: readOnlyGit(),
