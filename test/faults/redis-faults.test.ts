@@ -3,10 +3,12 @@ import pino from 'pino';
 import request, { type Response } from 'supertest';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
+import { LiveState } from '../../src/cache/live-state.js';
+import type { AnswerReplay } from '../../src/http/replay.js';
 import type { StoreHealth } from '../../src/rate-limit/store.js';
 import { createRedis, waitForRedis } from '../../src/redis.js';
 import { useTestContext } from '../helpers/context.js';
-import { bearer, buildTestApp, createKey } from '../helpers/factory.js';
+import { bearer, buildTestApp, createKey, silentLogger } from '../helpers/factory.js';
 import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 
 // docs/spec/contract.md section 6: "If Redis is unreachable, requests are still served (quota not
@@ -71,12 +73,12 @@ function captureLogger() {
   return { logger, lines };
 }
 
-async function setup(url: string, opts: { waitReady: boolean }) {
+async function setup(url: string, opts: { waitReady: boolean; live?: LiveState }) {
   const { logger, lines } = captureLogger();
   const redis = createRedis(url, { timeoutMs: TIMEOUT_MS, logger });
   clients.push(redis);
   if (opts.waitReady) await vi.waitFor(async () => expect(await waitForRedis(redis, 1000)).toBe(true), WAIT);
-  const app = (await buildTestApp(t.db, { redis, logger })) as App;
+  const app = (await buildTestApp(t.db, { redis, logger, live: opts.live })) as App;
   const { server } = await t.listen(app);
   const agent = request(server);
   const free = await createKey(t.db, 'free');
@@ -239,5 +241,36 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     // The 429 is counted on arrival and taken back (429s do not count): two operations.
     expect(since(counting)).toEqual({ operations: 101, errors: 0, timeouts: 0 });
     expectQuietConsole();
+  });
+  it('the answers sent again without Express (src/http/replay.ts) behave alike: with Redis stopped or hung, /stats is served without RateLimit fields and the store error counted; a Free key is served unlimited', async () => {
+    const srv = await startRedis();
+    const live = new LiveState().start(t.url, silentLogger, 100);
+    try {
+      expect(await live.ready(10_000)).toBe(true);
+      const { app, get, health, since } = await setup(srv.url, { waitReady: true, live });
+      const replay = app.locals.replay as AnswerReplay;
+      const stats = () => request(app).get('/api/v1/stats').timeout(HANG_BOUND_MS);
+      expect((await stats()).headers['ratelimit-remaining']).toBeDefined();
+      const served = replay.served;
+      expect((await stats()).headers['ratelimit-remaining']).toBeDefined();
+      expect(replay.served).toBe(served + 1);
+
+      srv.pause();
+      let before = { ...health };
+      expectServedUnlimited(await stats(), '/stats while Redis is hung');
+      expect(since(before)).toEqual({ operations: 1, errors: 1, timeouts: 1 });
+      srv.resume();
+      await srv.stop();
+      await stats(); // may race the socket's close
+      before = { ...health };
+      expectServedUnlimited(await stats(), '/stats with Redis stopped');
+      expect(since(before)).toEqual({ operations: 1, errors: 1, timeouts: 0 });
+      expect(replay.served).toBe(served + 4);
+      // A Free key with Redis gone: never refused (nothing holds it), served unlimited.
+      expectServedUnlimited(await get());
+      expectQuietConsole();
+    } finally {
+      await live.close();
+    }
   });
 });
