@@ -292,10 +292,9 @@ export class ListingIndex {
       const desc = sort.startsWith('-');
       // Every row matches: the page is a slice of the sort order.
       if (q.trivial && !q.geo) return { rows: sliceSorted(sorted, desc, offset, want) };
-      // Walking the sorted rows visits about want × size / total rows; collecting visits every
-      // candidate and offers each match to a heap. Measured (the mix's requests at 1M): a walked
-      // row costs about what a candidate of (commune, type, price) ranges or a match offered
-      // costs, and twice a candidate of a circle's cells (walking tests the circle with trigonometry).
+      // Walking visits about want × size / total rows, collecting every candidate (and offers
+      // each match to a heap). Measured on the mix's requests at 1M: a walked row costs what a
+      // candidate of ranges or a match costs, two candidates of cells (it tests the circle).
       const walked = (want * this.size) / total;
       const candidates = this.candidateCount(f, q);
       rows = (f.geo ? 2 * walked <= candidates : walked <= candidates + total) ? this.walk(sorted, desc, q, want) : this.collectSorted(f, q, sorted, desc, want);
@@ -353,11 +352,15 @@ export class ListingIndex {
         }
       }
     } else {
-      const { order, ranges } = this.candidates(f, q);
+      // The ranges hold the place, type and price: when exact every row matches, else (as in
+      // count) rooms and the flag alone are left to test unless more is asked.
+      const { order, ranges, exact } = this.candidates(f, q);
+      const roomsAndFlag = order !== null && q.src < 0 && !q.students;
+      const { rooms, bits } = this;
       for (let r = 0; r < ranges.length; r += 2) {
         for (let k = ranges[r]; k < ranges[r + 1]; k++) {
           const i = order === null ? k : order[k];
-          if (this.matchesAttributes(q, i)) offer(i);
+          if (exact || (roomsAndFlag ? rooms[i] >= q.minR && (q.flag < 0 || (bits[i] & FLAGGED) === q.flag) : this.matchesAttributes(q, i))) offer(i);
         }
       }
     }
