@@ -4,10 +4,13 @@ import { pathToFileURL } from 'node:url';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationsDir } from '../lib/paths.js';
+import { parseTimestamptz } from './timestamptz.js';
 
 // bigint columns (counts, ids) come back as JS numbers: every value we store fits in 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
+// timestamptz: the same Date as pg's own parser, without its regular expressions for the usual form.
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
 export type Db = Knex;
 

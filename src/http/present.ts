@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../lib/iso-time.js';
 import { iso } from '../repositories/freshness.js';
 import type { ChangeRow } from '../repositories/changes.js';
 import type { PublicListingRow } from '../repositories/listings.js';
@@ -26,8 +27,8 @@ export function presentListing(row: PublicListingRow, opts: { baseUrl: string; s
     accepts_students: row.accepts_students,
     images: row.images ?? [],
     source_url: row.source_url,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
     ...(opts.showFlags ? { flags: row.flags ?? [] } : {}),
     ...(row.distance_km !== undefined ? { distance_km: Math.round(row.distance_km * 1000) / 1000 } : {}),
   };

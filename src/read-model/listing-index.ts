@@ -5,7 +5,7 @@ import { type CompiledFilter, compileFilter } from './compiled-filter.js';
 import { buildGrid, cellsNear, type Grid, SUB2 } from './geo-grid.js';
 import { MaxHeap } from './max-heap.js';
 import { RoomsCounts } from './rooms-counts.js';
-import { groupByPlaceAndType, NULL_RANK, type RowsByGroup, sliceSorted, type SortedRows } from './sort-orders.js';
+import { groupByPlaceAndType, groupByType, NULL_RANK, placePairs, type RowsByGroup, sliceSorted, type SortedRows } from './sort-orders.js';
 
 // An in-memory, columnar copy of the active listings at one data version: the search
 // columns in typed arrays (off the JS heap), row i being the i-th active listing in id order,
@@ -25,11 +25,12 @@ export interface IndexPage {
 }
 
 // Rows to visit: order[from..to) for each pair of `ranges` (order null: the row numbers
-// themselves).
+// themselves); `rooms`: the rooms counts over that order's positions.
 interface Candidates {
   order: Uint32Array | null;
   ranges: number[];
   size: number;
+  rooms?: RoomsCounts;
 }
 
 export class ListingIndex {
@@ -43,6 +44,8 @@ export class ListingIndex {
   private readonly pairsOfCommune: number[][];
   private readonly pairLocality: number[];
   private readonly roomsCounts: RoomsCounts;
+  // Rows by type, by price then row (for filters that name no place), and their rooms counts.
+  private readonly byType: { order: Uint32Array; start: Uint32Array; rooms: RoomsCounts };
   private lastCandidates: { f: ListingFilter; c: Candidates & { exact: boolean } } | null = null;
   private readonly grid: Grid | null;
   private readonly cleanTotal: number;
@@ -76,23 +79,13 @@ export class ListingIndex {
     this.bits = c.bits;
     // Groups by (commune, locality) pair and type, so that a locality (a quarter of the city)
     // is a set of price ranges as a commune is.
-    const pairCodes = new Map<number, number>();
-    const pairOf = new Uint32Array(c.n);
-    this.pairsOfCommune = Array.from({ length: c.dicts.commune.size }, () => []);
-    this.pairLocality = [];
-    for (let i = 0; i < c.n; i++) {
-      const key = c.commune[i] * 0x10000 + c.locality[i];
-      let code = pairCodes.get(key);
-      if (code === undefined) {
-        code = this.pairLocality.length;
-        pairCodes.set(key, code);
-        this.pairLocality.push(c.locality[i]);
-        this.pairsOfCommune[c.commune[i]].push(code);
-      }
-      pairOf[i] = code;
-    }
+    const { pairOf, pairsOfCommune, pairLocality } = placePairs(c.n, c.commune, c.locality, c.dicts.commune.size);
+    this.pairsOfCommune = pairsOfCommune;
+    this.pairLocality = pairLocality;
     this.byGroup = groupByPlaceAndType(c.n, pairOf, c.type, c.price, this.pairLocality.length, c.dicts.type.size);
     this.roomsCounts = new RoomsCounts(this.byGroup.order, c.rooms, c.bits);
+    const byType = groupByType(c.byPrice.order, c.type, c.dicts.type.size);
+    this.byType = { ...byType, rooms: new RoomsCounts(byType.order, c.rooms, c.bits) };
     this.grid = buildGrid(c);
     let clean = 0;
     for (let i = 0; i < c.n; i++) if ((c.bits[i] & FLAGGED) === 0) clean++;
@@ -106,6 +99,7 @@ export class ListingIndex {
     for (const a of [c.price, c.rooms, c.lat, c.lng, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
     for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength + (s.rank === c.price ? 0 : s.rank.byteLength);
     b += this.byGroup.order.byteLength + this.byGroup.start.byteLength + this.roomsCounts.bytes;
+    b += this.byType.order.byteLength + this.byType.start.byteLength + this.byType.rooms.bytes;
     if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength + this.grid.sub.byteLength + this.grid.clean.byteLength;
     return b;
   }
@@ -154,13 +148,23 @@ export class ListingIndex {
     if (!f.communes && f.locality === undefined && !f.listingType && f.minPrice === undefined && f.maxPrice === undefined) {
       return { order: null, ranges: [0, this.size], size: this.size, exact: q.trivial };
     }
-    const { order, start, types } = this.byGroup;
-    const d = this.c.dicts;
-    const communeCodes = f.communes
-      ? [...new Set(f.communes)].map((n) => d.commune.find(n)).filter((c) => c >= 0)
-      : Array.from({ length: d.commune.size }, (_, c) => c);
-    const pairs = communeCodes.flatMap((c) => (q.loc < 0 ? this.pairsOfCommune[c] : this.pairsOfCommune[c].filter((p) => this.pairLocality[p] === q.loc)));
+    // No place named: one range per type of the rows by type (the (place, type) groups hold the
+    // same rows split into hundreds of ranges, each a binary search and, with min_rooms, up to
+    // two partial blocks of rows visited).
+    const anyPlace = !f.communes && f.locality === undefined;
+    const { order, start } = anyPlace ? this.byType : this.byGroup;
+    const types = this.byGroup.types;
     const typeCodes = q.typ >= 0 ? [q.typ] : Array.from({ length: types }, (_, t) => t);
+    const groups: number[] = [];
+    if (anyPlace) groups.push(...typeCodes);
+    else {
+      const d = this.c.dicts;
+      const communeCodes = f.communes
+        ? [...new Set(f.communes)].map((n) => d.commune.find(n)).filter((c) => c >= 0)
+        : Array.from({ length: d.commune.size }, (_, c) => c);
+      const pairs = communeCodes.flatMap((c) => (q.loc < 0 ? this.pairsOfCommune[c] : this.pairsOfCommune[c].filter((p) => this.pairLocality[p] === q.loc)));
+      for (const p of pairs) for (const t of typeCodes) groups.push(p * types + t);
+    }
     const price = this.price;
     const lowerBound = (lo: number, hi: number, v: number) => {
       while (lo < hi) {
@@ -172,21 +176,18 @@ export class ListingIndex {
     };
     const ranges: number[] = [];
     let size = 0;
-    for (const p of pairs) {
-      for (const t of typeCodes) {
-        const g = p * types + t;
-        let from = start[g];
-        let to = start[g + 1];
-        if (from === to) continue;
-        if (f.minPrice !== undefined) from = lowerBound(from, to, f.minPrice);
-        if (f.maxPrice !== undefined) to = lowerBound(from, to, Math.floor(f.maxPrice) + 1); // integer prices
-        if (from >= to) continue;
-        ranges.push(from, to);
-        size += to - from;
-      }
+    for (const g of groups) {
+      let from = start[g];
+      let to = start[g + 1];
+      if (from === to) continue;
+      if (f.minPrice !== undefined) from = lowerBound(from, to, f.minPrice);
+      if (f.maxPrice !== undefined) to = lowerBound(from, to, Math.floor(f.maxPrice) + 1); // integer prices
+      if (from >= to) continue;
+      ranges.push(from, to);
+      size += to - from;
     }
     const exact = q.flag < 0 && q.minR === -Infinity && q.src < 0 && !q.students;
-    return { order, ranges, size, exact };
+    return { order, ranges, size, exact, rooms: anyPlace ? this.byType.rooms : this.roomsCounts };
   }
 
   // The exact number of active listings matching the filter.
@@ -196,15 +197,15 @@ export class ListingIndex {
     if (!q.geo) {
       if (q.trivial) return this.size;
       if (q.flagOnly) return this.cleanTotal;
-      const { order, ranges, size, exact } = this.candidates(f, q);
+      const { order, ranges, size, exact, rooms: roomsCounts } = this.candidates(f, q);
       if (exact) return size;
       // Within the (commune, type, price) ranges, the commonest rest is rooms and the flag:
       // tested alone, without the conditions the ranges already hold.
-      if (order !== null && q.src < 0 && !q.students) {
+      if (order !== null && roomsCounts && q.src < 0 && !q.students) {
         // Counted per block of positions where the threshold allows (rooms-counts.ts).
         let counted: number | null = 0;
         for (let r = 0; r < ranges.length && counted !== null; r += 2) {
-          const c: number | null = this.roomsCounts.count(ranges[r], ranges[r + 1], q.minR, q.flag);
+          const c: number | null = roomsCounts.count(ranges[r], ranges[r + 1], q.minR, q.flag);
           counted = c === null ? null : counted + c;
         }
         if (counted !== null) return counted;
@@ -291,11 +292,12 @@ export class ListingIndex {
       const desc = sort.startsWith('-');
       // Every row matches: the page is a slice of the sort order.
       if (q.trivial && !q.geo) return { rows: sliceSorted(sorted, desc, offset, want) };
-      // Walking the sorted rows visits about want × size / total rows; collecting the matches
-      // costs the candidate set plus keeping the first `want` of the matches.
-      const walkCost = (want * this.size) / total;
-      const collectCost = this.candidateCount(f, q) + total * Math.log2(want + 1);
-      rows = walkCost <= collectCost ? this.walk(sorted, desc, q, want) : this.collectSorted(f, q, sorted, desc, want);
+      // Walking visits about want × size / total rows, collecting every candidate (and offers
+      // each match to a heap). Measured on the mix's requests at 1M: a walked row costs what a
+      // candidate of ranges or a match costs, two candidates of cells (it tests the circle).
+      const walked = (want * this.size) / total;
+      const candidates = this.candidateCount(f, q);
+      rows = (f.geo ? 2 * walked <= candidates : walked <= candidates + total) ? this.walk(sorted, desc, q, want) : this.collectSorted(f, q, sorted, desc, want);
     }
     const page = rows.slice(offset, want);
     if (!f.geo) return { rows: page };
@@ -350,11 +352,15 @@ export class ListingIndex {
         }
       }
     } else {
-      const { order, ranges } = this.candidates(f, q);
+      // The ranges hold the place, type and price: when exact every row matches, else (as in
+      // count) rooms and the flag alone are left to test unless more is asked.
+      const { order, ranges, exact } = this.candidates(f, q);
+      const roomsAndFlag = order !== null && q.src < 0 && !q.students;
+      const { rooms, bits } = this;
       for (let r = 0; r < ranges.length; r += 2) {
         for (let k = ranges[r]; k < ranges[r + 1]; k++) {
           const i = order === null ? k : order[k];
-          if (this.matchesAttributes(q, i)) offer(i);
+          if (exact || (roomsAndFlag ? rooms[i] >= q.minR && (q.flag < 0 || (bits[i] & FLAGGED) === q.flag) : this.matchesAttributes(q, i))) offer(i);
         }
       }
     }

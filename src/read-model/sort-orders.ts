@@ -113,3 +113,41 @@ export function sliceSorted(s: SortedRows, desc: boolean, from: number, to: numb
   for (; p < to; p++) out.push(order[p]);
   return out;
 }
+
+// Rows by listing type, each type by price then row: a stable partition of the price order
+// (which is by price then row already), so no sort. Type t holds order[start[t]..start[t+1]).
+// A filter that names no place (commune or locality) takes one price range per type from it
+// instead of one per (place, type) group of RowsByGroup: hundreds of binary searches fewer.
+export function groupByType(byPrice: Uint32Array, type: Uint8Array, types: number): { order: Uint32Array; start: Uint32Array } {
+  const start = new Uint32Array(types + 1);
+  for (let k = 0; k < byPrice.length; k++) start[type[byPrice[k]] + 1]++;
+  for (let t = 0; t < types; t++) start[t + 1] += start[t];
+  const next = start.slice(0, types);
+  const order = new Uint32Array(byPrice.length);
+  for (let k = 0; k < byPrice.length; k++) {
+    const i = byPrice[k];
+    order[next[type[i]]++] = i;
+  }
+  return { order, start };
+}
+
+// The (commune, locality) pairs present: each row's pair code, the pairs of each commune code
+// and the locality code of each pair.
+export function placePairs(n: number, commune: Uint16Array, locality: Uint16Array, communes: number): { pairOf: Uint32Array; pairsOfCommune: number[][]; pairLocality: number[] } {
+  const pairCodes = new Map<number, number>();
+  const pairOf = new Uint32Array(n);
+  const pairsOfCommune: number[][] = Array.from({ length: communes }, () => []);
+  const pairLocality: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const key = commune[i] * 0x10000 + locality[i];
+    let code = pairCodes.get(key);
+    if (code === undefined) {
+      code = pairLocality.length;
+      pairCodes.set(key, code);
+      pairLocality.push(locality[i]);
+      pairsOfCommune[commune[i]].push(code);
+    }
+    pairOf[i] = code;
+  }
+  return { pairOf, pairsOfCommune, pairLocality };
+}

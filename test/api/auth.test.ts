@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKey } from '../../src/auth/api-key.js';
 import { revokeApiKey } from '../../src/repositories/api-keys.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, createKey, insertListing } from '../helpers/factory.js';
@@ -93,5 +95,14 @@ describe('auth matrix on every keyed route', () => {
     expect(JSON.stringify(row)).not.toContain(k.key);
     expect(JSON.stringify(row)).not.toContain(k.key.slice(8, 40));
     expect(k.key).toMatch(/^lfk_[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('the stored digest of a key', () => {
+  // hashApiKey takes crypto.hash where Node has it: keys stored by either way must match.
+  it('is the hex SHA-256 of the key as createHash writes it', () => {
+    for (const key of [generateApiKey(), generateApiKey(), 'lfk_' + 'A'.repeat(43), 'lfk_é€😀', '']) {
+      expect(hashApiKey(key), key).toBe(createHash('sha256').update(key, 'utf8').digest('hex'));
+    }
   });
 });

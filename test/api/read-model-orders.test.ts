@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/demo/random.js';
 import { FLAGGED, STUDENTS } from '../../src/read-model/columns.js';
 import { RoomsCounts } from '../../src/read-model/rooms-counts.js';
-import { sliceSorted, sortRows } from '../../src/read-model/sort-orders.js';
+import { groupByType, sliceSorted, sortRows } from '../../src/read-model/sort-orders.js';
 
 // A page with no filter is a slice of a sort order (src/read-model/sort-orders.ts): checked
 // against the whole order written out, on keys with long runs of ties and missing keys.
@@ -57,6 +57,24 @@ describe('rooms counts over ranges of an order', () => {
         for (let p = from; p < to; p++) if (rooms[order[p]] >= minRooms && (flag < 0 || (bits[order[p]] & FLAGGED) === flag)) expected++;
         const got = counts.count(from, Math.max(from, to), minRooms, flag);
         expect(got === null ? 'visit' : got, JSON.stringify({ n, from, to, minRooms, flag })).toBe(minRooms > 7 ? 'visit' : from <= to ? expected : 0);
+      }
+    }
+  });
+});
+
+describe('rows by type', () => {
+  it('hold every row once, type by type, each type by price then row (the price order partitioned)', () => {
+    const rng = new Rng(15);
+    for (const n of [0, 1, 2, 300]) {
+      const prices = Int32Array.from({ length: n }, () => rng.pick([500, 500, 900, rng.int(0, 3000)]));
+      const types = Uint8Array.from({ length: n }, () => rng.int(0, 3));
+      const { order, start } = groupByType(sortRows(n, prices).order, types, 4);
+      expect(start[4]).toBe(n);
+      for (let t = 0; t < 4; t++) {
+        const expected = Array.from({ length: n }, (_, i) => i)
+          .filter((i) => types[i] === t)
+          .sort((a, b) => prices[a] - prices[b] || a - b);
+        expect(Array.from(order.subarray(start[t], start[t + 1])), `n ${n} type ${t}`).toEqual(expected);
       }
     }
   });

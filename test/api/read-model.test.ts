@@ -139,6 +139,50 @@ describe('listings read model', () => {
     expect(nonEmpty).toBeGreaterThan(250);
   });
 
+  // A filter naming no commune or locality takes its price ranges from the rows by type (one
+  // range per type) instead of every (place, type) group: each type, price bounds, min_rooms
+  // (counted per block) and the flag, every sort, pages walked and collected.
+  it('gives the same totals and pages as SQL for filters that name no place', async () => {
+    const rng = new Rng(15);
+    for (let q = 0; q < 120; q++) {
+      const f: ListingFilter = { includeFlagged: rng.chance(0.5) };
+      if (rng.chance(0.8)) f.listingType = rng.pick(LISTING_TYPES);
+      if (rng.chance(0.7)) f.minPrice = rng.pick([0, 800, 1500, 1501, 2500, 100000]);
+      if (rng.chance(0.7)) f.maxPrice = rng.pick([1500, 2000, 3000, 1_000_000]);
+      if (rng.chance(0.5)) f.minRooms = rng.pick([0, 1, 2, 4, 6, 9]);
+      if (f.includeFlagged && rng.chance(0.3)) f.flagged = rng.chance(0.5);
+      const sort = rng.pick(SORTS.filter((s) => s !== 'distance')) as Sort;
+      const perPage = rng.pick([1, 20, 100]);
+      const total = await countListings(t.db, f);
+      const page = rng.int(1, Math.max(1, Math.min(4, Math.ceil(total / perPage))));
+      const label = JSON.stringify({ f, sort, page, perPage });
+      expect(index.count(f), label).toBe(total);
+      const sql = await findListingsPage(t.db, f, { sort, page, perPage });
+      expect(index.page(f, sort, (page - 1) * perPage, perPage, total).rows.map((i) => index.id(i)), label).toEqual(sql.map((r) => r.id));
+    }
+  });
+
+  // Selective filters collect their matches from the candidate ranges (rather than walk a sort
+  // order): an exact range is taken whole, flagged rows included for the tiers that see them;
+  // with min_rooms only rooms and the flag are tested.
+  it('gives the same pages as SQL for selective filters whose matches are collected', async () => {
+    const rng = new Rng(16);
+    let flaggedSeen = 0;
+    for (let q = 0; q < 150; q++) {
+      const f: ListingFilter = { includeFlagged: rng.chance(0.8), communes: [rng.pick(communes)], listingType: rng.pick(LISTING_TYPES) };
+      if (rng.chance(0.3)) f.minRooms = rng.int(0, 4);
+      if (rng.chance(0.3)) f.minPrice = rng.pick([0, 800, 1500]);
+      const sort = rng.pick(SORTS.filter((s) => s !== 'distance')) as Sort;
+      const total = await countListings(t.db, f);
+      const label = JSON.stringify({ f, sort });
+      expect(index.count(f), label).toBe(total);
+      const sql = await findListingsPage(t.db, f, { sort, page: 1, perPage: 20 });
+      expect(index.page(f, sort, 0, 20, total).rows.map((i) => index.id(i)), label).toEqual(sql.map((r) => r.id));
+      flaggedSeen += sql.filter((r) => (r.flags ?? []).length > 0).length;
+    }
+    expect(flaggedSeen).toBeGreaterThan(5);
+  });
+
   it('serves the API only at its own version: a write is visible at once, then from the new index', async () => {
     const readModel = new ListingReadModel(t.db, silentLogger, 10);
     try {
