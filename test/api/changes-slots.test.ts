@@ -1,0 +1,56 @@
+import express from 'express';
+import type { Knex } from 'knex';
+import request from 'supertest';
+import { describe, expect, it, vi } from 'vitest';
+import { createApiCaches } from '../../src/cache/api-caches.js';
+import { errorHandler } from '../../src/http/errors.js';
+import { changesRouter } from '../../src/http/routes/changes.js';
+import { useTestContext } from '../helpers/context.js';
+import { insertListing, silentLogger } from '../helpers/factory.js';
+
+// GET /api/v1/changes builds a bounded number of pages at once (src/http/routes/changes.ts):
+// a page of 1,000 listings is about 1 MB with its rows, and 50 clients at once took the
+// process past its memory. The others wait for a slot, and all are answered.
+
+const t = useTestContext();
+
+// The changes router alone, behind a Pro key already verified.
+function changesApp(pagesAtOnce: number) {
+  const app = express();
+  app.use((_req, res, next) => {
+    res.locals.apiKey = { id: 'k', accountId: 1, tier: 'pro' } as never;
+    next();
+  });
+  app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce }));
+  app.use(errorHandler(silentLogger));
+  return app;
+}
+
+// Backends of this test's database waiting for a lock (page reads behind the held one).
+async function lockWaits(db: Knex): Promise<number> {
+  const { rows } = await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+  return rows[0].n;
+}
+
+describe('pages of changes built at once', () => {
+  for (const pagesAtOnce of [1, 2]) {
+    it(`at most ${pagesAtOnce} read at a time; the others wait, and every request is answered`, async () => {
+      for (let i = 0; i < 3; i++) await insertListing(t.db);
+      const app = changesApp(pagesAtOnce);
+      // Every page read waits for the listings while another transaction holds them.
+      const holder = await t.db.transaction();
+      await holder.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+      const pending = Array.from({ length: 4 }, () => request(app).get('/changes?limit=10'));
+      const answers = Promise.all(pending.map((r) => r.then((res) => res)));
+      await vi.waitFor(async () => expect(await lockWaits(t.db)).toBe(pagesAtOnce), { timeout: 30_000, interval: 50 });
+      // Given time, no more reads start: the other requests wait for a slot.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await lockWaits(t.db)).toBe(pagesAtOnce);
+      await holder.commit();
+      for (const res of await answers) {
+        expect(res).toHaveStatus(200);
+        expect(res.body.data.length).toBeGreaterThan(0);
+      }
+    });
+  }
+});
