@@ -16,18 +16,13 @@ interface RefusalRecorder {
   recordRefusal(req: Request, res: Response): void;
 }
 
-// Where headers go: a response, or what collects them (src/http/replay.ts).
-export interface HeaderSink {
-  setHeader(name: string, value: string): unknown;
-}
-
 export interface QuotaInfo {
   limit: number;
   used: number;
   remaining: number;
 }
 
-export function setQuotaHeaders(res: HeaderSink, info: QuotaInfo, now: Date): void {
+function setQuotaHeaders(res: Response, info: QuotaInfo, now: Date): void {
   const reset = secondsUntilUtcMidnight(now);
   // IETF draft-6 RateLimit fields: the policy (quota per 86,400 s window, resetting at
   // 00:00 UTC) and what remains of it.
@@ -48,7 +43,7 @@ function countsAgainstQuota(status: number): boolean {
 
 // The refusal of a request over the daily quota: its RateLimit fields on `res`, and the error
 // (429 quota_exceeded with Retry-After to 00:00 UTC).
-export function quotaExceeded(res: HeaderSink, limit: number, now: Date): ApiError {
+function quotaExceeded(res: Response, limit: number, now: Date): ApiError {
   setQuotaHeaders(res, { limit, used: limit, remaining: 0 }, now);
   return new ApiError({ ...quotaExceededProblem(limit), headers: { 'Retry-After': String(secondsUntilUtcMidnight(now)) } });
 }
