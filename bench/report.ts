@@ -87,13 +87,16 @@ function targets(rows: Row[], info: RunInfo, resultsDir: string): string[] {
   if (info.listings !== 10000 && existsSync(baseFile)) {
     const base = JSON.parse(readFileSync(baseFile, 'utf8')) as { rows: Row[]; info: RunInfo };
     if (base.info.code !== info.code) out.push(`- (the 10,000 baseline measured other code: fingerprint ${base.info.code}; rerun it for a fair ratio)`);
+    // Issue 15's scenarios (1-10): the bare baseline is not ours, and the changes feed and the
+    // export (11-13) read every listing they are asked for, so they grow with the data by design.
     const ratios = rows
+      .filter((r) => /^([1-9]|10)[a-e]?$/.test(r.id) && r.id !== '10b')
       .map((r) => ({ r, b: base.rows.find((x) => x.id === r.id) }))
       .filter((x): x is { r: Row; b: Row } => !!x.b)
       .map(({ r, b }) => ({ id: r.id, ratio: r.p50 / Math.max(b.p50, 0.1) }));
     const bad = ratios.filter((x) => x.ratio > 1.5);
     out.push(
-      `- p50 at most 1.5 × p50 at 10,000 (from 10000.json, ${base.info.date}): ${mark(bad.length === 0)} (${ratios.map((x) => `${x.id} ×${x.ratio.toFixed(1)}`).join(', ')})`,
+      `- p50 at most 1.5 × p50 at 10,000 on scenarios 1–10 (from 10000.json, ${base.info.date}): ${mark(bad.length === 0)} (${ratios.map((x) => `${x.id} ×${x.ratio.toFixed(1)}`).join(', ')})`,
     );
   }
   return out;
