@@ -27,8 +27,9 @@ export const changesQuery = z.object({
 // Pages of changes built at once per process. A page of 1,000 listings is about 1 MB of JSON
 // with its rows and compression state: 50 clients asking at once took the process to 343 MB
 // (bench scenario 11 at 1,000,000 listings). The others wait their turn; the work is the same,
-// the CPU being the limit either way.
-export const CHANGES_PAGES_AT_ONCE = 4;
+// the CPU being the limit either way. With 4 at once a process whose caches were full from
+// other traffic still reached 307-315 MB; with 3, 289 MB at 59 pages a second (60 with 4).
+export const CHANGES_PAGES_AT_ONCE = 3;
 
 // GET /api/v1/changes: what changed after a cursor, for mirrors.
 export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCaches; pagesAtOnce?: number }): Router {
