@@ -13,6 +13,10 @@ RUN npm run build
 # Run: production dependencies only, non-root user.
 FROM node:20-slim AS runtime
 ENV NODE_ENV=production
+# glibc's allocator, told to keep fewer arenas and to map large blocks (zlib's state, page
+# buffers) instead of growing its heap with them: 10-15 MB less resident memory per process
+# at 1,000,000 listings, at the same throughput (bench/README.md). Read at process start.
+ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

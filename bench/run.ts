@@ -258,7 +258,10 @@ async function startServer(dbUrl: string, port: number, logFile: string): Promis
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       LOG_PRETTY: 'false',
-      METRICS_PORT: '-1',
+      METRICS_PORT: process.env.BENCH_METRICS_PORT ?? '-1', // BENCH_METRICS_PORT: /metrics during a run
+      // The allocator settings of the container image (Dockerfile), unless set for the run.
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+      MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
       STATS_RATE_LIMIT_PER_MINUTE: '1000000000',
       WEB_CONCURRENCY: String(workers),
     },
