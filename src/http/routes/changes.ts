@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { Router, type Request, type Response } from 'express';
+import { Router, type Response } from 'express';
 import pLimit from 'p-limit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
@@ -40,11 +40,11 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
     // A slot is held from the read until the answer has left (or the client has gone).
     await slot(async () => {
       if (res.destroyed) return; // the client left while it waited
-      await sendPage(req, res, q);
+      await sendPage(res, q);
       if (!res.writableFinished && !res.destroyed) await new Promise((resolve) => res.once('close', resolve));
     });
   });
-  const sendPage = async (_req: Request, res: Response, q: z.infer<typeof changesQuery>) => {
+  const sendPage = async (res: Response, q: z.infer<typeof changesQuery>) => {
     const showFlags = SEES_FLAGGED[res.locals.apiKey!.tier];
     const limit = q.limit ?? 100;
     // No cursor: a first walk from the beginning (see readChanges).
