@@ -16,6 +16,10 @@ export interface SearchRequest {
 
 export interface SearchResult {
   rows: PublicListingRow[];
+  // On a geo search answered by the read model: the distance of each row (rows[k] is at
+  // distances[k]), kept beside the rows, which are shared and never modified. From SQL, each
+  // row carries its own distance_km.
+  distances?: number[];
   total: number; // exact
   lastUpdated: Date | null;
 }
@@ -38,14 +42,12 @@ export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: P
   // The exact total and the page's ids from memory, the rows by primary key. Null when a row
   // of the page is no longer what the index holds (the data moved on since the version was
   // read): the caller then asks SQL.
-  async function pageFromIndex(index: ListingIndex, r: SearchRequest, matching: number): Promise<PublicListingRow[] | null> {
+  async function pageFromIndex(index: ListingIndex, r: SearchRequest, matching: number): Promise<Pick<SearchResult, 'rows' | 'distances'> | null> {
     const found = index.page(r.filter, r.sort, (r.page - 1) * r.perPage, r.perPage, matching);
     const ids = found.rows.map((i) => index.id(i));
     const rows = await deps.rows.find(at(index.version), ids, r.filter.includeFlagged);
     if (rows.length !== ids.length) return null;
-    // The rows are shared with other requests of the same batch: the distance goes on a copy.
-    if (found.distances) return rows.map((row, k) => ({ ...row, distance_km: found.distances![k] }));
-    return rows;
+    return { rows, distances: found.distances };
   }
 
   return {
@@ -54,8 +56,8 @@ export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: P
       if (index) {
         const updated = lastUpdatedAt(deps, version);
         const matching = await total(version, r.filter, async () => index.count(r.filter));
-        const [rows, lastUpdated] = await Promise.all([pageFromIndex(index, r, matching), updated]);
-        if (rows) return { rows, total: matching, lastUpdated };
+        const [page, lastUpdated] = await Promise.all([pageFromIndex(index, r, matching), updated]);
+        if (page) return { ...page, total: matching, lastUpdated };
       }
       const [rows, matching, lastUpdated] = await Promise.all([
         findListingsPage(at(version), r.filter, { sort: r.sort, page: r.page, perPage: r.perPage }),

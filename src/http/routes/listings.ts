@@ -19,13 +19,15 @@ import { validateQuery } from '../validate.js';
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const noParams = listingsQueryShape.pick({});
 
-// RFC 8288 links to the first, previous, next and last pages, keeping the other parameters.
+// RFC 8288 links to the first, previous, next and last pages, keeping the other parameters
+// (the query string without page and per_page is encoded once, not once per link).
 export function linkHeader(base: string, query: Record<string, string>, page: number, perPage: number, total: number): string {
   const last = Math.max(1, Math.ceil(total / perPage));
-  const href = (p: number) => {
-    const qs = new URLSearchParams({ ...query, page: String(p), per_page: String(perPage) });
-    return `<${base}?${qs.toString()}>`;
-  };
+  const kept: Record<string, string> = {};
+  for (const k of Object.keys(query)) if (k !== 'page' && k !== 'per_page') kept[k] = query[k];
+  const rest = new URLSearchParams(kept).toString();
+  const prefix = `<${base}?${rest}${rest ? '&' : ''}page=`;
+  const href = (p: number) => `${prefix}${p}&per_page=${perPage}>`;
   const links = [`${href(1)}; rel="first"`];
   if (page > 1) links.push(`${href(Math.min(page - 1, last))}; rel="prev"`);
   if (page < last) links.push(`${href(page + 1)}; rel="next"`);
