@@ -1,0 +1,163 @@
+// CPU per response of each kind of scenario 9's requests, measured on the real server (the
+// compiled app, production mode, one worker) against a bench database: for each kind, the
+// server's and PostgreSQL's CPU time (utime + stime from /proc) over a few thousand requests of
+// that kind alone, after a warm-up of the same kind. CPU time per response is what a busy,
+// shared machine disturbs least, so it compares two versions of the code, or 10,000 against
+// 1,000,000 listings, where req/s and p50 of the mix move with the machine.
+//
+//   npx tsx bench/kind-cpu.ts [--listings 1000000] [--seconds 8] [--warmup 4] [--connections 20] [--kinds "by id,geo"]
+import { execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import net from 'node:net';
+import { parseArgs } from 'node:util';
+import { createDb } from '../src/db/knex.js';
+import { mulberry32 } from '../src/demo/generate.js';
+import { projectRoot } from '../src/lib/paths.js';
+import { findOrCreateAccount } from '../src/repositories/accounts.js';
+import { createApiKey } from '../src/repositories/api-keys.js';
+import { ensureBenchDb, ensureMarketHistory } from './build-db.js';
+import { load } from './load.js';
+import { summariseProfile } from './profile.js';
+import { scenarios, type Req } from './scenarios.js';
+
+const { values: args } = parseArgs({
+  options: {
+    listings: { type: 'string', default: '1000000' },
+    seconds: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '20' },
+    kinds: { type: 'string' },
+    profile: { type: 'boolean', default: false }, // the server under --cpu-prof: the measured windows' top frames
+  },
+});
+const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const TICK_MS = 1000 / 100; // USER_HZ
+
+function ticks(pid: number): number {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+function postgresTicks(): number {
+  let sum = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres') sum += ticks(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return sum;
+}
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+
+const bench = await ensureBenchDb({ baseUrl: PG, listings: Number(args.listings), rebuild: false, log: console.log });
+await ensureMarketHistory(bench.url, console.log);
+const db = createDb(bench.url, { poolMax: 2 });
+const accountId = await findOrCreateAccount(db, 'bench@listings-feed.local');
+const keys = {
+  pro: (await createApiKey(db, { accountId, tier: 'pro', name: 'kind-cpu pro' })).key,
+  free: (await createApiKey(db, { accountId, tier: 'free', name: 'kind-cpu free' })).key,
+};
+const ids = (await db.raw(`SELECT id FROM listings WHERE status = 'active' AND NOT flagged ORDER BY md5(id) LIMIT 5000`)).rows.map((r: { id: string }) => r.id);
+const communes = await db('communes').select('name', 'lat', 'lng', 'population');
+const quarters = (await db('localities').where({ commune: 'Luxembourg', kind: 'quartier_luxembourg_city' }).pluck('locality')) as string[];
+await db.destroy();
+const mix = scenarios({ ids, communes, quarters, cursors: [] }).find((s) => s.id === '9')!;
+
+execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: 'inherit' });
+const port = await freePort();
+const profileDir = path.join(projectRoot, 'bench', 'db-cache', 'profile-kind-cpu'); // git-ignored
+rmSync(profileDir, { recursive: true, force: true });
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+const windows: [number, number][] = [];
+const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+const child = spawn(process.execPath, ['--max-old-space-size=256', ...profiling, 'dist/src/server.js'], {
+  cwd: projectRoot,
+  env: {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: bench.url,
+    REDIS_URL: REDIS,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    METRICS_PORT: '-1',
+    MALLOC_ARENA_MAX: '2',
+    MALLOC_MMAP_THRESHOLD_: '131072',
+    STATS_RATE_LIMIT_PER_MINUTE: '1000000000',
+    WEB_CONCURRENCY: '1',
+  },
+  stdio: 'inherit',
+});
+try {
+  for (;;) {
+    try {
+      const r = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { read_model?: { status: string } };
+      if (r.read_model?.status === 'loaded') break;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const kinds = ['list', 'filtered', 'geo', 'deep page', 'by id', 'market all', 'market one', 'market by type and rooms', 'market history', 'stats', 'free 429'];
+  const wanted = args.kinds ? args.kinds.split(',').map((k) => k.trim()) : kinds;
+  console.log(`${Number(args.listings).toLocaleString('en')} listings; each kind alone for ${args.seconds} s after ${args.warmup} s of warm-up; ${args.connections} connections; ms of CPU per response`);
+  console.log(['kind', 'server', 'postgres', 'req/s'].join('\t'));
+  for (const kind of wanted) {
+    if (!kinds.includes(kind)) throw new Error(`no kind ${kind} (kinds: ${kinds.join(', ')})`);
+    // The mix's own generator and seed, keeping only this kind's requests.
+    const rng = mulberry32(9);
+    const next = () => {
+      for (;;) {
+        const r = mix.next(rng);
+        if (r.kind === kind) return { path: r.path, headers: { ...(r.key ? { authorization: `Bearer ${keys[r.key]}` } : {}), 'accept-encoding': 'gzip' }, ctx: r };
+      }
+    };
+    for (const phase of ['warm', 'measure'] as const) {
+      let wrong = 0;
+      const s0 = ticks(child.pid!);
+      const p0 = postgresTicks();
+      const t0 = performance.now();
+      const w0 = monotonicUs();
+      const res = await load<Req>({
+        host: '127.0.0.1',
+        port,
+        connections: Number(args.connections),
+        seconds: Number(phase === 'warm' ? args.warmup : args.seconds),
+        timeoutSeconds: 30,
+        next,
+        onResponse: (status, _ms, r) => {
+          if (status !== r.expect) wrong++;
+        },
+      });
+      const ms = performance.now() - t0;
+      if (phase === 'measure') windows.push([w0, monotonicUs()]);
+      if (phase === 'measure' && (wrong > 0 || res.errors > 0)) throw new Error(`${kind}: ${wrong} unexpected statuses, ${res.errors} errors`);
+      if (phase === 'measure') {
+        const server = ((ticks(child.pid!) - s0) * TICK_MS) / res.responses;
+        const pgMs = ((postgresTicks() - p0) * TICK_MS) / res.responses;
+        console.log([kind, server.toFixed(3), pgMs.toFixed(3), Math.round((res.responses / ms) * 1000)].join('\t'));
+      }
+    }
+  }
+} finally {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+if (args.profile) for (const line of summariseProfile(profileDir, windows, 30)) console.log(line);
+process.exit(0);
