@@ -32,7 +32,7 @@ import { statsRouter } from './http/routes/stats.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { Gazetteer } from './reference/gazetteer.js';
 import { createStore, newStoreHealth, type StoreHealth } from './rate-limit/store.js';
-import type { ListingReadModel } from './read-model/read-model.js';
+import type { ReadModel } from './read-model/queries.js';
 import { createListingRows } from './services/listing-rows.js';
 import { createListingSearch } from './services/listing-search.js';
 import { createMarketPrices } from './services/market-prices.js';
@@ -52,7 +52,7 @@ export interface AppDeps {
   statsStore?: Store;
   redisPrefix?: string;
   // The in-memory read model of active listings (server.ts creates it unless turned off).
-  readModel?: ListingReadModel;
+  readModel?: ReadModel;
   // The data version and verified keys kept in memory, invalidated by the database's
   // notifications (server.ts starts one; without it every request asks the database).
   live?: LiveState;

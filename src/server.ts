@@ -4,7 +4,9 @@ import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { LiveState } from './cache/live-state.js';
 import { isFirstWorker, listen, runPrimary, serveMetrics, StartupError, workerCount, type WorkerMessage } from './cluster.js';
+import type { ReadModel } from './read-model/queries.js';
 import { ListingReadModel } from './read-model/read-model.js';
+import { ReadModelThread } from './read-model/thread.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig, type Config } from './config.js';
 import type { Logger } from 'pino';
@@ -83,14 +85,19 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const replica = config.DATABASE_READ_URL
     ? await new ReplicaReads(db, createDb(config.DATABASE_READ_URL, { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS }), logger).start()
     : null;
-  const readModel = config.LISTINGS_READ_MODEL ? new ListingReadModel(replica?.replica ?? db, logger) : undefined;
+  // The listings read model, on a thread of its own with LISTINGS_READ_MODEL_THREAD=true.
+  const readModel: ReadModel | undefined = !config.LISTINGS_READ_MODEL
+    ? undefined
+    : config.LISTINGS_READ_MODEL_THREAD
+      ? new ReadModelThread({ databaseUrl: config.DATABASE_READ_URL ?? database.url, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, log: { LOG_LEVEL: config.LOG_LEVEL, LOG_PRETTY: config.LOG_PRETTY ?? Boolean(process.stdout.isTTY) } }, logger)
+      : new ListingReadModel(replica?.replica ?? db, logger);
   readModel?.warm();
   // Today's market snapshot (the first one when there is none), then a check every 15 minutes.
   const snapshots = new MarketSnapshotScheduler({ db, logger });
   if (isFirstWorker()) snapshots.start(); // one process of a cluster is enough
   // The data version and verified keys in memory, kept true by LISTEN/NOTIFY on the primary.
   const live = new LiveState().start(database.url, logger);
-  live.onVersion((v) => readModel?.at(v));
+  live.onVersion((v) => readModel?.seen(v));
   await live.ready(2000);
   const app = buildApp({ config, db, reads: replica?.at, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
 

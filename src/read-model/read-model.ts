@@ -2,17 +2,9 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { loadListingIndex } from './builder.js';
 import type { ListingIndex } from './listing-index.js';
+import { answerQuery, type IndexAnswer, type IndexQuery, type ReadModel, type ReadModelStatus } from './queries.js';
 
-export interface ReadModelStatus {
-  version: number | null;
-  listings: number;
-  bytes: number;
-  builds: number;
-  // Queries the index answered.
-  served: number;
-  lastBuildMs: number | null;
-  lastError: string | null;
-}
+export type { ReadModelStatus } from './queries.js';
 
 // Holds the ListingIndex of the newest data version it has loaded. A request uses it only
 // when the version it read with its key is the index's own: a request that saw a newer version
@@ -23,7 +15,11 @@ export interface ReadModelStatus {
 // burst of writes costs one rebuild), and no sooner after the previous one than that one took,
 // so that loading costs at most about half of the time under constant writes. A failed build
 // is retried with backoff.
-export class ListingReadModel {
+//
+// It runs where it is made: on the request thread when the server is started with
+// LISTINGS_READ_MODEL_THREAD=false (the default, and in tests), else on a thread of its own
+// (thread.ts).
+export class ListingReadModel implements ReadModel {
   private current: ListingIndex | null = null;
   private newestSeen = -1;
   private building: Promise<void> | null = null;
@@ -38,6 +34,8 @@ export class ListingReadModel {
     private readonly db: Knex,
     private readonly logger: Logger,
     private readonly settleMs = 200,
+    // Told whenever the index held changes (loaded, dropped for a rebuild, a failed load).
+    private readonly onChange: (holds: number | null, status: ReadModelStatus) => void = () => {},
   ) {}
 
   // The index at exactly `version`, or null.
@@ -50,6 +48,22 @@ export class ListingReadModel {
     if (version > this.newestSeen) this.newestSeen = version;
     if (!cur || version > cur.version) this.schedule(this.current === null && this.status.builds === 0 ? 0 : this.settleMs);
     return null;
+  }
+
+  async query(version: number, q: IndexQuery): Promise<IndexAnswer | null> {
+    const index = this.at(version);
+    return index ? answerQuery(index, q) : null;
+  }
+
+  seen(version: number): void {
+    const cur = this.current;
+    if (version > this.newestSeen) this.newestSeen = version;
+    if (!cur || version > cur.version) this.schedule(this.current === null && this.status.builds === 0 ? 0 : this.settleMs);
+  }
+
+  // The version of the index held, if any.
+  holds(): number | null {
+    return this.current?.version ?? null;
   }
 
   // Starts the first load now (server start-up), without waiting for a request.
@@ -105,6 +119,7 @@ export class ListingReadModel {
     // The old index answers only for its own version, which no new request reads any more:
     // drop it first so that two never live at once.
     this.current = null;
+    this.onChange(null, this.info());
     try {
       const index = await loadListingIndex(this.db, () => this.closed);
       const ms = performance.now() - started;
@@ -113,11 +128,13 @@ export class ListingReadModel {
       Object.assign(this.status, { version: index.version, listings: index.size, bytes: index.bytes, builds: this.status.builds + 1, lastBuildMs: Math.round(ms), lastError: null });
       if (this.closed) return;
       this.current = index;
+      this.onChange(index.version, this.info());
       this.logger.info({ version: index.version, listings: index.size, mb: Math.round(index.bytes / 2 ** 20), ms: Math.round(ms) }, 'listings read model loaded');
     } catch (err) {
       this.failures++;
       this.lastEnd = Date.now();
       this.status.lastError = (err as Error).message;
+      this.onChange(null, this.info());
       if (!this.closed) this.logger.warn({ err: (err as Error).message, failures: this.failures }, 'listings read model: load failed; answering from SQL');
     }
   }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { ReadsAt } from '../db/read-replica.js';
 import type { ApiCaches } from '../cache/api-caches.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
-import type { ListingReadModel } from '../read-model/read-model.js';
+import type { ReadModel } from '../read-model/queries.js';
 import { countListings, findListingsPage, type PublicListingRow } from '../repositories/listings.js';
 import type { ListingRows } from './listing-rows.js';
 import { lastUpdatedAt } from './last-updated.js';
@@ -29,36 +29,32 @@ export interface ListingSearch {
   search(version: number, request: SearchRequest): Promise<SearchResult>;
 }
 
-type ListingIndex = NonNullable<ReturnType<ListingReadModel['at']>>;
-
 // The listing search: from the in-memory read model when it holds exactly the version the
 // request read, else from PostgreSQL; both give the same answer (test/api/read-model.test.ts
 // checks them against each other). The total is cached per filter and version, so paging
 // through a result counts once.
-export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: Pick<ApiCaches, 'counts' | 'freshness'>; readModel?: ListingReadModel; rows: ListingRows }): ListingSearch {
+export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: Pick<ApiCaches, 'counts' | 'freshness'>; readModel?: ReadModel; rows: ListingRows }): ListingSearch {
   const at = (version: number) => deps.reads?.(version) ?? deps.db;
   const total = (version: number, filter: ListingFilter, count: () => Promise<number>) => deps.caches.counts.get(version, JSON.stringify(filter), count);
 
-  // The exact total and the page's ids from memory, the rows by primary key. Null when a row
-  // of the page is no longer what the index holds (the data moved on since the version was
-  // read): the caller then asks SQL.
-  async function pageFromIndex(index: ListingIndex, r: SearchRequest, matching: number): Promise<Pick<SearchResult, 'rows' | 'distances'> | null> {
-    const found = index.page(r.filter, r.sort, (r.page - 1) * r.perPage, r.perPage, matching);
-    const ids = found.rows.map((i) => index.id(i));
-    const rows = await deps.rows.find(at(index.version), ids, r.filter.includeFlagged);
-    if (rows.length !== ids.length) return null;
-    return { rows, distances: found.distances };
+  // The exact total and the page's ids from the read model, the rows by primary key. Null when
+  // the read model does not hold the version, or a row of the page is no longer what the index
+  // holds (the data moved on since the version was read): the caller then asks SQL.
+  async function fromReadModel(model: ReadModel, version: number, r: SearchRequest): Promise<SearchResult | null> {
+    const key = JSON.stringify(r.filter);
+    const known = deps.caches.counts.peek(version, key);
+    const found = await model.query(version, { filter: r.filter, sort: r.sort, offset: (r.page - 1) * r.perPage, limit: r.perPage, total: known });
+    if (!found) return null;
+    if (known === undefined) void deps.caches.counts.get(version, key, async () => found.total);
+    const [rows, lastUpdated] = await Promise.all([deps.rows.find(at(version), found.ids, r.filter.includeFlagged), lastUpdatedAt(deps, version)]);
+    if (rows.length !== found.ids.length) return null;
+    return { rows, distances: found.distances, total: found.total, lastUpdated };
   }
 
   return {
     async search(version, r) {
-      const index = deps.readModel?.at(version) ?? null;
-      if (index) {
-        const updated = lastUpdatedAt(deps, version);
-        const matching = await total(version, r.filter, async () => index.count(r.filter));
-        const [page, lastUpdated] = await Promise.all([pageFromIndex(index, r, matching), updated]);
-        if (page) return { ...page, total: matching, lastUpdated };
-      }
+      const fromIndex = deps.readModel ? await fromReadModel(deps.readModel, version, r) : null;
+      if (fromIndex) return fromIndex;
       const [rows, matching, lastUpdated] = await Promise.all([
         findListingsPage(at(version), r.filter, { sort: r.sort, page: r.page, perPage: r.perPage }),
         total(version, r.filter, () => countListings(at(version), r.filter)),

@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import type { Knex } from 'knex';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { haversineKm } from '../../src/domain/geo.js';
 import type { ListingIndex } from '../../src/read-model/listing-index.js';
 import { loadListingIndex } from '../../src/read-model/builder.js';
 import { ListingReadModel } from '../../src/read-model/read-model.js';
+import { ReadModelThread } from '../../src/read-model/thread.js';
 import { currentDataVersion } from '../../src/repositories/data-version.js';
 import { countListings, findListingsPage } from '../../src/repositories/listings.js';
 import { SORTS, type ListingFilter, type Sort } from '../../src/domain/search.js';
@@ -217,6 +219,90 @@ describe('listings read model', () => {
       expect(gone.body.data.map((l: { id: string }) => l.id)).not.toContain(added.id);
     } finally {
       await readModel.close();
+    }
+  });
+});
+
+// The server runs the read model on a thread of its own (LISTINGS_READ_MODEL_THREAD, default
+// on): the same answers as SQL, through the thread's messages; nothing at a version it does not
+// hold; and when the thread dies, the API answers from SQL until the thread is back.
+describe('listings read model on its own thread', () => {
+  it('answers queries as SQL does, and none at a version it does not hold', async () => {
+    const thread = new ReadModelThread({ databaseUrl: t.url, log: { LOG_LEVEL: 'silent', LOG_PRETTY: false } }, silentLogger);
+    try {
+      thread.warm();
+      const version = await currentDataVersion(t.db);
+      await thread.ready(version);
+      expect(thread.info()).toMatchObject({ version, listings: expect.any(Number), lastError: null });
+      const rng = new Rng(31);
+      let nonEmpty = 0;
+      for (let q = 0; q < 150; q++) {
+        const f = randomFilter(rng);
+        const sort = rng.pick(SORTS.filter((s) => s !== 'distance' || f.geo) as Sort[]);
+        const perPage = rng.pick([1, 20, 100]);
+        const total = await countListings(t.db, f);
+        const page = rng.int(1, Math.max(1, Math.min(4, Math.ceil(total / perPage))));
+        const label = JSON.stringify({ f, sort, page, perPage });
+        const sql = await findListingsPage(t.db, f, { sort, page, perPage });
+        // Counted by the thread, or given (a count the caller cached): the same page.
+        const known = rng.chance(0.3) ? total : undefined;
+        const answer = await thread.query(version, { filter: f, sort, offset: (page - 1) * perPage, limit: perPage, total: known });
+        expect(answer, label).not.toBeNull();
+        expect(answer!.total, label).toBe(total);
+        expect(answer!.ids, label).toEqual(sql.map((r) => r.id));
+        if (f.geo) sql.forEach((r, k) => expect(Math.abs(answer!.distances![k] - Number(r.distance_km)), label).toBeLessThan(1e-9));
+        else expect(answer!.distances, label).toBeUndefined();
+        if (sql.length > 0) nonEmpty++;
+      }
+      expect(nonEmpty).toBeGreaterThan(80);
+      expect(thread.info().served).toBe(150);
+      // Another version: null at once (the caller asks SQL), and counted as not served.
+      expect(await thread.query(version + 1, { filter: { includeFlagged: true }, sort: 'price', offset: 0, limit: 5 })).toBeNull();
+      expect(await thread.query(version - 1, { filter: { includeFlagged: true }, sort: 'price', offset: 0, limit: 5 })).toBeNull();
+      expect(thread.info().served).toBe(150);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('serves the API at its own version; a write is visible at once, then from the new index; a dead thread leaves SQL answering', async () => {
+    const thread = new ReadModelThread({ databaseUrl: t.url, settleMs: 10, log: { LOG_LEVEL: 'silent', LOG_PRETTY: false } }, silentLogger);
+    try {
+      thread.warm();
+      const app = await buildTestApp(t.db, { readModel: thread });
+      const { key } = await createKey(t.db, 'pro');
+      await thread.ready(await currentDataVersion(t.db));
+      const expected = await countListings(t.db, { includeFlagged: true, communes: ['Esch-sur-Alzette'] });
+      const before = await request(app).get('/api/v1/listings?commune=Esch-sur-Alzette&per_page=100').set(bearer(key));
+      expect(before).toHaveStatus(200);
+      expect(before.body.meta.total).toBe(expected);
+      expect(thread.info().served).toBe(1);
+
+      const added = await insertListing(t.db, { external_id: 'thread-fresh', commune: 'Esch-sur-Alzette', created_at: new Date('2031-01-01T00:00:00Z') });
+      const version = await currentDataVersion(t.db);
+      const after = await request(app).get('/api/v1/listings?commune=Esch-sur-Alzette&per_page=100').set(bearer(key));
+      expect(after.body.meta.total).toBe(expected + 1);
+      expect(after.body.data[0].id).toBe(added.id);
+      await thread.ready(version);
+      const again = await request(app).get('/api/v1/listings?commune=Esch-sur-Alzette&per_page=99').set(bearer(key));
+      expect(again.body.meta.total).toBe(expected + 1);
+      expect(again.body.data[0].id).toBe(added.id);
+      expect(thread.info().served).toBe(2);
+
+      // The thread dies (as on running out of memory): answers come from SQL, then from the
+      // thread started again.
+      await (thread as unknown as { worker: Worker }).worker.terminate();
+      const meanwhile = await request(app).get('/api/v1/listings?commune=Esch-sur-Alzette&per_page=98').set(bearer(key));
+      expect(meanwhile).toHaveStatus(200);
+      expect(meanwhile.body.meta.total).toBe(expected + 1);
+      expect(meanwhile.body.data[0].id).toBe(added.id);
+      expect(thread.info().served).toBe(2);
+      await thread.ready(version);
+      const back = await request(app).get('/api/v1/listings?commune=Esch-sur-Alzette&per_page=97').set(bearer(key));
+      expect(back.body.meta.total).toBe(expected + 1);
+      expect(thread.info().served).toBe(3);
+    } finally {
+      await thread.close();
     }
   });
 });

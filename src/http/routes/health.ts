@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
-import type { ListingReadModel } from '../../read-model/read-model.js';
+import type { ReadModel } from '../../read-model/queries.js';
 import { pingDatabase } from '../../repositories/database.js';
 
 async function within<T>(ms: number, p: Promise<T>): Promise<T> {
@@ -20,7 +20,7 @@ async function within<T>(ms: number, p: Promise<T>): Promise<T> {
 // the container restarted). /readyz: the database and Redis answer; 503 names the one that
 // does not. It also reports the listings read model (informational: without it, answers come
 // from SQL, exact but slower at scale).
-export function healthRouter(deps: { db: Knex; redis: Redis | null; readModel?: ListingReadModel }): Router {
+export function healthRouter(deps: { db: Knex; redis: Redis | null; readModel?: ReadModel }): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
