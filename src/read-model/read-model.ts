@@ -45,8 +45,7 @@ export class ListingReadModel implements ReadModel {
       this.status.served++;
       return cur;
     }
-    if (version > this.newestSeen) this.newestSeen = version;
-    if (!cur || version > cur.version) this.schedule(this.current === null && this.status.builds === 0 ? 0 : this.settleMs);
+    this.seen(version);
     return null;
   }
 
@@ -59,11 +58,6 @@ export class ListingReadModel implements ReadModel {
     const cur = this.current;
     if (version > this.newestSeen) this.newestSeen = version;
     if (!cur || version > cur.version) this.schedule(this.current === null && this.status.builds === 0 ? 0 : this.settleMs);
-  }
-
-  // The version of the index held, if any.
-  holds(): number | null {
-    return this.current?.version ?? null;
   }
 
   // Starts the first load now (server start-up), without waiting for a request.
