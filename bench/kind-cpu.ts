@@ -1,25 +1,27 @@
 // CPU per response of each kind of scenario 9's requests, measured on the real server (the
 // compiled app, production mode, one worker) against a bench database: for each kind, the
-// server's and PostgreSQL's CPU time (utime + stime from /proc) over a few thousand requests of
+// server's and its PostgreSQL backends' CPU time (bench/cpu.ts, from /proc) over a few thousand requests of
 // that kind alone, after a warm-up of the same kind. CPU time per response is what a busy,
 // shared machine disturbs least, so it compares two versions of the code, or 10,000 against
 // 1,000,000 listings, where req/s and p50 of the mix move with the machine.
 //
 //   npx tsx bench/kind-cpu.ts [--listings 1000000] [--seconds 8] [--warmup 4] [--connections 20] [--kinds "by id,geo"]
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import net from 'node:net';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { createDb } from '../src/db/knex.js';
 import { mulberry32 } from '../src/demo/generate.js';
 import { projectRoot } from '../src/lib/paths.js';
 import { findOrCreateAccount } from '../src/repositories/accounts.js';
 import { createApiKey } from '../src/repositories/api-keys.js';
 import { ensureBenchDb, ensureMarketHistory } from './build-db.js';
+import { cpuMeter } from './cpu.js';
 import { load } from './load.js';
 import { summariseProfile } from './profile.js';
 import { scenarios, type Req } from './scenarios.js';
+import { freePort, scenarioPlaces, serverArgs, serverEnv, waitForReadModel } from './server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,37 +35,6 @@ const { values: args } = parseArgs({
 });
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const TICK_MS = 1000 / 100; // USER_HZ
-
-function ticks(pid: number): number {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return 0;
-  }
-}
-function postgresTicks(): number {
-  let sum = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres') sum += ticks(Number(d));
-    } catch {
-      /* gone */
-    }
-  }
-  return sum;
-}
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-
 const bench = await ensureBenchDb({ baseUrl: PG, listings: Number(args.listings), rebuild: false, log: console.log });
 await ensureMarketHistory(bench.url, console.log);
 const db = createDb(bench.url, { poolMax: 2 });
@@ -72,11 +43,9 @@ const keys = {
   pro: (await createApiKey(db, { accountId, tier: 'pro', name: 'kind-cpu pro' })).key,
   free: (await createApiKey(db, { accountId, tier: 'free', name: 'kind-cpu free' })).key,
 };
-const ids = (await db.raw(`SELECT id FROM listings WHERE status = 'active' AND NOT flagged ORDER BY md5(id) LIMIT 5000`)).rows.map((r: { id: string }) => r.id);
-const communes = await db('communes').select('name', 'lat', 'lng', 'population');
-const quarters = (await db('localities').where({ commune: 'Luxembourg', kind: 'quartier_luxembourg_city' }).pluck('locality')) as string[];
+const places = await scenarioPlaces(db);
 await db.destroy();
-const mix = scenarios({ ids, communes, quarters, cursors: [] }).find((s) => s.id === '9')!;
+const mix = scenarios({ ...places, cursors: [] }).find((s) => s.id === '9')!;
 
 execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: 'inherit' });
 const port = await freePort();
@@ -85,34 +54,19 @@ rmSync(profileDir, { recursive: true, force: true });
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const windows: [number, number][] = [];
 const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-const child = spawn(process.execPath, ['--max-old-space-size=256', ...profiling, 'dist/src/server.js'], {
+const child = spawn(process.execPath, serverArgs(profiling), {
   cwd: projectRoot,
-  env: {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: bench.url,
-    REDIS_URL: REDIS,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    METRICS_PORT: '-1',
-    MALLOC_ARENA_MAX: '2',
-    MALLOC_MMAP_THRESHOLD_: '131072',
-    STATS_RATE_LIMIT_PER_MINUTE: '1000000000',
-    WEB_CONCURRENCY: '1',
-  },
+  env: serverEnv({ dbUrl: bench.url, redisUrl: REDIS, port, workers: 1 }),
   stdio: 'inherit',
 });
+// The server's CPU and that of its PostgreSQL backends (bench/cpu.ts), per measured window.
+const pgClient = new pg.Client({ connectionString: bench.url });
+await pgClient.connect();
+const meter = cpuMeter(() => [child.pid!], async () =>
+  (await pgClient.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r: { pid: number }) => r.pid),
+);
 try {
-  for (;;) {
-    try {
-      const r = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { read_model?: { status: string } };
-      if (r.read_model?.status === 'loaded') break;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await waitForReadModel(`http://127.0.0.1:${port}`);
   const kinds = ['list', 'filtered', 'geo', 'deep page', 'by id', 'market all', 'market one', 'market by type and rooms', 'market history', 'stats', 'free 429'];
   const wanted = args.kinds ? args.kinds.split(',').map((k) => k.trim()) : kinds;
   console.log(`${Number(args.listings).toLocaleString('en')} listings; each kind alone for ${args.seconds} s after ${args.warmup} s of warm-up; ${args.connections} connections; ms of CPU per response`);
@@ -129,8 +83,7 @@ try {
     };
     for (const phase of ['warm', 'measure'] as const) {
       let wrong = 0;
-      const s0 = ticks(child.pid!);
-      const p0 = postgresTicks();
+      if (phase === 'measure') await meter.start();
       const t0 = performance.now();
       const w0 = monotonicUs();
       const res = await load<Req>({
@@ -144,17 +97,18 @@ try {
           if (status !== r.expect) wrong++;
         },
       });
+      if (phase === 'warm') continue;
       const ms = performance.now() - t0;
-      if (phase === 'measure') windows.push([w0, monotonicUs()]);
-      if (phase === 'measure' && (wrong > 0 || res.errors > 0)) throw new Error(`${kind}: ${wrong} unexpected statuses, ${res.errors} errors`);
-      if (phase === 'measure') {
-        const server = ((ticks(child.pid!) - s0) * TICK_MS) / res.responses;
-        const pgMs = ((postgresTicks() - p0) * TICK_MS) / res.responses;
-        console.log([kind, server.toFixed(3), pgMs.toFixed(3), Math.round((res.responses / ms) * 1000)].join('\t'));
-      }
+      windows.push([w0, monotonicUs()]);
+      const cpu = await meter.stop();
+      if (wrong > 0 || res.errors > 0) throw new Error(`${kind}: ${wrong} unexpected statuses, ${res.errors} errors`);
+      // % of a core over the window → ms of CPU per response.
+      const perResponse = (pct: number) => ((pct / 100) * ms) / res.responses;
+      console.log([kind, perResponse(cpu.server).toFixed(3), perResponse(cpu.postgres).toFixed(3), Math.round((res.responses / ms) * 1000)].join('\t'));
     }
   }
 } finally {
+  await pgClient.end();
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;

@@ -1,7 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -20,6 +19,7 @@ import { measureExport, measureWalk } from './export.js';
 import { summariseProfile } from './profile.js';
 import { consoleTable, writeResults, type Row } from './report.js';
 import { scenarios, selectScenarios, type Req, type Scenario } from './scenarios.js';
+import { freePort, scenarioPlaces, serverArgs, serverEnv, waitForReadModel } from './server.js';
 
 // npm run bench -- [--listings 10000|100000|1000000] [--duration 15] [--connections 50]
 //                  [--warmup 3] [--scenarios 1,2,3] [--rebuild] [--identity] [--generator sockets|autocannon]
@@ -65,16 +65,6 @@ process.on('SIGINT', () => {
   server?.kill('SIGKILL');
   process.exit(130);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
-}
 
 function memKb(pid: number): { rss: number; hwm: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -237,7 +227,6 @@ async function fetchAs(base: string, r: Req, keys: { pro: string; free: string }
 async function startServer(dbUrl: string, port: number, logFile: string): Promise<{ child: ChildProcess; tail: string[] }> {
   const tail: string[] = [];
   writeFileSync(logFile, '');
-  // node itself (not npx/tsx wrappers), so that the pid measured is the server's.
   const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   if (args.profile) {
     rmSync(profileDir, { recursive: true, force: true });
@@ -245,26 +234,9 @@ async function startServer(dbUrl: string, port: number, logFile: string): Promis
   }
   // Production mode runs the compiled JavaScript (npm run build), as the container image does.
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: 'inherit' });
-  // The heap cap the container image uses too: V8 then collects before the process grows
-  // past the memory target instead of whenever it pleases.
-  const child = spawn(process.execPath, ['--max-old-space-size=256', ...profiling, 'dist/src/server.js'], {
+  const child = spawn(process.execPath, serverArgs(profiling), {
     cwd: projectRoot,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: dbUrl,
-      REDIS_URL: REDIS,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      LOG_PRETTY: 'false',
-      METRICS_PORT: process.env.BENCH_METRICS_PORT ?? '-1', // BENCH_METRICS_PORT: /metrics during a run
-      // The allocator settings of the container image (Dockerfile), unless set for the run.
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-      MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
-      STATS_RATE_LIMIT_PER_MINUTE: '1000000000',
-      WEB_CONCURRENCY: String(workers),
-    },
+    env: serverEnv({ dbUrl, redisUrl: REDIS, port, workers }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const keep = (b: Buffer) => {
@@ -284,18 +256,6 @@ async function startServer(dbUrl: string, port: number, logFile: string): Promis
     }
     if (Date.now() > deadline) throw new Error(`the server did not answer /healthz within 60 s:\n${tail.join('\n')}`);
     await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function waitForReadModel(base: string): Promise<string> {
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const body = (await (await fetch(`${base}/readyz`)).json()) as { read_model?: { status: string; listings?: number; last_load_ms?: number; last_error?: string | null } };
-    const m = body.read_model;
-    if (!m || m.status === 'off') return 'off (LISTINGS_READ_MODEL=false): every answer from SQL';
-    if (m.status === 'loaded') return `${m.listings} active listings loaded in ${m.last_load_ms} ms`;
-    if (Date.now() > deadline) throw new Error(`the read model did not load within 180 s (${m.last_error ?? 'no error'})`);
-    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
@@ -373,15 +333,11 @@ async function main(): Promise<void> {
       free: (await createApiKey(db, { accountId, tier: 'free', name: 'bench free' })).key,
     };
     starterKey = (await createApiKey(db, { accountId, tier: 'starter', name: 'bench starter' })).key;
-    const ids = (await db.raw(`SELECT id FROM listings WHERE status = 'active' AND NOT flagged ORDER BY md5(id) LIMIT 5000`)).rows.map(
-      (r: { id: string }) => r.id,
-    );
-    const communes = await db('communes').select('name', 'lat', 'lng', 'population');
-    const quarters = (await db('localities').where({ commune: 'Luxembourg', kind: 'quartier_luxembourg_city' }).pluck('locality')) as string[];
+    const places = await scenarioPlaces(db);
     const cursors = (await db.raw(`SELECT seq, listing_id FROM listing_changes ORDER BY md5(listing_id) LIMIT 2000`)).rows.map(
       (r: { seq: number; listing_id: string }) => encodeCursor({ seq: Number(r.seq), id: r.listing_id }),
     );
-    data = { ids, communes, quarters, cursors };
+    data = { ...places, cursors };
     run = selectScenarios(scenarios(data), chosenIds.join(','));
     const v = (await db.raw(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb,
       current_setting('work_mem') AS wm, current_setting('jit') AS jit, current_setting('max_connections') AS mc`)).rows[0];
