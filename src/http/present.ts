@@ -40,7 +40,7 @@ export function presentListing(row: PublicListingRow, opts: { baseUrl: string; s
 export function presentListingsPage(found: SearchResult, request: SearchRequest, opts: { baseUrl: string; showFlags: boolean }): ApiListingsPage {
   const { rows, distances } = found;
   return {
-    data: rows.map((r, k) => presentListing(r, opts, distances ? distances[k] : r.distance_km)),
+    data: rows.map((r, k) => presentListing(r, opts, distances?.[k])),
     meta: { total: found.total, page: request.page, per_page: request.perPage, sort: request.sort, last_updated: iso(found.lastUpdated) },
   };
 }

@@ -1,7 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createDb } from '../db/knex.js';
 import { createLogger } from '../logger.js';
-import { answerQuery } from './queries.js';
 import { ListingReadModel } from './read-model.js';
 import type { ThreadMessage, ThreadOptions, ThreadReply } from './thread.js';
 
@@ -19,20 +18,16 @@ const model = new ListingReadModel(db, logger, options.settleMs, (holds, status)
 
 port.on('message', (m: ThreadMessage) => {
   switch (m.t) {
-    case 'query': {
-      const index = model.at(m.version);
-      let answer = null;
-      if (index) {
-        try {
-          answer = answerQuery(index, m.q);
-        } catch (err) {
-          // Never a wrong answer: SQL answers this one.
+    case 'query':
+      // Never a wrong answer: a query that fails is answered null, and SQL answers it.
+      void model.query(m.version, m.q).then(
+        (answer) => post({ t: 'answer', id: m.id, answer }),
+        (err: unknown) => {
           logger.error({ err }, 'read model: query failed');
-        }
-      }
-      post({ t: 'answer', id: m.id, answer });
+          post({ t: 'answer', id: m.id, answer: null });
+        },
+      );
       return;
-    }
     case 'seen':
       model.seen(m.version);
       return;
