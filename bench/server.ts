@@ -49,16 +49,16 @@ type ReadModelState = { status: string; listings?: number; last_load_ms?: number
 export async function waitForReadModel(base: string): Promise<string> {
   const deadline = Date.now() + 180_000;
   for (;;) {
-    let m: ReadModelState | undefined | null = null;
+    // Only /readyz's own answer says where the read model is: while the server starts, other
+    // answers (a 503 without `read_model`, or none) mean "not yet", never "off".
+    let m: ReadModelState | undefined;
     try {
       m = ((await (await fetch(`${base}/readyz`)).json()) as { read_model?: ReadModelState }).read_model;
     } catch {
-      /* not listening yet */
+      /* not listening yet, or not JSON */
     }
-    if (m !== null) {
-      if (!m || m.status === 'off') return 'off (LISTINGS_READ_MODEL=false): every answer from SQL';
-      if (m.status === 'loaded') return `${m.listings} active listings loaded in ${m.last_load_ms} ms`;
-    }
+    if (m?.status === 'off') return 'off (LISTINGS_READ_MODEL=false): every answer from SQL';
+    if (m?.status === 'loaded') return `${m.listings} active listings loaded in ${m.last_load_ms} ms`;
     if (Date.now() > deadline) throw new Error(`the read model did not load within 180 s (${m?.last_error ?? 'no error'})`);
     await new Promise((r) => setTimeout(r, 250));
   }
