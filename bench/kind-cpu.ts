@@ -70,7 +70,11 @@ try {
   const kinds = ['list', 'filtered', 'geo', 'deep page', 'by id', 'market all', 'market one', 'market by type and rooms', 'market history', 'stats', 'free 429'];
   const wanted = args.kinds ? args.kinds.split(',').map((k) => k.trim()) : kinds;
   console.log(`${Number(args.listings).toLocaleString('en')} listings; each kind alone for ${args.seconds} s after ${args.warmup} s of warm-up; ${args.connections} connections; ms of CPU per response`);
-  console.log(['kind', 'server', 'postgres', 'req/s'].join('\t'));
+  console.log(['kind', 'server', 'postgres', 'req/s', 'read model'].join('\t'));
+  // Searches the read model answered (readyz): a listing search that no cache held should be
+  // one; a share far below that means the measured window ran on SQL.
+  const served = async () => ((await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { read_model: { served?: number } }).read_model.served ?? 0;
+  let servedBefore = 0;
   for (const kind of wanted) {
     if (!kinds.includes(kind)) throw new Error(`no kind ${kind} (kinds: ${kinds.join(', ')})`);
     // The mix's own generator and seed, keeping only this kind's requests.
@@ -83,7 +87,11 @@ try {
     };
     for (const phase of ['warm', 'measure'] as const) {
       let wrong = 0;
-      if (phase === 'measure') await meter.start();
+      const wrongStatuses = new Map<number, number>();
+      if (phase === 'measure') {
+        servedBefore = await served();
+        await meter.start();
+      }
       const t0 = performance.now();
       const w0 = monotonicUs();
       const res = await load<Req>({
@@ -94,17 +102,21 @@ try {
         timeoutSeconds: 30,
         next,
         onResponse: (status, _ms, r) => {
-          if (status !== r.expect) wrong++;
+          if (status !== r.expect) {
+            wrong++;
+            wrongStatuses.set(status, (wrongStatuses.get(status) ?? 0) + 1);
+          }
         },
       });
       if (phase === 'warm') continue;
       const ms = performance.now() - t0;
       windows.push([w0, monotonicUs()]);
       const cpu = await meter.stop();
-      if (wrong > 0 || res.errors > 0) throw new Error(`${kind}: ${wrong} unexpected statuses, ${res.errors} errors`);
+      const fromIndex = (await served()) - servedBefore;
+      if (wrong > 0 || res.errors > 0) throw new Error(`${kind}: ${wrong} unexpected statuses (${[...wrongStatuses].map(([s, n]) => `${n} × ${s}`).join(', ')}), ${res.errors} errors`);
       // % of a core over the window → ms of CPU per response.
       const perResponse = (pct: number) => ((pct / 100) * ms) / res.responses;
-      console.log([kind, perResponse(cpu.server).toFixed(3), perResponse(cpu.postgres).toFixed(3), Math.round((res.responses / ms) * 1000)].join('\t'));
+      console.log([kind, perResponse(cpu.server).toFixed(3), perResponse(cpu.postgres).toFixed(3), Math.round((res.responses / ms) * 1000), `${Math.round((100 * fromIndex) / res.responses)} %`].join('\t'));
     }
   }
 } finally {

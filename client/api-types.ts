@@ -425,6 +425,10 @@ export interface components {
                 listings?: number;
                 last_load_ms?: number | null;
                 last_error?: string | null;
+                /** @description Loads completed since the process started */
+                builds?: number;
+                /** @description Searches the read model answered since the process started (the rest: caches or SQL) */
+                served?: number;
             };
         };
         /** @description Rental figures of a commune (RENT, SUBLET, FLATSHARE). Figures rest on at least 3 listings (the per-m² ones on 3 with an area); below that they are null and the counts stay. */

@@ -209,6 +209,10 @@ describe('listings read model', () => {
       expect(readModel.info().served).toBe(served + 1);
       expect(again.body.meta.total).toBe(expected + 1);
       expect(again.body.data[0].id).toBe(added.id);
+      // /readyz says which version it holds, how many loads it made and searches it answered.
+      const ready = await request(app).get('/readyz');
+      expect(ready.body.read_model).toMatchObject({ status: 'loaded', version, builds: readModel.info().builds, served: served + 1 });
+      expect(ready.body.read_model.builds).toBeGreaterThanOrEqual(2);
 
       // Gone from the database after the index was built: the page is asked of SQL again.
       const index2 = await readModel.ready(version);
@@ -223,8 +227,8 @@ describe('listings read model', () => {
   });
 });
 
-// The server runs the read model on a thread of its own (LISTINGS_READ_MODEL_THREAD, default
-// on): the same answers as SQL, through the thread's messages; nothing at a version it does not
+// The server can run the read model on a thread of its own (LISTINGS_READ_MODEL_THREAD, off by
+// default): the same answers as SQL, through the thread's messages; nothing at a version it does not
 // hold; and when the thread dies, the API answers from SQL until the thread is back.
 describe('listings read model on its own thread', () => {
   it('answers queries as SQL does, and none at a version it does not hold', async () => {

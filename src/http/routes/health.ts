@@ -43,7 +43,7 @@ export function healthRouter(deps: { db: Knex; redis: Redis | null; readModel?: 
     res.setHeader('Cache-Control', 'no-store');
     const m = deps.readModel?.info();
     const readModel = m
-      ? { status: m.version === null ? 'loading' : 'loaded', version: m.version, listings: m.listings, last_load_ms: m.lastBuildMs, last_error: m.lastError }
+      ? { status: m.version === null ? 'loading' : 'loaded', version: m.version, listings: m.listings, last_load_ms: m.lastBuildMs, last_error: m.lastError, builds: m.builds, served: m.served }
       : { status: 'off' };
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { database, redis }, read_model: readModel });
   });

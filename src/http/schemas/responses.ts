@@ -163,6 +163,8 @@ export const readinessSchema = z
         listings: z.number().int().optional(),
         last_load_ms: z.number().int().nullable().optional(),
         last_error: z.string().nullable().optional(),
+        builds: z.number().int().optional().meta({ description: 'Loads completed since the process started' }),
+        served: z.number().int().optional().meta({ description: 'Searches the read model answered since the process started (the rest: caches or SQL)' }),
       })
       .meta({ description: 'The in-memory read model of the active listings (informational: answers are exact without it, from SQL)' }),
   })
