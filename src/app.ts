@@ -116,6 +116,7 @@ export function buildApp(deps: AppDeps): App {
     filter: (req, res) => /^application\/x-ndjson\b/.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res),
   });
   app.use((req, res, next) => (SELF_COMPRESSED.test(req.url) ? next() : compress(req, res, next)));
+  const withIds = (line: object, res: express.Response) => ({ ...line, request_id: res.locals.requestId, key_id: res.locals.apiKey?.id });
   // One log line per request at level info; when the level is higher nothing would be
   // written, so the per-request logging machinery is left out of the hot path.
   const logsRequests = deps.logger.isLevelEnabled('info');
@@ -128,10 +129,11 @@ export function buildApp(deps: AppDeps): App {
         req: (req) => ({ method: req.method, path: pathOf(req) }),
         res: (res) => ({ status: res.statusCode }),
       },
-      customProps: (_req, res) => ({
-        request_id: (res as express.Response).locals.requestId,
-        key_id: (res as express.Response).locals.apiKey?.id,
-      }),
+      // The request's id and key added to the finished line only: pino-http's customProps are
+      // bound twice (at the start, when no key is known yet, and at the end), which wrote
+      // request_id twice on every line of a request with a key.
+      customSuccessObject: (_req, res, line) => withIds(line, res as express.Response),
+      customErrorObject: (_req, res, _err, line) => withIds(line, res as express.Response),
       customSuccessMessage: (req, res, ms) => `${req.method} ${pathOf(req)} ${res.statusCode} ${Math.round(ms)}ms`,
       customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
       wrapSerializers: false,

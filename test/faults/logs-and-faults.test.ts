@@ -49,6 +49,11 @@ describe('request logs', () => {
     expect(first.request_id).toBe(res.headers['x-request-id']);
     expect(first.key_id).toBe(k.id);
     expect((reqLines[1] as { res: { status: number } }).res.status).toBe(401);
+    // Every key once per line (pino writes a child's bindings and the line's own fields side by
+    // side): log pipelines such as Elasticsearch refuse or merge duplicate keys.
+    for (const line of raw.filter((l) => l.includes('"req":'))) {
+      for (const k of ['"req"', '"res"', '"request_id"', '"key_id"', '"responseTime"']) expect(line.split(k + ':').length - 1, `${k} in ${line}`).toBeLessThanOrEqual(1);
+    }
     const all = raw.join('\n');
     expect(all).not.toContain(k.key);
     expect(all).not.toContain('z'.repeat(43));
