@@ -5,13 +5,14 @@ import { cpus } from 'node:os';
 // cpus().length × 100 %): the server, its PostgreSQL backends, this load generator and
 // everything else (another engineer's job running at the same time shows up there).
 
-function procTicks(pid: number): number {
+// null: the process is gone (its last ticks can no longer be read).
+function procTicks(pid: number): number | null {
   try {
     const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = s.slice(s.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
     return Number(f[11]) + Number(f[12]); // utime + stime (fields 14 and 15)
   } catch {
-    return 0; // gone
+    return null;
   }
 }
 
@@ -34,12 +35,12 @@ export function cpuMeter(serverPids: () => number[], pgPids: () => Promise<numbe
   let pids: number[] = [];
   let start: { m: { total: number; idle: number }; server: number; pg: Map<number, number>; self: NodeJS.CpuUsage; t: number };
   let serverSet: number[] = [];
-  const serverTicks = () => serverSet.reduce((sum, p) => sum + procTicks(p), 0);
+  const serverTicks = () => serverSet.reduce((sum, p) => sum + (procTicks(p) ?? 0), 0);
   return {
     async start(): Promise<void> {
       pids = await pgPids();
       serverSet = serverPids();
-      start = { m: machineTicks(), server: serverTicks(), pg: new Map(pids.map((p) => [p, procTicks(p)])), self: process.cpuUsage(), t: performance.now() };
+      start = { m: machineTicks(), server: serverTicks(), pg: new Map(pids.map((p) => [p, procTicks(p) ?? 0])), self: process.cpuUsage(), t: performance.now() };
     },
     async stop(): Promise<CpuShare> {
       const m = machineTicks();
@@ -48,7 +49,13 @@ export function cpuMeter(serverPids: () => number[], pgPids: () => Promise<numbe
       const secs = (performance.now() - start.t) / 1000;
       const later = await pgPids();
       let pg = 0;
-      for (const p of new Set([...pids, ...later])) pg += procTicks(p) - (start.pg.get(p) ?? 0);
+      // A backend that exited during the window (the pool closes idle connections) is left
+      // out: its last ticks are gone, and counting it as 0 made PostgreSQL's share negative
+      // (and "other" too large). What it used in the window then shows as "other".
+      for (const p of new Set([...pids, ...later])) {
+        const now = procTicks(p);
+        if (now !== null) pg += now - (start.pg.get(p) ?? 0);
+      }
       const dTotal = m.total - start.m.total;
       const pct = (ticks: number) => (dTotal > 0 ? (ticks / dTotal) * cores * 100 : 0);
       const machine = pct(dTotal - (m.idle - start.m.idle));
