@@ -2,7 +2,7 @@ import { haversineKm, KM_PER_DEG_LAT } from '../domain/geo.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
 import { type Columns, FLAGGED, STUDENTS } from './columns.js';
 import { type CompiledFilter, compileFilter } from './compiled-filter.js';
-import { buildGrid, cellsNear, type Grid, SUB2 } from './geo-grid.js';
+import { buildGrid, cellsNear, type Grid, NO_POS, SUB2 } from './geo-grid.js';
 import { MaxHeap } from './max-heap.js';
 import { RoomsCounts } from './rooms-counts.js';
 import { groupByPlaceAndType, groupByType, NULL_RANK, placePairs, type RowsByGroup, sliceSorted, type SortedRows } from './sort-orders.js';
@@ -52,8 +52,6 @@ export class ListingIndex {
   // The columns, as fields so that the hot loops read them directly.
   private readonly price: Int32Array;
   private readonly rooms: Int32Array;
-  private readonly lat: Float64Array;
-  private readonly lng: Float64Array;
   private readonly commune: Uint16Array;
   private readonly locality: Uint16Array;
   private readonly source: Uint16Array;
@@ -70,8 +68,6 @@ export class ListingIndex {
     this.byCreated = c.byCreated;
     this.price = c.price;
     this.rooms = c.rooms;
-    this.lat = c.lat;
-    this.lng = c.lng;
     this.commune = c.commune;
     this.locality = c.locality;
     this.source = c.source;
@@ -87,6 +83,7 @@ export class ListingIndex {
     const byType = groupByType(c.byPrice.order, c.type, c.dicts.type.size);
     this.byType = { ...byType, rooms: new RoomsCounts(byType.order, c.rooms, c.bits) };
     this.grid = buildGrid(c);
+    c.lat = c.lng = new Float64Array(0); // the grid holds them, in its order: let these go
     let clean = 0;
     for (let i = 0; i < c.n; i++) if ((c.bits[i] & FLAGGED) === 0) clean++;
     this.cleanTotal = clean;
@@ -96,11 +93,11 @@ export class ListingIndex {
   get bytes(): number {
     const c = this.c;
     let b = c.ids.bytes;
-    for (const a of [c.price, c.rooms, c.lat, c.lng, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
+    for (const a of [c.price, c.rooms, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
     for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength + (s.rank === c.price ? 0 : s.rank.byteLength);
     b += this.byGroup.order.byteLength + this.byGroup.start.byteLength + this.roomsCounts.bytes;
     b += this.byType.order.byteLength + this.byType.start.byteLength + this.byType.rooms.bytes;
-    if (this.grid) b += this.grid.order.byteLength + this.grid.start.byteLength + this.grid.sub.byteLength + this.grid.clean.byteLength;
+    if (this.grid) for (const a of [this.grid.order, this.grid.start, this.grid.sub, this.grid.clean, this.grid.lat, this.grid.lng, this.grid.posOf]) b += a.byteLength;
     return b;
   }
 
@@ -128,7 +125,8 @@ export class ListingIndex {
   private matches(q: CompiledFilter, i: number): boolean {
     if (!this.matchesAttributes(q, i)) return false;
     const g = q.geo;
-    return g === null || (!Number.isNaN(this.lat[i]) && g.within(this.lat[i], this.lng[i]));
+    const k = g && this.grid ? this.grid.posOf[i] : NO_POS;
+    return g === null || (k !== NO_POS && g.within(this.grid!.lat[k], this.grid!.lng[k]));
   }
 
   // Rows known to hold every match of a filter without geo part: along the (commune and
@@ -233,8 +231,8 @@ export class ListingIndex {
       return n;
     }
     const grid = this.grid!;
-    const { order, sub } = grid;
-    const { lat, lng, bits } = this;
+    const { order, sub, lat, lng } = grid;
+    const { bits } = this;
     const circle = q.geo!;
     let n = 0;
     for (const cell of cellsNear(grid, f.geo!, true)) {
@@ -261,16 +259,16 @@ export class ListingIndex {
             for (let k = from; k < to; k++) if ((bits[order[k]] & FLAGGED) === 0) n++;
           } else for (let k = from; k < to; k++) if (this.matchesAttributes(q, order[k])) n++;
         } else if (q.trivial) {
-          for (let k = from; k < to; k++) if (circle.withinCell(lat[order[k]], lng[order[k]], cell.cosMin, cell.cosMax)) n++;
+          for (let k = from; k < to; k++) if (circle.withinCell(lat[k], lng[k], cell.cosMin, cell.cosMax)) n++;
         } else if (q.flagOnly) {
           for (let k = from; k < to; k++) {
             const i = order[k];
-            if ((bits[i] & FLAGGED) === 0 && circle.withinCell(lat[i], lng[i], cell.cosMin, cell.cosMax)) n++;
+            if ((bits[i] & FLAGGED) === 0 && circle.withinCell(lat[k], lng[k], cell.cosMin, cell.cosMax)) n++;
           }
         } else {
           for (let k = from; k < to; k++) {
             const i = order[k];
-            if (this.matchesAttributes(q, i) && circle.withinCell(lat[i], lng[i], cell.cosMin, cell.cosMax)) n++;
+            if (this.matchesAttributes(q, i) && circle.withinCell(lat[k], lng[k], cell.cosMin, cell.cosMax)) n++;
           }
         }
       }
@@ -302,7 +300,8 @@ export class ListingIndex {
     const page = rows.slice(offset, want);
     if (!f.geo) return { rows: page };
     const g = f.geo;
-    return { rows: page, distances: page.map((i) => haversineKm(g.lat, g.lng, this.lat[i], this.lng[i])) };
+    const { lat, lng, posOf } = this.grid!; // a row of a geo page has coordinates
+    return { rows: page, distances: page.map((i) => haversineKm(g.lat, g.lng, lat[posOf[i]], lng[posOf[i]])) };
   }
 
   private candidateCount(f: ListingFilter, q: CompiledFilter): number {
@@ -348,7 +347,7 @@ export class ListingIndex {
       for (const cell of cellsNear(grid, f.geo)) {
         for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
           const i = grid.order[k];
-          if (this.matchesAttributes(q, i) && (cell.inside || q.geo!.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) offer(i);
+          if ((q.trivial || this.matchesAttributes(q, i)) && (cell.inside || q.geo!.withinCell(grid.lat[k], grid.lng[k], cell.cosMin, cell.cosMax))) offer(i);
         }
       }
     } else {
@@ -388,9 +387,9 @@ export class ListingIndex {
         for (let k = grid.start[cell.cell]; k < grid.start[cell.cell + 1]; k++) {
           const i = grid.order[k];
           // Farther north or south than the farthest kept: no nearer (no trigonometry).
-          if (heap.full && Math.abs(this.lat[i] - g.lat) * KM_PER_DEG_LAT > heap.topKey * (1 + 1e-9) + 1e-9) continue;
-          if (!this.matchesAttributes(q, i) || !(cell.inside || circle.withinCell(this.lat[i], this.lng[i], cell.cosMin, cell.cosMax))) continue;
-          heap.offer(haversineKm(g.lat, g.lng, this.lat[i], this.lng[i]), i);
+          if (heap.full && Math.abs(grid.lat[k] - g.lat) * KM_PER_DEG_LAT > heap.topKey * (1 + 1e-9) + 1e-9) continue;
+          if (!(q.trivial || this.matchesAttributes(q, i)) || !(cell.inside || circle.withinCell(grid.lat[k], grid.lng[k], cell.cosMin, cell.cosMax))) continue;
+          heap.offer(haversineKm(g.lat, g.lng, grid.lat[k], grid.lng[k]), i);
         }
       }
       if (r >= g.radiusKm || (heap.full && heap.topKey <= r)) break;
