@@ -6,6 +6,7 @@ import { buildGrid, cellsNear, type Grid, NO_POS, SUB2 } from './geo-grid.js';
 import { MaxHeap } from './max-heap.js';
 import { RoomsCounts } from './rooms-counts.js';
 import { groupByPlaceAndType, groupByType, NULL_RANK, placePairs, type RowsByGroup, sliceSorted, type SortedRows } from './sort-orders.js';
+import { type PlaceAlong, placeAlong, walk } from './walk.js';
 
 // An in-memory, columnar copy of the active listings at one data version: the search
 // columns in typed arrays (off the JS heap), row i being the i-th active listing in id order,
@@ -16,7 +17,8 @@ import { groupByPlaceAndType, groupByType, NULL_RANK, placePairs, type RowsByGro
 // (see read-model.ts), so its answers are exactly the database's at that version.
 //
 // Its parts: columns.ts (the columns and their dictionaries), sort-orders.ts, geo-grid.ts,
-// compiled-filter.ts, max-heap.ts (the nearest rows); builder.ts loads and builds it.
+// compiled-filter.ts, max-heap.ts (the nearest rows), walk.ts (a sorted order walked for a
+// page); builder.ts loads and builds it.
 
 // A page of row numbers, with their distances on a geo search.
 export interface IndexPage {
@@ -38,6 +40,7 @@ export class ListingIndex {
   private readonly byPrice: SortedRows;
   private readonly byArea: SortedRows;
   private readonly byCreated: SortedRows;
+  private readonly createdPlace: PlaceAlong; // along byCreated, the default sort's order
   // Rows by (commune and locality pair, listing type), each group by price then row; the
   // pairs of each commune code, and the locality code of each pair.
   private readonly byGroup: RowsByGroup;
@@ -66,6 +69,7 @@ export class ListingIndex {
     this.byPrice = c.byPrice;
     this.byArea = c.byArea;
     this.byCreated = c.byCreated;
+    this.createdPlace = placeAlong(c.byCreated.order, c.commune, c.type, c.dicts.commune.size, c.dicts.type.size);
     this.price = c.price;
     this.rooms = c.rooms;
     this.commune = c.commune;
@@ -95,7 +99,7 @@ export class ListingIndex {
     let b = c.ids.bytes;
     for (const a of [c.price, c.rooms, c.commune, c.locality, c.source, c.type, c.bits]) b += a.byteLength;
     for (const s of [this.byPrice, this.byArea, this.byCreated]) b += s.order.byteLength + (s.rank === c.price ? 0 : s.rank.byteLength);
-    b += this.byGroup.order.byteLength + this.byGroup.start.byteLength + this.roomsCounts.bytes;
+    b += (this.createdPlace?.byteLength ?? 0) + this.byGroup.order.byteLength + this.byGroup.start.byteLength + this.roomsCounts.bytes;
     b += this.byType.order.byteLength + this.byType.start.byteLength + this.byType.rooms.bytes;
     if (this.grid) for (const a of [this.grid.order, this.grid.start, this.grid.sub, this.grid.clean, this.grid.lat, this.grid.lng, this.grid.posOf]) b += a.byteLength;
     return b;
@@ -295,7 +299,8 @@ export class ListingIndex {
       // candidate of ranges or a match costs, two candidates of cells (it tests the circle).
       const walked = (want * this.size) / total;
       const candidates = this.candidateCount(f, q);
-      rows = (f.geo ? 2 * walked <= candidates : walked <= candidates + total) ? this.walk(sorted, desc, q, want) : this.collectSorted(f, q, sorted, desc, want);
+      const along = sorted === this.byCreated ? this.createdPlace : null; // (walk.ts)
+      rows = (f.geo ? 2 * walked <= candidates : walked <= candidates + total) ? walk(sorted, desc, q, want, (i) => this.matches(q, i), along) : this.collectSorted(f, q, sorted, desc, want);
     }
     const page = rows.slice(offset, want);
     if (!f.geo) return { rows: page };
@@ -313,27 +318,6 @@ export class ListingIndex {
       return n;
     }
     return this.candidates(f, q).size;
-  }
-
-  // The first `want` matches along a sorted order. Descending: keys from the top, but within
-  // one key still by ascending id (the SQL's tie-break); rows without the key stay last.
-  private walk(s: SortedRows, desc: boolean, q: CompiledFilter, want: number): number[] {
-    const out: number[] = [];
-    const { order, withKey, rank: key } = s;
-    if (!desc) {
-      for (let k = 0; k < order.length && out.length < want; k++) if (this.matches(q, order[k])) out.push(order[k]);
-      return out;
-    }
-    let end = withKey; // exclusive end of the run still to visit
-    while (end > 0 && out.length < want) {
-      const v = key[order[end - 1]];
-      let startRun = end - 1;
-      while (startRun > 0 && key[order[startRun - 1]] === v) startRun--;
-      for (let k = startRun; k < end && out.length < want; k++) if (this.matches(q, order[k])) out.push(order[k]);
-      end = startRun;
-    }
-    for (let k = withKey; k < order.length && out.length < want; k++) if (this.matches(q, order[k])) out.push(order[k]);
-    return out;
   }
 
   // The first `want` matches in sort order: every candidate visited, the best kept in a
