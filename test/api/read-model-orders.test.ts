@@ -3,21 +3,10 @@ import { Rng } from '../../src/demo/random.js';
 import { FLAGGED, STUDENTS } from '../../src/read-model/columns.js';
 import { RoomsCounts } from '../../src/read-model/rooms-counts.js';
 import { groupByType, sliceSorted, sortRows } from '../../src/read-model/sort-orders.js';
+import { sqlOrder } from '../helpers/sql-order.js';
 
 // A page with no filter is a slice of a sort order (src/read-model/sort-orders.ts): checked
 // against the whole order written out, on keys with long runs of ties and missing keys.
-
-// The whole order as the SQL gives it: by key (descending: from the top), ties by row, rows
-// without the key last.
-function naive(keys: number[], desc: boolean): number[] {
-  const rows = keys.map((_, i) => i);
-  return rows.sort((a, b) => {
-    const na = Number.isNaN(keys[a]);
-    const nb = Number.isNaN(keys[b]);
-    if (na || nb) return na === nb ? a - b : na ? 1 : -1;
-    return (desc ? keys[b] - keys[a] : keys[a] - keys[b]) || a - b;
-  });
-}
 
 describe('a slice of a sort order', () => {
   it('is the same rows as the whole order cut, for any page, either direction, ties and missing keys', () => {
@@ -28,7 +17,7 @@ describe('a slice of a sort order', () => {
       for (const keys of [doubles, ints]) {
         const sorted = sortRows(n, keys === ints ? Int32Array.from(keys) : Float64Array.from(keys));
         for (const desc of [false, true]) {
-          const all = naive(keys, desc);
+          const all = sqlOrder(keys, desc);
           for (let k = 0; k < 40; k++) {
             const from = rng.int(0, n + 2);
             const to = from + rng.int(0, n);

@@ -3,21 +3,12 @@ import { Rng } from '../../src/demo/random.js';
 import type { CompiledFilter } from '../../src/read-model/compiled-filter.js';
 import { sortRows } from '../../src/read-model/sort-orders.js';
 import { placeAlong, walk } from '../../src/read-model/walk.js';
+import { sqlOrder } from '../helpers/sql-order.js';
 
 // A page of a filter along a sort order (src/read-model/walk.ts): the first matches in the
 // SQL's order (by key, ties by row, rows without the key last), checked against the whole
 // order written out and filtered, on keys with long runs of ties and missing keys, with and
 // without the commune-and-type codes read first.
-
-function naive(keys: number[], desc: boolean): number[] {
-  const rows = keys.map((_, i) => i);
-  return rows.sort((a, b) => {
-    const na = Number.isNaN(keys[a]);
-    const nb = Number.isNaN(keys[b]);
-    if (na || nb) return na === nb ? a - b : na ? 1 : -1;
-    return (desc ? keys[b] - keys[a] : keys[a] - keys[b]) || a - b;
-  });
-}
 
 const anyFilter = { flag: -1, mask: null, minP: -Infinity, maxP: Infinity, minR: -Infinity, typ: -1, src: -1, loc: -1, students: false, trivial: false, flagOnly: false, geo: null };
 
@@ -38,7 +29,7 @@ describe('walking a sort order for a page', () => {
         const matches = (i: number) => (mask === null || mask[commune[i]] === 1) && (typ < 0 || type[i] === typ) && other[i];
         const want = rng.int(0, n + 3);
         for (const desc of [false, true]) {
-          const expected = naive(keys, desc).filter(matches).slice(0, want);
+          const expected = sqlOrder(keys, desc).filter(matches).slice(0, want);
           const label = `n ${n} want ${want} desc ${desc} mask ${mask?.join('')} type ${typ}`;
           expect(walk(sorted, desc, q, want, matches, place), label).toEqual(expected);
           expect(walk(sorted, desc, q, want, matches, null), label).toEqual(expected);
