@@ -30,36 +30,47 @@ export interface CpuShare {
   machine: number;
 }
 
+// The ticks of those of `pids` still running.
+function snapshot(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const p of pids) {
+    const t = procTicks(p);
+    if (t !== null) out.set(p, t);
+  }
+  return out;
+}
+
+// The ticks used since `before` by its processes and those of `now` (a new one: all of its
+// own). One that exited during the window is left out: its last ticks are gone, and counting
+// it as 0 made a share negative (PostgreSQL's, when the pool closes idle connections) and
+// "other" too large; what it used in the window then shows as "other".
+function usedSince(before: Map<number, number>, now: number[]): number {
+  let used = 0;
+  for (const p of new Set([...before.keys(), ...now])) {
+    const t = procTicks(p);
+    if (t !== null) used += t - (before.get(p) ?? 0);
+  }
+  return used;
+}
+
 export function cpuMeter(serverPids: () => number[], pgPids: () => Promise<number[]>) {
   const cores = cpus().length;
-  let pids: number[] = [];
-  let start: { m: { total: number; idle: number }; server: number; pg: Map<number, number>; self: NodeJS.CpuUsage; t: number };
-  let serverSet: number[] = [];
-  const serverTicks = () => serverSet.reduce((sum, p) => sum + (procTicks(p) ?? 0), 0);
+  let start: { m: { total: number; idle: number }; server: Map<number, number>; pg: Map<number, number>; self: NodeJS.CpuUsage; t: number };
   return {
     async start(): Promise<void> {
-      pids = await pgPids();
-      serverSet = serverPids();
-      start = { m: machineTicks(), server: serverTicks(), pg: new Map(pids.map((p) => [p, procTicks(p) ?? 0])), self: process.cpuUsage(), t: performance.now() };
+      const pg = snapshot(await pgPids());
+      start = { m: machineTicks(), server: snapshot(serverPids()), pg, self: process.cpuUsage(), t: performance.now() };
     },
     async stop(): Promise<CpuShare> {
       const m = machineTicks();
-      const server = serverTicks();
+      const server = usedSince(start.server, serverPids());
       const self = process.cpuUsage(start.self);
       const secs = (performance.now() - start.t) / 1000;
-      const later = await pgPids();
-      let pg = 0;
-      // A backend that exited during the window (the pool closes idle connections) is left
-      // out: its last ticks are gone, and counting it as 0 made PostgreSQL's share negative
-      // (and "other" too large). What it used in the window then shows as "other".
-      for (const p of new Set([...pids, ...later])) {
-        const now = procTicks(p);
-        if (now !== null) pg += now - (start.pg.get(p) ?? 0);
-      }
+      const pg = usedSince(start.pg, await pgPids());
       const dTotal = m.total - start.m.total;
       const pct = (ticks: number) => (dTotal > 0 ? (ticks / dTotal) * cores * 100 : 0);
       const machine = pct(dTotal - (m.idle - start.m.idle));
-      const share = { server: pct(server - start.server), postgres: pct(pg), loadgen: ((self.user + self.system) / 1e6 / secs) * 100, machine };
+      const share = { server: pct(server), postgres: pct(pg), loadgen: ((self.user + self.system) / 1e6 / secs) * 100, machine };
       return { ...share, other: Math.max(0, machine - share.server - share.postgres - share.loadgen) };
     },
   };
