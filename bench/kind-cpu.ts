@@ -74,7 +74,6 @@ try {
   // Searches the read model answered (readyz): a listing search that no cache held should be
   // one; a share far below that means the measured window ran on SQL.
   const served = async () => ((await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { read_model: { served?: number } }).read_model.served ?? 0;
-  let servedBefore = 0;
   for (const kind of wanted) {
     if (!kinds.includes(kind)) throw new Error(`no kind ${kind} (kinds: ${kinds.join(', ')})`);
     // The mix's own generator and seed, keeping only this kind's requests.
@@ -86,8 +85,8 @@ try {
       }
     };
     for (const phase of ['warm', 'measure'] as const) {
-      let wrong = 0;
-      const wrongStatuses = new Map<number, number>();
+      const wrong = new Map<number, number>(); // unexpected status → responses
+      let servedBefore = 0;
       if (phase === 'measure') {
         servedBefore = await served();
         await meter.start();
@@ -102,10 +101,7 @@ try {
         timeoutSeconds: 30,
         next,
         onResponse: (status, _ms, r) => {
-          if (status !== r.expect) {
-            wrong++;
-            wrongStatuses.set(status, (wrongStatuses.get(status) ?? 0) + 1);
-          }
+          if (status !== r.expect) wrong.set(status, (wrong.get(status) ?? 0) + 1);
         },
       });
       if (phase === 'warm') continue;
@@ -113,7 +109,7 @@ try {
       windows.push([w0, monotonicUs()]);
       const cpu = await meter.stop();
       const fromIndex = (await served()) - servedBefore;
-      if (wrong > 0 || res.errors > 0) throw new Error(`${kind}: ${wrong} unexpected statuses (${[...wrongStatuses].map(([s, n]) => `${n} × ${s}`).join(', ')}), ${res.errors} errors`);
+      if (wrong.size > 0 || res.errors > 0) throw new Error(`${kind}: unexpected statuses (${[...wrong].map(([s, n]) => `${n} × ${s}`).join(', ')}), ${res.errors} errors`);
       // % of a core over the window → ms of CPU per response.
       const perResponse = (pct: number) => ((pct / 100) * ms) / res.responses;
       console.log([kind, perResponse(cpu.server).toFixed(3), perResponse(cpu.postgres).toFixed(3), Math.round((res.responses / ms) * 1000), `${Math.round((100 * fromIndex) / res.responses)} %`].join('\t'));
