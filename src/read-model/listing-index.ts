@@ -129,8 +129,10 @@ export class ListingIndex {
   private matches(q: CompiledFilter, i: number): boolean {
     if (!this.matchesAttributes(q, i)) return false;
     const g = q.geo;
-    const k = g && this.grid ? this.grid.posOf[i] : NO_POS;
-    return g === null || (k !== NO_POS && g.within(this.grid!.lat[k], this.grid!.lng[k]));
+    if (g === null) return true;
+    const grid = this.grid; // null: no row has coordinates
+    const k = grid ? grid.posOf[i] : NO_POS;
+    return k !== NO_POS && g.within(grid!.lat[k], grid!.lng[k]);
   }
 
   // Rows known to hold every match of a filter without geo part: along the (commune and
