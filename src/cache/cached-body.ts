@@ -12,10 +12,14 @@ export interface CachedBody {
 }
 
 export function cachedBody(value: unknown, extra: { total?: number } = {}): CachedBody {
-  const json = JSON.stringify(value);
+  return cachedJson(JSON.stringify(value), extra);
+}
+
+// The same for an answer already written as JSON text.
+export function cachedJson(json: string, extra: { total?: number } = {}): CachedBody {
   // The same weak ETag format Express uses for its own responses.
-  const hash = createHash('sha1').update(json, 'utf8').digest('base64').slice(0, 27);
-  return { json, etag: `W/"${Buffer.byteLength(json).toString(16)}-${hash}"`, ...extra };
+  const digest = createHash('sha1').update(json, 'utf8').digest('base64').slice(0, 27);
+  return { json, etag: `W/"${Buffer.byteLength(json).toString(16)}-${digest}"`, ...extra };
 }
 
 // Bytes held, counting the compressed forms it may gain later (about 40% of the JSON).

@@ -2,6 +2,7 @@ import { isoTimestamp } from '../lib/iso-time.js';
 import { iso } from '../repositories/freshness.js';
 import type { ChangeRow } from '../repositories/changes.js';
 import type { PublicListingRow } from '../repositories/listings.js';
+import type { ListingJson } from '../services/listing-rows.js';
 import type { SearchRequest, SearchResult } from '../services/listing-search.js';
 import type { ApiChange, ApiListing, ApiListingsPage } from './schemas/responses.js';
 
@@ -37,12 +38,20 @@ export function presentListing(row: PublicListingRow, opts: { baseUrl: string; s
   return out;
 }
 
-export function presentListingsPage(found: SearchResult, request: SearchRequest, opts: { baseUrl: string; showFlags: boolean }): ApiListingsPage {
-  const { rows, distances } = found;
-  return {
-    data: rows.map((r, k) => presentListing(r, opts, distances?.[k])),
-    meta: { total: found.total, page: request.page, per_page: request.perPage, sort: request.sort, last_updated: iso(found.lastUpdated) },
-  };
+// A listing as JSON text: the same bytes as JSON.stringify(presentListing(row, opts, distanceKm))
+// (test/api/listing-json.test.ts), from its fields already written as JSON (listing-rows.ts).
+export function writeListing(l: ListingJson, opts: { baseUrl: string; showFlags: boolean }, distanceKm?: number): string {
+  let out = `{"id":${JSON.stringify(l.id)},"url":${JSON.stringify(`${opts.baseUrl}/listings/${encodeURIComponent(l.id)}`)},${l.fields.slice(1, -1)}`;
+  if (opts.showFlags) out += `,"flags":${l.flags ?? '[]'}`;
+  if (distanceKm !== undefined) out += `,"distance_km":${JSON.stringify(Math.round(distanceKm * 1000) / 1000)}`;
+  return `${out}}`;
+}
+
+// A page of listings as JSON text (the shape of ApiListingsPage).
+export function writeListingsPage(found: SearchResult, request: SearchRequest, opts: { baseUrl: string; showFlags: boolean }): string {
+  const { listings, distances } = found;
+  const meta: ApiListingsPage['meta'] = { total: found.total, page: request.page, per_page: request.perPage, sort: request.sort, last_updated: iso(found.lastUpdated) };
+  return `{"data":[${listings.map((l, k) => writeListing(l, opts, distances?.[k])).join(',')}],"meta":${JSON.stringify(meta)}}`;
 }
 
 // One entry of the changes feed: the listing as GET /listings/:id shows it to this key, or

@@ -3,8 +3,8 @@ import type { ReadsAt } from '../db/read-replica.js';
 import type { ApiCaches } from '../cache/api-caches.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
 import type { ReadModel } from '../read-model/queries.js';
-import { countListings, findListingsPage, type PublicListingRow } from '../repositories/listings.js';
-import type { ListingRows } from './listing-rows.js';
+import { countListings, findListingsPage } from '../repositories/listings.js';
+import { listingJsonOf, type ListingJson, type ListingRows } from './listing-rows.js';
 import { lastUpdatedAt } from './last-updated.js';
 
 export interface SearchRequest {
@@ -15,10 +15,9 @@ export interface SearchRequest {
 }
 
 export interface SearchResult {
-  rows: PublicListingRow[];
-  // On a geo search answered by the read model: the distance of each row (rows[k] is at
-  // distances[k]), kept beside the rows, which are shared and never modified. From SQL, each
-  // row carries its own distance_km.
+  listings: ListingJson[];
+  // On a geo search: the distance of each listing (listings[k] is at distances[k]), kept
+  // beside the listings, which are shared and never modified.
   distances?: number[];
   total: number; // exact
   lastUpdated: Date | null;
@@ -46,9 +45,9 @@ export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: P
     const found = await model.query(version, { filter: r.filter, sort: r.sort, offset: (r.page - 1) * r.perPage, limit: r.perPage, total: known });
     if (!found) return null;
     if (known === undefined) void deps.caches.counts.get(version, key, async () => found.total);
-    const [rows, lastUpdated] = await Promise.all([deps.rows.find(at(version), found.ids, r.filter.includeFlagged), lastUpdatedAt(deps, version)]);
-    if (rows.length !== found.ids.length) return null;
-    return { rows, distances: found.distances, total: found.total, lastUpdated };
+    const [listings, lastUpdated] = await Promise.all([deps.rows.find(at(version), found.ids, r.filter.includeFlagged), lastUpdatedAt(deps, version)]);
+    if (listings.length !== found.ids.length) return null;
+    return { listings, distances: found.distances, total: found.total, lastUpdated };
   }
 
   return {
@@ -60,7 +59,7 @@ export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: P
         total(version, r.filter, () => countListings(at(version), r.filter)),
         lastUpdatedAt(deps, version),
       ]);
-      return { rows, total: matching, lastUpdated };
+      return { listings: rows.map(listingJsonOf), distances: r.filter.geo ? rows.map((row) => row.distance_km!) : undefined, total: matching, lastUpdated };
     },
   };
 }

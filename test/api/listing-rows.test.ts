@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findActiveListingsByIds } from '../../src/repositories/listings.js';
-import { createListingRows } from '../../src/services/listing-rows.js';
+import { createListingRows, listingJsonOf } from '../../src/services/listing-rows.js';
 import { useTestContext } from '../helpers/context.js';
 import { insertListing } from '../helpers/factory.js';
 
@@ -38,7 +38,7 @@ describe('listing rows read together', () => {
     }
     expect(sql).toHaveLength(1);
     for (const [k, [list, flagged]] of asks.entries()) {
-      const alone = await findActiveListingsByIds(t.db, list, flagged);
+      const alone = (await findActiveListingsByIds(t.db, list, flagged)).map(listingJsonOf);
       expect(answers[k], JSON.stringify({ list, flagged })).toEqual(alone);
     }
     expect(answers[2]).toEqual([]); // flagged, for a tier that does not see flags

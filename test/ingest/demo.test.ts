@@ -5,6 +5,8 @@ import { seedDemo, type SeedResult } from '../../src/demo/seed.js';
 import { FILE_READERS, collectFeed } from '../../src/ingest/adapters/index.js';
 import { DEMO_HISTORY_WEEKS } from '../../src/demo/history.js';
 import { marketPrices } from '../../src/repositories/market.js';
+import { presentListing, writeListing } from '../../src/http/present.js';
+import { findActiveListingsByIds, findActiveListingsJson } from '../../src/repositories/listings.js';
 import { ALL_ROOMS, marketHistory } from '../../src/repositories/market-snapshots.js';
 import { readCommunes, readDataCsv } from '../../src/reference/csv.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
@@ -290,6 +292,18 @@ describe('seedDemo: the demo data set through the importer', () => {
       expect(perM2, `${m.commune}: per m2 ${m.avg_per_m2} vs ${r.apt_rent_avg_eur_m2_month}`).toBeLessThan(1.12);
     }
     expect(checked).toBeGreaterThanOrEqual(8);
+  });
+
+  // Pages are written from the JSON PostgreSQL writes for each listing (src/services/listing-rows.ts):
+  // on the demo's real-looking data it must be presentListing's, byte for byte, for every row.
+  it('has every listing written as JSON by PostgreSQL, byte for byte as presentListing writes it', async () => {
+    const ids = (await q<{ id: string }>(`SELECT id FROM listings WHERE status = 'active'`)).map((r) => r.id);
+    const json = await findActiveListingsJson(t.db, ids);
+    const columns = new Map((await findActiveListingsByIds(t.db, ids, true)).map((r) => [r.id, r]));
+    expect(json).toHaveLength(ids.length);
+    const o = { baseUrl: 'https://api.example', showFlags: true };
+    const differ = json.filter((r) => r.fields === null || writeListing({ id: r.id, flags: r.flags_json, fields: r.fields }, o, 2.5) !== JSON.stringify(presentListing(columns.get(r.id)!, o, 2.5)));
+    expect(differ.map((r) => r.id)).toEqual([]);
   });
 
   it('leaves no rental visible unflagged at five times the usual rent of its rooms in its commune, with or without an area', async () => {

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Knex } from 'knex';
 import type { ReadsAt } from '../../db/read-replica.js';
 import type { ApiCaches } from '../../cache/api-caches.js';
-import { cachedBody } from '../../cache/cached-body.js';
+import { cachedJson } from '../../cache/cached-body.js';
 import { SEES_FLAGGED } from '../../domain/tiers.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
 import { findListingFate } from '../../repositories/changes.js';
@@ -11,7 +11,7 @@ import type { ListingSearch, SearchRequest } from '../../services/listing-search
 import { resolveCommuneParam } from '../commune-param.js';
 import { dataVersion } from '../data-version.js';
 import { ApiError } from '../errors.js';
-import { presentListing, presentListingsPage } from '../present.js';
+import { writeListing, writeListingsPage } from '../present.js';
 import { listingsQuery, listingsQueryShape, type ListingsQuery } from '../schemas/listings.js';
 import { sendCachedBody } from '../send-cached-body.js';
 import { validateQuery } from '../validate.js';
@@ -114,7 +114,7 @@ export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: Listin
     const { filter, sort, page, perPage } = request;
     const body = await deps.caches.pages.get(version, JSON.stringify([filter, sort, page, perPage]), async () => {
       const found = await deps.search.search(version, request);
-      return cachedBody(presentListingsPage(found, request, { baseUrl: deps.baseUrl, showFlags: seesFlagged }), { total: found.total });
+      return cachedJson(writeListingsPage(found, request, { baseUrl: deps.baseUrl, showFlags: seesFlagged }), { total: found.total });
     });
     const link = linkHeader(`${deps.baseUrl}/api/v1/listings`, req.query as Record<string, string>, page, perPage, body.total!);
     void deps.caches.pageUrls.get(version, urlKey, async () => ({ body, link }));
@@ -129,8 +129,8 @@ export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: Listin
     const version = await dataVersion(res, deps.db);
     const body = ID_PATTERN.test(id)
       ? await deps.caches.listings.get(version, `${seesFlagged}:${id}`, async () => {
-          const [row] = await deps.rows.find(deps.reads?.(version) ?? deps.db, [id], seesFlagged);
-          return row ? cachedBody(presentListing(row, { baseUrl: deps.baseUrl, showFlags: seesFlagged })) : null;
+          const [listing] = await deps.rows.find(deps.reads?.(version) ?? deps.db, [id], seesFlagged);
+          return listing ? cachedJson(writeListing(listing, { baseUrl: deps.baseUrl, showFlags: seesFlagged })) : null;
         })
       : null;
     if (!body) throw await listingNotFound(deps.db, id);
