@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 // A JSON answer kept ready to send: serialized once, its ETag computed once, and each
 // compressed form made on first demand (by src/http/send-cached-body.ts). Cached answers
@@ -18,8 +18,7 @@ export function cachedBody(value: unknown, extra: { total?: number } = {}): Cach
 // The same for an answer already written as JSON text.
 export function cachedJson(json: string, extra: { total?: number } = {}): CachedBody {
   // The same weak ETag format Express uses for its own responses.
-  // crypto.hash: one call, without a Hash object per answer.
-  const digest = hash('sha1', json, 'base64').slice(0, 27);
+  const digest = createHash('sha1').update(json, 'utf8').digest('base64').slice(0, 27);
   return { json, etag: `W/"${Buffer.byteLength(json).toString(16)}-${digest}"`, ...extra };
 }
 
