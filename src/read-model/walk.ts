@@ -22,7 +22,7 @@ export function placeAlong(order: Uint32Array, commune: Uint16Array, type: Uint8
 // The first `want` matches along `s`. Descending: keys from the top, but within one key still by
 // ascending row (the SQL's tie-break by id); rows without the key stay last. `matches` tests a
 // row in full; `place` (of this order, or null) rejects rows of other communes or types first.
-export function walk(s: SortedRows, desc: boolean, q: CompiledFilter, want: number, matches: (row: number) => boolean, place: PlaceAlong): number[] {
+export function walk(s: SortedRows, desc: boolean, q: CompiledFilter, want: number, matches: (row: number) => boolean, place: PlaceAlong, budget = Infinity): number[] | null {
   const { order, withKey, rank: key } = s;
   const { mask, typ } = q;
   const pre = place !== null && (mask !== null || typ >= 0) ? place : null;
@@ -32,20 +32,24 @@ export function walk(s: SortedRows, desc: boolean, q: CompiledFilter, want: numb
     const v = pre[k];
     return (mask === null || mask[v >>> 3] === 1) && (typ < 0 || (v & 7) === typ);
   };
+  // Rows tested in full so far: past `budget`, the walk gives up (null).
+  let tested = 0;
+  const test = (k: number) => may(k) && ++tested <= budget && matches(order[k]);
   const out: number[] = [];
   if (!desc) {
-    for (let k = 0; k < order.length && out.length < want; k++) if (may(k) && matches(order[k])) out.push(order[k]);
-    return out;
+    for (let k = 0; k < order.length && out.length < want && tested <= budget; k++) if (test(k)) out.push(order[k]);
+    return tested > budget ? null : out;
   }
   // Down from the top key: matches in descending position, which within a run of equal keys is
   // descending row. The run of the want-th match is finished (its lower rows come first), then
   // each run's rows are put back in ascending order.
   let k = withKey - 1;
-  for (; k >= 0 && out.length < want; k--) if (may(k) && matches(order[k])) out.push(order[k]);
+  for (; k >= 0 && out.length < want && tested <= budget; k--) if (test(k)) out.push(order[k]);
   if (out.length === want && want > 0) {
     const last = key[out[want - 1]];
-    for (; k >= 0 && key[order[k]] === last; k--) if (may(k) && matches(order[k])) out.push(order[k]);
+    for (; k >= 0 && key[order[k]] === last && tested <= budget; k--) if (test(k)) out.push(order[k]);
   }
+  if (tested > budget) return null;
   for (let a = 0; a < out.length; ) {
     let b = a + 1;
     while (b < out.length && key[out[b]] === key[out[a]]) b++;
@@ -53,6 +57,6 @@ export function walk(s: SortedRows, desc: boolean, q: CompiledFilter, want: numb
     a = b;
   }
   out.length = Math.min(out.length, want);
-  for (let j = withKey; j < order.length && out.length < want; j++) if (may(j) && matches(order[j])) out.push(order[j]);
-  return out;
+  for (let j = withKey; j < order.length && out.length < want && tested <= budget; j++) if (test(j)) out.push(order[j]);
+  return tested > budget ? null : out;
 }

@@ -38,6 +38,46 @@ describe('walking a sort order for a page', () => {
     }
   });
 
+  it('gives up (null) once it would test more rows than its budget, and only then', () => {
+    const rng = new Rng(26);
+    let gaveUp = 0;
+    let finished = 0;
+    for (const n of [1, 9, 400]) {
+      const keys = Array.from({ length: n }, () => (rng.chance(0.15) ? NaN : rng.pick([5, 5, 7, rng.int(0, 30)])));
+      const commune = Uint16Array.from({ length: n }, () => rng.int(0, 5));
+      const type = Uint8Array.from({ length: n }, () => rng.int(0, 3));
+      const other = Array.from({ length: n }, () => rng.chance(0.3));
+      const sorted = sortRows(n, Float64Array.from(keys));
+      const place = placeAlong(sorted.order, commune, type, 6, 4);
+      for (let t = 0; t < 60; t++) {
+        const mask = rng.chance(0.5) ? Uint8Array.from({ length: 6 }, () => (rng.chance(0.4) ? 1 : 0)) : null;
+        const q: CompiledFilter = { ...anyFilter, mask };
+        const matches = (i: number) => (mask === null || mask[commune[i]] === 1) && other[i];
+        const want = rng.int(1, 12);
+        for (const desc of [false, true]) {
+          const expected = sqlOrder(keys, desc).filter(matches).slice(0, want);
+          // The rows the whole walk tests in full.
+          let tested = 0;
+          walk(sorted, desc, q, want, (i) => (tested++, matches(i)), place);
+          const budget = rng.int(0, tested + 2);
+          let testedNow = 0;
+          const got = walk(sorted, desc, q, want, (i) => (testedNow++, matches(i)), place, budget);
+          const label = `n ${n} want ${want} desc ${desc} tested ${tested} budget ${budget}`;
+          expect(testedNow, label).toBeLessThanOrEqual(budget);
+          if (budget >= tested) {
+            expect(got, label).toEqual(expected);
+            finished++;
+          } else {
+            expect(got, label).toBeNull();
+            gaveUp++;
+          }
+        }
+      }
+    }
+    expect(gaveUp).toBeGreaterThan(20);
+    expect(finished).toBeGreaterThan(20);
+  });
+
   it('reads no commune-and-type codes that do not fit 16 bits', () => {
     const order = Uint32Array.from([0, 1]);
     expect(placeAlong(order, Uint16Array.from([0, 1]), Uint8Array.from([0, 0]), 8193, 4)).toBeNull();
