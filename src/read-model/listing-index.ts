@@ -22,7 +22,8 @@ import { type PlaceAlong, placeAlong, walk } from './walk.js';
 
 // What a row walked on a geo search costs, in rows of the cells collected instead: measured
 // on the geo pages of scenario 9 not sorted by distance, at 1,000,000 listings (bench/README.md,
-// stop 26): 2 (as before) 0.31-0.35 ms per page, 4 0.17-0.23, 6 0.15, 8 0.15.
+// stop 26), ms per page: 2 without the walk's budget (as before) 0.23-0.36; with it, 2
+// 0.19-0.23, 4 0.15-0.18, 6 0.14-0.17, 8 0.14-0.18, 12 0.14-0.18, 16 0.16-0.20.
 const GEO_WALK_ROW = 6;
 
 // A page of row numbers, with their distances on a geo search.
