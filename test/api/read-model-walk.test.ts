@@ -12,16 +12,22 @@ import { sqlOrder } from '../helpers/sql-order.js';
 
 const anyFilter = { flag: -1, mask: null, minP: -Infinity, maxP: Infinity, minR: -Infinity, typ: -1, src: -1, loc: -1, students: false, trivial: false, flagOnly: false, geo: null };
 
+// n rows of 6 communes and 4 types: keys drawn from `ties` (runs of equal keys) or 0-30, 15 %
+// missing; `other` stands for the rest of a filter, true for a share `otherShare` of the rows.
+function randomRows(rng: Rng, n: number, ties: number[], otherShare: number) {
+  const keys = Array.from({ length: n }, () => (rng.chance(0.15) ? NaN : rng.pick([...ties, rng.int(0, 30)])));
+  const commune = Uint16Array.from({ length: n }, () => rng.int(0, 5));
+  const type = Uint8Array.from({ length: n }, () => rng.int(0, 3));
+  const other = Array.from({ length: n }, () => rng.chance(otherShare));
+  const sorted = sortRows(n, Float64Array.from(keys));
+  return { keys, commune, type, other, sorted, place: placeAlong(sorted.order, commune, type, 6, 4) };
+}
+
 describe('walking a sort order for a page', () => {
   it('gives the first matches in the order SQL gives, for any filter, either direction, ties and missing keys', () => {
     const rng = new Rng(15);
     for (const n of [1, 2, 9, 400]) {
-      const keys = Array.from({ length: n }, () => (rng.chance(0.15) ? NaN : rng.pick([5, 5, 5, 7, 7, rng.int(0, 30)])));
-      const commune = Uint16Array.from({ length: n }, () => rng.int(0, 5));
-      const type = Uint8Array.from({ length: n }, () => rng.int(0, 3));
-      const other = Array.from({ length: n }, () => rng.chance(0.7));
-      const sorted = sortRows(n, Float64Array.from(keys));
-      const place = placeAlong(sorted.order, commune, type, 6, 4);
+      const { keys, commune, type, other, sorted, place } = randomRows(rng, n, [5, 5, 5, 7, 7], 0.7);
       for (let t = 0; t < 60; t++) {
         const mask = rng.chance(0.7) ? Uint8Array.from({ length: 6 }, () => (rng.chance(0.4) ? 1 : 0)) : null;
         const typ = rng.chance(0.6) ? rng.int(0, 3) : -1;
@@ -43,12 +49,7 @@ describe('walking a sort order for a page', () => {
     let gaveUp = 0;
     let finished = 0;
     for (const n of [1, 9, 400]) {
-      const keys = Array.from({ length: n }, () => (rng.chance(0.15) ? NaN : rng.pick([5, 5, 7, rng.int(0, 30)])));
-      const commune = Uint16Array.from({ length: n }, () => rng.int(0, 5));
-      const type = Uint8Array.from({ length: n }, () => rng.int(0, 3));
-      const other = Array.from({ length: n }, () => rng.chance(0.3));
-      const sorted = sortRows(n, Float64Array.from(keys));
-      const place = placeAlong(sorted.order, commune, type, 6, 4);
+      const { keys, commune, other, sorted, place } = randomRows(rng, n, [5, 5, 7], 0.3);
       for (let t = 0; t < 60; t++) {
         const mask = rng.chance(0.5) ? Uint8Array.from({ length: 6 }, () => (rng.chance(0.4) ? 1 : 0)) : null;
         const q: CompiledFilter = { ...anyFilter, mask };
