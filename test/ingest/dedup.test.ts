@@ -169,12 +169,29 @@ describe('pair rule: agreement accumulates, a missing field is neutral', () => {
     expect(verdict({ area_m2: null }, { lat: north(110) }).match).toBe('merge');
     // A room count left out is neutral too.
     expect(verdict({ area_m2: null }, { lat: north(110), rooms: null, price_eur: 2210 })).toMatchObject({ match: 'merge', reason: 'an area missing, price same, located together' });
-    // Contradiction cases: rooms one apart, a price only close (2.7 %), no position on one side.
+    // Contradiction cases: rooms one apart, a price only close (2.7 %).
     expect(verdict({ area_m2: null }, { lat: north(110), rooms: 2 }).match).toBeNull();
     expect(verdict({ area_m2: null }, { lat: north(110), rooms: null, price_eur: 2260 }).match).toBeNull();
-    expect(verdict({ area_m2: null, ...unlocated }, {}).match).toBeNull();
     // Rooms left out on one side: neutral.
     expect(verdict({ rooms: null }, { lat: north(130), area_m2: 74, price_eur: 2180 }).match).toBe('merge');
+  });
+
+  it('an area missing without positions on both sides: the same rooms stated by both, the same price, a place narrower than a city', () => {
+    // One locality named by both (Kirchberg), one side unlocated: 3 rooms each, 2,200 and 2,210.
+    expect(verdict({ area_m2: null, ...unlocated }, { price_eur: 2210 })).toMatchObject({ match: 'merge', reason: 'an area missing, rooms and price same, locality shared' });
+    expect(verdict({ area_m2: null }, { ...unlocated, price_eur: 2210 }).match).toBe('merge');
+    // A commune without quarters, neither side located, the area missing on the other side.
+    const mersch = { commune: 'Mersch', locality: null, ...unlocated };
+    expect(verdict({ ...mersch, rooms: 2, price_eur: 1450 }, { ...mersch, area_m2: null, rooms: 2, price_eur: 1450 }).match).toBe('merge');
+    // Not enough: a room count left out, rooms one apart, a price only close (2.7 %), only a
+    // city of quarters shared (Luxembourg named without a locality on one side).
+    expect(verdict({ area_m2: null, ...unlocated }, { rooms: null })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict({ area_m2: null, ...unlocated }, { rooms: 2 })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict({ area_m2: null, ...unlocated }, { price_eur: 2260 })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict({ area_m2: null, ...unlocated, locality: null }, {})).toMatchObject({ match: null, contradiction: false });
+    // Contradictions still rule it out: two localities, two communes.
+    expect(verdict({ area_m2: null, ...unlocated }, { locality: 'Weimerskirch' })).toMatchObject({ contradiction: true, reason: 'localities differ' });
+    expect(verdict({ ...mersch, area_m2: null, rooms: 2, price_eur: 1450 }, { ...mersch, commune: 'Lintgen', rooms: 2, price_eur: 1450 })).toMatchObject({ contradiction: true });
   });
 
   it('a commune centroid is not a position: two listings there are compared as unlocated ones', () => {
@@ -417,6 +434,29 @@ describe('a crowded place singles nothing out', () => {
       (await db('listings').orderBy('external_id').select('external_id', 'status', 'flags')).map((l) => [l.external_id, `${l.status} ${l.flags.join(',')}`]),
     );
   };
+
+  it('merges a listing without an area with the one flat of its commune at the same rooms and price, in either import order', async () => {
+    // E-1 gives no area; F-1 has one and coordinates; F-2 is another flat (3 bedrooms).
+    const feeds: [string, string[]][] = [
+      ['agence-e', [csvRow({ ref: 'E-1', place: 'Mersch', price: '1640', bedrooms: '2' })]],
+      [
+        'agence-f',
+        [
+          csvRow({ ref: 'F-1', place: 'Mersch', area: '81,5', price: '1650', bedrooms: '2', lat: '49,7531', lng: '6,1032' }),
+          csvRow({ ref: 'F-2', place: 'Mersch', area: '95', price: '1645', bedrooms: '3' }),
+        ],
+      ],
+    ];
+    const [one, two] = [await createTestDb(), await createTestDb()];
+    try {
+      const forward = await load(one.db, feeds);
+      expect(forward).toEqual({ 'E-1': 'merged ', 'F-1': 'active ', 'F-2': 'active ' }); // F-1 is the more complete record
+      expect(await load(two.db, [...feeds].reverse())).toEqual(forward);
+    } finally {
+      await one.drop();
+      await two.drop();
+    }
+  });
 
   it('merges a lone weak match, but not one among more than three look-alikes, in either import order', async () => {
     const lone = await load(t.db, [['agence-a', [flat('A-1', '70,3', 1500)]], ['agence-b', [flat('B-1', '70,3', 1505)]]]);

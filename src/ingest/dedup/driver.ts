@@ -175,11 +175,24 @@ export function candidateSql(): string {
   const weak = `c.source <> f.source AND ${commune} AND ${sqlWeak(CITIES)}
           AND (c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms)
         ORDER BY abs(c.price_eur - f.price_eur), abs(c.area_m2 - f.area_m2), c.id LIMIT ${RULE.crowd + 1}`;
+  // An area missing on one side, not both located: the same room count and price in the
+  // commune, a locality named by both in a city of quarters.
+  const weakNoArea = `c.source <> f.source AND ${live('c')} AND c.listing_type = f.listing_type AND c.commune = f.commune
+          AND c.rooms = f.rooms AND ${priceIn(RULE.priceSame)} AND ${priceWithin(RULE.priceSame)} AND (f.dedup_cell IS NULL OR c.dedup_cell IS NULL)
+          AND (c.locality = f.locality OR NOT (f.commune = ANY (${CITIES})))
+          AND (c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality)
+        ORDER BY abs(c.price_eur - f.price_eur), c.id LIMIT ${RULE.crowd + 1}`;
   const weakBranches = [
     // A probe with an area: the unlocated listings of its commune in the window.
     `WHERE f.area_m2 > 0 AND c.dedup_cell IS NULL AND ${weak}`,
     // An unlocated probe with an area: the located listings of its commune in the window.
     `WHERE f.dedup_cell IS NULL AND f.area_m2 > 0 AND c.dedup_cell IS NOT NULL AND ${weak}`,
+    // A probe with an area and a room count: the listings of its commune without an area
+    // (listings_dedup_noarea_idx) ...
+    `WHERE f.area_m2 > 0 AND f.rooms IS NOT NULL AND c.rooms IS NOT NULL AND coalesce(c.area_m2, 0) <= 0 AND ${weakNoArea}`,
+    // ... and a probe without an area: the listings of its commune, with an area or not
+    // (listings_dedup_rooms_idx).
+    `WHERE coalesce(f.area_m2, 0) <= 0 AND f.rooms IS NOT NULL AND c.rooms IS NOT NULL AND ${weakNoArea}`,
   ];
   return `SELECT f.id AS probe, c.*
        FROM dedup_frontier x JOIN listings f ON f.id = x.id

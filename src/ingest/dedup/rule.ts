@@ -58,7 +58,9 @@ export interface PlacePoints {
 // close or wide and the price the same, merge; an area missing on one side merges with room
 // counts not contradicting and the same price; the same area and a rent 3.5-6 % apart
 // (relisted, or a twin flat of a new building) is only a possible duplicate. Not both
-// located: tighter, by what the two share (classifyPair).
+// located: tighter, by what the two share (classifyPair); an area missing on one side then
+// needs room counts stated alike by both and the same price, outside a city of quarters
+// unless both name one locality.
 //
 // A pair that qualifies is a *match*. It is merged only when it is clear: each side is the
 // other's best match in the other's source, by a margin (one listing per source per
@@ -146,11 +148,14 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
     match, contradiction: false, reason: `${what}, ${where}`, discrepancy: discrepancy(a, b, km), strong,
   });
   if (area === 'missing') {
-    // Nothing to compare but rooms and price, located together: the same price and room
+    // Nothing to compare but rooms and price. Located together: the same price and room
     // counts not contradicting (a count left out is neutral). A price merely close is not
     // enough here: the area would be the only check left against a neighbour's flat.
-    // Without positions, never (a commune holds too many flats of one price).
     if (strong && price === 'same') return verdict('merge', 'an area missing, price same');
+    // Without positions on both sides: the room count stated alike by both, the same price,
+    // and a place narrower than a city of quarters (a commune of its own, or one locality
+    // named by both). The driver drops such matches in a crowded place.
+    if (price === 'same' && roomsStated && roomsDiff === 0 && shared !== 'city') return verdict('merge', 'an area missing, rooms and price same');
   } else if (price === 'relisted') {
     // The same area and a rent 3.5-6 % apart: the flat relisted at a new rent, or its twin
     // in a new building. Not sure enough to merge either way.
