@@ -1,5 +1,5 @@
 // The tolerances of the deduplication rule (rule.ts), the way feeds round and measure, and
-// the agreement classes they define. No I/O; driver.ts writes the same classes in SQL.
+// the agreement classes they define. No I/O; candidates.ts writes the same classes in SQL.
 export const RULE = {
   nearKm: 0.3,
   placeKm: 2.0,

@@ -1,0 +1,96 @@
+import { RULE } from './tolerances.js';
+
+// The candidate search of deduplication (driver.ts), in SQL: blocking through the dedup
+// indexes, then the agreement classes of rule.ts written in SQL, so that only matches travel
+// back to be decided by classifyPair.
+
+// The columns of a DedupNode and its standing, for listings aliased `t`.
+export const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.lat, ${t}.lng,
+  (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, jsonb_array_length(${t}.images) AS image_count,
+  (${t}.source_url IS NOT NULL) AS has_source_url, ${t}.created_at, ${t}.status, ${t}.merged_into, ${t}.flags`;
+
+// 3 x 3 grid cells around a point (cells are 0.004 deg of latitude by 0.006 deg of
+// longitude, about 450 m square here, wider than RULE.nearKm), as offsets of dedup_cell.
+export const CELL_OFFSETS = [-100001, -100000, -99999, -1, 0, 1, 99999, 100000, 100001];
+
+// Cities of many quarters (PlacePoints.hasQuarters), for sqlWeak.
+const CITIES = `ARRAY(SELECT DISTINCT commune FROM localities WHERE kind LIKE 'quartier%')`;
+
+const EPS = 1e-6;
+// SQL of rule.ts's classes, for c (candidate) and f (probe); slightly wider (EPS) so that
+// nothing classifyPair would accept is lost.
+const slack = (x: string) =>
+  `(CASE WHEN ${x} = trunc(${x}) THEN CASE WHEN mod(${x}::numeric, 5) = 0 THEN greatest(0.5, least(2.5, 0.03 * ${x})) ELSE 0.5 END
+         WHEN ${x} * 2 = trunc(${x} * 2) THEN 0.25 ELSE 0.05 END)`;
+const rawArea = `abs(c.area_m2 - f.area_m2)`;
+const areaExact = `${rawArea} <= ${RULE.areaExact + EPS}`;
+const areaSame = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= ${RULE.areaSame + EPS}`;
+const areaClose = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaCloseAbs}, ${RULE.areaCloseRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
+const areaWide = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaWideAbs}, ${RULE.areaWideRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
+const priceWithin = (tol: number) => `abs(c.price_eur - f.price_eur) <= ${tol + EPS} * greatest(c.price_eur, f.price_eur)`;
+const rentLike = `f.listing_type <> 'SALE'`;
+const roomsSame = `c.rooms = f.rooms`;
+// Both located within RULE.nearKm (a box around it: 0.0028 deg of latitude is 311 m, 0.0044
+// of longitude at least 300 m north to 49.9 N).
+const near = `abs(c.lat - f.lat) <= 0.0028 AND abs(c.lng - f.lng) <= 0.0044`;
+const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${priceWithin(RULE.priceClose)})
+    OR (${areaWide} AND ${priceWithin(RULE.priceSame)})
+    OR (${areaExact} AND ${rentLike} AND ${priceWithin(RULE.priceRelisted)}))`;
+const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${roomsSame}) AND ${priceWithin(RULE.priceSame)}`;
+const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})
+    OR ((c.locality = f.locality OR NOT (f.commune = ANY (${cities}))) AND (${rentLike} OR ${priceWithin(RULE.priceSame)}) AND (
+         (${areaExact} AND ${priceWithin(RULE.priceClose)})
+      OR ((c.locality = f.locality OR ${roomsSame} OR (NOT ${rentLike} AND ${areaSame})) AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
+
+export function candidateSql(): string {
+  const live = (t: string) => `${t}.status IN ('active', 'merged')`;
+  const priceIn = (tol: number) => `c.price_eur BETWEEN floor(f.price_eur * ${1 - tol})::integer AND ceil(f.price_eur / ${1 - tol})::integer`;
+  // Every b with |a - b| - rounding(a) - rounding(b) <= max(3, 6 % of the larger) (the
+  // widest area class), with roundings of at most 2.5 m2 each.
+  const lo = `((f.area_m2 - 5) * (1 - ${RULE.areaWideRel}) - ${RULE.areaWideAbs})`;
+  const hi = `((f.area_m2 + 5) / (1 - ${RULE.areaWideRel}) + ${RULE.areaWideAbs})`;
+  const area = `c.area_m2 BETWEEN ${lo} AND ${hi}`;
+  const buckets = `c.dedup_area_bucket = ANY (ARRAY(SELECT generate_series(floor(ln(greatest(${lo}, 1)) / ln(1.06))::integer, floor(ln(${hi}) / ln(1.06))::integer)))`;
+  const cells = `c.dedup_cell = ANY (ARRAY(SELECT f.dedup_cell + o FROM unnest(?::bigint[]) o))`;
+  const located = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceRelisted)} AND c.dedup_cell IS NOT NULL AND ${cells}`;
+  // Without positions on both sides there is no relisting class: a narrower price range.
+  const commune = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceClose)} AND c.dedup_area_bucket IS NOT NULL AND c.commune = f.commune AND ${buckets} AND ${area}`;
+  const branches = [
+    // A located probe with an area: located neighbours with an area in the window...
+    `WHERE f.dedup_cell IS NOT NULL AND f.area_m2 > 0 AND ${located} AND ${area} AND ${sqlStrong}`,
+    // ... and without an area.
+    `WHERE f.dedup_cell IS NOT NULL AND f.area_m2 > 0 AND ${located} AND c.area_m2 IS NULL AND ${sqlStrongNoArea}`,
+    // A located probe without an area: its located neighbours.
+    `WHERE f.dedup_cell IS NOT NULL AND coalesce(f.area_m2, 0) <= 0 AND ${located} AND ${sqlStrongNoArea}`,
+  ];
+  // Pairs with an unlocated side, nearest figures first, at most RULE.crowd + 1 per branch:
+  // one more than that tells that the place is crowded (see deduplicate).
+  const weak = `c.source <> f.source AND ${commune} AND ${sqlWeak(CITIES)}
+          AND (c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms)
+        ORDER BY abs(c.price_eur - f.price_eur), abs(c.area_m2 - f.area_m2), c.id LIMIT ${RULE.crowd + 1}`;
+  // An area missing on one side, not both located: the same room count and price in the
+  // commune, a locality named by both in a city of quarters.
+  const weakNoArea = `c.source <> f.source AND ${live('c')} AND c.listing_type = f.listing_type AND c.commune = f.commune
+          AND c.rooms = f.rooms AND ${priceIn(RULE.priceSame)} AND ${priceWithin(RULE.priceSame)} AND (f.dedup_cell IS NULL OR c.dedup_cell IS NULL)
+          AND (c.locality = f.locality OR NOT (f.commune = ANY (${CITIES})))
+          AND (c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality)
+        ORDER BY abs(c.price_eur - f.price_eur), c.id LIMIT ${RULE.crowd + 1}`;
+  const weakBranches = [
+    // A probe with an area: the unlocated listings of its commune in the window.
+    `WHERE f.area_m2 > 0 AND c.dedup_cell IS NULL AND ${weak}`,
+    // An unlocated probe with an area: the located listings of its commune in the window.
+    `WHERE f.dedup_cell IS NULL AND f.area_m2 > 0 AND c.dedup_cell IS NOT NULL AND ${weak}`,
+    // A probe with an area and a room count: the listings of its commune without an area
+    // (listings_dedup_noarea_idx) ...
+    `WHERE f.area_m2 > 0 AND f.rooms IS NOT NULL AND c.rooms IS NOT NULL AND coalesce(c.area_m2, 0) <= 0 AND ${weakNoArea}`,
+    // ... and a probe without an area: the listings of its commune, with an area or not
+    // (listings_dedup_rooms_idx).
+    `WHERE coalesce(f.area_m2, 0) <= 0 AND f.rooms IS NOT NULL AND c.rooms IS NOT NULL AND ${weakNoArea}`,
+  ];
+  return `SELECT f.id AS probe, c.*
+       FROM dedup_frontier x JOIN listings f ON f.id = x.id
+       CROSS JOIN LATERAL (
+         ${[...branches, ...weakBranches].map((w) => `(SELECT ${NODE_COLS('c')} FROM listings c ${w})`).join('\n         UNION ALL\n         ')}
+       ) c
+      WHERE ${live('f')} AND c.source <> f.source AND c.id <> f.id`;
+}
