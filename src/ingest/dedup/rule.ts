@@ -155,7 +155,7 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
     // Without positions on both sides: the room count stated alike by both, the same price,
     // and a place narrower than a city of quarters (a commune of its own, or one locality
     // named by both). The driver drops such matches in a crowded place.
-    if (price === 'same' && roomsStated && roomsDiff === 0 && shared !== 'city') return verdict('merge', 'an area missing, rooms and price same');
+    if (!strong && price === 'same' && roomsStated && roomsDiff === 0 && shared !== 'city') return verdict('merge', 'an area missing, rooms and price same');
   } else if (price === 'relisted') {
     // The same area and a rent 3.5-6 % apart: the flat relisted at a new rent, or its twin
     // in a new building. Not sure enough to merge either way.
