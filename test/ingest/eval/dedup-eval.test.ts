@@ -116,6 +116,26 @@ describe('the figures of the evaluation', () => {
     expect(m.possibleDuplicate).toEqual({ flagged: 1, onUnmergedDuplicates: 1, onOthers: 0 });
   });
 
+  it('counts the recall within 2 m2 and 3 % over the properties whose listings all lie that close (an area missing counts as close)', () => {
+    const fig = (e: [string, ListingState], area: number | null, price: number): [string, ListingState] => [e[0], { ...e[1], area, price }];
+    const m = computeMetrics(truth, new Map([
+      // p: 70 and 71.5 m2, 2,000 and 2,050 EUR (2.4 %): within, merged.
+      fig(st('a\u0000p1', 'P1', 'active'), 70, 2000), fig(st('b\u0000p2', 'P2', 'merged', 'P1'), 71.5, 2050),
+      // q: no area on one side, 1,500 and 1,560 EUR (3.8 %): outside, not merged.
+      fig(st('a\u0000q1', 'Q1', 'active'), null, 1500), fig(st('c\u0000q2', 'Q2', 'active'), 60, 1560),
+      fig(st('b\u0000r1', 'R1', 'active'), 40, 900),
+    ]));
+    expect(m.within).toEqual({ multiListed: 1, mergedToOne: 1, recall: 1 });
+    expect(m.recall).toBe(0.5);
+    // q's prices 1,500 and 1,540 (2.6 %): within, and not merged.
+    const n = computeMetrics(truth, new Map([
+      fig(st('a\u0000p1', 'P1', 'active'), 70, 2000), fig(st('b\u0000p2', 'P2', 'merged', 'P1'), 72.5, 2000),
+      fig(st('a\u0000q1', 'Q1', 'active'), null, 1500), fig(st('c\u0000q2', 'Q2', 'active'), 60, 1540),
+      fig(st('b\u0000r1', 'R1', 'active'), 40, 900),
+    ]));
+    expect(n.within).toEqual({ multiListed: 1, mergedToOne: 0, recall: 0 }); // p's areas 2.5 m2 apart: outside
+  });
+
   it('counts a property hidden from Free when all its listings are flagged, and a rejected record as missing', () => {
     const m = computeMetrics(truth, new Map([
       st('a\u0000p1', 'P1', 'active', null, ['possible_duplicate']), st('b\u0000p2', 'P2', 'active', null, ['possible_duplicate']),

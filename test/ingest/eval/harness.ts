@@ -108,7 +108,7 @@ const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 
 export function formatTable(results: EvalResult[]): string {
   const cols = [
-    'set', 'properties', 'listings', 'multi-listed', 'recall (merged to one)', 'lost (wrong merge)', 'pair precision', 'pair recall',
+    'set', 'properties', 'listings', 'multi-listed', 'recall (merged to one)', 'recall within 2 m2 and 3 %', 'lost (wrong merge)', 'pair precision', 'pair recall',
     'Free visibility', 'shown twice', 'possible_duplicate (on unmerged dup / other)', 'hidden: wrong merge / poss. dup / outlier / other',
     'order-independent', 'rejected', 'import s (fwd / rev)',
   ];
@@ -122,6 +122,7 @@ export function formatTable(results: EvalResult[]): string {
       String(m.listings),
       String(m.multiListed),
       both(`${m.recall.toFixed(3)} (${m.mergedToOne}/${m.multiListed})`, `${rev.recall.toFixed(3)} (${rev.mergedToOne}/${rev.multiListed})`),
+      both(`${m.within.recall.toFixed(3)} (${m.within.mergedToOne}/${m.within.multiListed})`, `${rev.within.recall.toFixed(3)} (${rev.within.mergedToOne}/${rev.within.multiListed})`),
       both(`${pct(m.lostShare)} (${m.lost})`, `${pct(rev.lostShare)} (${rev.lost})`),
       `${m.pairs.precision.toFixed(3)} (${m.pairs.fp} wrong)`,
       m.pairs.recall.toFixed(3),
