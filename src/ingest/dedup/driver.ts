@@ -17,9 +17,7 @@ interface Standing {
 
 interface NodeRow extends DedupNode, Standing {}
 
-
 const PROBE_SLICE = 10_000;
-
 
 async function setFrontier(trx: Db, ids: string[]): Promise<void> {
   await trx.raw(`TRUNCATE dedup_frontier`);
