@@ -11,7 +11,7 @@ export const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type
 
 // 3 x 3 grid cells around a point (cells are 0.004 deg of latitude by 0.006 deg of
 // longitude, about 450 m square here, wider than RULE.nearKm), as offsets of dedup_cell.
-export const CELL_OFFSETS = [-100001, -100000, -99999, -1, 0, 1, 99999, 100000, 100001];
+const CELL_OFFSETS = `'{-100001,-100000,-99999,-1,0,1,99999,100000,100001}'::bigint[]`;
 
 // Cities of many quarters (PlacePoints.hasQuarters), for sqlWeak.
 const CITIES = `ARRAY(SELECT DISTINCT commune FROM localities WHERE kind LIKE 'quartier%')`;
@@ -42,7 +42,10 @@ const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.price
          (${areaExact} AND ${priceWithin(RULE.priceClose)})
       OR ((c.locality = f.locality OR ${roomsSame} OR (NOT ${rentLike} AND ${areaSame})) AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
 
-export function candidateSql(): string {
+// The statement, with no bindings: it reads the probes from dedup_frontier.
+export const CANDIDATE_SQL = candidateSql();
+
+function candidateSql(): string {
   const live = (t: string) => `${t}.status IN ('active', 'merged')`;
   const priceIn = (tol: number) => `c.price_eur BETWEEN floor(f.price_eur * ${1 - tol})::integer AND ceil(f.price_eur / ${1 - tol})::integer`;
   // Every b with |a - b| - rounding(a) - rounding(b) <= max(3, 6 % of the larger) (the
@@ -51,7 +54,7 @@ export function candidateSql(): string {
   const hi = `((f.area_m2 + 5) / (1 - ${RULE.areaWideRel}) + ${RULE.areaWideAbs})`;
   const area = `c.area_m2 BETWEEN ${lo} AND ${hi}`;
   const buckets = `c.dedup_area_bucket = ANY (ARRAY(SELECT generate_series(floor(ln(greatest(${lo}, 1)) / ln(1.06))::integer, floor(ln(${hi}) / ln(1.06))::integer)))`;
-  const cells = `c.dedup_cell = ANY (ARRAY(SELECT f.dedup_cell + o FROM unnest(?::bigint[]) o))`;
+  const cells = `c.dedup_cell = ANY (ARRAY(SELECT f.dedup_cell + o FROM unnest(${CELL_OFFSETS}) o))`;
   const located = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceRelisted)} AND c.dedup_cell IS NOT NULL AND ${cells}`;
   // Without positions on both sides there is no relisting class: a narrower price range.
   const commune = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceClose)} AND c.dedup_area_bucket IS NOT NULL AND c.commune = f.commune AND ${buckets} AND ${area}`;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { candidateSql, CELL_OFFSETS, NODE_COLS } from './candidates.js';
+import { CANDIDATE_SQL, NODE_COLS } from './candidates.js';
 import { matchComponents } from './components.js';
 import { classifyPair, decideMatches, resolveGroups, type DedupNode, type MatchPair, type PlacePoints } from './rule.js';
 import { RULE } from './tolerances.js';
@@ -109,7 +109,7 @@ export async function loadPlaces(trx: Db): Promise<PlacePoints> {
 // agreement classes of classifyPair, written in SQL (candidates.ts), so that only matches
 // travel back; classifyPair decides (contradictions, clear matches).
 async function loadCandidates(trx: Db): Promise<{ probe: string; row: NodeRow }[]> {
-  const res = await trx.raw(candidateSql(), [CELL_OFFSETS, CELL_OFFSETS, CELL_OFFSETS]);
+  const res = await trx.raw(CANDIDATE_SQL);
   return (res.rows as (NodeRow & { probe: string })[]).map(({ probe, ...row }) => ({ probe, row: fixRow(row as NodeRow) }));
 }
 
