@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import knex from 'knex';
 import { createDb, migrateLatest } from '../../../src/db/knex.js';
 import { loadPlaces } from '../../../src/ingest/dedup/driver.js';
-import { classifyPair, relDiff, type DedupNode } from '../../../src/ingest/dedup/rule.js';
+import { classifyPair, type DedupNode } from '../../../src/ingest/dedup/rule.js';
 import { haversineKm } from '../../../src/domain/geo.js';
 import { AGENCIES as FIRST_AGENCIES, generateSet } from '../dedup-set.js';
 import { gazetteer } from '../helpers.js';
@@ -128,14 +128,6 @@ async function main(): Promise<void> {
   const wrong = pairs.filter((p) => !p.same && p.together);
   const missedProps = new Set(missed.map((p) => prop.get(p.a as string)));
   console.log(`multi-listed: ${[...byProp.values()].filter((l) => l.length > 1).length}, missed properties: ${missedProps.size}, missed true pairs: ${missed.length}, wrong pairs: ${wrong.length}`);
-  // Issue 13 says of the unseen feeds that every pair it missed was within 2 m2 of area and 3 %
-  // of price: the recall on the multi-listed properties whose listings all are (an area
-  // missing counts as within).
-  const within = [...byProp.values()].filter(
-    (l) => l.length > 1 && l.every((a) => l.every((b) => relDiff(a.price_eur, b.price_eur) <= 0.03 && !(a.area_m2 && b.area_m2 && Math.abs(a.area_m2 - b.area_m2) > 2))),
-  );
-  const withinOne = within.filter((l) => l.every((r) => group(r) === group(l[0]))).length;
-  console.log(`multi-listed within 2 m2 and 3 %: ${within.length}, merged to one: ${withinOne} (recall ${(withinOne / within.length).toFixed(3)})`);
   console.log(`\nmissed true pairs by reason:`);
   for (const [k, n] of tally(missed)) console.log(`  ${String(n).padStart(4)}  ${k}`);
   console.log(`\nwrong pairs (together, different properties) by the rule's verdict on them:`);
