@@ -1,4 +1,4 @@
-import type { Gazetteer, Place } from '../reference/gazetteer.js';
+import { haversineKm, type Gazetteer, type Place } from '../reference/gazetteer.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
 export const LU_BOX = { minLat: 49.44, maxLat: 50.19, minLng: 5.73, maxLng: 6.54 };
@@ -66,8 +66,12 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
     if (!place) continue;
     if (place.kind === 'commune') {
       // The town is only a commune; a quarter the gazetteer knows in that commune is kept.
-      const locality = text === town && quarter ? localityIn(gz, quarter, place.commune) : null;
+      const locality = text === town && quarter ? localityIn(gz, quarter, place.commune, input.coords) : null;
       return { ok: true, commune: place.commune, locality, by: 'text' };
+    }
+    if (new Set(place.options.map((o) => o.locality)).size > 1) {
+      const chosen = chooseLocality(gz, place.options, townCommunes, postcode, input.coords);
+      return { ok: true, commune: chosen.commune, locality: chosen.locality, by: 'text' };
     }
     const narrowed = narrow(gz, place.communes, townCommunes, postcode, input.coords);
     if (narrowed) return { ok: true, commune: narrowed, locality: place.locality, by: 'text' };
@@ -105,13 +109,49 @@ function clean(s: string | null | undefined): string | null {
 }
 
 function communesOf(p: Place): string[] {
-  return p.kind === 'commune' ? [p.commune] : p.communes;
+  return p.kind === 'commune' ? [p.commune] : [...new Set(p.options.map((o) => o.commune))];
 }
 
-function localityIn(gz: Gazetteer, text: string, commune: string): string | null {
+// The locality of `commune` that `text` names (one of several bearing the name: as in
+// chooseLocality), or null.
+function localityIn(gz: Gazetteer, text: string, commune: string, coords: { lat: number; lng: number } | null): string | null {
   const p = gz.resolve(text);
-  if (p?.kind === 'locality' && p.communes.includes(commune)) return p.locality;
-  return null;
+  const inCommune = p?.kind === 'locality' ? p.options.filter((o) => o.commune === commune) : [];
+  return inCommune.length > 0 ? chooseLocality(gz, inCommune, [commune], null, coords).locality : null;
+}
+
+// A name that several localities bear ("Bonnevoie": two quarters of Luxembourg; "Bruch": a
+// quarter of Esch-sur-Alzette and, in Luxembourgish, Brouch in Helperknapp): narrowed by the
+// town, the postcode, then the coordinates (the nearest of their points). Several quarters of
+// one commune left: the commune alone, since naming one would be a guess that another
+// record's quarter could contradict. Several communes left: the first in the reference
+// order, which the name stands for.
+function chooseLocality(
+  gz: Gazetteer,
+  options: { locality: string; commune: string }[],
+  townCommunes: string[],
+  postcode: number | null,
+  coords: { lat: number; lng: number } | null,
+): { commune: string; locality: string | null } {
+  let left = options;
+  const byTown = left.filter((o) => townCommunes.includes(o.commune));
+  if (byTown.length > 0) left = byTown;
+  if (left.length > 1 && postcode !== null) {
+    const cantons = POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? [];
+    const byPostcode = left.filter((o) => cantons.includes(gz.commune(o.commune)?.canton ?? ''));
+    if (byPostcode.length > 0) left = byPostcode;
+  }
+  if (left.length > 1 && coords) {
+    const km = (o: { locality: string; commune: string }) => {
+      const p = gz.localitiesOf(o.commune).find((l) => l.locality === o.locality);
+      const at = p && p.lat !== null && p.lng !== null ? { lat: p.lat, lng: p.lng } : gz.commune(o.commune);
+      return at ? haversineKm(coords.lat, coords.lng, at.lat, at.lng) : Infinity;
+    };
+    left = [left.reduce((best, o) => (km(o) < km(best) ? o : best))];
+  }
+  if (left.length === 1) return left[0];
+  if (left.every((o) => o.commune === left[0].commune)) return { commune: left[0].commune, locality: null };
+  return left[0];
 }
 
 function narrow(

@@ -26,7 +26,16 @@ export type Place =
   | { kind: 'commune'; commune: string }
   // A locality or quarter; `communes` has more than one entry only for a name that several
   // communes share (Eschweiler, Grundhof, ...), which the caller may narrow down.
-  | { kind: 'locality'; locality: string; communes: string[] };
+  | {
+      kind: 'locality';
+      locality: string;
+      communes: string[];
+      // Every locality the name may be, with its commune, in the reference order (the first
+      // is `locality`). More than one name only where several localities bear it: "Bonnevoie"
+      // is both Bonnevoie quarters of Luxembourg, "Bruch" a quarter of Esch-sur-Alzette and
+      // Brouch in Helperknapp. The importer chooses among them (src/ingest/place.ts).
+      options: { locality: string; commune: string }[];
+    };
 
 // Lower case, accents removed, everything but letters and digits dropped:
 // "Lëtzebuerg" -> "letzebuerg", "ESCH/ALZETTE" -> "eschalzette".
@@ -118,12 +127,14 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     if (commune) return { kind: 'commune', commune };
     const loc = localityByKey.get(key);
     if (!loc) return null;
-    // A name shared by a locality and a different locality elsewhere: prefer the first
-    // canonical name (the map keeps insertion order, i.e. the reference order).
+    // A name shared by a locality and a different locality elsewhere: the first canonical
+    // name (the map keeps insertion order, i.e. the reference order) stands for the name, and
+    // `options` holds them all.
     const [locality, set] = loc.entries().next().value as [string, Set<string>];
     // A locality that carries its commune's own name is the commune.
     if (set.size === 1 && communeByName.has(locality) && [...set][0] === locality) return { kind: 'commune', commune: locality };
-    return { kind: 'locality', locality, communes: [...set].sort() };
+    const options = [...loc].flatMap(([name, communes]) => [...communes].sort().map((commune) => ({ locality: name, commune })));
+    return { kind: 'locality', locality, communes: [...set].sort(), options };
   }
 
   function resolve(input: string): Place | null {
@@ -141,7 +152,8 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
       ]) {
         const c = communeByKey.get(a);
         const l = lookup(b);
-        if (c && l?.kind === 'locality' && l.communes.includes(c)) return { kind: 'locality', locality: l.locality, communes: [c] };
+        const inC = c && l?.kind === 'locality' ? l.options.filter((o) => o.commune === c) : [];
+        if (inC.length > 0) return { kind: 'locality', locality: inC[0].locality, communes: [c!], options: inC };
         if (c && l?.kind === 'commune' && l.commune === c) return { kind: 'commune', commune: c };
       }
     }

@@ -140,6 +140,42 @@ describe('communes and localities', () => {
     expect(reason(await csvOne({ place: 'Eschweiler' }))).toMatch(/several communes \(Junglinster, Wiltz\)/);
   });
 
+  it('a name two quarters of one commune bear (Bonnevoie) is the quarter nearest the coordinates, else the commune alone', async () => {
+    const gz = gazetteer();
+    const quarter = (name: string) => gz.localitiesOf('Luxembourg').find((l) => l.locality === name)!;
+    const sud = quarter('Bonnevoie-Sud');
+    const nord = quarter('Bonnevoie-Nord / Verlorenkost');
+    // 150 m from each quarter's point, towards the other.
+    const near = (a: typeof sud, b: typeof sud) => ({ lat: String(a.lat! + (b.lat! - a.lat!) * 0.15), lng: String(a.lng! + (b.lng! - a.lng!) * 0.15) });
+    for (const place of ['Bonnevoie', 'Luxembourg-Bonnevoie', 'Bonneweg']) {
+      const s = await csvListing({ place, ...near(sud, nord) });
+      expect([s.commune, s.locality]).toEqual(['Luxembourg', 'Bonnevoie-Sud']);
+      const n = await csvListing({ place, ...near(nord, sud) });
+      expect([n.commune, n.locality]).toEqual(['Luxembourg', 'Bonnevoie-Nord / Verlorenkost']);
+      // Without coordinates either quarter would be a guess that another record could contradict.
+      const none = await csvListing({ place });
+      expect([none.commune, none.locality]).toEqual(['Luxembourg', null]);
+    }
+    // The quarter beside its town (openimmo's ort and regionaler_zusatz) is chosen the same way.
+    const xml = immobilie('').replace('<ort>Strassen</ort>', '<ort>Luxembourg</ort><regionaler_zusatz>Bonnevoie</regionaler_zusatz>');
+    expect(ok(norm(await parseOpenImmo(xml))[0]).locality).toBeNull();
+    // Named in full, a quarter is itself.
+    expect((await csvListing({ place: 'Bonnevoie-Sud' })).locality).toBe('Bonnevoie-Sud');
+  });
+
+  it('a name that localities of two communes bear (Bruch: a quarter of Esch-sur-Alzette; Brouch in Helperknapp) is settled by the postcode or the coordinates', async () => {
+    const brouch = gazetteer().localitiesOf('Helperknapp').find((l) => l.locality === 'Brouch')!;
+    const byCoords = await csvListing({ place: 'Bruch', lat: String(brouch.lat), lng: String(brouch.lng) });
+    expect([byCoords.commune, byCoords.locality]).toEqual(['Helperknapp', 'Brouch']);
+    const byPostcode = await csvListing({ place: 'Bruch', postcode: 'L-7415' });
+    expect([byPostcode.commune, byPostcode.locality]).toEqual(['Helperknapp', 'Brouch']);
+    const byTown = await csvListing({ place: 'Bruch (Helperknapp)' });
+    expect([byTown.commune, byTown.locality]).toEqual(['Helperknapp', 'Brouch']);
+    // Nothing to tell them apart: the first in the reference data, as the name stands for.
+    const bare = await csvListing({ place: 'Bruch' });
+    expect([bare.commune, bare.locality]).toEqual(['Esch-sur-Alzette', 'Bruch']);
+  });
+
   it('a City postcode (1xxx, 2xxx) places an unknown quarter name in Luxembourg', async () => {
     expect((await csvListing({ place: 'Centre-Ville Haut', postcode: 'L-1611' })).commune).toBe('Luxembourg');
   });
