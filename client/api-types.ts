@@ -635,7 +635,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A commune in any of its forms (letter case, accents, hyphens/spaces, French, Luxembourgish or German name: Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg, Belvaux), which matches that locality only. An unknown name is 400 with up to 3 suggestions.
+                 * @description A commune in any of its forms (letter case, accents, hyphens/spaces, French, Luxembourgish or German name: Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg, Belvaux), which matches that locality only (a name that several localities bear, such as Bonnevoie, matches each of them). An unknown name is 400 with up to 3 suggestions.
                  * @example Luxembourg
                  */
                 commune?: string;
@@ -1063,8 +1063,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A commune in any of its forms (letter case, accents, hyphens/spaces, French, Luxembourgish or German name: Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg, Belvaux), which matches that locality only. An unknown name is 400 with up to 3 suggestions.
-                 * @example Luxembourg
+                 * @description A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie) gives those of the first of the reference data.
+                 * @example Strassen
                  */
                 commune?: string;
                 /** @description Type of listing the figures are of. SALE figures are asking prices (avg_price_eur…), the others monthly rents (avg_rent_eur…). Any letter case. */

@@ -8,7 +8,9 @@ export type Sort = (typeof SORTS)[number];
 export interface ListingFilter {
   // Canonical commune names (one, or several for a locality name that communes share).
   communes?: string[];
-  locality?: string;
+  // Canonical locality names, any of them (one, or several for a name that several
+  // localities bear: "Bonnevoie" is both Bonnevoie quarters), within `communes`.
+  localities?: string[];
   minPrice?: number;
   maxPrice?: number;
   minRooms?: number;

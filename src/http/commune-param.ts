@@ -3,7 +3,13 @@ import { ApiError } from './errors.js';
 
 export interface CommuneSelection {
   communes: string[];
+  // The locality the name stands for (the first of the reference data that bears it).
   locality?: string;
+  // Every locality the name may be, and their communes, when several bear it ("Bonnevoie":
+  // both Bonnevoie quarters of Luxembourg; "Bruch": a quarter of Esch-sur-Alzette and
+  // Brouch in Helperknapp). A listing search matches any of them; market figures are kept
+  // per locality and answer for `locality`, which they name.
+  every?: { communes: string[]; localities: string[] };
 }
 
 // `commune=`: any language form, case, accents, hyphens/spaces of a commune, or the name
@@ -11,7 +17,12 @@ export interface CommuneSelection {
 export function resolveCommuneParam(gazetteer: Gazetteer, value: string, param = 'commune'): CommuneSelection {
   const place = gazetteer.resolve(value);
   if (place?.kind === 'commune') return { communes: [place.commune] };
-  if (place?.kind === 'locality') return { communes: place.communes, locality: place.locality };
+  if (place?.kind === 'locality') {
+    const localities = [...new Set(place.options.map((o) => o.locality))];
+    if (localities.length === 1) return { communes: place.communes, locality: place.locality };
+    const communes = [...new Set(place.options.map((o) => o.commune))].sort();
+    return { communes: place.communes, locality: place.locality, every: { communes, localities } };
+  }
   const suggestions = gazetteer.suggest(value, 3);
   const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.join(', ')}?)` : '';
   const message = `is not a commune, locality or quarter of Luxembourg${hint}`;

@@ -11,7 +11,7 @@ export interface CompiledFilter {
   minR: number;
   typ: number;
   src: number;
-  loc: number;
+  loc: Uint8Array | null; // localities
   students: boolean;
   // Every row passes (`trivial`), or the flag is the only condition (`flagOnly`).
   trivial: boolean;
@@ -19,25 +19,30 @@ export interface CompiledFilter {
   geo: Circle | null;
 }
 
+// Codes of a column's dictionary: 1 for each of `names` (null: any value; 'none': no name is
+// in the column, so nothing can match).
+function maskOf(names: string[] | undefined, dict: Columns['dicts']['commune']): Uint8Array | null | 'none' {
+  if (!names) return null;
+  const mask = new Uint8Array(dict.size);
+  let any = false;
+  for (const name of names) {
+    const code = dict.find(name);
+    if (code >= 0) (mask[code] = 1), (any = true);
+  }
+  return any ? mask : 'none';
+}
+
 // The filter against an index's dictionaries, or null when nothing can match.
 export function compileFilter(f: ListingFilter, d: Columns['dicts']): CompiledFilter | null {
   const flag = !f.includeFlagged ? 0 : f.flagged === undefined ? -1 : f.flagged ? FLAGGED : 0;
-  let mask: Uint8Array | null = null;
-  if (f.communes) {
-    mask = new Uint8Array(d.commune.size);
-    let any = false;
-    for (const name of f.communes) {
-      const code = d.commune.find(name);
-      if (code >= 0) (mask[code] = 1), (any = true);
-    }
-    if (!any) return null;
-  }
-  const loc = f.locality !== undefined ? d.locality.find(f.locality) : -1;
+  const mask = maskOf(f.communes, d.commune);
+  const loc = maskOf(f.localities, d.locality);
+  if (mask === 'none' || loc === 'none') return null;
   const typ = f.listingType ? d.type.find(f.listingType) : -1;
   const src = f.source !== undefined ? d.source.find(f.source.toLowerCase()) : -1;
-  if ((f.locality !== undefined && loc < 0) || (f.listingType && typ < 0) || (f.source !== undefined && src < 0)) return null;
+  if ((f.listingType && typ < 0) || (f.source !== undefined && src < 0)) return null;
   const students = f.studentOnly === true;
-  const others = mask !== null || loc >= 0 || typ >= 0 || src >= 0 || f.minPrice !== undefined || f.maxPrice !== undefined || f.minRooms !== undefined || students;
+  const others = mask !== null || loc !== null || typ >= 0 || src >= 0 || f.minPrice !== undefined || f.maxPrice !== undefined || f.minRooms !== undefined || students;
   return {
     flag,
     mask,

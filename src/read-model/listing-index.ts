@@ -126,7 +126,7 @@ export class ListingIndex {
       (q.typ < 0 || this.type[i] === q.typ) &&
       this.rooms[i] >= q.minR &&
       (q.src < 0 || this.source[i] === q.src) &&
-      (q.loc < 0 || this.locality[i] === q.loc) &&
+      (q.loc === null || q.loc[this.locality[i]] === 1) &&
       (!q.students || (this.bits[i] & STUDENTS) !== 0)
     );
   }
@@ -155,13 +155,13 @@ export class ListingIndex {
   }
 
   private findCandidates(f: ListingFilter, q: CompiledFilter): Candidates & { exact: boolean } {
-    if (!f.communes && f.locality === undefined && !f.listingType && f.minPrice === undefined && f.maxPrice === undefined) {
+    if (!f.communes && !f.localities && !f.listingType && f.minPrice === undefined && f.maxPrice === undefined) {
       return { order: null, ranges: [0, this.size], size: this.size, exact: q.trivial };
     }
     // No place named: one range per type of the rows by type (the (place, type) groups hold the
     // same rows split into hundreds of ranges, each a binary search and, with min_rooms, up to
     // two partial blocks of rows visited).
-    const anyPlace = !f.communes && f.locality === undefined;
+    const anyPlace = !f.communes && !f.localities;
     const { order, start } = anyPlace ? this.byType : this.byGroup;
     const types = this.byGroup.types;
     const typeCodes = q.typ >= 0 ? [q.typ] : Array.from({ length: types }, (_, t) => t);
@@ -172,7 +172,8 @@ export class ListingIndex {
       const communeCodes = f.communes
         ? [...new Set(f.communes)].map((n) => d.commune.find(n)).filter((c) => c >= 0)
         : Array.from({ length: d.commune.size }, (_, c) => c);
-      const pairs = communeCodes.flatMap((c) => (q.loc < 0 ? this.pairsOfCommune[c] : this.pairsOfCommune[c].filter((p) => this.pairLocality[p] === q.loc)));
+      const loc = q.loc;
+      const pairs = communeCodes.flatMap((c) => (loc === null ? this.pairsOfCommune[c] : this.pairsOfCommune[c].filter((p) => loc[this.pairLocality[p]] === 1)));
       for (const p of pairs) for (const t of typeCodes) groups.push(p * types + t);
     }
     const price = this.price;

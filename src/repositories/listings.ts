@@ -44,7 +44,7 @@ function applyFilter(db: Knex, q: Knex.QueryBuilder, f: ListingFilter): Knex.Que
   if (!f.includeFlagged) q.where('flagged', false);
   else if (f.flagged !== undefined) q.where('flagged', f.flagged);
   if (f.communes) q.whereIn('commune', f.communes);
-  if (f.locality) q.where('locality', f.locality);
+  if (f.localities) q.whereIn('locality', f.localities);
   if (f.minPrice !== undefined) q.where('price_eur', '>=', f.minPrice);
   if (f.maxPrice !== undefined) q.where('price_eur', '<=', f.maxPrice);
   if (f.minRooms !== undefined) q.where('rooms', '>=', f.minRooms);

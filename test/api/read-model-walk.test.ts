@@ -10,7 +10,7 @@ import { sqlOrder } from '../helpers/sql-order.js';
 // order written out and filtered, on keys with long runs of ties and missing keys, with and
 // without the commune-and-type codes read first.
 
-const anyFilter = { flag: -1, mask: null, minP: -Infinity, maxP: Infinity, minR: -Infinity, typ: -1, src: -1, loc: -1, students: false, trivial: false, flagOnly: false, geo: null };
+const anyFilter = { flag: -1, mask: null, minP: -Infinity, maxP: Infinity, minR: -Infinity, typ: -1, src: -1, loc: null, students: false, trivial: false, flagOnly: false, geo: null };
 
 // n rows of 6 communes and 4 types: keys drawn from `ties` (runs of equal keys) or 0-30, 15 %
 // missing; `other` stands for the rest of a filter, true for a share `otherShare` of the rows.

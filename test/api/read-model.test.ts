@@ -79,7 +79,7 @@ function randomFilter(rng: Rng): ListingFilter {
   const f: ListingFilter = { includeFlagged: rng.chance(0.5) };
   if (f.includeFlagged && rng.chance(0.3)) f.flagged = rng.chance(0.5);
   if (rng.chance(0.3)) f.communes = rng.chance(0.2) ? [rng.pick(communes), rng.pick(communes)] : [rng.chance(0.5) ? 'Luxembourg' : rng.pick(communes)];
-  if (rng.chance(0.1)) f.locality = rng.pick(['Kirchberg', 'Belvaux', 'Nowhere']);
+  if (rng.chance(0.1)) f.localities = rng.pick([['Kirchberg'], ['Belvaux'], ['Nowhere'], ['Kirchberg', 'Belvaux'], ['Nowhere', 'Belvaux']]);
   if (rng.chance(0.3)) f.minPrice = rng.pick([0, 800, 1500, 1501, 2500, 100000]);
   if (rng.chance(0.3)) f.maxPrice = rng.pick([1500, 2000, 3000, 1_000_000, 5_000_000]);
   if (rng.chance(0.2)) f.minRooms = rng.int(0, 5);

@@ -41,8 +41,8 @@ export function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; se
   const geo = q.lat !== undefined && q.lng !== undefined && q.radius_km !== undefined ? { lat: q.lat, lng: q.lng, radiusKm: q.radius_km } : undefined;
   return {
     filter: {
-      communes: place?.communes,
-      locality: place?.locality,
+      communes: place?.every?.communes ?? place?.communes,
+      localities: place?.every?.localities ?? (place?.locality !== undefined ? [place.locality] : undefined),
       minPrice: q.min_price,
       maxPrice: q.max_price,
       minRooms: q.min_rooms,

@@ -7,7 +7,7 @@ export const INT4_MAX = 2_147_483_647;
 
 export const communeParam = textParam(100, {
   description:
-    'A commune in any of its forms (letter case, accents, hyphens/spaces, French, Luxembourgish or German name: Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg, Belvaux), which matches that locality only. An unknown name is 400 with up to 3 suggestions.',
+    'A commune in any of its forms (letter case, accents, hyphens/spaces, French, Luxembourgish or German name: Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg, Belvaux), which matches that locality only (a name that several localities bear, such as Bonnevoie, matches each of them). An unknown name is 400 with up to 3 suggestions.',
   example: 'Luxembourg',
 });
 

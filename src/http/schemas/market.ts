@@ -21,7 +21,16 @@ const roomsParam = intParam(0, ROOMS_TOP_BUCKET, {
 });
 
 export const marketPricesQuery = z.object({
-  commune: communeParam.optional(),
+  commune: communeParam
+    .meta({
+      queryParam: {
+        schema: { type: 'string', minLength: 1, maxLength: 100 },
+        description:
+          'A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie) gives those of the first of the reference data.',
+        example: 'Strassen',
+      },
+    })
+    .optional(),
   listing_type: listingTypeParam.optional(),
   rooms: roomsParam.optional(),
 });

@@ -1,0 +1,44 @@
+import request from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestContext } from '../helpers/context.js';
+import { bearer, insertListing, type ListingInput } from '../helpers/factory.js';
+
+// `commune=` with a name that several localities bear: a listing search matches each of them
+// (docs/decisions.md, "Commune matching").
+const t = useTestContext({ app: 'api', keys: ['pro'] });
+
+beforeAll(async () => {
+  const fixtures: Record<string, ListingInput> = {
+    nord: { commune: 'Luxembourg', locality: 'Bonnevoie-Nord / Verlorenkost', lat: 49.6043, lng: 6.1418 },
+    sud: { commune: 'Luxembourg', locality: 'Bonnevoie-Sud', lat: 49.5966, lng: 6.1466 },
+    gare: { commune: 'Luxembourg', locality: 'Gare', lat: 49.6005, lng: 6.1335 },
+    city: { commune: 'Luxembourg', lat: null, lng: null },
+    bruch: { commune: 'Esch-sur-Alzette', locality: 'Bruch', lat: null, lng: null },
+    brouch: { commune: 'Helperknapp', locality: 'Brouch', lat: null, lng: null },
+    biwer_brouch: { commune: 'Biwer', locality: 'Brouch', lat: null, lng: null },
+  };
+  for (const [name, input] of Object.entries(fixtures)) await insertListing(t.db, { external_id: name, ...input });
+});
+
+async function ids(qs: string): Promise<string[]> {
+  const res = await request(t.app).get(`/api/v1/listings${qs}`).set(bearer(t.keys.pro));
+  expect(res, qs).toHaveStatus(200);
+  expect(res.body.meta.total, qs).toBe(res.body.data.length);
+  return res.body.data.map((l: { external_id: string }) => l.external_id).sort();
+}
+
+describe('a place name that several localities bear', () => {
+  it('matches both Bonnevoie quarters for Bonnevoie (and Bonneweg), and one quarter when it is named in full', async () => {
+    expect(await ids('?commune=Bonnevoie')).toEqual(['nord', 'sud']);
+    expect(await ids('?commune=bonneweg')).toEqual(['nord', 'sud']);
+    expect(await ids('?commune=Luxembourg-Bonnevoie')).toEqual(['nord', 'sud']);
+    expect(await ids('?commune=Bonnevoie-Sud')).toEqual(['sud']);
+    expect(await ids('?commune=Verlorenkost')).toEqual(['nord']);
+    expect(await ids('?commune=Bonnevoie&lat=49.5966&lng=6.1466&radius_km=0.5')).toEqual(['sud']);
+  });
+
+  it('matches each locality in its own commune: Bruch is Bruch in Esch-sur-Alzette and Brouch in Helperknapp, not Brouch in Biwer', async () => {
+    expect(await ids('?commune=Bruch')).toEqual(['brouch', 'bruch']);
+    expect(await ids('?commune=Brouch')).toEqual(['biwer_brouch', 'brouch']);
+  });
+});
