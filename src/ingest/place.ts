@@ -53,9 +53,11 @@ export type PlaceResult =
 // a name several communes share is narrowed by the town, the postcode, then the
 // coordinates; the coordinates alone come last (nearest reference point).
 export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
-  const town = clean(input.town);
-  const quarter = clean(input.quarter);
-  const postcode = parsePostcode(input.postcode);
+  const typedTown = withoutPostcode(clean(input.town));
+  const typedQuarter = withoutPostcode(clean(input.quarter));
+  const town = typedTown.text;
+  const quarter = typedQuarter.text;
+  const postcode = parsePostcode(input.postcode) ?? typedTown.postcode ?? typedQuarter.postcode;
   const texts = [quarter && town ? `${quarter} ${town}` : null, town, quarter].filter((t): t is string => !!t);
   const townPlace = town ? gz.resolve(town) : null;
   const townCommunes = townPlace ? communesOf(townPlace) : [];
@@ -100,6 +102,15 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
     ok: false,
     reason: `unknown commune or locality "${shown.slice(0, 80)}"${hints.length ? ` (did you mean ${hints.join(', ')}?)` : ''}`,
   };
+}
+
+// A postcode typed into the place ("L-4410 Belvaux", "Belvaux (4410)"): read as the postcode
+// and left out of the text.
+function withoutPostcode(text: string | null): { text: string | null; postcode: number | null } {
+  const m = text === null ? null : /(^|[\s,;(/])L?\s*-?\s*(\d{4})(?=$|[\s,;)/])/i.exec(text);
+  if (!m) return { text, postcode: null };
+  const rest = clean((text!.slice(0, m.index + m[1].length) + text!.slice(m.index + m[0].length)).replace(/\(\s*\)/g, ' ').replace(/^[\s,;/-]+|[\s,;/-]+$/g, ''));
+  return { text: rest, postcode: Number(m[2]) };
 }
 
 function clean(s: string | null | undefined): string | null {

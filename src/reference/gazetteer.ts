@@ -71,12 +71,33 @@ function keysOf(name: string): string[] {
 
 // Common ways of writing the capital and a few other names that the reference data lacks.
 const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
-  Luxembourg: ['Luxembourg-Ville', 'Luxembourg Ville', 'Ville de Luxembourg', 'Luxembourg City', 'Stad Lëtzebuerg', 'Luxemburg-Stadt', 'Luxemburg Stadt'],
+  Luxembourg: ['Luxembourg-Ville', 'Luxembourg Ville', 'Ville de Luxembourg', 'Luxembourg City', 'Stad Lëtzebuerg', 'Luxemburg-Stadt', 'Luxemburg Stadt', 'Lux'],
   'Esch-sur-Alzette': ['Esch', 'Esch-Alzette'],
   'Redange/Attert': ['Redange', 'Redange-sur-Attert'],
   'Mondorf-les-Bains': ['Mondorf'],
   'Lac de la Haute-Sûre': ['Haute-Sûre'],
 };
+
+// Names of quarters that the reference data lacks: the business district of Gasperich.
+const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
+  Gasperich: ["Cloche d'Or", 'Ban de Gasperich'],
+};
+
+// Words that qualify a place without naming one ("Dudelange Centre", "Wiltz-Centre"), and the
+// country's own name after a place ("Bertrange, Luxembourg", "Strassen / Lux"): a text that
+// does not resolve as a whole is tried again without them.
+const QUALIFIERS = new Set(['centre', 'center', 'zentrum', 'ville', 'centreville']);
+const COUNTRY = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu']);
+const COUNTRY_PREFIX = ['grand', 'duche', 'de'];
+
+function withoutQualifiers(t: string[]): string[] {
+  const out = t.filter((w) => !QUALIFIERS.has(w));
+  if (out.length > 1 && COUNTRY.has(out[out.length - 1])) {
+    out.pop();
+    while (out.length > 1 && COUNTRY_PREFIX.includes(out[out.length - 1])) out.pop();
+  }
+  return out;
+}
 
 export interface Gazetteer {
   communes: CommuneRef[];
@@ -116,7 +137,7 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     const list = localitiesByCommune.get(l.commune) ?? [];
     list.push(l);
     localitiesByCommune.set(l.commune, list);
-    const names = [l.locality, ...(l.official_form ? [l.official_form] : []), ...l.alt_names];
+    const names = [l.locality, ...(l.official_form ? [l.official_form] : []), ...l.alt_names, ...(EXTRA_LOCALITY_ALIASES[l.locality] ?? [])];
     // "Bonnevoie-Nord / Verlorenkost" is also known by each half.
     if (l.locality.includes(' / ')) names.push(...l.locality.split(' / '));
     for (const n of names) for (const k of keysOf(n)) addLocalityKey(k, l);
@@ -140,6 +161,13 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
   function resolve(input: string): Place | null {
     const t = tokens(input);
     if (t.length === 0) return null;
+    const whole = resolveTokens(t);
+    if (whole) return whole;
+    const bare = withoutQualifiers(t);
+    return bare.length > 0 && bare.length < t.length ? resolveTokens(bare) : null;
+  }
+
+  function resolveTokens(t: string[]): Place | null {
     const direct = lookup(t.join('')) ?? lookup(t.filter((w) => !FILLERS.has(w)).join(''));
     if (direct) return direct;
     // Compound forms: "Luxembourg-Gare", "Kirchberg (Luxembourg)", "Belvaux, Sanem".
@@ -155,6 +183,13 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
         const inC = c && l?.kind === 'locality' ? l.options.filter((o) => o.commune === c) : [];
         if (inC.length > 0) return { kind: 'locality', locality: inC[0].locality, communes: [c!], options: inC };
         if (c && l?.kind === 'commune' && l.commune === c) return { kind: 'commune', commune: c };
+      }
+      // Two names of one locality: "Gasperich/Cloche d'Or", "Belvaux - Beles".
+      const a = lookup(left);
+      const b = lookup(right);
+      if (a?.kind === 'locality' && b?.kind === 'locality') {
+        const both = a.options.filter((o) => b.options.some((p) => p.locality === o.locality && p.commune === o.commune));
+        if (both.length > 0) return { kind: 'locality', locality: both[0].locality, communes: [...new Set(both.map((o) => o.commune))].sort(), options: both };
       }
     }
     return null;

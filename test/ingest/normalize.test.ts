@@ -121,6 +121,12 @@ describe('communes and localities', () => {
     ['Esch-Uelzecht', 'Esch-sur-Alzette', null], ['esch sur alzette', 'Esch-sur-Alzette', null], ['PETANGE', 'Pétange', null],
     ['Petange', 'Pétange', null], ['Péiteng', 'Pétange', null], ['Belvaux', 'Sanem', 'Belvaux'], ['Beles', 'Sanem', 'Belvaux'],
     ['Belval', 'Esch-sur-Alzette', 'Belval'], ['Kirchberg (Luxembourg)', 'Luxembourg', 'Kirchberg'],
+    // A postcode typed into the place, a "centre", the country's name after the place.
+    ['L-4410 Belvaux', 'Sanem', 'Belvaux'], ['Belvaux (4410)', 'Sanem', 'Belvaux'], ['Dudelange Centre', 'Dudelange', null],
+    ['Wiltz-Centre', 'Wiltz', null], ['Esch/Alzette - Centre', 'Esch-sur-Alzette', null], ['Bertrange, Luxembourg', 'Bertrange', null],
+    ['Strassen / Lux', 'Strassen', null], ['Mamer, Grand-Duché de Luxembourg', 'Mamer', null], ['Lux-Kirchberg', 'Luxembourg', 'Kirchberg'],
+    // A district the reference data lacks, and two names of one quarter.
+    ["Cloche d'Or", 'Luxembourg', 'Gasperich'], ["Gasperich/Cloche d'Or", 'Luxembourg', 'Gasperich'],
   ])('%j resolves to %s (%s)', async (place, commune, locality) => {
     const l = (await csvListing({ place }));
     expect([l.commune, l.locality]).toEqual([commune, locality]);
@@ -138,6 +144,14 @@ describe('communes and localities', () => {
     const wiltzEschweiler = gz.localitiesOf('Wiltz').find((l) => l.locality === 'Eschweiler')!;
     expect((await csvListing({ place: 'Eschweiler', lat: String(wiltzEschweiler.lat), lng: String(wiltzEschweiler.lng) })).commune).toBe('Wiltz');
     expect(reason(await csvOne({ place: 'Eschweiler' }))).toMatch(/several communes \(Junglinster, Wiltz\)/);
+    // A postcode typed into the place narrows as the postcode column does.
+    expect((await csvListing({ place: 'L-9654 Eschweiler' })).commune).toBe('Wiltz');
+    expect((await csvListing({ place: 'Eschweiler (6155)' })).commune).toBe('Junglinster');
+  });
+
+  it('a "centre" or "ville" alone names no place', async () => {
+    expect(reason(await csvOne({ place: 'Centre-Ville' }))).toMatch(/unknown commune or locality/);
+    expect(reason(await csvOne({ place: 'Ville' }))).toMatch(/unknown commune or locality/);
   });
 
   it('a name two quarters of one commune bear (Bonnevoie) is the quarter nearest the coordinates, else the commune alone', async () => {
