@@ -99,6 +99,18 @@ describe('listing types', () => {
     expect(ok(await jsonOne({ offer })).listing_type).toBe(type);
   });
 
+  it.each([
+    ['RENT', 'RENT'], ['Rental', 'RENT'], ['location', 'RENT'], ['Miete', 'RENT'], ['Vente', 'SALE'], ['Kauf', 'SALE'],
+    ['Flat-share', 'FLATSHARE'], ['Colocation', 'FLATSHARE'], ['WG', 'FLATSHARE'], ['Sous-location', 'SUBLET'], ['Sublease', 'SUBLET'], ['Untermiete', 'SUBLET'],
+  ])('the other words for a kind of offer: json %j is %s', async (offer, type) => {
+    expect(ok(await jsonOne({ offer })).listing_type).toBe(type);
+    expect((await csvListing({ offer })).listing_type).toBe(type);
+  });
+
+  it('an offer no language names is rejected, with its text', async () => {
+    expect(reason(await jsonOne({ offer: 'exchange' }))).toBe('unknown kind of offer "exchange"');
+  });
+
   it('openimmo: MIETE_PACHT is RENT, KAUF is SALE, zimmer is FLATSHARE, untervermietung=1 is SUBLET', async () => {
     expect(ok(await xmlOne('')).listing_type).toBe('RENT');
     const sale = ok(await xmlOne('', { kauf: true }));
@@ -219,6 +231,9 @@ describe('coordinates', () => {
     const l = (await csvListing({ lat: '48.8566', lng: '2.3522' }));
     expect([l.lat, l.lng, l.commune]).toEqual([null, null, 'Strassen']);
     expect([ok(await jsonOne({ geo: { lat: 0, lon: 0 } })).lat]).toEqual([null]);
+    // latitude and longitude spelt out are read as lat and lon.
+    const spelt = ok(await jsonOne({ geo: { latitude: 49.61, longitude: 6.13 } }));
+    expect([spelt.lat, spelt.lng]).toEqual([49.61, 6.13]);
   });
   it('drops a half pair', async () => {
     expect((await csvListing({ lat: '49.6' })).lat).toBeNull();

@@ -1,4 +1,6 @@
+import type { ListingType } from '../../domain/listing.js';
 import { CONTROL_CHARACTERS } from '../../lib/text.js';
+import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS, MAX_RECORD_CHARS, tooLong } from '../errors.js';
 import { type FeedInput, openInput } from '../input.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
@@ -151,4 +153,16 @@ export function cleanExternalId(v: unknown): string | null {
   if (typeof v !== 'string') return null;
   const s = v.replace(CONTROL_CHARACTERS, '').trim();
   return s === '' || s.length > 200 ? null : s;
+}
+
+// The kind of offer, in the words of each format (the CSV's French, the JSON's English) and of
+// the other languages agencies here write in, any letter case, accents, spaces or hyphens.
+const OFFERS: Record<string, ListingType> = {
+  location: 'RENT', vente: 'SALE', colocation: 'FLATSHARE', souslocation: 'SUBLET',
+  rent: 'RENT', rental: 'RENT', sale: 'SALE', flatshare: 'FLATSHARE', sublet: 'SUBLET', sublease: 'SUBLET',
+  miete: 'RENT', kauf: 'SALE', wg: 'FLATSHARE', wohngemeinschaft: 'FLATSHARE', untermiete: 'SUBLET',
+};
+
+export function offerType(text: string): ListingType | null {
+  return OFFERS[placeKey(text)] ?? null;
 }

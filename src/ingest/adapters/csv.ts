@@ -1,19 +1,14 @@
 import { CsvError, parse } from 'csv-parse';
-import type { ListingType } from '../../domain/listing.js';
 import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
-import { cleanExternalId, collectFeed } from './common.js';
+import { cleanExternalId, collectFeed, offerType } from './common.js';
 
 export const CSV_HEADER = [
   'Référence', "Type d'offre", 'Type de bien', 'Titre', 'Prix', 'Surface', 'Pièces', 'Chambres', 'Localité',
   'Code postal', 'Latitude', 'Longitude', 'Photos', 'Étudiants', 'Date de création', 'Lien',
 ] as const;
 
-const OFFERS: Record<string, ListingType> = {
-  location: 'RENT', vente: 'SALE', colocation: 'FLATSHARE', souslocation: 'SUBLET',
-  rent: 'RENT', sale: 'SALE', flatshare: 'FLATSHARE', sublet: 'SUBLET',
-};
 
 // Records flow out as the text comes in: csv-parse is fed piece by piece and hands each
 // record over (on_record) as soon as it is complete, so only the record being read is held.
@@ -92,7 +87,7 @@ function toEvent(f: string[], line: number): FeedEvent | null {
     };
   }
   const offerText = f[1];
-  const offer = OFFERS[placeKey(offerText)];
+  const offer = offerType(offerText);
   return {
     kind: 'record',
     record: {

@@ -1,12 +1,10 @@
-import type { ListingType } from '../../domain/listing.js';
 import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
-import { assertFieldSizes, cleanExternalId, collectFeed, SizeGuard, str, TextPosition } from './common.js';
+import { assertFieldSizes, cleanExternalId, collectFeed, offerType, SizeGuard, str, TextPosition } from './common.js';
 
 type Obj = Record<string, unknown>;
 
-const OFFERS: Record<string, ListingType> = { rent: 'RENT', sale: 'SALE', flatshare: 'FLATSHARE', sublet: 'SUBLET' };
 // Only `available` is on offer; the others mean the listing is gone.
 const GONE = new Set(['reserved', 'let', 'sold', 'rented', 'withdrawn', 'inactive']);
 
@@ -171,7 +169,7 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     position,
     externalId,
     action: 'upsert',
-    listingType: offer ? (OFFERS[offer.trim().toLowerCase()] ?? null) : null,
+    listingType: offer ? offerType(offer) : null,
     typeText: offer,
     title: item.title,
     price: priceObj ? priceObj.amount : price,
@@ -184,8 +182,8 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     quarter: str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter),
     postcode: str(address.postcode),
     country: str(address.country),
-    lat: geo.lat,
-    lng: geo.lon ?? geo.lng,
+    lat: geo.lat ?? geo.latitude,
+    lng: geo.lon ?? geo.lng ?? geo.longitude,
     images,
     students: item.students,
     date: item.published_at,
