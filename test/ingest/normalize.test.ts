@@ -124,6 +124,19 @@ describe('listing types', () => {
     const feed = (await parseOpenImmo(immobilie('').replace('<kaltmiete>1500</kaltmiete>', '<warmmiete>1700</warmmiete>')));
     expect(ok(norm(feed)[0]).price_eur).toBe(1700);
   });
+
+  it('openimmo: nettokaltmiete before warmmiete when there is no kaltmiete', async () => {
+    const xml = immobilie('').replace('<kaltmiete>1500</kaltmiete>', '<warmmiete>1700</warmmiete><nettokaltmiete>1550</nettokaltmiete>');
+    expect(ok(norm(await parseOpenImmo(xml))[0]).price_eur).toBe(1550);
+  });
+
+  it('openimmo: the namespace written with a prefix (<oi:openimmo>) reads as without', async () => {
+    const prefixed = immobilie('')
+      .replace(/<(\/?)([a-z_]+)/g, '<$1oi:$2')
+      .replace('<oi:openimmo>', '<oi:openimmo xmlns:oi="http://www.openimmo.de">');
+    const [l] = norm(await parseOpenImmo(prefixed)).map(ok);
+    expect([l.external_id, l.listing_type, l.price_eur, l.commune]).toEqual(['O1', 'RENT', 1500, 'Strassen']);
+  });
 });
 
 describe('communes and localities', () => {

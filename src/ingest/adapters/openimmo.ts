@@ -31,7 +31,9 @@ export async function* readOpenImmo(text: AsyncIterable<string>): AsyncGenerator
   const guard = new SizeGuard('<', where);
 
   parser.on('opentag', (tag) => {
-    const name = tag.name;
+    // Elements are read by their local name: a file that writes the OpenImmo namespace with a
+    // prefix (<oi:openimmo xmlns:oi="http://www.openimmo.de">) reads as one that does not.
+    const name = tag.name.slice(tag.name.indexOf(':') + 1);
     if (path.length === 0 && name !== 'openimmo') throw new FeedParseError(`not an OpenImmo file: the root element is <${name.slice(0, 40)}>, expected <openimmo>`);
     path.push(name);
     if (path.length > MAX_DEPTH) throw new FeedParseError(`the XML is nested more than ${MAX_DEPTH} levels deep at line ${parser.line}: the file is corrupt or not a feed`);
@@ -142,7 +144,9 @@ function toRecord(node: Node, position: string): RawRecord {
   else if (rent) listingType = 'RENT';
 
   const preise = obj(node.preise);
-  const price = listingType === 'SALE' ? text(preise?.kaufpreis) : (text(preise?.kaltmiete) ?? text(preise?.warmmiete));
+  // The rent: kaltmiete (cold rent), else nettokaltmiete (OpenImmo's net cold rent), else
+  // warmmiete (charges included).
+  const price = listingType === 'SALE' ? text(preise?.kaufpreis) : (text(preise?.kaltmiete) ?? text(preise?.nettokaltmiete) ?? text(preise?.warmmiete));
   const flaechen = obj(node.flaechen);
   const geo = obj(node.geo);
   const koord = obj(geo?.geokoordinaten);
