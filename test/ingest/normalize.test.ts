@@ -4,7 +4,7 @@ import { normalizeRecord, type NormalizeResult } from '../../src/ingest/normaliz
 import type { ParsedFeed } from '../../src/ingest/types.js';
 import { parseArea, parsePrice } from '../../src/ingest/values.js';
 import { TEST_LISTING_IDS } from '../helpers/factory.js';
-import { csvFeed, csvRow, gazetteer } from './helpers.js';
+import { CSV_HEADER_LINE, csvFeed, csvRow, gazetteer } from './helpers.js';
 
 const NOW = new Date('2026-11-22T08:00:00.000Z');
 const norm = (feed: ParsedFeed): NormalizeResult[] =>
@@ -254,6 +254,19 @@ describe('coordinates', () => {
 });
 
 describe('dates (Europe/Luxembourg local time to UTC)', () => {
+  it('csv: the columns are found by name, in any order and with others among them', async () => {
+    const header = CSV_HEADER_LINE.replace(/^\uFEFF/, '').split(';');
+    const row = csvRow({ ref: 'R9', offer: 'Vente', price: '650.000', area: '120,5', rooms: '5', place: 'Belvaux', postcode: 'L-4410', lat: '49,5125', lng: '5,9298', students: 'non', link: 'https://x.example/9' }).split(';');
+    // Reversed, with an agent's name inserted after the third column.
+    const order = [...header.keys()].reverse();
+    const pick = (cells: string[], extra: string) => [...order.slice(0, 3).map((k) => cells[k]), extra, ...order.slice(3).map((k) => cells[k])].join(';');
+    const [l] = norm(await parseCsvFeed(`${pick(header, 'Agent')}\n${pick(row, 'Anne')}\n`)).map(ok);
+    expect([l.external_id, l.listing_type, l.price_eur, l.area_m2, l.rooms, l.commune, l.locality, l.lat, l.source_url])
+      .toEqual(['R9', 'SALE', 650000, 120.5, 5, 'Sanem', 'Belvaux', 49.5125, 'https://x.example/9']);
+    // A documented column missing still refuses the file.
+    await expect(parseCsvFeed(`${header.filter((h) => h !== 'Prix').join(';')}\n`)).rejects.toThrow(/wrong CSV header: column 5 is "Surface", expected "Prix"/);
+  });
+
   it('csv winter and summer time', async () => {
     expect((await csvListing({ date: '21/11/2026 14:03' })).created_at?.toISOString()).toBe('2026-11-21T13:03:00.000Z');
     expect((await csvListing({ date: '02/07/2026 09:30' })).created_at?.toISOString()).toBe('2026-07-02T07:30:00.000Z');

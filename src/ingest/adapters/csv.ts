@@ -28,17 +28,16 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   // Errors come back through write's and end's callbacks; without a listener the 'error'
   // event itself would end the process.
   parser.on('error', () => {});
-  let header: string[] | null = null;
+  let columns: number[] | null = null;
   const events: FeedEvent[] = [];
   // The records read so far, checked and made into events (the first one is the header).
   const take = () => {
     for (const { fields, line } of pending.splice(0)) {
-      if (!header) {
-        checkHeader(fields);
-        header = fields;
+      if (!columns) {
+        columns = columnsOf(fields);
         continue;
       }
-      const e = toEvent(fields, line);
+      const e = toEvent(fields, line, columns);
       if (e) events.push(e);
     }
   };
@@ -65,7 +64,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     parser.end(() => done());
   });
   yield* events.splice(0);
-  if (!header) throw new FeedParseError('the CSV has no header row');
+  if (!columns) throw new FeedParseError('the CSV has no header row');
 }
 
 // The CSV of a whole file in memory (tests, tools).
@@ -73,19 +72,22 @@ export function parseCsvFeed(input: Buffer | string): Promise<ParsedFeed> {
   return collectFeed(readCsvFeed, input);
 }
 
-function toEvent(f: string[], line: number): FeedEvent | null {
+function toEvent(row: string[], line: number, columns: number[]): FeedEvent | null {
   const position = `line ${line}`;
-  if (f.length === 1 && f[0].trim() === '') return null;
-  if (f.length < CSV_HEADER.length) {
+  if (row.length === 1 && row[0].trim() === '') return null;
+  const needed = Math.max(...columns) + 1;
+  if (row.length < needed) {
     return {
       kind: 'reject',
       reject: {
-        external_id: cleanExternalId(f[0]),
+        external_id: cleanExternalId(row[columns[0]] ?? row[0]),
         position,
-        reason: `the row has ${f.length} fields, ${CSV_HEADER.length} expected (a missing ';' or a cut-off line?)`,
+        reason: `the row has ${row.length} fields, ${needed} expected (a missing ';' or a cut-off line?)`,
       },
     };
   }
+  // The fields in the documented order (CSV_HEADER), wherever the file has them.
+  const f = columns.map((k) => row[k]);
   const offerText = f[1];
   const offer = offerType(offerText);
   return {
@@ -114,15 +116,18 @@ function toEvent(f: string[], line: number): FeedEvent | null {
   };
 }
 
-function checkHeader(header: string[]): void {
-  const expected = CSV_HEADER.map((h) => placeKey(h));
-  for (let i = 0; i < expected.length; i++) {
-    const got = header[i];
-    if (got === undefined || placeKey(got) !== expected[i]) {
-      const shown = got === undefined ? 'missing' : `"${got.slice(0, 40)}"`;
-      throw new FeedParseError(
-        `wrong CSV header: column ${i + 1} is ${shown}, expected "${CSV_HEADER[i]}" (the header must start with ${CSV_HEADER.join(';')}, separated by semicolons)`,
-      );
-    }
-  }
+// Where each column of CSV_HEADER is in the file. Found by name (letter case and accents
+// aside), so that a file with the same columns in another order, or with others among them,
+// reads as one in the documented order. A column missing: the file is refused, naming the
+// first place where the header departs from the documented one.
+function columnsOf(header: string[]): number[] {
+  const keys = header.map((h) => placeKey(h));
+  const columns = CSV_HEADER.map((h) => keys.indexOf(placeKey(h)));
+  if (columns.every((k) => k >= 0)) return columns;
+  const i = CSV_HEADER.findIndex((h, k) => header[k] === undefined || keys[k] !== placeKey(h));
+  const got = header[i];
+  const shown = got === undefined ? 'missing' : `"${got.slice(0, 40)}"`;
+  throw new FeedParseError(
+    `wrong CSV header: column ${i + 1} is ${shown}, expected "${CSV_HEADER[i]}" (the header must name the columns ${CSV_HEADER.join(';')}, separated by semicolons)`,
+  );
 }
