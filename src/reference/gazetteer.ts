@@ -83,15 +83,16 @@ const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   Gasperich: ["Cloche d'Or", 'Ban de Gasperich'],
 };
 
-// Words that qualify a place without naming one ("Dudelange Centre", "Wiltz-Centre"), and the
-// country's own name after a place ("Bertrange, Luxembourg", "Strassen / Lux"): a text that
-// does not resolve as a whole is tried again without them.
+// Words that qualify a place without naming one ("Dudelange Centre", "Wiltz-Centre", a
+// postcode as in "L-4410 Belvaux"), and the country's own name after a place ("Bertrange,
+// Luxembourg", "Strassen / Lux"): a text that does not resolve as a whole is tried again
+// without them. (The importer reads a postcode in a place as the postcode: src/ingest/place.ts.)
 const QUALIFIERS = new Set(['centre', 'center', 'zentrum', 'ville', 'centreville']);
 const COUNTRY = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu']);
 const COUNTRY_PREFIX = ['grand', 'duche', 'de'];
 
 function withoutQualifiers(t: string[]): string[] {
-  const out = t.filter((w) => !QUALIFIERS.has(w));
+  const out = t.filter((w) => !QUALIFIERS.has(w) && !/^l?\d{4}$/.test(w));
   if (out.length > 1 && COUNTRY.has(out[out.length - 1])) {
     out.pop();
     while (out.length > 1 && COUNTRY_PREFIX.includes(out[out.length - 1])) out.pop();

@@ -37,6 +37,14 @@ describe('a place name that several localities bear', () => {
     expect(await ids('?commune=Bonnevoie&lat=49.5966&lng=6.1466&radius_km=0.5')).toEqual(['sud']);
   });
 
+  it('reads a place written with a postcode, a centre or the country after it', async () => {
+    expect(await ids('?commune=L-2340%20Bonnevoie')).toEqual(['nord', 'sud']);
+    expect(await ids('?commune=Bonnevoie-Sud%2C%20Luxembourg')).toEqual(['sud']);
+    expect(await ids('?commune=Lux-Gare')).toEqual(['gare']);
+    expect(await ids('?commune=Luxembourg%20Centre')).toEqual([]); // Ville Haute, which has none here
+    expect(await ids('?commune=Esch-sur-Alzette%20(Centre)')).toEqual(['bruch']);
+  });
+
   it('matches each locality in its own commune: Bruch is Bruch in Esch-sur-Alzette and Brouch in Helperknapp, not Brouch in Biwer', async () => {
     expect(await ids('?commune=Bruch')).toEqual(['brouch', 'bruch']);
     expect(await ids('?commune=Brouch')).toEqual(['biwer_brouch', 'brouch']);
