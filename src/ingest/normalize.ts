@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { decodeHTML } from 'entities';
 import type { ListingIdFn } from '../domain/listing.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
 import { CONTROL_CHARACTERS } from '../lib/text.js';
@@ -35,10 +36,16 @@ export function pickTitle(v: unknown): string | null {
   return cleanText(text);
 }
 
+// An HTML tag, as agency software writes into titles (<b>, <br/>, <span class="x">).
+const HTML_TAG = /<\/?[a-z][a-z0-9]*(?:\s[^<>]*)?\/?>/gi;
+
 function cleanText(v: unknown): string | null {
   if (typeof v !== 'string') return null;
-  // Control characters and runs of white space come from copy-paste in agency software.
-  const s = v.replace(CONTROL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
+  // Titles typed in an HTML editor come with tags and entities (OpenImmo's CDATA, a CMS's
+  // export): the tags are dropped and the entities read (`r&eacute;nov&eacute;` is rénové;
+  // entities, a library, knows HTML's). Control characters and runs of white space come
+  // from copy-paste in agency software.
+  const s = decodeHTML(v.replace(HTML_TAG, ' ')).replace(CONTROL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
   if (s === '') return null;
   if (s.length <= MAX_TITLE_CHARS) return s;
   return s.slice(0, MAX_TITLE_CHARS - 1).trimEnd() + '…';

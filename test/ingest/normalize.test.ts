@@ -300,6 +300,17 @@ describe('titles, images, students, locality', () => {
     expect(ok(await jsonOne({ title: { en: '  ', fr: 'Appartement' } })).title).toBe('Appartement');
     expect(ok(await jsonOne({ title: '  Plain \n title ' })).title).toBe('Plain title');
   });
+  it('drops HTML tags and reads HTML entities in a title, in every format', async () => {
+    expect(ok(await jsonOne({ title: 'Appartement <b>r&eacute;nov&eacute;</b><br/>Kirchberg &amp; parking' })).title).toBe('Appartement rénové Kirchberg & parking');
+    expect((await csvListing({ title: 'Studio&nbsp;meubl&eacute; <span class="x">Gare</span>' })).title).toBe('Studio meublé Gare');
+    const xml = immobilie('').replace('<objekttitel>Wohnung</objekttitel>', '<objekttitel><![CDATA[Sch&ouml;ne <b>Wohnung</b> &lt;3 Zimmer&gt;]]></objekttitel>');
+    expect(ok(norm(await parseOpenImmo(xml))[0]).title).toBe('Schöne Wohnung <3 Zimmer>');
+    // Text that only looks a little like markup stays.
+    expect(ok(await jsonOne({ title: 'Flat < 50 m2, 2 > 1 rooms' })).title).toBe('Flat < 50 m2, 2 > 1 rooms');
+    // A title that is nothing but markup is no title.
+    expect(reason(await jsonOne({ title: '<p><br/></p>' }))).toBe('no title');
+  });
+
   it('cuts an over-long title', async () => {
     const t = ok(await jsonOne({ title: 'x'.repeat(5000) })).title;
     expect(t.length).toBe(300);
