@@ -78,9 +78,13 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   }
   if (currency !== 'EUR' && currency !== '€') return fail(`price in ${currency}: only EUR is accepted`);
   let amount = price.value.amount;
-  const periodText = r.pricePeriod ? r.pricePeriod.trim().toLowerCase() : 'month';
+  // The period the feed gives, else the one written after the price, else a month.
+  const periodText = r.pricePeriod ? r.pricePeriod.trim().toLowerCase() : (price.value.period ?? 'month');
   const period = PERIODS[periodText];
   if (!period) return fail(`unknown price period ${show(r.pricePeriod)} (expected month or week)`);
+  if (r.pricePeriod && price.value.period && period !== price.value.period) {
+    return fail(`price ${show(r.price)} contradicts period ${show(r.pricePeriod)}`);
+  }
   if (period === 'week') amount = (amount * 52) / 12;
   const priceEur = Math.round(amount);
   if (priceEur <= 0) return fail(`price ${show(r.price)} is not positive`);

@@ -63,15 +63,27 @@ const CURRENCY_WORDS: [RegExp, string][] = [
 export interface PriceValue {
   amount: number;
   currency: string | null;
+  // A period written after the price ("1850 €/mois", "450 EUR per week"), else null.
+  period: 'month' | 'week' | null;
 }
+
+// "/mois", "par mois", "per month", "p.m.", "/Monat", "mtl.", "/semaine", "per week", "/Woche".
+const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b)?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|semaine|hebdomadaire|week|weekly|woche|wöchentlich)\b\.?\s*$/i;
+const WEEKLY = new Set(['semaine', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
 
 // Prices as agencies type them: "1 250 €", "€ 2 100", "1.250.000 €", "1.690,00", "4 900 CHF".
 export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (isBlank(v)) return ok(null);
-  if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null }) : bad(`price ${show(v)} is not a number`);
+  if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null }) : bad(`price ${show(v)} is not a number`);
   if (typeof v !== 'string') return bad(`price ${show(v)} is not a number`);
   let currency: string | null = null;
+  let period: PriceValue['period'] = null;
   let rest = v;
+  const p = PRICE_PERIOD.exec(rest);
+  if (p) {
+    period = WEEKLY.has(p[1].toLowerCase()) ? 'week' : 'month';
+    rest = rest.slice(0, p.index);
+  }
   for (const [re, code] of CURRENCY_WORDS) {
     const m = re.exec(rest);
     if (m) {
@@ -84,7 +96,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   rest = rest.replace(/[.,]\s*[-–]\s*$/, '').trim();
   const n = parseDecimal(rest, true);
   if (n === null) return bad(`price ${show(v)} is not a number`);
-  return ok({ amount: n, currency });
+  return ok({ amount: n, currency, period });
 }
 
 // "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm".

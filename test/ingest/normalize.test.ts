@@ -62,7 +62,23 @@ describe('prices', () => {
   });
 
   it('reads numbers and amounts without currency as EUR', async () => {
-    expect(parsePrice(1850)).toEqual({ ok: true, value: { amount: 1850, currency: null } });
+    expect(parsePrice(1850)).toEqual({ ok: true, value: { amount: 1850, currency: null, period: null } });
+  });
+
+  it.each([
+    ['1850 €/mois', 1850, 'EUR', 'month'], ['1.850 € / Monat', 1850, 'EUR', 'month'], ['1850 EUR per month', 1850, 'EUR', 'month'],
+    ['€ 1 850 p.m.', 1850, 'EUR', 'month'], ['1850 mtl.', 1850, null, 'month'], ['450 €/semaine', 450, 'EUR', 'week'],
+    ['450 EUR a week', 450, 'EUR', 'week'], ['450,- €/Woche', 450, 'EUR', 'week'],
+  ])('reads the period written after a price: %j', (text, amount, currency, period) => {
+    expect(parsePrice(text)).toEqual({ ok: true, value: { amount, currency, period } });
+  });
+
+  it('a weekly price written as such is made monthly; a period that contradicts the feed\'s is rejected', async () => {
+    expect((await csvListing({ price: '450 €/semaine' })).price_eur).toBe(1950);
+    expect((await csvListing({ price: '1 850 € / mois' })).price_eur).toBe(1850);
+    expect(ok(await jsonOne({ price: { amount: '450 per week', currency: 'EUR', period: 'week' } })).price_eur).toBe(1950);
+    expect(reason(await jsonOne({ price: { amount: '450 per week', currency: 'EUR', period: 'month' } }))).toMatch(/contradicts period "month"/);
+    expect(reason(await csvOne({ price: 'ca. 1850' }))).toMatch(/is not a number/);
   });
 });
 
