@@ -10,7 +10,9 @@ export type Parsed<T> = { ok: true; value: T | null } | { ok: false; reason: str
 const ok = <T>(value: T | null): Parsed<T> => ({ ok: true, value });
 const bad = <T>(reason: string): Parsed<T> => ({ ok: false, reason });
 
-const isBlank = (v: unknown) => v === null || v === undefined || (typeof v === 'string' && v.trim() === '');
+// Said for "not stated" ("-", "n/a", "nc": non communiqué, "k.A.": keine Angabe): an empty field.
+const UNSTATED_WORDS = new Set(['-', '–', '—', 'n/a', 'na', 'n.a.', '?', 'nc', 'n.c.', 'k.a.', 'ka']);
+const isBlank = (v: unknown) => v === null || v === undefined || (typeof v === 'string' && (v.trim() === '' || UNSTATED_WORDS.has(v.trim().toLowerCase())));
 
 export function show(v: unknown): string {
   const s = JSON.stringify(v) ?? String(v);
@@ -67,6 +69,9 @@ export interface PriceValue {
   period: 'month' | 'week' | null;
 }
 
+// "about" before a figure: "ca. 1850", "env. 85 m²", "~ 85", "± 85".
+const APPROX = /^\s*(?:ca\.?|circa|env\.?|environ|approx\.?|~|±)\s*/i;
+
 // "/mois", "par mois", "per month", "p.m.", "/Monat", "mtl.", "/semaine", "per week", "/Woche".
 const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b)?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|semaine|hebdomadaire|week|weekly|woche|wöchentlich)\b\.?\s*$/i;
 const WEEKLY = new Set(['semaine', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
@@ -78,7 +83,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (typeof v !== 'string') return bad(`price ${show(v)} is not a number`);
   let currency: string | null = null;
   let period: PriceValue['period'] = null;
-  let rest = v;
+  let rest = v.replace(APPROX, '');
   const p = PRICE_PERIOD.exec(rest);
   if (p) {
     period = WEEKLY.has(p[1].toLowerCase()) ? 'week' : 'month';
@@ -104,7 +109,7 @@ export function parseArea(v: unknown): Parsed<number> {
   if (isBlank(v)) return ok(null);
   let n: number | null;
   if (typeof v === 'number') n = v;
-  else if (typeof v === 'string') n = parseDecimal(v.replace(/\s*(m²|m2|sqm|qm|m\^2)\s*$/i, '').trim(), false);
+  else if (typeof v === 'string') n = parseDecimal(v.replace(APPROX, '').replace(/\s*(m²|m2|sqm|qm|m\^2)\s*$/i, '').trim(), false);
   else n = null;
   if (n === null || !Number.isFinite(n)) return bad(`area ${show(v)} is not a number`);
   if (n < 0) return bad(`area ${show(v)} is negative`);
@@ -113,12 +118,21 @@ export function parseArea(v: unknown): Parsed<number> {
   return ok(Math.round(n * 100) / 100);
 }
 
+// The words agencies write after a count of rooms or bedrooms ("3 pièces", "3 Zimmer",
+// "2 ch."), and the French T3 / F3 (three rooms).
+const COUNT_WORDS = /\s*(pi[eè]ces?|pcs?\.?|p\.|zimmer|zi\.?|rooms?|chambres?|ch\.?|bedrooms?|schlafzimmer)\s*$/i;
+const FRENCH_TYPE = /^[TF]\s*(\d{1,2})$/i;
+
 // Rooms and bedrooms: whole numbers; fractions ("2.5", "2,5") round down.
 export function parseCount(v: unknown, what: string): Parsed<number> {
   if (isBlank(v)) return ok(null);
   let n: number | null;
   if (typeof v === 'number') n = v;
-  else if (typeof v === 'string') n = parseDecimal(v.trim(), false);
+  else if (typeof v === 'string') {
+    const s = v.trim().replace(COUNT_WORDS, '');
+    const t = FRENCH_TYPE.exec(s);
+    n = t ? Number(t[1]) : parseDecimal(s, false);
+  }
   else n = null;
   if (n === null || !Number.isFinite(n)) return bad(`${what} ${show(v)} is not a number`);
   if (n < 0) return bad(`${what} ${show(v)} is negative`);
@@ -145,7 +159,7 @@ export function parseBool(v: unknown, what: string): Parsed<boolean> {
   if (typeof v === 'string') {
     const k = v.trim().toLowerCase();
     if (TRUE_WORDS.has(k)) return ok(true);
-    if (FALSE_WORDS.has(k)) return ok(false);
+    if (FALSE_WORDS.has(k) || UNSTATED_WORDS.has(k)) return ok(false);
   }
   return bad(`${what} ${show(v)} is neither yes nor no`);
 }
@@ -160,9 +174,11 @@ export function parseFeedDate(v: unknown): Parsed<Date> {
   const s = v.trim();
   const opts = { zone: LU_ZONE, setZone: false };
   let dt: DateTime | null = null;
-  const french = /^(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?:[ T](\d{1,2})[:h](\d{2})(?::(\d{2}))?)?$/.exec(s);
-  if (french) {
-    const [, d, m, y, hh, mm, ss] = french;
+  // Day first (21/11/2026, 21.11.2026, 21-11-2026), or year first with slashes (2026/11/21).
+  const french = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T](\d{1,2})[:h](\d{2})(?::(\d{2}))?)?$/.exec(s);
+  const yearFirst = /^(\d{4})\/(\d{1,2})\/(\d{1,2})(?:[ T](\d{1,2})[:h](\d{2})(?::(\d{2}))?)?$/.exec(s);
+  if (french || yearFirst) {
+    const [d, m, y, hh, mm, ss] = french ? [french[1], french[3], french[4], french[5], french[6], french[7]] : [yearFirst![3], yearFirst![2], yearFirst![1], yearFirst![4], yearFirst![5], yearFirst![6]];
     dt = DateTime.fromObject(
       { year: +y, month: +m, day: +d, hour: hh ? +hh : 0, minute: mm ? +mm : 0, second: ss ? +ss : 0 },
       { zone: LU_ZONE },

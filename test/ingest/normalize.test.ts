@@ -78,11 +78,25 @@ describe('prices', () => {
     expect((await csvListing({ price: '1 850 € / mois' })).price_eur).toBe(1850);
     expect(ok(await jsonOne({ price: { amount: '450 per week', currency: 'EUR', period: 'week' } })).price_eur).toBe(1950);
     expect(reason(await jsonOne({ price: { amount: '450 per week', currency: 'EUR', period: 'month' } }))).toMatch(/contradicts period "month"/);
-    expect(reason(await csvOne({ price: 'ca. 1850' }))).toMatch(/is not a number/);
+    expect(reason(await csvOne({ price: '1850 ou 1900' }))).toMatch(/is not a number/);
   });
 });
 
 describe('areas, rooms and bedrooms', () => {
+  it('reads a count written with its word (3 pièces, 3 Zimmer, T3, 2 ch.) and a figure written as approximate', async () => {
+    for (const rooms of ['3 pièces', '3 Zimmer', '3 pcs', 'T3', 'F3']) expect((await csvListing({ rooms })).rooms, rooms).toBe(3);
+    expect((await csvListing({ bedrooms: '2 ch.' })).rooms).toBe(3);
+    expect((await csvListing({ area: 'env. 85 m²' })).area_m2).toBe(85);
+    expect((await csvListing({ price: 'ca. 1 850 €' })).price_eur).toBe(1850);
+    expect(reason(await csvOne({ rooms: '3+1' }))).toMatch(/rooms "3\+1" is not a number/);
+  });
+
+  it('reads "not stated" (-, n/a, nc) as an empty field: unknown, or no price', async () => {
+    const l = await csvListing({ area: '-', rooms: 'n/a', bedrooms: 'nc', students: '-' });
+    expect([l.area_m2, l.rooms, l.accepts_students]).toEqual([null, null, false]);
+    expect(reason(await csvOne({ price: 'n/a' }))).toBe('no price');
+  });
+
   it.each([['85', 85], ['85,5', 85.5], ['85.5', 85.5], ['85,5 m²', 85.5], ['85 m2', 85], ['', null]])('area %j is %j', async (text, m2) => {
     expect((await csvListing({ area: text })).area_m2).toBe(m2);
   });
@@ -286,6 +300,12 @@ describe('dates (Europe/Luxembourg local time to UTC)', () => {
   it('csv winter and summer time', async () => {
     expect((await csvListing({ date: '21/11/2026 14:03' })).created_at?.toISOString()).toBe('2026-11-21T13:03:00.000Z');
     expect((await csvListing({ date: '02/07/2026 09:30' })).created_at?.toISOString()).toBe('2026-07-02T07:30:00.000Z');
+  });
+  it('csv dates written day first with dashes, or year first with slashes', async () => {
+    for (const date of ['21-11-2026 14:03', '2026/11/21 14:03', '21.11.2026 14h03']) {
+      expect((await csvListing({ date })).created_at?.toISOString(), date).toBe('2026-11-21T13:03:00.000Z');
+    }
+    expect(reason(await csvOne({ date: '21/11-2026' }))).toMatch(/is not a date/);
   });
   it('json with Z, with an offset, and without either', async () => {
     expect(ok(await jsonOne({ published_at: '2026-11-20T08:00:00Z' })).created_at?.toISOString()).toBe('2026-11-20T08:00:00.000Z');
