@@ -53,11 +53,11 @@ export type PlaceResult =
 // a name several communes share is narrowed by the town, the postcode, then the
 // coordinates; the coordinates alone come last (nearest reference point).
 export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
-  const typedTown = withoutPostcode(clean(input.town));
-  const typedQuarter = withoutPostcode(clean(input.quarter));
-  const town = typedTown.text;
-  const quarter = typedQuarter.text;
-  const postcode = parsePostcode(input.postcode) ?? typedTown.postcode ?? typedQuarter.postcode;
+  const town = clean(input.town);
+  const quarter = clean(input.quarter);
+  // A postcode typed into the place ("L-4410 Belvaux") counts as the postcode; the gazetteer
+  // reads the place without it.
+  const postcode = parsePostcode(input.postcode) ?? postcodeIn(town) ?? postcodeIn(quarter);
   const texts = [quarter && town ? `${quarter} ${town}` : null, town, quarter].filter((t): t is string => !!t);
   const townPlace = town ? gz.resolve(town) : null;
   const townCommunes = townPlace ? communesOf(townPlace) : [];
@@ -104,13 +104,10 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
   };
 }
 
-// A postcode typed into the place ("L-4410 Belvaux", "Belvaux (4410)"): read as the postcode
-// and left out of the text.
-function withoutPostcode(text: string | null): { text: string | null; postcode: number | null } {
-  const m = text === null ? null : /(^|[\s,;(/])L?\s*-?\s*(\d{4})(?=$|[\s,;)/])/i.exec(text);
-  if (!m) return { text, postcode: null };
-  const rest = clean((text!.slice(0, m.index + m[1].length) + text!.slice(m.index + m[0].length)).replace(/\(\s*\)/g, ' ').replace(/^[\s,;/-]+|[\s,;/-]+$/g, ''));
-  return { text: rest, postcode: Number(m[2]) };
+// The postcode written in a place text ("L-4410 Belvaux", "Belvaux (4410)"), or null.
+function postcodeIn(text: string | null): number | null {
+  const m = text === null ? null : /(?:^|[\s,;(/])L?\s*-?\s*(\d{4})(?=$|[\s,;)/])/i.exec(text);
+  return m ? Number(m[1]) : null;
 }
 
 function clean(s: string | null | undefined): string | null {
@@ -131,6 +128,20 @@ function localityIn(gz: Gazetteer, text: string, commune: string, coords: { lat:
   return inCommune.length > 0 ? chooseLocality(gz, inCommune, [commune], null, coords).locality : null;
 }
 
+// Of `items`, those in the town's communes, then of those, the ones in the postcode's
+// region; each step only when it leaves some.
+function byTownAndPostcode<T>(gz: Gazetteer, items: T[], communeOf: (item: T) => string, townCommunes: string[], postcode: number | null): T[] {
+  let left = items;
+  const byTown = left.filter((i) => townCommunes.includes(communeOf(i)));
+  if (byTown.length > 0) left = byTown;
+  if (left.length > 1 && postcode !== null) {
+    const cantons = POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? [];
+    const byPostcode = left.filter((i) => cantons.includes(gz.commune(communeOf(i))?.canton ?? ''));
+    if (byPostcode.length > 0) left = byPostcode;
+  }
+  return left;
+}
+
 // A name that several localities bear ("Bonnevoie": two quarters of Luxembourg; "Bruch": a
 // quarter of Esch-sur-Alzette and, in Luxembourgish, Brouch in Helperknapp): narrowed by the
 // town, the postcode, then the coordinates (the nearest of their points). Several quarters of
@@ -144,14 +155,7 @@ function chooseLocality(
   postcode: number | null,
   coords: { lat: number; lng: number } | null,
 ): { commune: string; locality: string | null } {
-  let left = options;
-  const byTown = left.filter((o) => townCommunes.includes(o.commune));
-  if (byTown.length > 0) left = byTown;
-  if (left.length > 1 && postcode !== null) {
-    const cantons = POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? [];
-    const byPostcode = left.filter((o) => cantons.includes(gz.commune(o.commune)?.canton ?? ''));
-    if (byPostcode.length > 0) left = byPostcode;
-  }
+  let left = byTownAndPostcode(gz, options, (o) => o.commune, townCommunes, postcode);
   if (left.length > 1 && coords) {
     const km = (o: { locality: string; commune: string }) => {
       const p = gz.localitiesOf(o.commune).find((l) => l.locality === o.locality);
@@ -173,14 +177,7 @@ function narrow(
   coords: { lat: number; lng: number } | null,
 ): string | null {
   if (candidates.length === 1) return candidates[0];
-  let left = candidates;
-  const byTown = left.filter((c) => townCommunes.includes(c));
-  if (byTown.length > 0) left = byTown;
-  if (left.length > 1 && postcode !== null) {
-    const cantons = POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? [];
-    const byPostcode = left.filter((c) => cantons.includes(gz.commune(c)?.canton ?? ''));
-    if (byPostcode.length > 0) left = byPostcode;
-  }
+  let left = byTownAndPostcode(gz, candidates, (c) => c, townCommunes, postcode);
   if (left.length > 1 && coords) {
     const near = gz.nearestCommune(coords.lat, coords.lng);
     if (left.includes(near.commune)) left = [near.commune];
