@@ -1,5 +1,5 @@
 import type { ListingFilter } from '../domain/search.js';
-import { type Columns, FLAGGED } from './columns.js';
+import { type Columns, type Dictionary, FLAGGED } from './columns.js';
 import { Circle } from './geo-grid.js';
 
 // A filter compiled against the dictionaries: codes and bounds (-1 / ±Infinity for "any").
@@ -21,7 +21,7 @@ export interface CompiledFilter {
 
 // Codes of a column's dictionary: 1 for each of `names` (null: any value; 'none': no name is
 // in the column, so nothing can match).
-function maskOf(names: string[] | undefined, dict: Columns['dicts']['commune']): Uint8Array | null | 'none' {
+function maskOf(names: string[] | undefined, dict: Dictionary): Uint8Array | null | 'none' {
   if (!names) return null;
   const mask = new Uint8Array(dict.size);
   let any = false;

@@ -9,7 +9,6 @@ export const CSV_HEADER = [
   'Code postal', 'Latitude', 'Longitude', 'Photos', 'Étudiants', 'Date de création', 'Lien',
 ] as const;
 
-
 // Records flow out as the text comes in: csv-parse is fed piece by piece and hands each
 // record over (on_record) as soon as it is complete, so only the record being read is held.
 export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<FeedEvent> {
@@ -28,7 +27,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   // Errors come back through write's and end's callbacks; without a listener the 'error'
   // event itself would end the process.
   parser.on('error', () => {});
-  let columns: number[] | null = null;
+  let columns: Columns | null = null;
   const events: FeedEvent[] = [];
   // The records read so far, checked and made into events (the first one is the header).
   const take = () => {
@@ -72,22 +71,21 @@ export function parseCsvFeed(input: Buffer | string): Promise<ParsedFeed> {
   return collectFeed(readCsvFeed, input);
 }
 
-function toEvent(row: string[], line: number, columns: number[]): FeedEvent | null {
+function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEvent | null {
   const position = `line ${line}`;
   if (row.length === 1 && row[0].trim() === '') return null;
-  const needed = Math.max(...columns) + 1;
   if (row.length < needed) {
     return {
       kind: 'reject',
       reject: {
-        external_id: cleanExternalId(row[columns[0]] ?? row[0]),
+        external_id: cleanExternalId(row[at[0]] ?? row[0]),
         position,
         reason: `the row has ${row.length} fields, ${needed} expected (a missing ';' or a cut-off line?)`,
       },
     };
   }
   // The fields in the documented order (CSV_HEADER), wherever the file has them.
-  const f = columns.map((k) => row[k]);
+  const f = at.map((k) => row[k]);
   const offerText = f[1];
   const offer = offerType(offerText);
   return {
@@ -116,14 +114,21 @@ function toEvent(row: string[], line: number, columns: number[]): FeedEvent | nu
   };
 }
 
-// Where each column of CSV_HEADER is in the file. Found by name (letter case and accents
-// aside), so that a file with the same columns in another order, or with others among them,
-// reads as one in the documented order. A column missing: the file is refused, naming the
-// first place where the header departs from the documented one.
-function columnsOf(header: string[]): number[] {
+// Where each column of CSV_HEADER is in the file (`at`), and how many fields a row needs to
+// hold them all.
+interface Columns {
+  at: number[];
+  needed: number;
+}
+
+// The columns found by name (letter case and accents aside), so that a file with the same
+// columns in another order, or with others among them, reads as one in the documented order.
+// A column missing: the file is refused, naming the first place where the header departs
+// from the documented one.
+function columnsOf(header: string[]): Columns {
   const keys = header.map((h) => placeKey(h));
-  const columns = CSV_HEADER.map((h) => keys.indexOf(placeKey(h)));
-  if (columns.every((k) => k >= 0)) return columns;
+  const at = CSV_HEADER.map((h) => keys.indexOf(placeKey(h)));
+  if (at.every((k) => k >= 0)) return { at, needed: Math.max(...at) + 1 };
   const i = CSV_HEADER.findIndex((h, k) => header[k] === undefined || keys[k] !== placeKey(h));
   const got = header[i];
   const shown = got === undefined ? 'missing' : `"${got.slice(0, 40)}"`;
