@@ -5,10 +5,10 @@ export interface CommuneSelection {
   communes: string[];
   // The locality the name stands for (the first of the reference data that bears it).
   locality?: string;
-  // Every locality the name may be, and their communes, when several bear it ("Bonnevoie":
-  // both Bonnevoie quarters of Luxembourg; "Bruch": a quarter of Esch-sur-Alzette and
-  // Brouch in Helperknapp). A listing search matches any of them; market figures are kept
-  // per locality and answer for `locality`, which they name.
+  // Every locality the name may be, and their communes: `locality` alone, or several where
+  // several bear the name ("Bonnevoie": both Bonnevoie quarters of Luxembourg; "Bruch": a
+  // quarter of Esch-sur-Alzette and Brouch in Helperknapp). A listing search matches any of
+  // them; market figures are kept per locality and answer for `locality`, which they name.
   every?: { communes: string[]; localities: string[] };
 }
 
@@ -18,10 +18,8 @@ export function resolveCommuneParam(gazetteer: Gazetteer, value: string, param =
   const place = gazetteer.resolve(value);
   if (place?.kind === 'commune') return { communes: [place.commune] };
   if (place?.kind === 'locality') {
-    const localities = [...new Set(place.options.map((o) => o.locality))];
-    if (localities.length === 1) return { communes: place.communes, locality: place.locality };
-    const communes = [...new Set(place.options.map((o) => o.commune))].sort();
-    return { communes: place.communes, locality: place.locality, every: { communes, localities } };
+    const every = { communes: [...new Set(place.options.map((o) => o.commune))].sort(), localities: [...new Set(place.options.map((o) => o.locality))] };
+    return { communes: place.communes, locality: place.locality, every };
   }
   const suggestions = gazetteer.suggest(value, 3);
   const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.join(', ')}?)` : '';

@@ -42,7 +42,7 @@ export function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; se
   return {
     filter: {
       communes: place?.every?.communes ?? place?.communes,
-      localities: place?.every?.localities ?? (place?.locality !== undefined ? [place.locality] : undefined),
+      localities: place?.every?.localities,
       minPrice: q.min_price,
       maxPrice: q.max_price,
       minRooms: q.min_rooms,

@@ -29,10 +29,10 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
     const place = q.commune !== undefined ? resolveCommuneParam(deps.gazetteer, q.commune) : undefined;
     // Live: computed from the data as it stands, reused only while the data version is the same.
     const version = await dataVersion(res, deps.db, deps.live);
-    const key = JSON.stringify([place ?? {}, listingType, rooms]);
+    const key = JSON.stringify([place?.communes, place?.locality, listingType, rooms]);
     const body = await deps.caches.market.get(version, key, async () => {
       const [rows, updated] = await Promise.all([
-        deps.prices.prices(version, { ...(place ?? {}), listingType, rooms: rooms ?? undefined }),
+        deps.prices.prices(version, { communes: place?.communes, locality: place?.locality, listingType, rooms: rooms ?? undefined }),
         lastUpdatedAt(deps, version),
       ]);
       const figures = new Map(rows.map((r) => [r.commune, r]));
