@@ -11,10 +11,12 @@ import { computeMetrics, meetsTargets, type ListingState } from './metrics.js';
 import { generateSecondSet, NOW } from './second-set.js';
 
 // The independent evaluation of cross-source deduplication (issue 13). The first two
-// blocks always run: the evaluation's feeds must stay valid input for the real adapters,
-// and its figures must mean what they say. The last block holds the issue's targets; the
-// rule of today does not reach them, so it runs only with DEDUP_EVAL=1 until the new rule
-// lands (then the lead turns it on for good).
+// blocks check that the evaluation's feeds stay valid input for the real adapters and that
+// its figures mean what they say. The last imports the hand-made cases and a slice of the
+// second set and holds the issue's targets: every record imported, the same result in either
+// order, the API agreeing, the hand-made targets. The second set's targets are not reached by
+// the rule of today (docs/feed-operators.md gives the figures and why), so that one test runs
+// only with DEDUP_EVAL=1.
 
 const SLICE = { properties: 1500, seed: 13 };
 
@@ -147,7 +149,7 @@ describe('the figures of the evaluation', () => {
   });
 });
 
-describe.runIf(process.env.DEDUP_EVAL === '1')('deduplication reaches the issue-13 targets on the independent sets', () => {
+describe('deduplication reaches the issue-13 targets on the independent sets', () => {
   const gz = gazetteer();
   const dbs: TestDb[] = [];
   const results: EvalResult[] = [];
@@ -162,7 +164,7 @@ describe.runIf(process.env.DEDUP_EVAL === '1')('deduplication reaches the issue-
     hand = await evaluate({ name: 'hand-made', feeds: feeds(h.feeds), truth: h.truth }, { forward: dbs[0].db, reverse: dbs[1].db }, gz, { checkApi: true });
     second = await evaluate({ name: `second set (${SLICE.properties})`, feeds: feeds(s.feeds), truth: s.truth }, { forward: dbs[2].db, reverse: dbs[3].db }, gz, { checkApi: true });
     results.push(hand, second);
-    console.log(formatTable(results));
+    if (process.env.DEDUP_EVAL === '1') console.log(formatTable(results));
   });
   afterAll(async () => Promise.all(dbs.map((d) => d.drop())));
 
@@ -179,7 +181,7 @@ describe.runIf(process.env.DEDUP_EVAL === '1')('deduplication reaches the issue-
     expect(meetsTargets(hand.metrics), `failed cases: ${cases.failed.join(', ')}\n${cases.lines.join('\n')}`).toEqual([]);
   });
 
-  it('on the second set: recall >= 0.95, lost <= 2 %, Free visibility >= 97 %', () => {
+  it.runIf(process.env.DEDUP_EVAL === '1')('on the second set: recall >= 0.95, lost <= 2 %, Free visibility >= 97 %', () => {
     expect(meetsTargets(second.metrics), formatTable([second])).toEqual([]);
   });
 });
