@@ -9,14 +9,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded.js';
 import { projectRoot } from '../../src/lib/paths.js';
+import { freePort } from '../helpers/redis-server.js';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client(url);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 
@@ -20,15 +21,45 @@ process.once('exit', () => {
   }
 });
 
+// A port for a server a test starts next (a child process, a redis-server). Taken below the
+// kernel's ephemeral range, where the system hands out ports to every listen(0) (the servers
+// supertest starts in the other test workers) and to outgoing connections: a port from that
+// range can be handed to another test between this check and the start, whose server then
+// answers in place of the one the test started.
 export async function freePort(): Promise<number> {
+  const first = ephemeralRangeStart();
+  for (let tries = 0; tries < 100 && first > 20_001; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * (first - 20_000));
+    if (await canListen(port)) return port;
+  }
+  return listenOn(0);
+}
+
+function ephemeralRangeStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+async function canListen(port: number): Promise<boolean> {
+  return listenOn(port).then(
+    () => true,
+    () => false,
+  );
+}
+
+// Listens on `port` (0: any) on 127.0.0.1, closes, and gives the port it had.
+function listenOn(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
     srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(port, '127.0.0.1', () => {
       const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
+      const got = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(got));
     });
   });
 }
