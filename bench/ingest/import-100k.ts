@@ -1,23 +1,25 @@
 // Measures an import of 100,000 records into a database that already holds 1,000,000
 // listings. Not part of the test run:
-//   npm run bench:import -- [--keep] [--existing 1000000] [--records 100000]
+//   npm run bench:import -- [--keep] [--base] [--existing 1000000] [--records 100000]
 // Builds the database `listings_ingest_bench` on the machine's PostgreSQL (TEST_PG_URL or
 // postgres://postgres@127.0.0.1:5432), migrated, then filled by one generate_series INSERT
 // (20 sources, listings spread over the country by commune area), VACUUM ANALYZE, flags
-// decided; writes a JSON feed of which 15 % are copies (with feed noise) of listings
+// decided (with --base, the database so built is kept as `listings_ingest_bench_base_<N>` and
+// later runs copy it instead of building it again: a file copy, not five minutes of inserts);
+// writes a JSON feed of which 15 % are copies (with feed noise) of listings
 // already there, imports it, imports it again unchanged, and drops the database (unless --keep).
 import { writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import knex from 'knex';
+import knex, { type Knex } from 'knex';
 import { createDb, migrateLatest } from '../../src/db/knex.js';
 import { importFeed, refreshPriceOutliers, refreshStaleFlags, type ProgressEvent } from '../../src/ingest/index.js';
 import { loadGazetteer } from '../../src/reference/load.js';
 import { rng } from '../../test/ingest/dedup-set.js';
 
 const { values: args } = parseArgs({
-  options: { keep: { type: 'boolean', default: false }, existing: { type: 'string', default: '1000000' }, records: { type: 'string', default: '100000' } },
+  options: { keep: { type: 'boolean', default: false }, base: { type: 'boolean', default: false }, existing: { type: 'string', default: '1000000' }, records: { type: 'string', default: '100000' } },
 });
 const EXISTING = Number(args.existing);
 const RECORDS = Number(args.records);
@@ -27,21 +29,17 @@ const NAME = 'listings_ingest_bench';
 const t0 = performance.now();
 const lap = (label: string) => console.log(`${((performance.now() - t0) / 1000).toFixed(1).padStart(7)} s  ${label}`);
 
-const admin = knex({ client: 'pg', connection: `${BASE}/postgres`, pool: { min: 0, max: 1 } });
-await admin.raw(`DROP DATABASE IF EXISTS ?? WITH (FORCE)`, [NAME]);
-await admin.raw(`CREATE DATABASE ??`, [NAME]);
-const db = createDb(`${BASE}/${NAME}`, { poolMax: 4, statementTimeoutMs: 3_600_000 });
-try {
-  await migrateLatest(db);
+async function buildExisting(build: Knex): Promise<void> {
+  await migrateLatest(build);
   lap('migrated');
 
-  await db.raw(`INSERT INTO sources (name, format) SELECT 'bench-src-' || i, 'json' FROM generate_series(0, 19) i`);
+  await build.raw(`INSERT INTO sources (name, format) SELECT 'bench-src-' || i, 'json' FROM generate_series(0, 19) i`);
   // Spread evenly over the country (each commune gets listings in proportion to its area,
   // placed uniformly in a disc of that area around its centre): 1,000,000 listings are
   // already four times the country's dwellings, and piling a fifth of them into the capital
   // would only measure an impossible density. 85 % have coordinates; sizes, rooms and
   // prices vary as in real feeds.
-  await db.raw(
+  await build.raw(
     `WITH c AS (SELECT name, lat, lng, sqrt(coalesce(area_km2, 20) / pi()) AS radius_km,
                        sum(coalesce(area_km2, 20)) OVER (ORDER BY name) / sum(coalesce(area_km2, 20)) OVER () AS cum
                   FROM communes),
@@ -64,13 +62,37 @@ try {
     [EXISTING],
   );
   lap(`inserted ${EXISTING.toLocaleString('en')} listings`);
-  await db.raw(`VACUUM ANALYZE listings`);
+  await build.raw(`VACUUM ANALYZE listings`);
   lap('vacuum analyze');
   // As if these listings had come through the importer: their flags are already decided.
-  await refreshPriceOutliers(db, new Date());
-  await refreshStaleFlags(db, new Date());
+  await refreshPriceOutliers(build, new Date());
+  await refreshStaleFlags(build, new Date());
   lap('flags of the existing listings');
+}
 
+const admin = knex({ client: 'pg', connection: `${BASE}/postgres`, pool: { min: 0, max: 1 } });
+await admin.raw(`DROP DATABASE IF EXISTS ?? WITH (FORCE)`, [NAME]);
+const BASE_NAME = `${NAME}_base_${EXISTING}`;
+const haveBase = args.base && (await admin.raw(`SELECT 1 FROM pg_database WHERE datname = ?`, [BASE_NAME])).rows.length > 0;
+if (haveBase) {
+  await admin.raw(`CREATE DATABASE ?? TEMPLATE ??`, [NAME, BASE_NAME]);
+  lap(`copied ${BASE_NAME}`);
+} else {
+  await admin.raw(`CREATE DATABASE ??`, [NAME]);
+  const build = createDb(`${BASE}/${NAME}`, { poolMax: 4, statementTimeoutMs: 3_600_000 });
+  try {
+    await buildExisting(build);
+  } finally {
+    await build.destroy();
+  }
+  if (args.base) {
+    await admin.raw(`DROP DATABASE IF EXISTS ?? WITH (FORCE)`, [BASE_NAME]);
+    await admin.raw(`CREATE DATABASE ?? TEMPLATE ??`, [BASE_NAME, NAME]);
+    lap(`kept as ${BASE_NAME}`);
+  }
+}
+const db = createDb(`${BASE}/${NAME}`, { poolMax: 4, statementTimeoutMs: 3_600_000 });
+try {
   // The feed: 85 % new flats, 15 % copies of listings already there (another agency's
   // version of the same flat: price within 1 %, coordinates a few tens of metres off).
   const rand = rng(42);
@@ -88,7 +110,7 @@ try {
   };
   const copies = (
     await db.raw(`SELECT commune, lat, lng, area_m2, rooms, price_eur, listing_type FROM listings
-                   WHERE status = 'active' AND lat IS NOT NULL ORDER BY random() LIMIT ?`, [Math.round(RECORDS * 0.15)])
+                   WHERE status = 'active' AND lat IS NOT NULL ORDER BY md5(id) LIMIT ?`, [Math.round(RECORDS * 0.15)])
   ).rows as { commune: string; lat: number; lng: number; area_m2: number; rooms: number; price_eur: number; listing_type: string }[];
   const offer: Record<string, string> = { RENT: 'rent', SALE: 'sale', FLATSHARE: 'flatshare', SUBLET: 'sublet' };
   const listings = Array.from({ length: RECORDS }, (_, i) => {
