@@ -120,12 +120,18 @@ export async function openListingsExport(
   }
 }
 
-// What became of a listing that is not active: merged into another (the active one, if any),
-// or withdrawn (when). Null for an unknown id or an active one.
-export async function findListingFate(db: Knex, id: string): Promise<{ status: ListingStatus; mergedInto: string | null; removedAt: Date | null } | null> {
+// What became of a listing that is not active: merged into another (the active one, if any,
+// and only if this key may see it: a flagged one is no answer for a tier that sees no
+// flagged listings), or withdrawn (when). Null for an unknown id or an active one.
+export async function findListingFate(
+  db: Knex,
+  id: string,
+  seesFlagged: boolean,
+): Promise<{ status: ListingStatus; mergedInto: string | null; removedAt: Date | null } | null> {
   const row = await db('listings as l')
     .leftJoin('listings as t', function () {
       this.on('t.id', '=', 'l.merged_into').andOnVal('t.status', '=', 'active');
+      if (!seesFlagged) this.andOn(db.raw('cardinality(t.flags) = 0'));
     })
     .select('l.status', 't.id as merged_into', 'l.removed_at')
     .where('l.id', id)

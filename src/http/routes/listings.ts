@@ -61,9 +61,9 @@ export function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; se
 
 // 404 for a listing id: what became of it when it was merged into another or withdrawn
 // (merged_into, withdrawn_at), so that a client holding the id learns where it went.
-async function listingNotFound(db: Knex, id: string): Promise<ApiError> {
+async function listingNotFound(db: Knex, id: string, seesFlagged: boolean): Promise<ApiError> {
   const quoted = JSON.stringify(id.slice(0, 64));
-  const fate = ID_PATTERN.test(id) ? await findListingFate(db, id) : null;
+  const fate = ID_PATTERN.test(id) ? await findListingFate(db, id, seesFlagged) : null;
   if (fate?.status === 'merged' && fate.mergedInto) {
     return new ApiError({
       status: 404,
@@ -133,7 +133,7 @@ export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: Listin
           return listing ? cachedJson(writeListing(listing, { baseUrl: deps.baseUrl, showFlags: seesFlagged })) : null;
         })
       : null;
-    if (!body) throw await listingNotFound(deps.db, id);
+    if (!body) throw await listingNotFound(deps.db, id, seesFlagged);
     sendCachedBody(req, res, body);
   });
 
