@@ -147,7 +147,7 @@ export function validateQuery<S extends Shape>(schema: S, query: Record<string, 
     throw new ApiError({
       status: 400,
       code: 'unknown_parameter',
-      detail: `${first.param} ${first.message}; allowed parameters: ${allowed.join(', ')}`,
+      detail: `${first.param} ${first.message}; ${allowed.length > 0 ? `allowed parameters: ${allowed.join(', ')}` : 'this endpoint takes no query parameters'}`,
       errors,
       extensions: { allowed_parameters: allowed },
     });
@@ -163,8 +163,18 @@ export function validateQuery<S extends Shape>(schema: S, query: Record<string, 
   return parsed.data as z.infer<S>;
 }
 
+// zod's own wording of a type mismatch ("Invalid input: expected string, received
+// undefined") in the words of the other messages: what the parameter must be.
+function issueMessage(i: z.core.$ZodIssue): string {
+  const m = /^Invalid input: expected (\w+), received (\w+)$/.exec(i.message);
+  if (!m) return i.message;
+  if (m[2] === 'undefined') return 'is required';
+  if (m[1] === 'number') return 'must be a finite number';
+  return `must be a ${m[1]}`;
+}
+
 export function zodToApiError(error: z.ZodError): ApiError {
-  const errors: ParamError[] = error.issues.map((i) => ({ param: String(i.path[0] ?? 'query'), message: i.message }));
+  const errors: ParamError[] = error.issues.map((i) => ({ param: String(i.path[0] ?? 'query'), message: issueMessage(i) }));
   const detail = errors.map((e) => `${e.param} ${e.message}`).join('; ');
   return new ApiError({ status: 400, code: 'invalid_parameter', detail, errors });
 }

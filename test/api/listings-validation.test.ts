@@ -31,6 +31,18 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     await expect400('?commune[a]=x', 'commune[a]', 'unknown_parameter');
   });
 
+  it('a figure too long to be finite is refused in the words of the other messages', async () => {
+    const body = await expect400(`?min_price=${'1'.repeat(400)}`, 'min_price');
+    expect(body.detail).not.toMatch(/Invalid input|Infinity/);
+  });
+
+  it('a route that takes no parameters says so', async () => {
+    const res = await request(t.app).get('/api/v1/stats?foo=1');
+    expect(res).toHaveStatus(400);
+    expect(res.body.code).toBe('unknown_parameter');
+    expect(res.body.detail).toBe('foo is not a known parameter; this endpoint takes no query parameters');
+  });
+
   it('refuses a parameter given twice', async () => {
     await expect400('?page=1&page=2', 'page');
     await expect400('?commune=Luxembourg&commune=Mamer', 'commune');

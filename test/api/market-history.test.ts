@@ -123,6 +123,8 @@ describe('GET /api/v1/market/history', () => {
       ['commune=Strassen&from=2000-01-01&to=2026-01-01', 'from', 'at most'],
       ['commune=Strassen&rooms=6', 'rooms', 'must be between 0 and 5'],
       ['commune=Strassen&listing_type=lease', 'listing_type', 'must be one of'],
+      // zod's own wording ("Invalid input: expected string, received undefined") never shows.
+      ['rooms=2', 'commune', 'is required'],
     ]) {
       const res = await get(`/api/v1/market/history?${query}`);
       expect(res, query).toHaveStatus(400);
