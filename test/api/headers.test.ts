@@ -77,15 +77,28 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       expect(bad.headers['x-content-type-options']).toBe('nosniff');
       expect(bad.headers['content-type']).toBe('application/problem+json');
       expect(JSON.parse(bad.body)).toMatchObject({ status: 400, code: 'invalid_parameter' });
+      // Every answer carries a request id, in the header and the body alike (contract section 1).
+      expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(bad.body).request_id).toBe(bad.headers['x-request-id']);
+
+      // A control character in a header, and a method HTTP does not define: said as such.
+      const ctl = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer lfk_\u0001abc\r\n\r\n');
+      expect(ctl.status).toBe(400);
+      expect(JSON.parse(ctl.body).detail).toMatch(/header/);
+      expect(ctl.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      const foo = await exchange(port, 'FOO /api/v1/listings HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(foo.status).toBe(400);
+      expect(JSON.parse(foo.body).detail).toMatch(/method/);
 
       const big = await exchange(port, `GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
       expect(big.status).toBe(431);
       expect(big.headers['x-content-type-options']).toBe('nosniff');
+      expect(big.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 
       const starting = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(starting.status).toBe(503);
       expect(starting.headers['x-content-type-options']).toBe('nosniff');
-      expect(JSON.parse(starting.body)).toMatchObject({ status: 503, code: 'unavailable' });
+      expect(JSON.parse(starting.body)).toMatchObject({ status: 503, code: 'unavailable', request_id: starting.headers['x-request-id'] });
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
