@@ -162,6 +162,10 @@ describe('operations endpoints', () => {
       expect(asset, s).toHaveStatus(200);
     }
     expect(page.text).not.toMatch(/<script>(?!<\/script>)/);
+    // Nothing else of the Swagger UI package: not its package.json, stock page or source maps.
+    for (const other of ['/docs/assets/package.json', '/docs/assets/index.html', '/docs/assets/swagger-ui-bundle.js.map', '/docs/assets/absolute-path.js']) {
+      expect(await request(t.app).get(other), other).toHaveStatus(404);
+    }
   });
 
   it('/metrics is not on the public port; its own listener reports requests, quota rejections, store errors, pool and imports', async () => {

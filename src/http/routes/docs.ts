@@ -67,6 +67,10 @@ export function docsRouter(): Router {
   router.get('/init.js', (_req, res) => {
     res.type('application/javascript').send(initJs);
   });
-  router.use('/assets', conditionalDespiteNoCache, express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1d', fallthrough: true }));
+  // Only the files the page loads: not the rest of the package (its package.json, the stock
+  // Petstore page, source maps of megabytes).
+  const assets = new Set(['/swagger-ui.css', '/favicon-32x32.png', '/swagger-ui-bundle.js', '/swagger-ui-standalone-preset.js']);
+  const onlyPageAssets: RequestHandler = (req, _res, next) => (assets.has(req.path) ? next() : next('router'));
+  router.use('/assets', onlyPageAssets, conditionalDespiteNoCache, express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1d', fallthrough: true }));
   return router;
 }
