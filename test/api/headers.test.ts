@@ -77,7 +77,7 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       expect(bad.headers['x-content-type-options']).toBe('nosniff');
       expect(bad.headers['content-type']).toBe('application/problem+json');
       expect(JSON.parse(bad.body)).toMatchObject({ status: 400, code: 'invalid_parameter' });
-      // Every answer carries a request id, in the header and the body alike (contract section 1).
+      // Every answer carries a request id, in the header and the body alike (docs/spec/contract.md, section 1).
       expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
       expect(JSON.parse(bad.body).request_id).toBe(bad.headers['x-request-id']);
 
