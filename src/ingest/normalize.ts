@@ -96,8 +96,10 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   if (!roomsP.ok) return fail(roomsP.reason);
   const bedroomsP = parseCount(r.bedrooms, 'bedrooms');
   if (!bedroomsP.ok) return fail(bedroomsP.reason);
-  // A studio with 0 bedrooms has 1 room.
-  const rooms = roomsP.value ?? (bedroomsP.value !== null ? bedroomsP.value + 1 : null);
+  // A dwelling has at least one room: 0 rooms is the field left at its default, not a count,
+  // and reads as not stated. A studio with 0 bedrooms has 1 room.
+  const statedRooms = roomsP.value === 0 ? null : roomsP.value;
+  const rooms = statedRooms ?? (bedroomsP.value !== null ? bedroomsP.value + 1 : null);
 
   if (r.country && !/^(lu|lux|luxembourg|luxemburg|lëtzebuerg)$/i.test(r.country.trim())) {
     return fail(`country ${show(r.country)} is not Luxembourg`);

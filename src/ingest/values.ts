@@ -52,15 +52,26 @@ export function parseDecimal(text: string, thousandsHint: boolean): number | nul
   return Number.isFinite(n) ? n : null;
 }
 
+// A currency written against the figure ("EUR1850", "1850EUR") is still a currency: only a
+// letter beside the code makes it part of a word.
 const CURRENCY_WORDS: [RegExp, string][] = [
-  [/€|\bEUR\b|\beuros?\b/i, 'EUR'],
-  [/\bCHF\b|\bFr\.|\bSFr\b/i, 'CHF'],
-  [/\$|\bUSD\b/i, 'USD'],
-  [/£|\bGBP\b/i, 'GBP'],
-  [/\bJPY\b|¥/i, 'JPY'],
-  [/\bPLN\b|\bzł\b/i, 'PLN'],
-  [/\bSEK\b|\bDKK\b|\bNOK\b|\bCZK\b|\bHUF\b|\bCAD\b|\bAUD\b/i, '?'],
+  [/€|(?<!\p{L})(?:EUR|euros?)(?!\p{L})/iu, 'EUR'],
+  [/(?<!\p{L})(?:CHF|SFr)(?!\p{L})|(?<!\p{L})Fr\./iu, 'CHF'],
+  [/\$|(?<!\p{L})USD(?!\p{L})/iu, 'USD'],
+  [/£|(?<!\p{L})GBP(?!\p{L})/iu, 'GBP'],
+  [/¥|(?<!\p{L})JPY(?!\p{L})/iu, 'JPY'],
+  [/(?<!\p{L})(?:PLN|zł)(?!\p{L})/iu, 'PLN'],
+  [/(?<!\p{L})(?:SEK|DKK|NOK|CZK|HUF|CAD|AUD)(?!\p{L})/iu, '?'],
 ];
+
+// The currency a text names, and the text without it.
+function takeCurrency(text: string): { currency: string | null; rest: string } {
+  for (const [re, code] of CURRENCY_WORDS) {
+    const m = re.exec(text);
+    if (m) return { currency: code === '?' ? m[0].toUpperCase() : code, rest: text.replace(re, ' ') };
+  }
+  return { currency: null, rest: text };
+}
 
 export interface PriceValue {
   amount: number;
@@ -69,47 +80,124 @@ export interface PriceValue {
   period: 'month' | 'week' | null;
 }
 
-// "about" before a figure: "ca. 1850", "env. 85 m²", "~ 85", "± 85".
-const APPROX = /^\s*(?:ca\.?|circa|env\.?|environ|approx\.?|~|±)\s*/i;
+// "about" before a figure: "ca. 1850", "env. 85 m²", "~ 85", "± 85", "+/- 85", "+- 85".
+const APPROX = /^\s*(?:ca\.?|circa|env\.?|environ|approx\.?|~|±|\+\s*\/?\s*-)\s*/i;
+
+// "from" before an asking price ("à partir de 495.000 €", "ab 495.000 €"): the figure asked.
+const FROM = /^\s*(?:[àa]\s+partir\s+de|dès|ab|from|starting\s+(?:at|from))\s+/i;
 
 // "/mois", "par mois", "per month", "p.m.", "/Monat", "mtl.", "/semaine", "per week", "/Woche".
 const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b)?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|semaine|hebdomadaire|week|weekly|woche|wöchentlich)\b\.?\s*$/i;
 const WEEKLY = new Set(['semaine', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
 
-// Prices as agencies type them: "1 250 €", "€ 2 100", "1.250.000 €", "1.690,00", "4 900 CHF".
+// What agencies write after a price about what it covers, which leaves the figure the price:
+// charges (CC, HC, "charges comprises", "hors charges", German NK, kalt, warm), taxes (TTC,
+// HT, net), the agency's fee (FAI, "frais d'agence inclus"), a footnote mark.
+const NOTE_WORDS = [
+  String.raw`c\.?\s?c\.?`, String.raw`h\.?\s?c\.?`, String.raw`t\.?t\.?c\.?`, String.raw`h\.?t\.?`, 'net', 'netto', String.raw`f\.?a\.?i\.?`,
+  String.raw`charges?\s+(?:comprises?|compris|incluses?|inclus|included|excluded)`,
+  String.raw`(?:hors|sans|plus|\+|incl\.?|excl\.?|including|excluding)\s*charges`,
+  String.raw`(?:frais\s+d['’]\s*agence|honoraires)\s+(?:inclus|compris)`, String.raw`hors\s+(?:frais(?:\s+d['’]\s*agence)?|honoraires)`,
+  String.raw`(?:inkl\.?|zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)`,
+  'kalt', 'warm', 'kaltmiete', 'warmmiete', String.raw`\*+`,
+];
+// Charges added to the rent: "+ 200 € charges", "+ 150 €/mois de charges", "zzgl. 200 € NK".
+// The price is the rent without them.
+const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|nk|nebenkosten|bk|betriebskosten)`;
+const PRICE_NOTE = new RegExp(String.raw`\s*[,;–-]?\s*(?<!\p{L})(?:${[...NOTE_WORDS, ADDED_CHARGES].join('|')})\s*$`, 'iu');
+// A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
+const BRACKETED = /\s*\(([^()]*)\)\s*$/;
+
+// "1,25 Mio €", "1,25 million €", "1,5 Millionen": the figure is in millions, with a decimal mark.
+const MILLIONS = /\s*(?:mio\.?|millions?|millionen)\s*$/i;
+
+// A price text longer than this is no price; the cap also bounds the regular expressions' work.
+const MAX_PRICE_TEXT = 100;
+
+interface PriceParts { head: string; notes: string[]; periods: string[] }
+
+// Splits off, from the end, the notes and periods written after the figure, in any order
+// ("1 850 €/mois CC", "1850 € HC par mois"). What is left is the price itself.
+function splitPriceNotes(text: string): PriceParts | null {
+  let head = text;
+  const notes: string[] = [];
+  const periods: string[] = [];
+  for (;;) {
+    const p = PRICE_PERIOD.exec(head);
+    const n = p ? null : PRICE_NOTE.exec(head);
+    const b = p || n ? null : BRACKETED.exec(head);
+    const m = p ?? n ?? b;
+    if (!m) return { head, notes, periods };
+    if (p) periods.push(p[1].toLowerCase());
+    else if (n) notes.push(n[0]);
+    else {
+      // A bracket must hold only notes (or a period), else it may say anything ("(ou 1900)").
+      const inner = splitPriceNotes(b![1]);
+      if (!inner || inner.head.trim() !== '') return null;
+      notes.push(...inner.notes);
+      periods.push(...inner.periods);
+    }
+    head = head.slice(0, m.index);
+  }
+}
+
+// Prices as agencies type them: "1 250 €", "€ 2 100", "1.250.000 €", "1.690,00", "4 900 CHF",
+// with a note after the figure ("1850 € HC", "1.850 € + 200 € charges", "695.000 € TTC").
 export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (isBlank(v)) return ok(null);
   if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null }) : bad(`price ${show(v)} is not a number`);
-  if (typeof v !== 'string') return bad(`price ${show(v)} is not a number`);
-  let currency: string | null = null;
-  let period: PriceValue['period'] = null;
-  let rest = v.replace(APPROX, '');
-  const p = PRICE_PERIOD.exec(rest);
-  if (p) {
-    period = WEEKLY.has(p[1].toLowerCase()) ? 'week' : 'month';
-    rest = rest.slice(0, p.index);
-  }
-  for (const [re, code] of CURRENCY_WORDS) {
-    const m = re.exec(rest);
-    if (m) {
-      currency = code === '?' ? m[0].toUpperCase() : code;
-      rest = rest.replace(re, ' ');
-      break;
-    }
-  }
+  if (typeof v !== 'string' || v.length > MAX_PRICE_TEXT) return bad(`price ${show(v)} is not a number`);
+  const parts = splitPriceNotes(v.replace(FROM, '').replace(APPROX, ''));
+  if (!parts) return bad(`price ${show(v)} is not a number`);
+  const kinds = new Set(parts.periods.map((p) => (WEEKLY.has(p) ? 'week' : 'month')));
+  if (kinds.size > 1) return bad(`price ${show(v)} says both a week and a month`);
+  const period: PriceValue['period'] = kinds.has('week') ? 'week' : kinds.has('month') ? 'month' : null;
+  const own = takeCurrency(parts.head);
+  // The price's own currency decides; a note's ("+ 200 € charges") only when the price has
+  // none. Two different ones contradict each other.
+  const noted = parts.notes.map((n) => takeCurrency(n).currency).find((c) => c !== null) ?? null;
+  if (own.currency && noted && own.currency !== noted) return bad(`price ${show(v)} mixes currencies ${own.currency} and ${noted}`);
+  const currency = own.currency ?? noted;
   // "1 250,- €" and "1250.-": the dash says "no cents".
-  rest = rest.replace(/[.,]\s*[-–]\s*$/, '').trim();
-  const n = parseDecimal(rest, true);
+  let rest = own.rest.replace(/[.,]\s*[-–]\s*$/, '').trim();
+  const millions = MILLIONS.exec(rest);
+  if (millions) rest = rest.slice(0, millions.index);
+  const n = parseDecimal(rest, !millions);
   if (n === null) return bad(`price ${show(v)} is not a number`);
-  return ok({ amount: n, currency, period });
+  const amount = millions ? Math.round(n * 100_000_000) / 100 : n;
+  return ok({ amount, currency, period });
 }
 
-// "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm".
+// What agencies write after an area to say which area it is ("85 m² hab.", "85 m2
+// habitables", "85 m² (habitable)", "85 m² utiles"): not another figure.
+const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$/iu;
+// The unit: "m²", "m ²", "m2", "m^2", "mq" (Italian), "sqm", "qm", "m" and "m.". Square feet
+// ("sq ft") are not here, nor is "sq m" read as "sq" plus a unit: both stay unread.
+const AREA_UNIT = /\s*(?<!\p{L})(?:m\s?²|m2|m\^2|mq|sqm|qm|m\.?)\s*$/iu;
+// One separator and exactly three digits after it, the first digit not 0: "1.050", "2,400".
+const ONE_THOUSANDS_GROUP = /^[1-9][.,]\d{3}$/;
+// Under this a dwelling is not plausible: "1.050" is then 1,050 m², not 1.05 m².
+const MIN_PLAUSIBLE_M2 = 10;
+// An area text longer than this is no area; the cap also bounds the regular expressions' work
+// (a long run of spaces made them take seconds).
+const MAX_AREA_TEXT = 100;
+
+// The figure of an area text, the separator read as a decimal mark ("85,5") unless that
+// gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
+function areaFigure(text: string): number | null {
+  if (text.length > MAX_AREA_TEXT) return null;
+  const s = text.replace(APPROX, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
+  const n = parseDecimal(s, false);
+  if (n !== null && n < MIN_PLAUSIBLE_M2 && ONE_THOUSANDS_GROUP.test(s.replace(NUMBER_SPACES, ''))) return parseDecimal(s, true);
+  return n;
+}
+
+// "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm", "+/- 85 m² hab.", "1.050 m²".
 export function parseArea(v: unknown): Parsed<number> {
   if (isBlank(v)) return ok(null);
   let n: number | null;
   if (typeof v === 'number') n = v;
-  else if (typeof v === 'string') n = parseDecimal(v.replace(APPROX, '').replace(/\s*(m²|m2|sqm|qm|m\^2)\s*$/i, '').trim(), false);
+  else if (typeof v === 'string') n = areaFigure(v);
   else n = null;
   if (n === null || !Number.isFinite(n)) return bad(`area ${show(v)} is not a number`);
   if (n < 0) return bad(`area ${show(v)} is negative`);
@@ -119,20 +207,36 @@ export function parseArea(v: unknown): Parsed<number> {
 }
 
 // The words agencies write after a count of rooms or bedrooms ("3 pièces", "3 Zimmer",
-// "2 ch."), and the French T3 / F3 (three rooms).
-const COUNT_WORDS = /\s*(pi[eè]ces?|pcs?\.?|p\.|zimmer|zi\.?|rooms?|chambres?|ch\.?|bedrooms?|schlafzimmer)\s*$/i;
-const FRENCH_TYPE = /^[TF]\s*(\d{1,2})$/i;
+// "2 ch.", "2 beds"), and the French T3 / F3 (three rooms), also "T1 bis" and "T3 duplex"
+// (a variant of the type, not another room).
+const COUNT_WORDS = /\s*(pi[eè]ces?|pcs?\.?|p\.|zimmer|zi\.?|rooms?|chambres?|ch\.?|bedrooms?|beds?|schlafzimmer)\s*$/i;
+const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;
+// What the count includes, in brackets: "3 (dont 1 bureau)", "4 (davon 1 Büro)".
+const COUNT_INCLUDES = /\s*\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)\s*$/i;
+// A count spelt out, in French, German or English ("deux pièces", "zwei Zimmer").
+const NUMBER_WORDS = new Map<string, number>([
+  ['un', 1], ['une', 1], ['deux', 2], ['trois', 3], ['quatre', 4], ['cinq', 5], ['six', 6],
+  ['ein', 1], ['eine', 1], ['eins', 1], ['zwei', 2], ['drei', 3], ['vier', 4], ['fünf', 5], ['sechs', 6],
+  ['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5], ['six', 6],
+]);
 
-// Rooms and bedrooms: whole numbers; fractions ("2.5", "2,5") round down.
+// The figure of a count text. A studio is one room and no bedroom.
+function countFigure(text: string, what: string): number | null {
+  const s = text.trim().replace(COUNT_INCLUDES, '').replace(COUNT_WORDS, '').trim();
+  const word = s.toLowerCase();
+  if (word === 'studio') return what === 'bedrooms' ? 0 : 1;
+  const t = FRENCH_TYPE.exec(s);
+  if (t) return Number(t[1]);
+  return NUMBER_WORDS.get(word) ?? parseDecimal(s, false);
+}
+
+// Rooms and bedrooms (what: 'rooms' or 'bedrooms'): whole numbers; fractions ("2.5", "2,5")
+// round down.
 export function parseCount(v: unknown, what: string): Parsed<number> {
   if (isBlank(v)) return ok(null);
   let n: number | null;
   if (typeof v === 'number') n = v;
-  else if (typeof v === 'string') {
-    const s = v.trim().replace(COUNT_WORDS, '');
-    const t = FRENCH_TYPE.exec(s);
-    n = t ? Number(t[1]) : parseDecimal(s, false);
-  }
+  else if (typeof v === 'string') n = countFigure(v, what);
   else n = null;
   if (n === null || !Number.isFinite(n)) return bad(`${what} ${show(v)} is not a number`);
   if (n < 0) return bad(`${what} ${show(v)} is negative`);
@@ -144,7 +248,8 @@ export function parseCoordinate(v: unknown): number | null {
   if (isBlank(v)) return null;
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
   if (typeof v !== 'string') return null;
-  const s = v.trim().replace(',', '.');
+  // "49.6005°", "49,6005 °": the degree sign says what the figure already is.
+  const s = v.trim().replace(/\s*°$/, '').replace(',', '.');
   if (!/^[+-]?\d{1,3}(\.\d+)?$/.test(s)) return null;
   return Number(s);
 }
@@ -164,29 +269,96 @@ export function parseBool(v: unknown, what: string): Parsed<boolean> {
   return bad(`${what} ${show(v)} is neither yes nor no`);
 }
 
+// A zone name after a date: Luxembourg's own (CET, CEST, MEZ, MESZ) reads as a date without
+// one; UTC, GMT and Z as UTC.
+const ZONE_NAME = /(?<=[\d\s.])\s*(CET|CEST|MEZ|MESZ|UTC|GMT|Z)$/i;
+const LU_ZONE_NAMES = new Set(['cet', 'cest', 'mez', 'mesz']);
+
+// The time after a date: " 14:03", "T14:03", " 14h03", " 14:03:00.000", " 2:03 PM", " - 14:03",
+// " à 14h03", " um 14:03". Only "h" or ":" between hours and minutes: "11.2026" is no time.
+const TIME_AT_END = /(?:\s*[-–,]\s*|\s+(?:à|um|at)\s+|\s+|T)(\d{1,2})[:h](\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:\s*([ap])\.?\s?m\.?)?$/i;
+
+// Day first (21/11/2026, 21.11.2026, 21-11-2026, 21/11/26), year first with slashes
+// (2026/11/21), or ISO's basic form (20261121).
+const DAY_FIRST = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})$/;
+const YEAR_FIRST = /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/;
+const COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
+// A month written as a word: "21 nov. 2026", "21 novembre 2026", "21. November 2026",
+// "Nov 21, 2026". Luxon knows the month names of each language.
+const MONTH_NAME_FORMATS: [string, string[]][] = [
+  ['fr', ['d MMMM yyyy', 'd MMM yyyy']],
+  ['de', ['d. MMMM yyyy', 'd. MMM yyyy', 'd MMMM yyyy']],
+  ['en', ['MMMM d, yyyy', 'MMM d, yyyy', 'MMMM d yyyy', 'MMM d yyyy', 'd MMMM yyyy', 'd MMM yyyy']],
+];
+
+interface Day { year: number; month: number; day: number }
+
+function readDay(text: string): Day | null {
+  const d = DAY_FIRST.exec(text);
+  // A two-digit year is this century's: agencies list nothing from the 1900s.
+  if (d) return { year: d[4].length === 2 ? 2000 + +d[4] : +d[4], month: +d[3], day: +d[1] };
+  const y = YEAR_FIRST.exec(text) ?? COMPACT.exec(text);
+  if (y) return { year: +y[1], month: +y[2], day: +y[3] };
+  if (!/\p{L}/u.test(text)) return null;
+  // "1er mars 2026": the French first of the month.
+  const s = text.replace(/^(\d{1,2})er\b/i, '$1');
+  for (const [locale, formats] of MONTH_NAME_FORMATS) {
+    for (const format of formats) {
+      const dt = DateTime.fromFormat(s, format, { locale });
+      if (dt.isValid) return { year: dt.year, month: dt.month, day: dt.day };
+    }
+  }
+  return null;
+}
+
+// A date and maybe a time, as wall time in the zone: null when it cannot be read.
+function readWallTime(text: string, zone: string): DateTime | null {
+  const t = TIME_AT_END.exec(text);
+  const day = readDay(t ? text.slice(0, t.index) : text);
+  if (!day) return null;
+  let hour = t ? +t[1] : 0;
+  if (t?.[5]) {
+    // 12 AM is midnight, 12 PM noon; a 24-hour clock with AM or PM says nothing readable.
+    if (hour < 1 || hour > 12) return null;
+    hour = (hour % 12) + (t[5].toLowerCase() === 'p' ? 12 : 0);
+  }
+  const millisecond = t?.[4] ? Number(t[4].padEnd(3, '0').slice(0, 3)) : 0;
+  return DateTime.fromObject({ ...day, hour, minute: t ? +t[2] : 0, second: t?.[3] ? +t[3] : 0, millisecond }, { zone });
+}
+
+// A number (JSON) is a Unix time: seconds, or milliseconds when larger than any date in
+// seconds could be (1e11 s is the year 5138).
+function readEpoch(n: number): DateTime | null {
+  if (!Number.isFinite(n)) return null;
+  return DateTime.fromMillis(n > 1e11 ? n : n * 1000, { zone: 'UTC' });
+}
+
+// A date text longer than this is no date; the cap also bounds the regular expressions' work.
+const MAX_DATE_TEXT = 100;
+
+function readDate(v: unknown): DateTime | null {
+  if (typeof v === 'number') return readEpoch(v);
+  if (typeof v !== 'string' || v.length > MAX_DATE_TEXT) return null;
+  const s = v.trim();
+  // RFC 2822 ("Fri, 20 Nov 2026 08:00:00 GMT") always carries its zone.
+  const rfc = DateTime.fromRFC2822(s);
+  if (rfc.isValid) return rfc;
+  const z = ZONE_NAME.exec(s);
+  const zone = z && !LU_ZONE_NAMES.has(z[1].toLowerCase()) ? 'UTC' : LU_ZONE;
+  const text = z ? s.slice(0, z.index).trim() : s;
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) return DateTime.fromISO(text.replace(' ', 'T'), { zone, setZone: false });
+  return readWallTime(text, zone);
+}
+
 // Dates as the formats give them. A date without an offset is wall time in Luxembourg:
 // "21/11/2026 14:03" (csv), "2026-11-19" (openimmo stand_vom), "2026-11-20T08:00:00"; one
-// with an offset or Z is taken as it says ("2026-11-20T08:00:00Z", "...+01:00").
+// with an offset or Z is taken as it says ("2026-11-20T08:00:00Z", "...+01:00"). A date
+// that cannot be read is left out, as a missing one is: the date is not worth the listing.
+// One read but out of range is rejected: it was read, and is wrong.
 export function parseFeedDate(v: unknown): Parsed<Date> {
   if (isBlank(v)) return ok(null);
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? bad('invalid date') : ok(v);
-  if (typeof v !== 'string') return bad(`date ${show(v)} is not a date`);
-  const s = v.trim();
-  const opts = { zone: LU_ZONE, setZone: false };
-  let dt: DateTime | null = null;
-  // Day first (21/11/2026, 21.11.2026, 21-11-2026), or year first with slashes (2026/11/21).
-  const french = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T](\d{1,2})[:h](\d{2})(?::(\d{2}))?)?$/.exec(s);
-  const yearFirst = /^(\d{4})\/(\d{1,2})\/(\d{1,2})(?:[ T](\d{1,2})[:h](\d{2})(?::(\d{2}))?)?$/.exec(s);
-  if (french || yearFirst) {
-    const [d, m, y, hh, mm, ss] = french ? [french[1], french[3], french[4], french[5], french[6], french[7]] : [yearFirst![3], yearFirst![2], yearFirst![1], yearFirst![4], yearFirst![5], yearFirst![6]];
-    dt = DateTime.fromObject(
-      { year: +y, month: +m, day: +d, hour: hh ? +hh : 0, minute: mm ? +mm : 0, second: ss ? +ss : 0 },
-      { zone: LU_ZONE },
-    );
-  } else if (/^\d{4}-\d{2}-\d{2}/.test(s)) {
-    dt = DateTime.fromISO(s.replace(' ', 'T'), opts);
-  }
-  if (!dt || !dt.isValid) return bad(`date ${show(v)} is not a date (expected e.g. 21/11/2026 14:03 or 2026-11-21T14:03:00Z)`);
+  const dt = v instanceof Date ? DateTime.fromJSDate(v) : readDate(v);
+  if (!dt || !dt.isValid) return ok(null);
   const d = dt.toJSDate();
   if (d.getUTCFullYear() < 1990 || d.getUTCFullYear() > 2200) return bad(`date ${show(v)} is out of range`);
   return ok(d);

@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import { parseCsvFeed, parseJsonFeed } from '../../src/ingest/adapters/index.js';
+import { normalizeRecord, type NormalizeResult } from '../../src/ingest/normalize.js';
+import type { ParsedFeed } from '../../src/ingest/types.js';
+import { parseArea, parseCoordinate, parseCount, parseFeedDate, parsePrice } from '../../src/ingest/values.js';
+import { TEST_LISTING_IDS } from '../helpers/factory.js';
+import { csvFeed, csvRow, gazetteer } from './helpers.js';
+
+// Values as Luxembourg agencies type them (an audit of realistic feeds): each used to reject
+// its whole record, or was misread. Beside each, a wording near it that must stay rejected
+// or read otherwise.
+
+const NOW = new Date('2026-11-22T08:00:00.000Z');
+const norm = (feed: ParsedFeed): NormalizeResult[] =>
+  feed.records.map((r) => normalizeRecord(r, { source: 'test-src', gazetteer: gazetteer(), now: NOW, listingId: TEST_LISTING_IDS }));
+const ok = (r: NormalizeResult) => {
+  if (!r.ok) throw new Error(`rejected: ${r.reason}`);
+  return r.listing;
+};
+const reason = (r: NormalizeResult) => (r.ok ? 'accepted' : r.reason);
+const csvOne = async (f: Parameters<typeof csvRow>[0]) => norm(await parseCsvFeed(csvFeed([csvRow({ ref: 'R1', ...f })])))[0];
+const csvListing = async (f: Parameters<typeof csvRow>[0]) => ok(await csvOne(f));
+
+async function jsonOne(listing: Record<string, unknown>) {
+  const base = {
+    ref: 'J1', offer: 'rent', status: 'available', title: 'Flat', price: { amount: 1500, currency: 'EUR', period: 'month' },
+    surface_m2: 50, bedrooms: 1, address: { locality: 'Strassen', country: 'LU' }, geo: null, media: [], students: false,
+    published_at: '2026-11-20T08:00:00Z', link: 'https://example.lu/1',
+  };
+  return norm(await parseJsonFeed(JSON.stringify({ mode: 'full', listings: [{ ...base, ...listing }] })))[0];
+}
+
+const priceOf = (text: string) => {
+  const p = parsePrice(text);
+  if (!p.ok || !p.value) throw new Error(`price ${text}: ${p.ok ? 'empty' : p.reason}`);
+  return p.value;
+};
+const dateOf = (v: unknown) => {
+  const d = parseFeedDate(v);
+  if (!d.ok) throw new Error(`date ${String(v)}: ${d.reason}`);
+  return d.value?.toISOString() ?? null;
+};
+
+describe('prices with a note after the figure', () => {
+  it.each([
+    ['1 850 €/mois CC', 1850], ['1850 € HC', 1850], ['1850 €/mois HC', 1850], ['1850 € hors charges', 1850],
+    ['1850€ charges comprises', 1850], ['1850€ TTC', 1850], ['695.000 € TTC', 695000], ['1850 EUR net', 1850], ['1850€*', 1850],
+    ["1.250.000 € (frais d'agence inclus)", 1250000], ['1850 € zzgl. NK', 1850], ['1850 € inkl. NK', 1850], ['1850 € kalt', 1850],
+    ['1850 € warm', 1850],
+  ])('reads %j as %i EUR', async (price, eur) => {
+    expect((await csvListing({ price })).price_eur).toBe(eur);
+  });
+
+  it.each([['1.850 € + 200 € charges', 1850], ['1850 € (+ 150 € charges)', 1850], ['1850 €/mois + 150 €/mois de charges', 1850]])(
+    'reads %j as the rent without the charges added to it',
+    async (price, eur) => {
+      expect((await csvListing({ price })).price_eur).toBe(eur);
+    },
+  );
+
+  it('keeps the period written before a note, and its contradiction with the feed\'s period', async () => {
+    expect(priceOf('1 850 €/mois CC')).toEqual({ amount: 1850, currency: 'EUR', period: 'month' });
+    expect(priceOf('450 €/semaine CC').period).toBe('week');
+    expect(reason(await jsonOne({ price: { amount: '450 €/semaine CC', currency: 'EUR', period: 'month' } }))).toMatch(/contradicts period "month"/);
+  });
+
+  it('reads a currency written against the figure (EUR1850, 1850EUR)', async () => {
+    expect(priceOf('EUR1850')).toEqual({ amount: 1850, currency: 'EUR', period: null });
+    expect(priceOf('1850EUR').currency).toBe('EUR');
+    // Every code reads so: CHF1850 is a Swiss price, rejected as such.
+    expect(priceOf('CHF1850').currency).toBe('CHF');
+    expect(reason(await csvOne({ price: 'CHF1850' }))).toBe('price in CHF: only EUR is accepted');
+  });
+
+  it.each([['à partir de 495.000 €', 495000], ['ab 495.000 €', 495000], ['from €495,000', 495000], ['dès 495.000 €', 495000]])(
+    'reads the figure of %j',
+    (text, amount) => {
+      expect(priceOf(text).amount).toBe(amount);
+    },
+  );
+
+  it.each([['1,25 Mio €', 1250000], ['1,25 million €', 1250000], ['€ 1,5 Mio.', 1500000], ['2 millions €', 2000000]])(
+    'reads %j in millions, its separator a decimal mark',
+    async (price, eur) => {
+      expect((await csvListing({ offer: 'Vente', price })).price_eur).toBe(eur);
+    },
+  );
+
+  it('a currency in the note neither hides nor replaces the price\'s own', async () => {
+    expect(reason(await csvOne({ price: '4 900 CHF' }))).toBe('price in CHF: only EUR is accepted');
+    expect(reason(await csvOne({ price: '4 900 CHF (+ 200 € charges)' }))).toMatch(/mixes currencies CHF and EUR/);
+    expect(reason(await csvOne({ price: '4 900 CHF charges comprises' }))).toBe('price in CHF: only EUR is accepted');
+    // Without a currency of its own, the note's is the price's.
+    expect(reason(await csvOne({ price: '1850 + 200 CHF charges' }))).toBe('price in CHF: only EUR is accepted');
+  });
+
+  it.each(['1850 - 1900 €', '1850 € - 1900 €', '1850 ou 1900', '1850 (ou 1900)', 'on request', 'Prix sur demande', 'ab Anfrage', '1850 € CC 1900'])(
+    'still rejects %j',
+    async (price) => {
+      expect(reason(await csvOne({ price }))).toMatch(/is not a number/);
+    },
+  );
+});
+
+describe('areas', () => {
+  it.each([
+    ['+/- 85 m²', 85], ['+- 85', 85], ['85 m² hab.', 85], ['85 m2 habitables', 85], ['85 m² (habitable)', 85], ['85 m² utiles', 85],
+    ['85 mq', 85], ['85 m.', 85], ['85 m ²', 85], ['+/- 85,5 m² hab.', 85.5],
+  ])('reads %j as %j m²', async (area, m2) => {
+    expect((await csvListing({ area })).area_m2).toBe(m2);
+  });
+
+  it.each(['85 sq m', '85 sq. ft', '85 sqft', '85-90 m²', 'abc'])('still rejects %j', async (area) => {
+    expect(reason(await csvOne({ area }))).toMatch(/is not a number/);
+  });
+
+  it.each([['1.050', 1050], ['1,050 m²', 1050], ['2.400 m²', 2400]])(
+    'reads %j as thousands: as a decimal it would be no dwelling (%i m²)',
+    async (area, m2) => {
+      expect((await csvListing({ area })).area_m2).toBe(m2);
+    },
+  );
+
+  it('keeps a decimal mark where it gives a plausible area, or is not followed by three digits', () => {
+    expect(['85.5', '85,5', '9,5', '1.05', '10.500'].map((a) => parseArea(a))).toEqual(
+      [85.5, 85.5, 9.5, 1.05, 10.5].map((value) => ({ ok: true, value })),
+    );
+  });
+});
+
+describe('room and bedroom counts', () => {
+  it('a studio is 1 room and 0 bedrooms', async () => {
+    expect(parseCount('studio', 'rooms')).toEqual({ ok: true, value: 1 });
+    expect(parseCount('Studio', 'bedrooms')).toEqual({ ok: true, value: 0 });
+    expect((await csvListing({ rooms: 'Studio' })).rooms).toBe(1);
+    expect((await csvListing({ bedrooms: 'Studio' })).rooms).toBe(1);
+  });
+
+  it.each([
+    ['T1 bis', 1], ['T3 duplex', 3], ['2 bed', 2], ['2 beds', 2], ['3 (dont 1 bureau)', 3], ['3 pièces (dont 1 bureau)', 3],
+    ['un', 1], ['une', 1], ['deux', 2], ['trois', 3], ['quatre', 4], ['cinq', 5], ['six', 6], ['Trois pièces', 3],
+    ['eins', 1], ['zwei', 2], ['drei', 3], ['vier', 4], ['fünf', 5], ['sechs', 6], ['zwei Zimmer', 2],
+    ['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5], ['Six rooms', 6],
+  ])('reads %j as %i', (text, n) => {
+    expect(parseCount(text, 'rooms')).toEqual({ ok: true, value: n });
+  });
+
+  it('a count word reads as bedrooms too', async () => {
+    expect((await csvListing({ bedrooms: 'deux chambres' })).rooms).toBe(3);
+  });
+
+  it.each(['3+1', '1 + bureau', '3 (ou 4)', 'plusieurs', 'T3 ou T4'])('still rejects %j', async (rooms) => {
+    expect(reason(await csvOne({ rooms }))).toMatch(/is not a number/);
+  });
+});
+
+describe('rooms 0 is not stated', () => {
+  it('csv Pièces 0, Chambres 2 is 3 rooms; Pièces 0, Chambres 0 is 1 room (a studio)', async () => {
+    expect((await csvListing({ rooms: '0', bedrooms: '2' })).rooms).toBe(3);
+    expect((await csvListing({ rooms: '0', bedrooms: '0' })).rooms).toBe(1);
+  });
+
+  it('0 rooms and no bedrooms is no room count', async () => {
+    expect((await csvListing({ rooms: '0' })).rooms).toBeNull();
+    expect(ok(await jsonOne({ rooms: 0, bedrooms: null })).rooms).toBeNull();
+  });
+
+  it('rooms stated above 0 win over bedrooms; bedrooms 0 stays a studio', async () => {
+    expect((await csvListing({ rooms: '1', bedrooms: '2' })).rooms).toBe(1);
+    expect((await csvListing({ bedrooms: '0' })).rooms).toBe(1);
+  });
+});
+
+describe('dates', () => {
+  it.each([
+    ['21/11/26', '2026-11-20T23:00:00.000Z'],
+    ['21/11/26 14:03', '2026-11-21T13:03:00.000Z'],
+    ['21/11/2026 2:03 PM', '2026-11-21T13:03:00.000Z'],
+    ['21/11/2026 12:30 AM', '2026-11-20T23:30:00.000Z'],
+    ['21/11/2026 14:03:00.000', '2026-11-21T13:03:00.000Z'],
+    ['21/11/2026 14:03:05.250', '2026-11-21T13:03:05.250Z'],
+    ['21/11/2026 14:03 CET', '2026-11-21T13:03:00.000Z'],
+    ['02/07/2026 09:30 CEST', '2026-07-02T07:30:00.000Z'],
+    ['21.11.2026 14:03 MEZ', '2026-11-21T13:03:00.000Z'],
+    ['02.07.2026 09:30 MESZ', '2026-07-02T07:30:00.000Z'],
+    ['21/11/2026 14:03 UTC', '2026-11-21T14:03:00.000Z'],
+    ['21/11/2026 14:03 GMT', '2026-11-21T14:03:00.000Z'],
+    ['21/11/2026 14:03Z', '2026-11-21T14:03:00.000Z'],
+    ['2026-11-21 14:03:00 UTC', '2026-11-21T14:03:00.000Z'],
+    ['21/11/2026 - 14:03', '2026-11-21T13:03:00.000Z'],
+    ['20261121', '2026-11-20T23:00:00.000Z'],
+    ['Fri, 20 Nov 2026 08:00:00 GMT', '2026-11-20T08:00:00.000Z'],
+    ['Fri, 20 Nov 2026 09:00:00 +0100', '2026-11-20T08:00:00.000Z'],
+    ['21 nov. 2026', '2026-11-20T23:00:00.000Z'],
+    ['21 novembre 2026', '2026-11-20T23:00:00.000Z'],
+    ['2 juillet 2026 09:30', '2026-07-02T07:30:00.000Z'],
+    ['21. November 2026', '2026-11-20T23:00:00.000Z'],
+    ['2. Juli 2026', '2026-07-01T22:00:00.000Z'],
+    ['Nov 21, 2026', '2026-11-20T23:00:00.000Z'],
+    ['November 21, 2026 2:03 PM', '2026-11-21T13:03:00.000Z'],
+  ])('reads %j as %s', (text, iso) => {
+    expect(dateOf(text)).toBe(iso);
+  });
+
+  it('reads a JSON number as Unix time: seconds, or milliseconds above 1e11', async () => {
+    expect(dateOf(1795600000)).toBe('2026-11-25T09:46:40.000Z');
+    expect(dateOf(1795600000123)).toBe('2026-11-25T09:46:40.123Z');
+    expect(ok(await jsonOne({ published_at: 1763712000 })).created_at?.toISOString()).toBe('2025-11-21T08:00:00.000Z');
+  });
+
+  it('an AM or PM that no 12-hour clock shows is unread, not misread', () => {
+    expect(dateOf('21/11/2026 14:03 PM')).toBeNull();
+    expect(dateOf('21/11/2026 0:03 AM')).toBeNull();
+  });
+
+  it.each(['31/02/2026 10:00', 'yesterday', '2026/13/45', '21/11-2026', 'Sat, 20 Nov 2026 08:00:00 GMT', 'bientôt 2026'])(
+    'an unreadable date %j is a missing one: the record is kept, without a date',
+    async (date) => {
+      const l = await csvListing({ date });
+      expect([l.created_at, l.created_at_kind]).toEqual([null, null]);
+    },
+  );
+
+  it('an unreadable JSON date is a missing one too', async () => {
+    const l = ok(await jsonOne({ published_at: { when: 'today' } }));
+    expect([l.created_at, l.created_at_kind]).toEqual([null, null]);
+  });
+
+  it('a date read but out of range still rejects the record', async () => {
+    expect(reason(await csvOne({ date: '01/01/1980 10:00' }))).toMatch(/is out of range/);
+    expect(reason(await jsonOne({ published_at: 0 }))).toMatch(/is out of range/);
+  });
+});
+
+describe('coordinates', () => {
+  it('reads a degree sign, with or without a space', async () => {
+    expect([parseCoordinate('49.6005°'), parseCoordinate('6,1335 °')]).toEqual([49.6005, 6.1335]);
+    const l = await csvListing({ lat: '49.6005°', lng: '6.1335 °' });
+    expect([l.lat, l.lng]).toEqual([49.6005, 6.1335]);
+  });
+
+  it('still drops degrees and minutes, or a hemisphere letter', () => {
+    expect([parseCoordinate('49°36\'02"'), parseCoordinate('49.6005° N')]).toEqual([null, null]);
+  });
+});
