@@ -1,6 +1,5 @@
 import type { ListingType } from '../../domain/listing.js';
 import { CONTROL_CHARACTERS } from '../../lib/text.js';
-import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS, MAX_RECORD_CHARS, tooLong } from '../errors.js';
 import { type FeedInput, openInput } from '../input.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
@@ -9,18 +8,11 @@ import type { FeedEvent, ParsedFeed } from '../types.js';
 export type FeedReader = (text: AsyncIterable<string>) => AsyncIterable<FeedEvent>;
 
 // Feeds are UTF-8, perhaps with a byte-order mark. Anything else (Latin-1 exports, binary
-// garbage, a zip sent by mistake) is refused whole rather than imported as mojibake. The
-// bytes are decoded as they come (a character cut between two pieces is put together);
-// the first NUL or invalid sequence stops the reading.
+// garbage, a zip sent by mistake) is refused whole rather than imported as mojibake, with one
+// exception: an XML file that declares a Latin encoding (see declaredDecoder). The bytes are
+// decoded as they come (a character cut between two pieces is put together); the first NUL
+// or invalid sequence stops the reading.
 export async function* decodeText(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
-  const decode = (bytes?: Uint8Array) => {
-    try {
-      return bytes ? utf8.decode(bytes, { stream: true }) : utf8.decode();
-    } catch {
-      throw new FeedParseError('the file is not UTF-8 text (binary data or another encoding)');
-    }
-  };
   let first = true;
   let blank = true;
   const accept = (s: string): string => {
@@ -32,13 +24,77 @@ export async function* decodeText(chunks: AsyncIterable<Uint8Array | string>): A
     if (blank && s.trim() !== '') blank = false;
     return s;
   };
-  for await (const chunk of chunks) {
-    const s = accept(typeof chunk === 'string' ? chunk : decode(chunk));
-    if (s) yield s;
+  for await (const s of decodeBytes(chunks)) {
+    const t = accept(s);
+    if (t) yield t;
   }
-  const tail = accept(decode());
-  if (tail) yield tail;
   if (blank) throw new FeedParseError('the file is empty');
+}
+
+// Bytes to text. The decoder is chosen from the first bytes (held until the XML declaration,
+// if there is one, is complete); text already decoded passes as it is.
+async function* decodeBytes(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
+  let decoder: TextDecoder | null = null;
+  let head = Buffer.alloc(0);
+  const decode = (bytes?: Uint8Array) => {
+    try {
+      return bytes ? decoder!.decode(bytes, { stream: true }) : decoder!.decode();
+    } catch {
+      throw new FeedParseError('the file is not UTF-8 text (binary data or another encoding)');
+    }
+  };
+  // The bytes held so far decoded, once the decoder is known (or must be: final).
+  const start = (final: boolean): string => {
+    decoder = declaredDecoder(head, final);
+    if (!decoder) return '';
+    const held = head;
+    head = Buffer.alloc(0);
+    return decode(held);
+  };
+  for await (const chunk of chunks) {
+    if (typeof chunk === 'string') {
+      if (!decoder && head.length > 0) yield start(true);
+      yield chunk;
+      continue;
+    }
+    if (decoder) yield decode(chunk);
+    else {
+      head = Buffer.concat([head, chunk]);
+      yield start(false);
+    }
+  }
+  if (!decoder) yield start(true);
+  yield decode();
+}
+
+// An XML parser must read a document in the encoding its declaration names, and OpenImmo
+// exports of older agency software declare ISO-8859-1 or Windows-1252. Only these Latin
+// encodings are honoured (a file that declares one is not UTF-8: its accented letters would
+// not decode), and only in a declaration at the very first byte: a byte-order mark says
+// UTF-8, and a CSV or JSON file cannot begin with one, so they stay UTF-8 only. Labels that
+// the WHATWG decoder would also map to Windows-1252 but that typists write for UTF-8 text
+// (US-ASCII) keep the UTF-8 reading.
+const DECLARED_LATIN: Record<string, string> = {
+  'iso-8859-1': 'windows-1252', 'iso8859-1': 'windows-1252', latin1: 'windows-1252', 'latin-1': 'windows-1252',
+  'windows-1252': 'windows-1252', cp1252: 'windows-1252', 'iso-8859-15': 'iso-8859-15', 'latin-9': 'iso-8859-15',
+};
+const XML_START = Buffer.from('<?xml');
+// A declaration is short: a file whose first kilobyte does not close one is read as UTF-8
+// (and the XML parser says what is wrong with it).
+const MAX_DECLARATION_BYTES = 1024;
+
+// The decoder for a file from its first bytes; null while they cannot tell yet (more are
+// needed), unless final.
+function declaredDecoder(head: Buffer, final: boolean): TextDecoder | null {
+  const utf8 = () => new TextDecoder('utf-8', { fatal: true });
+  const n = Math.min(head.length, XML_START.length);
+  if (!head.subarray(0, n).equals(XML_START.subarray(0, n))) return utf8();
+  const end = head.indexOf('?>');
+  if (end === -1) return final || head.length >= MAX_DECLARATION_BYTES ? utf8() : null;
+  const declaration = head.subarray(0, end).toString('latin1');
+  const label = /\sencoding\s*=\s*["']([^"']*)["']/.exec(declaration)?.[1].trim().toLowerCase();
+  const latin = label ? DECLARED_LATIN[label] : undefined;
+  return latin ? new TextDecoder(latin) : utf8();
 }
 
 // A whole feed in memory, for tests and tools: the same streaming adapter, fed the bytes
@@ -156,13 +212,54 @@ export function cleanExternalId(v: unknown): string | null {
 }
 
 // The kind of offer, in the words of each format (the CSV's French, the JSON's English) and of
-// the other languages agencies here write in, any letter case, accents, spaces or hyphens.
-const OFFERS: Record<string, ListingType> = {
-  location: 'RENT', vente: 'SALE', colocation: 'FLATSHARE', souslocation: 'SUBLET',
-  rent: 'RENT', rental: 'RENT', sale: 'SALE', flatshare: 'FLATSHARE', sublet: 'SUBLET', sublease: 'SUBLET',
-  miete: 'RENT', kauf: 'SALE', wg: 'FLATSHARE', wohngemeinschaft: 'FLATSHARE', untermiete: 'SUBLET',
+// the other languages agencies here write in. Agency software writes phrases, not codes
+// ("À louer", "Location meublée", "Vente VEFA", "Zimmer in WG"), so the text is read word by
+// word, any letter case or accents; words that say no kind (meublée, longue durée, neuf) are
+// passed over. Two words written as one or apart ("sous-location", "sous location",
+// "flat share") are one word.
+const OFFER_WORDS: Record<string, ListingType> = {
+  location: 'RENT', louer: 'RENT', rent: 'RENT', rental: 'RENT', let: 'RENT', letting: 'RENT', lease: 'RENT',
+  miete: 'RENT', mieten: 'RENT', vermieten: 'RENT', vermietung: 'RENT', verlounen: 'RENT',
+  vente: 'SALE', vendre: 'SALE', achat: 'SALE', vefa: 'SALE', sale: 'SALE', sell: 'SALE', buy: 'SALE', purchase: 'SALE',
+  kauf: 'SALE', kaufen: 'SALE', verkauf: 'SALE', verkaufen: 'SALE', verkafen: 'SALE',
+  colocation: 'FLATSHARE', coloc: 'FLATSHARE', flatshare: 'FLATSHARE', houseshare: 'FLATSHARE', coliving: 'FLATSHARE',
+  wg: 'FLATSHARE', wohngemeinschaft: 'FLATSHARE',
+  souslocation: 'SUBLET', sublet: 'SUBLET', sublease: 'SUBLET', subletting: 'SUBLET', untermiete: 'SUBLET',
+  untervermietung: 'SUBLET',
 };
+// A room on its own is let in a shared flat, unless a count makes it part of a home ("2
+// chambres") or another word says what the offer is ("Sous-location chambre").
+const ROOM_WORDS = new Set(['room', 'chambre', 'zimmer']);
+// What is not a home, whatever the kind of offer: "Location bureau", "Garage à louer",
+// "Terrain à vendre" are no listings of this feed (rejected as before the words were read).
+const NOT_HOME_WORDS = new Set([
+  'bureau', 'bureaux', 'office', 'offices', 'garage', 'garages', 'parking', 'parkings', 'stellplatz', 'commercial', 'commerce',
+  'gewerbe', 'entrepot', 'lager', 'terrain', 'terrains', 'grundstuck', 'land', 'viager',
+]);
 
+function offerWord(word: string): ListingType | undefined {
+  // Plurals: "Locations", "Ventes", "Rentals".
+  return OFFER_WORDS[word] ?? (word.endsWith('s') ? OFFER_WORDS[word.slice(0, -1)] : undefined);
+}
+
+// The kind the words name. A flat share or a sublet is also let ("Colocation à louer",
+// "Room for rent"): the narrower kind is meant. Words of two other kinds ("Location-vente",
+// rent-to-own; "Location ou vente") contradict each other: null, like text that names none.
 export function offerType(text: string): ListingType | null {
-  return OFFERS[placeKey(text)] ?? null;
+  const words = text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  if (words.some((w) => NOT_HOME_WORDS.has(w))) return null;
+  const kinds = new Set<ListingType>();
+  let room = false;
+  for (let i = 0; i < words.length; i++) {
+    const joined = i + 1 < words.length ? offerWord(words[i] + words[i + 1]) : undefined;
+    const kind = joined ?? offerWord(words[i]);
+    if (joined) i++;
+    if (kind) kinds.add(kind);
+    else if (ROOM_WORDS.has(words[i].replace(/s$/, '')) && !/^\d+$/.test(words[i - 1] ?? '')) room = true;
+  }
+  if (kinds.has('FLATSHARE') || kinds.has('SUBLET')) kinds.delete('RENT');
+  if (kinds.size === 0) return room ? 'FLATSHARE' : null;
+  if (kinds.size > 1) return null;
+  const [kind] = kinds;
+  return room && kind === 'RENT' ? 'FLATSHARE' : kind;
 }

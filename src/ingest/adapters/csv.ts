@@ -2,6 +2,7 @@ import { CsvError, parse } from 'csv-parse';
 import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
+import { isHttpUrl } from '../values.js';
 import { cleanExternalId, collectFeed, offerType } from './common.js';
 
 export const CSV_HEADER = [
@@ -16,6 +17,11 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   const parser = parse({
     delimiter: ';',
     quote: '"',
+    // A quote inside a field that does not begin with one (`Appartement "Les Jardins" 2 ch`,
+    // `Vue 24" écran`) is a character of the text, as spreadsheets write it; without this,
+    // csv-parse refuses the whole file at the first one. A field that does begin with a
+    // quote is still read to its closing quote, within max_record_size.
+    relax_quotes: true,
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: MAX_FIELD_CHARS,
@@ -32,12 +38,16 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   // The records read so far, checked and made into events (the first one is the header).
   const take = () => {
     for (const { fields, line } of pending.splice(0)) {
+      // Rows of separators only (`;;;;;`, the rows Excel writes after the last it has
+      // filled) hold nothing.
+      if (fields.every((f) => f.trim() === '')) continue;
       if (!columns) {
+        // Excel's `sep=;` line, which tells it the separator, comes before the header.
+        if (isSeparatorLine(fields)) continue;
         columns = columnsOf(fields);
         continue;
       }
-      const e = toEvent(fields, line, columns);
-      if (e) events.push(e);
+      events.push(toEvent(fields, line, columns));
     }
   };
   const run = async (step: (done: (err?: Error | null) => void) => void) => {
@@ -71,9 +81,8 @@ export function parseCsvFeed(input: Buffer | string): Promise<ParsedFeed> {
   return collectFeed(readCsvFeed, input);
 }
 
-function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEvent | null {
+function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEvent {
   const position = `line ${line}`;
-  if (row.length === 1 && row[0].trim() === '') return null;
   if (row.length < needed) {
     return {
       kind: 'reject',
@@ -105,13 +114,28 @@ function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEven
       postcode: f[9],
       lat: f[10],
       lng: f[11],
-      images: f[12].split('|').map((s) => s.trim()).filter(Boolean),
+      images: photoUrls(f[12]),
       students: f[13],
       date: f[14],
       dateKind: 'created',
       sourceUrl: f[15].trim() || null,
     },
   };
+}
+
+// `sep=;` read with ';' as the separator ("sep=", ""), or quoted as one field.
+function isSeparatorLine(fields: string[]): boolean {
+  return /^sep=;?$/i.test(fields.join(';').trim());
+}
+
+// The Photos field: URLs separated by '|'. Some agency software separates them by ',', ';'
+// or spaces instead: a part is split there only where the next URL begins and when every
+// piece is then a URL, so a URL with a comma in it stays whole.
+function photoUrls(field: string): string[] {
+  return field.split('|').flatMap((part) => {
+    const urls = part.split(/[\s,;]+(?=https?:\/\/)/i).map((s) => s.replace(/[\s,;]+$/, ''));
+    return urls.length > 1 && urls.every(isHttpUrl) ? urls : [part];
+  }).map((s) => s.trim()).filter(Boolean);
 }
 
 // Where each column of CSV_HEADER is in the file (`at`), and how many fields a row needs to
@@ -123,10 +147,11 @@ interface Columns {
 
 // The columns found by name (letter case and accents aside), so that a file with the same
 // columns in another order, or with others among them, reads as one in the documented order.
+// A unit written beside the name (`Prix (€)`, `Surface (m²)`) is not part of it.
 // A column missing: the file is refused, naming the first place where the header departs
 // from the documented one.
 function columnsOf(header: string[]): Columns {
-  const keys = header.map((h) => placeKey(h));
+  const keys = header.map((h) => placeKey(h.replace(/\([^)]*\)/g, '')));
   const at = CSV_HEADER.map((h) => keys.indexOf(placeKey(h)));
   if (at.every((k) => k >= 0)) return { at, needed: Math.max(...at) + 1 };
   const i = CSV_HEADER.findIndex((h, k) => header[k] === undefined || keys[k] !== placeKey(h));

@@ -1,12 +1,16 @@
 import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
+import type { ListingType } from '../../domain/listing.js';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
 import { assertFieldSizes, cleanExternalId, collectFeed, offerType, SizeGuard, str, TextPosition } from './common.js';
 
 type Obj = Record<string, unknown>;
 
-// Only `available` is on offer; the others mean the listing is gone.
-const GONE = new Set(['reserved', 'let', 'sold', 'rented', 'withdrawn', 'inactive']);
+// The statuses of a listing on offer (CRMs say it their own way); the GONE ones mean the
+// listing is no longer on offer (under offer, an option taken: reserved). Written with '_',
+// '-' or spaces alike.
+const AVAILABLE = new Set(['available', 'active', 'published', 'online']);
+const GONE = new Set(['reserved', 'let', 'sold', 'rented', 'withdrawn', 'inactive', 'under offer', 'option']);
 
 const TOP_LEVEL: Partial<Record<TokenType, string>> = {
   [TokenType.LEFT_BRACKET]: 'an array',
@@ -146,50 +150,121 @@ function toEvent(item: unknown, position: string): FeedEvent {
 
 function toRecord(item: Obj, position: string): RawRecord | Reject {
   const externalId = cleanExternalId(item.ref);
-  const status = (str(item.status) ?? 'available').trim().toLowerCase();
+  const status = (str(item.status) ?? 'available').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
   if (status === 'deleted') return { position, externalId, action: 'delete', listingType: null };
   if (GONE.has(status)) return { position, externalId, action: 'withdraw', listingType: null };
-  if (status !== 'available') return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
+  if (!AVAILABLE.has(status)) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
   const offer = str(item.offer);
+  const listingType = offer ? offerType(offer) : null;
   const price = item.price;
   const priceObj = isObj(price) ? price : null;
   const address = isObj(item.address) ? item.address : {};
-  const geo = isObj(item.geo) ? item.geo : {};
-  const images: string[] = [];
-  if (Array.isArray(item.media)) {
-    for (const m of item.media) {
-      if (typeof m === 'string') images.push(m);
-      else if (isObj(m) && ['photo', 'image', 'picture'].includes(String(m.type ?? 'photo').toLowerCase())) {
-        const url = str(m.url);
-        if (url) images.push(url);
-      }
-    }
-  }
+  const { lat, lng } = coordinates(item.geo);
   return {
     position,
     externalId,
     action: 'upsert',
-    listingType: offer ? offerType(offer) : null,
+    listingType,
     typeText: offer,
-    title: item.title,
+    title: Array.isArray(item.title) ? titleVersions(item.title) : item.title,
     price: priceObj ? priceObj.amount : price,
-    currency: priceObj ? str(priceObj.currency) : null,
-    pricePeriod: priceObj ? str(priceObj.period) : null,
+    currency: priceObj ? currencyCode(str(priceObj.currency)) : null,
+    pricePeriod: priceObj ? pricePeriod(str(priceObj.period), listingType) : null,
     area: item.surface_m2 ?? item.area_m2,
     rooms: item.rooms,
     bedrooms: item.bedrooms,
     town: str(address.commune) ?? str(address.city) ?? str(address.locality),
     quarter: str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter),
     postcode: str(address.postcode),
-    country: str(address.country),
-    lat: geo.lat ?? geo.latitude,
-    lng: geo.lon ?? geo.lng ?? geo.longitude,
-    images,
+    country: countryCode(str(address.country)),
+    lat,
+    lng,
+    images: photos(item.media),
     students: item.students,
     date: item.published_at,
     dateKind: 'created',
     sourceUrl: str(item.link),
   };
+}
+
+// The CRM's words, put in those the normalizer reads: what it cannot place is passed on as
+// given, for it to reject with the text quoted.
+
+// "Euro", "euro", "€", "eur": EUR.
+function currencyCode(text: string | null): string | null {
+  return text && /^\s*(eur|euros?|€)\s*$/i.test(text) ? 'EUR' : text;
+}
+
+// "per_month", "per month", "monthly": month; "per_week", "weekly": week. A sale price is
+// paid once: for a sale, "once", "total", "one-off" say there is no period. Other words are
+// passed on as written, for the normalizer to read or to quote in its reject.
+const PERIOD_WORDS: Record<string, 'month' | 'week' | null> = {
+  month: 'month', monthly: 'month', mois: 'month', mensuel: 'month', monat: 'month', monatlich: 'month',
+  week: 'week', weekly: 'week', semaine: 'week', hebdomadaire: 'week', woche: 'week',
+};
+const ONCE = new Set(['once', 'total', 'one off', 'oneoff', 'one time', 'single']);
+
+function pricePeriod(text: string | null, type: ListingType | null): string | null {
+  if (!text) return text;
+  const words = text.trim().toLowerCase().replace(/[\s_-]+/g, ' ').replace(/^(per|par|pro|a) /, '');
+  if (type === 'SALE' && ONCE.has(words)) return null;
+  return PERIOD_WORDS[words] ?? text;
+}
+
+// The country in the ways CRMs write Luxembourg: its names in the country's languages,
+// with or without "Grand-Duché de", and the vehicle code L. Others are left for the
+// normalizer to refuse.
+const LUXEMBOURG = /^(grand duche de |grand duchy of |grossherzogtum )?(luxembourg|luxemburg|letzebuerg)$|^(l|lu|lux)$/;
+function countryCode(text: string | null): string | null {
+  if (!text) return text;
+  const key = text.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/ß/g, 'ss').toLowerCase().replace(/[^a-z]+/g, ' ').trim();
+  return LUXEMBOURG.test(key) ? 'LU' : text;
+}
+
+// A title as a list of language versions, [{ "lang": "fr", "text": "…" }] (or "language",
+// "value"): the object of versions the normalizer picks from (en, else fr, else de, else any).
+function titleVersions(list: unknown[]): Obj {
+  // No prototype: a language written "__proto__" is just a key.
+  const versions = Object.create(null) as Obj;
+  list.forEach((v, i) => {
+    const lang = isObj(v) ? (str(v.lang) ?? str(v.language)) : null;
+    const text = isObj(v) ? (v.text ?? v.value) : v;
+    // The first version of a language that has a text wins; one without a language is "any".
+    const key = lang?.trim() || `#${i}`;
+    if (typeof text === 'string' && text.trim() !== '' && !(key in versions)) versions[key] = text;
+  });
+  return versions;
+}
+
+// lat and lon (or lng, long, latitude, longitude), or a GeoJSON Point ([lng, lat]), bare or
+// as a Feature's geometry.
+function coordinates(v: unknown): { lat: unknown; lng: unknown } {
+  const geo = isObj(v) ? v : {};
+  const point = String(geo.type).toLowerCase() === 'feature' && isObj(geo.geometry) ? geo.geometry : geo;
+  if (String(point.type).toLowerCase() === 'point' && Array.isArray(point.coordinates)) {
+    return { lat: point.coordinates[1], lng: point.coordinates[0] };
+  }
+  return { lat: geo.lat ?? geo.latitude, lng: geo.lon ?? geo.lng ?? geo.long ?? geo.longitude };
+}
+
+// The media that are photographs: "photo", "image", "picture" or a MIME type image/*
+// (not videos, floor plans or documents); a bare string is a photo's URL.
+function photos(media: unknown): string[] {
+  const images: string[] = [];
+  if (!Array.isArray(media)) return images;
+  for (const m of media) {
+    if (typeof m === 'string') images.push(m);
+    else if (isObj(m) && isPhotoType(String(m.type ?? 'photo'))) {
+      const url = str(m.url);
+      if (url) images.push(url);
+    }
+  }
+  return images;
+}
+
+function isPhotoType(type: string): boolean {
+  const t = type.trim().toLowerCase();
+  return ['photo', 'image', 'picture'].includes(t) || t.startsWith('image/');
 }
 
 function isObj(v: unknown): v is Obj {

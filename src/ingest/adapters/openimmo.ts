@@ -145,8 +145,10 @@ function toRecord(node: Node, position: string): RawRecord {
 
   const preise = obj(node.preise);
   // The rent: kaltmiete (cold rent), else nettokaltmiete (OpenImmo's net cold rent), else
-  // warmmiete (charges included).
-  const price = listingType === 'SALE' ? text(preise?.kaufpreis) : (text(preise?.kaltmiete) ?? text(preise?.nettokaltmiete) ?? text(preise?.warmmiete));
+  // warmmiete (charges included). Agency software writes 0 in the elements it does not fill:
+  // the first one stated is the rent (all of them 0: the first, for the normalizer to reject).
+  const rents = [preise?.kaltmiete, preise?.nettokaltmiete, preise?.warmmiete].map(text).filter((p) => p !== null);
+  const price = listingType === 'SALE' ? text(preise?.kaufpreis) : (rents.find((p) => !isZero(p)) ?? rents[0] ?? null);
   const flaechen = obj(node.flaechen);
   const geo = obj(node.geo);
   const koord = obj(geo?.geokoordinaten);
@@ -166,7 +168,9 @@ function toRecord(node: Node, position: string): RawRecord {
     price,
     currency: str(obj(preise?.waehrung)?.['@_iso_waehrung']),
     area: text(flaechen?.wohnflaeche),
-    rooms: text(flaechen?.anzahl_zimmer),
+    // 0 rooms is the software's "not filled in"; bedrooms then give the rooms (normalizer).
+    rooms: isZero(text(flaechen?.anzahl_zimmer)) ? null : text(flaechen?.anzahl_zimmer),
+    bedrooms: text(flaechen?.anzahl_schlafzimmer),
     town: text(geo?.ort),
     quarter: text(geo?.regionaler_zusatz),
     postcode: text(geo?.plz),
@@ -194,6 +198,11 @@ function arr(v: unknown): unknown[] {
 function text(v: unknown): string | null {
   const s = str(v) ?? str(obj(v)?.['#text']);
   return s === null || s.trim() === '' ? null : s;
+}
+
+// "0", "0.00", "0,0": a figure the agency left at its default.
+function isZero(s: string | null): boolean {
+  return s !== null && /^\s*0+(?:[.,]0*)?\s*$/.test(s);
 }
 
 function yes(v: unknown): boolean {

@@ -1,0 +1,300 @@
+import { describe, expect, it } from 'vitest';
+import { decodeText, parseCsvFeed, parseJsonFeed, parseOpenImmo } from '../../src/ingest/adapters/index.js';
+import { offerType } from '../../src/ingest/adapters/common.js';
+import { FeedParseError, MAX_FIELD_CHARS } from '../../src/ingest/errors.js';
+import { normalizeRecord, type NormalizeResult } from '../../src/ingest/normalize.js';
+import type { ParsedFeed } from '../../src/ingest/types.js';
+import { TEST_LISTING_IDS } from '../helpers/factory.js';
+import { CSV_HEADER_LINE, csvFeed, csvRow, gazetteer } from './helpers.js';
+
+// What realistic Luxembourg agency deliveries write beside the documented formats: each is
+// read as meant, and what is really contradictory or unreadable is still rejected.
+
+const NOW = new Date('2026-11-22T08:00:00.000Z');
+const norm = (feed: ParsedFeed): NormalizeResult[] =>
+  feed.records.map((r) => normalizeRecord(r, { source: 'test-src', gazetteer: gazetteer(), now: NOW, listingId: TEST_LISTING_IDS }));
+const ok = (r: NormalizeResult | undefined) => {
+  if (!r) throw new Error('no record');
+  if (!r.ok) throw new Error(`rejected: ${r.reason}`);
+  return r.listing;
+};
+const reason = (r: NormalizeResult) => (r.ok ? 'accepted' : r.reason);
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => 'read',
+    (e: unknown) => (e instanceof FeedParseError ? e.message : `not a FeedParseError: ${String(e)}`),
+  );
+
+const csvOne = async (f: Parameters<typeof csvRow>[0]) => norm(await parseCsvFeed(csvFeed([csvRow({ ref: 'R1', ...f })])))[0];
+
+async function jsonOne(listing: Record<string, unknown>) {
+  const base = {
+    ref: 'J1', offer: 'rent', status: 'available', title: 'Flat', price: { amount: 1500, currency: 'EUR', period: 'month' },
+    surface_m2: 50, bedrooms: 1, address: { locality: 'Strassen', country: 'LU' }, geo: null, media: [], students: false,
+    published_at: '2026-11-20T08:00:00Z', link: 'https://example.lu/1',
+  };
+  const feed = await parseJsonFeed(JSON.stringify({ mode: 'full', listings: [{ ...base, ...listing }] }));
+  return { feed, result: norm(feed)[0] };
+}
+const jsonListing = async (listing: Record<string, unknown>) => ok((await jsonOne(listing)).result);
+
+function immobilie(inner: string, opts: { preise?: string; flaechen?: string; declaration?: string; title?: string } = {}) {
+  return `${opts.declaration ?? '<?xml version="1.0" encoding="UTF-8"?>'}
+<openimmo><uebertragung umfang="VOLL"/><anbieter><immobilie>
+    <objektkategorie><vermarktungsart KAUF="false" MIETE_PACHT="true"/><objektart><wohnung/></objektart></objektkategorie>
+    <geo><ort>Strassen</ort></geo>
+    <preise>${opts.preise ?? '<kaltmiete>1500</kaltmiete>'}</preise>
+    ${opts.flaechen ? `<flaechen>${opts.flaechen}</flaechen>` : ''}
+    <freitexte><objekttitel>${opts.title ?? 'Wohnung'}</objekttitel></freitexte>
+    ${inner}
+    <verwaltung_techn><objektnr_extern>O1</objektnr_extern></verwaltung_techn>
+  </immobilie></anbieter></openimmo>`;
+}
+const xmlOne = async (opts: Parameters<typeof immobilie>[1]) => norm(await parseOpenImmo(immobilie('', opts)))[0];
+
+describe('csv: quotes inside a field that does not begin with one', () => {
+  it('reads `Appartement "Les Jardins" 2 ch` and `Vue 24" écran` as written, and the rest of the file', async () => {
+    const feed = await parseCsvFeed(csvFeed([
+      'Q1;Location;Appartement;Appartement "Les Jardins" 2 ch;1500;;;;Strassen;;;;;;01/11/2026 10:00;',
+      'Q2;Location;Appartement;Vue 24" écran;1600;;;;Strassen;;;;;;01/11/2026 10:00;',
+      csvRow({ ref: 'Q3', title: 'Studio' }),
+    ]));
+    expect(feed.rejects).toEqual([]);
+    expect(norm(feed).map((r) => ok(r).title)).toEqual(['Appartement "Les Jardins" 2 ch', 'Vue 24" écran', 'Studio']);
+  });
+
+  it('still refuses a file whose quoting is broken: a quote opened and never closed', async () => {
+    expect(await refusal(parseCsvFeed(csvFeed([csvRow({ ref: 'Q1' }), 'Q2;Location;"unclosed;1500'])))).toMatch(/CSV cannot be read/);
+  });
+
+  it('an unclosed quote does not make the reader hold the rest of a large file: refused past the field limit', async () => {
+    const rest = `${'x'.repeat(999)}\n`.repeat(Math.ceil((MAX_FIELD_CHARS * 1.5) / 1000));
+    expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\nQ1;Location;"${rest}`))).toMatch(/CSV cannot be read/);
+  });
+});
+
+describe('csv: what Excel writes around the table', () => {
+  it('skips a `sep=;` line before the header', async () => {
+    const feed = await parseCsvFeed(`sep=;\n${csvFeed([csvRow({ ref: 'S1' })])}`);
+    expect(ok(norm(feed)[0]).external_id).toBe('S1');
+  });
+
+  it('reads headers written with their unit: `Prix (€)`, `Surface (m²)`, `Surface (m2)`', async () => {
+    for (const [prix, surface] of [['Prix (€)', 'Surface (m²)'], ['Prix (EUR)', 'Surface (m2)']]) {
+      const header = CSV_HEADER_LINE.replace(';Prix;', `;${prix};`).replace(';Surface;', `;${surface};`);
+      const feed = await parseCsvFeed([header, csvRow({ ref: 'U1', price: '1850', area: '85,5' })].join('\n'));
+      const l = ok(norm(feed)[0]);
+      expect([l.price_eur, l.area_m2]).toEqual([1850, 85.5]);
+    }
+  });
+
+  it('skips rows of separators only, without counting them as rejects', async () => {
+    const feed = await parseCsvFeed(csvFeed([csvRow({ ref: 'E1' }), ';;;;;', ';;;;;;;;;;;;;;;;', ' ; ; ']));
+    expect(feed.rejects).toEqual([]);
+    expect(feed.records.map((r) => r.externalId)).toEqual(['E1']);
+  });
+});
+
+describe('csv: photos separated otherwise than by |', () => {
+  it.each([
+    ['commas', 'https://img.lu/1.jpg,https://img.lu/2.jpg'],
+    ['commas and spaces', 'https://img.lu/1.jpg, https://img.lu/2.jpg'],
+    ['semicolons', 'https://img.lu/1.jpg;https://img.lu/2.jpg'],
+    ['spaces', 'https://img.lu/1.jpg https://img.lu/2.jpg'],
+    ['line breaks', 'https://img.lu/1.jpg\nhttps://img.lu/2.jpg'],
+  ])('splits URLs separated by %s', async (_, photos) => {
+    expect((ok(await csvOne({ photos })).images)).toEqual(['https://img.lu/1.jpg', 'https://img.lu/2.jpg']);
+  });
+
+  it('keeps a URL with a comma in it whole, alone or among others', async () => {
+    const comma = 'https://cdn.lu/image/upload/w_800,h_600/1.jpg';
+    expect(ok(await csvOne({ photos: comma })).images).toEqual([comma]);
+    expect(ok(await csvOne({ photos: `${comma}, https://img.lu/2.jpg` })).images).toEqual([comma, 'https://img.lu/2.jpg']);
+    expect(ok(await csvOne({ photos: `${comma}|https://img.lu/2.jpg` })).images).toEqual([comma, 'https://img.lu/2.jpg']);
+  });
+});
+
+describe('the kind of offer, read word by word', () => {
+  it.each([
+    ['À louer', 'RENT'], ['A louer', 'RENT'], ['Location meublée', 'RENT'], ['location meublee', 'RENT'], ['Location (meublé)', 'RENT'],
+    ['Location longue durée', 'RENT'], ['Location saisonnière', 'RENT'], ['Location / Rent', 'RENT'], ['Locations', 'RENT'],
+    ['For rent', 'RENT'], ['To let', 'RENT'], ['let', 'RENT'], ['lease', 'RENT'],
+    ['A vendre', 'SALE'], ['À la vente', 'SALE'], ['Vente VEFA', 'SALE'], ['Vente neuf', 'SALE'], ["Vente en l'état futur d'achèvement", 'SALE'],
+    ['Vente/Sale', 'SALE'], ['Ventes', 'SALE'], ['For sale', 'SALE'], ['Achat', 'SALE'], ['sell', 'SALE'],
+    ['Colocation / Chambre', 'FLATSHARE'], ['room', 'FLATSHARE'], ['Zimmer in WG', 'FLATSHARE'], ['Colocation à louer', 'FLATSHARE'],
+    ['Untervermietung', 'SUBLET'], ['Sous-location meublée', 'SUBLET'], ['Sous-location à louer', 'SUBLET'],
+  ])('%j is %s, in the csv and the json', async (offer, type) => {
+    expect(offerType(offer)).toBe(type);
+    expect(ok(await csvOne({ offer })).listing_type).toBe(type);
+    expect((await jsonListing({ offer })).listing_type).toBe(type);
+  });
+
+  it('keeps the words read before, and sous-location, colocation their own kind (not RENT)', () => {
+    const before = [['Location', 'RENT'], ['VENTE', 'SALE'], ['colocation', 'FLATSHARE'], ['Sous-location', 'SUBLET'], ['sous location', 'SUBLET'],
+      ['sublease', 'SUBLET'], ['Flat-share', 'FLATSHARE'], ['WG', 'FLATSHARE'], ['Miete', 'RENT'], ['Kauf', 'SALE'], ['Untermiete', 'SUBLET'], ['rental', 'RENT']];
+    expect(before.map(([w]) => [w, offerType(w)])).toEqual(before);
+  });
+
+  it('a room counted as part of a home is not a flat share', () => {
+    expect(offerType('Location appartement 2 chambres')).toBe('RENT');
+  });
+
+  it.each([
+    'Location-vente', 'Location ou vente', 'Vente / Location', 'Colocation ou vente', 'Bail commercial', 'Viager', 'Leasing', 'Garage',
+    // A kind of offer, but not of a home.
+    'Location bureau', 'Garage à louer', 'Terrain à vendre', 'Local commercial à louer', 'Parking for rent',
+  ])(
+    'rejects %j: words of two kinds, or none',
+    async (offer) => {
+      expect(offerType(offer)).toBeNull();
+      expect(reason(await csvOne({ offer }))).toBe(`unknown kind of offer ${JSON.stringify(offer)}`);
+    },
+  );
+});
+
+describe('openimmo: placeholders, bedrooms, declared encoding', () => {
+  it.each([
+    ['<kaltmiete>0.00</kaltmiete><warmmiete>1850.00</warmmiete>', 1850],
+    ['<kaltmiete>0</kaltmiete><nettokaltmiete>1700</nettokaltmiete><warmmiete>1850.00</warmmiete>', 1700],
+    ['<kaltmiete>0,00</kaltmiete><nettokaltmiete>0</nettokaltmiete><warmmiete>1850</warmmiete>', 1850],
+  ])('a price element of 0 is a placeholder: %s is %i', async (preise, eur) => {
+    expect(ok(await xmlOne({ preise })).price_eur).toBe(eur);
+  });
+
+  it('all rents 0 or missing: rejected as before', async () => {
+    expect(reason(await xmlOne({ preise: '<kaltmiete>0.00</kaltmiete><warmmiete>0</warmmiete>' }))).toMatch(/price "0.00" is not positive/);
+    expect(reason(await xmlOne({ preise: '' }))).toBe('no price');
+  });
+
+  it('anzahl_zimmer 0 is not stated; anzahl_schlafzimmer gives the rooms (bedrooms + 1)', async () => {
+    expect(ok(await xmlOne({ flaechen: '<anzahl_zimmer>0</anzahl_zimmer>' })).rooms).toBeNull();
+    expect(ok(await xmlOne({ flaechen: '<anzahl_zimmer>0</anzahl_zimmer><anzahl_schlafzimmer>2</anzahl_schlafzimmer>' })).rooms).toBe(3);
+    expect(ok(await xmlOne({ flaechen: '<anzahl_schlafzimmer>0</anzahl_schlafzimmer>' })).rooms).toBe(1);
+    // Rooms stated win over bedrooms.
+    expect(ok(await xmlOne({ flaechen: '<anzahl_zimmer>4</anzahl_zimmer><anzahl_schlafzimmer>2</anzahl_schlafzimmer>' })).rooms).toBe(4);
+  });
+
+  it.each(['ISO-8859-1', 'iso-8859-1', 'latin1', 'windows-1252', 'cp1252'])('decodes a file declared %s as that encoding', async (encoding) => {
+    const xml = immobilie('', { declaration: `<?xml version="1.0" encoding="${encoding}"?>`, title: 'Appartement rénové à Strassen' });
+    expect(ok(norm(await parseOpenImmo(Buffer.from(xml, 'latin1')))[0]).title).toBe('Appartement rénové à Strassen');
+  });
+
+  it('Windows-1252 has the euro sign where Latin-1 has a control character (0x80)', async () => {
+    const xml = immobilie('', { declaration: '<?xml version="1.0" encoding="windows-1252"?>', title: '1 850 \u0080 par mois' });
+    expect(ok(norm(await parseOpenImmo(Buffer.from(xml, 'latin1')))[0]).title).toBe('1 850 € par mois');
+  });
+
+  it('decodes the declared encoding whatever pieces the bytes come in', async () => {
+    const bytes = Buffer.from(`<?xml version='1.0' encoding='ISO-8859-1' ?><openimmo>Pétange</openimmo>`, 'latin1');
+    const stream = (async function* () {
+      for (const b of bytes) yield Uint8Array.of(b);
+    })();
+    let text = '';
+    for await (const s of decodeText(stream)) text += s;
+    expect(text).toContain('<openimmo>Pétange</openimmo>');
+  });
+
+  it('still refuses Latin-1 bytes in a file declared UTF-8 or without a declaration, and a Latin-1 CSV or JSON', async () => {
+    const notUtf8 = /not UTF-8/;
+    const declaredUtf8 = immobilie('', { title: 'Appartement rénové' });
+    expect(await refusal(parseOpenImmo(Buffer.from(declaredUtf8, 'latin1')))).toMatch(notUtf8);
+    expect(await refusal(parseOpenImmo(Buffer.from(declaredUtf8.replace(/^<\?xml[^>]*>/, ''), 'latin1')))).toMatch(notUtf8);
+    expect(await refusal(parseCsvFeed(Buffer.from(csvFeed([csvRow({ ref: 'L1', title: 'Appartement rénové' })]), 'latin1')))).toMatch(notUtf8);
+    expect(await refusal(parseJsonFeed(Buffer.from('{"mode":"full","listings":[{"title":"rénové"}]}', 'latin1')))).toMatch(notUtf8);
+    // A byte-order mark says UTF-8, whatever the declaration.
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(immobilie('', { declaration: '<?xml version="1.0" encoding="ISO-8859-1"?>', title: 'rénové' }), 'latin1')]);
+    expect(await refusal(parseOpenImmo(bom))).toMatch(notUtf8);
+  });
+
+  it('reads a UTF-8 file that declares UTF-8 as before', async () => {
+    expect(ok(await xmlOne({ title: 'Appartement rénové, 1 850 €' })).title).toBe('Appartement rénové, 1 850 €');
+  });
+});
+
+describe('json: the ways CRMs write the same thing', () => {
+  it.each(['Euro', 'euro', 'Euros'])('currency %j is EUR', async (currency) => {
+    expect((await jsonListing({ price: { amount: 1500, currency, period: 'month' } })).price_eur).toBe(1500);
+  });
+
+  it('"€", "eur", "EUR" are EUR as before; another currency is still rejected', async () => {
+    for (const currency of ['€', 'eur', 'EUR']) expect((await jsonListing({ price: { amount: 1500, currency, period: 'month' } })).price_eur).toBe(1500);
+    expect(reason((await jsonOne({ price: { amount: 1500, currency: 'Swiss franc', period: 'month' } })).result)).toMatch(/only EUR/);
+  });
+
+  it.each([['per_month', 1500], ['per month', 1500], ['Per-Month', 1500], ['per_week', 6500], ['per week', 6500]])('period %j', async (period, eur) => {
+    expect((await jsonListing({ price: { amount: 1500, currency: 'EUR', period } })).price_eur).toBe(eur);
+  });
+
+  it('periods "monthly", "mois", "weekly" are read as before', async () => {
+    const eur = async (period: string) => (await jsonListing({ price: { amount: 1500, currency: 'EUR', period } })).price_eur;
+    expect([await eur('monthly'), await eur('mois'), await eur('weekly')]).toEqual([1500, 1500, 6500]);
+  });
+
+  it.each(['once', 'total', 'one-off'])('a sale priced %j has no period', async (period) => {
+    expect((await jsonListing({ offer: 'sale', price: { amount: 650000, currency: 'EUR', period } })).price_eur).toBe(650000);
+  });
+
+  it('a rent paid "once", or an unknown period, is still rejected, quoted as written', async () => {
+    expect(reason((await jsonOne({ price: { amount: 1500, currency: 'EUR', period: 'once' } })).result)).toBe('unknown price period "once" (expected month or week)');
+    expect(reason((await jsonOne({ price: { amount: 1500, currency: 'EUR', period: 'per_day' } })).result)).toMatch(/unknown price period "per_day"/);
+  });
+
+  it.each(['Grand-Duché de Luxembourg', 'Grand Duchy of Luxembourg', 'Großherzogtum Luxemburg', 'Letzebuerg', 'L'])('country %j is Luxembourg', async (country) => {
+    expect((await jsonListing({ address: { locality: 'Strassen', country } })).commune).toBe('Strassen');
+  });
+
+  it('"Luxemburg", "Lëtzebuerg", "LUX", "lu" are Luxembourg as before; another country is still rejected', async () => {
+    for (const country of ['Luxemburg', 'Lëtzebuerg', 'LUX', 'lu']) expect((await jsonListing({ address: { locality: 'Strassen', country } })).commune).toBe('Strassen');
+    expect(reason((await jsonOne({ address: { locality: 'Strassen', country: 'Belgique' } })).result)).toMatch(/country "Belgique" is not Luxembourg/);
+  });
+
+  it.each(['active', 'published', 'online', 'Active'])('status %j is available', async (status) => {
+    const { feed } = await jsonOne({ status });
+    expect([feed.rejects, feed.records[0].action]).toEqual([[], 'upsert']);
+  });
+
+  it.each(['under_offer', 'under offer', 'Under-Offer', 'option'])('status %j withdraws the listing', async (status) => {
+    const { feed } = await jsonOne({ status });
+    expect([feed.rejects, feed.records[0].action]).toEqual([[], 'withdraw']);
+  });
+
+  it('"reserved" still withdraws, an unknown status is still rejected', async () => {
+    expect((await jsonOne({ status: 'reserved' })).feed.records[0].action).toBe('withdraw');
+    const { feed } = await jsonOne({ status: 'draft' });
+    expect(feed.rejects[0].reason).toBe('unknown status "draft"');
+  });
+
+  it('a title as a list of language versions: en, else fr, else de, else any', async () => {
+    const title = async (t: unknown) => (await jsonListing({ title: t })).title;
+    expect(await title([{ lang: 'fr', text: 'Appartement' }, { lang: 'en', text: 'Flat' }])).toBe('Flat');
+    expect(await title([{ lang: 'de', text: 'Wohnung' }, { lang: 'fr', text: 'Appartement' }])).toBe('Appartement');
+    expect(await title([{ language: 'lb', value: 'Appartement zu Stroossen' }])).toBe('Appartement zu Stroossen');
+    expect(await title([{ language: 'en-GB', value: '' }, { language: 'de', value: 'Wohnung' }])).toBe('Wohnung');
+    expect(reason((await jsonOne({ title: [] })).result)).toBe('no title');
+  });
+
+  it.each([
+    ['long', { lat: 49.611, long: 6.131 }],
+    ['long, as strings', { lat: '49.611', long: '6.131' }],
+    ['GeoJSON', { type: 'Point', coordinates: [6.131, 49.611] }],
+    ['a GeoJSON Feature', { type: 'Feature', geometry: { type: 'Point', coordinates: [6.131, 49.611] } }],
+  ])('geo with %s', async (_, geo) => {
+    const l = await jsonListing({ geo });
+    expect([l.lat, l.lng]).toEqual([49.611, 6.131]);
+  });
+
+  it('geo with lat and lng, lon, latitude and longitude is read as before', async () => {
+    for (const geo of [{ lat: 49.611, lng: 6.131 }, { lat: 49.611, lon: 6.131 }, { latitude: 49.611, longitude: 6.131 }]) {
+      const l = await jsonListing({ geo });
+      expect([l.lat, l.lng]).toEqual([49.611, 6.131]);
+    }
+  });
+
+  it('media of type image/* or image are photos; videos are not', async () => {
+    const media = [
+      { type: 'image/jpeg', url: 'https://img.lu/1.jpg' }, { type: 'image/webp', url: 'https://img.lu/2.webp' },
+      { type: 'image', url: 'https://img.lu/3.jpg' }, { type: 'video/mp4', url: 'https://img.lu/4.mp4' }, { type: 'video', url: 'https://img.lu/5.mp4' },
+    ];
+    expect((await jsonListing({ media })).images).toEqual(['https://img.lu/1.jpg', 'https://img.lu/2.webp', 'https://img.lu/3.jpg']);
+  });
+});
