@@ -1,4 +1,4 @@
-import { haversineKm, type Gazetteer, type Place } from '../reference/gazetteer.js';
+import { haversineKm, placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
 export const LU_BOX = { minLat: 49.44, maxLat: 50.19, minLng: 5.73, maxLng: 6.54 };
@@ -67,9 +67,13 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
     const place = gz.resolve(text);
     if (!place) continue;
     if (place.kind === 'commune') {
+      // A short name several communes answer to ("Esch") is settled by the postcode and the
+      // coordinates, else it is the commune it stands for.
+      const shared = gz.sharedBy(text);
+      const commune = shared.length > 1 ? (narrow(gz, shared, [], postcode, input.coords) ?? place.commune) : place.commune;
       // The town is only a commune; a quarter the gazetteer knows in that commune is kept.
-      const locality = text === town && quarter ? localityIn(gz, quarter, place.commune, input.coords) : null;
-      return { ok: true, commune: place.commune, locality, by: 'text' };
+      const locality = text === town && quarter ? localityIn(gz, quarter, commune, input.coords) : null;
+      return { ok: true, commune, locality, by: 'text' };
     }
     if (new Set(place.options.map((o) => o.locality)).size > 1) {
       const chosen = chooseLocality(gz, place.options, townCommunes, postcode, input.coords);
@@ -80,6 +84,10 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
     ambiguous ??= { name: place.locality, communes: place.communes };
   }
 
+  if (!ambiguous) {
+    const parts = fromParts(gz, [town, quarter], postcode, input.coords);
+    if (parts) return { ok: true, ...parts, by: 'text' };
+  }
   if (!ambiguous && postcode !== null && postcode >= 1000 && postcode < 3000) {
     return { ok: true, commune: 'Luxembourg', locality: null, by: 'postcode' };
   }
@@ -102,6 +110,51 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
     ok: false,
     reason: `unknown commune or locality "${shown.slice(0, 80)}"${hints.length ? ` (did you mean ${hints.join(', ')}?)` : ''}`,
   };
+}
+
+// Where a place text is several things one after the other: "Esch-sur-Alzette - Lallange",
+// "Luxembourg (Bonnevoie)", "Rue de Luxembourg 25, 8077 Bertrange", "Kirchberg/Weimershof".
+const PART_SEPARATORS = /\s+[-–]\s+|[,;()/|]+/;
+// The country's name, which agencies add after a street ("Route d'Esch, Luxembourg").
+const COUNTRY_KEYS = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu', 'grandduchedeluxembourg', 'grandduchyofluxembourg', 'grossherzogtumluxemburg']);
+
+// A text that names nothing as a whole, read part by part: the parts that name a place
+// (streets and words like "proche" name none) must agree on one commune, which is the
+// answer; the locality is kept when they name one. Parts that name places in different
+// communes settle nothing (null: the coordinates, if any, decide). A part that is only the
+// country's name counts only when nothing else names a place and there are no coordinates:
+// then it is the City ("Route d'Esch, Luxembourg").
+function fromParts(
+  gz: Gazetteer,
+  texts: (string | null)[],
+  postcode: number | null,
+  coords: { lat: number; lng: number } | null,
+): { commune: string; locality: string | null } | null {
+  const places: Place[] = [];
+  let country: Place | null = null;
+  for (const text of texts) {
+    const parts = text ? text.split(PART_SEPARATORS).map((p) => p.trim()).filter(Boolean) : [];
+    if (parts.length < 2) continue;
+    for (const part of parts) {
+      const p = gz.resolve(part);
+      if (!p) continue;
+      if (COUNTRY_KEYS.has(placeKey(part))) country ??= p;
+      else places.push(p);
+    }
+  }
+  if (places.length === 0) {
+    if (!country || coords) return null;
+    places.push(country);
+  }
+  let common = communesOf(places[0]);
+  for (const p of places.slice(1)) common = common.filter((c) => communesOf(p).includes(c));
+  const commune = common.length === 1 ? common[0] : common.length > 1 ? narrow(gz, common, [], postcode, coords) : null;
+  if (!commune) return null;
+  const named = places.filter((p) => p.kind === 'locality').map((p) => p.options.filter((o) => o.commune === commune));
+  if (named.length === 0) return { commune, locality: null };
+  if (named.length === 1) return chooseLocality(gz, named[0], [commune], postcode, coords);
+  const names = new Set(named.flat().map((o) => o.locality));
+  return { commune, locality: names.size === 1 ? [...names][0] : null };
 }
 
 // The postcode written in a place text ("L-4410 Belvaux", "Belvaux (4410)"), or null.

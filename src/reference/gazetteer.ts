@@ -78,9 +78,21 @@ const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
   'Lac de la Haute-Sûre': ['Haute-Sûre'],
 };
 
-// Names of quarters that the reference data lacks: the business district of Gasperich.
+// Names of quarters that the reference data lacks: the business district of Gasperich, the
+// Luxembourgish spelling of Bonnevoie, French names of quarters of Esch-sur-Alzette.
 const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   Gasperich: ["Cloche d'Or", 'Ban de Gasperich'],
+  'Bonnevoie-Nord / Verlorenkost': ['Bouneweg'],
+  'Bonnevoie-Sud': ['Bouneweg'],
+  Lalleng: ['Lallange'],
+  Grenz: ['Frontière'],
+};
+
+// Short names that several communes answer to: "Esch" is mostly Esch-sur-Alzette, but a
+// postcode or coordinates in the north make it Esch-sur-Sûre. The first is what the name
+// stands for when nothing says otherwise (it is also an alias above).
+const SHARED_SHORT_NAMES: Record<string, string[]> = {
+  esch: ['Esch-sur-Alzette', 'Esch-sur-Sûre'],
 };
 
 // Words that qualify a place without naming one ("Dudelange Centre", "Wiltz-Centre", a
@@ -103,6 +115,8 @@ function withoutQualifiers(t: string[]): string[] {
 export interface Gazetteer {
   communes: CommuneRef[];
   resolve(input: string): Place | null;
+  // The communes a short name could be ("Esch"), first the one it stands for; [] for others.
+  sharedBy(input: string): string[];
   // Up to `max` names (communes and localities) close to an unknown input.
   suggest(input: string, max?: number): string[];
   commune(name: string): CommuneRef | undefined;
@@ -196,6 +210,10 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     return null;
   }
 
+  function sharedBy(input: string): string[] {
+    return SHARED_SHORT_NAMES[tokens(input).filter((w) => !QUALIFIERS.has(w) && !/^l?\d{4}$/.test(w)).join('')] ?? [];
+  }
+
   const suggestionNames = [...new Set([...communes.map((c) => c.name), ...localities.map((l) => l.locality)])];
   const suggestionKeys = suggestionNames.map((n) => ({ name: n, key: placeKey(n) }));
   for (const c of communes) for (const n of [c.name_lb, c.name_de]) suggestionKeys.push({ name: c.name, key: placeKey(n) });
@@ -242,6 +260,7 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
   return {
     communes,
     resolve,
+    sharedBy,
     suggest,
     commune: (name) => communeByName.get(name),
     localitiesOf: (c) => localitiesByCommune.get(c) ?? [],

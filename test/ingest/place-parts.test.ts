@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { resolvePlace, type PlaceInput } from '../../src/ingest/place.js';
+import { gazetteer } from './helpers.js';
+
+// Place texts as agencies type them into one field, which name nothing as a whole: read part
+// by part (src/ingest/place.ts, fromParts), and short names several communes answer to.
+const place = (town: string | null, more: Partial<PlaceInput> = {}) => {
+  const r = resolvePlace(gazetteer(), { town, coords: null, ...more });
+  return r.ok ? [r.commune, r.locality] : `rejected: ${r.reason}`;
+};
+
+describe('a place text in several parts', () => {
+  it('a commune with a quarter, in any separator, also one the reference data names otherwise (Lallange is Lalleng)', () => {
+    for (const t of ['Esch-sur-Alzette - Lallange', 'Esch-sur-Alzette (Lallange)', 'Lallange', 'Esch/Alzette, Lallange']) {
+      expect(place(t), t).toEqual(['Esch-sur-Alzette', 'Lalleng']);
+    }
+    expect(place('Luxembourg (Bouneweg)')).toEqual(['Luxembourg', null]);
+  });
+
+  it('a street and number beside the town: the town', () => {
+    expect(place('Rue de Luxembourg 25, 8077 Bertrange')).toEqual(['Bertrange', null]);
+    expect(place('Strassen, rue du Kiem 145')).toEqual(['Strassen', null]);
+    expect(place("Route d'Arlon 200, Strassen")).toEqual(['Strassen', null]);
+    expect(place('Strassen (proche Luxembourg)')).toEqual(['Strassen', null]);
+  });
+
+  it('two quarters of one commune: the commune, no quarter', () => {
+    expect(place('Luxembourg - Cents/Hamm')).toEqual(['Luxembourg', null]);
+    expect(place('Luxembourg-Hollerich/Gare')).toEqual(['Luxembourg', null]);
+    expect(place('Kirchberg/Weimershof')).toEqual(['Luxembourg', null]);
+  });
+
+  it('the country after a street is the City only when nothing else places the record', () => {
+    expect(place("Route d'Esch, Luxembourg")).toEqual(['Luxembourg', null]);
+    // Coordinates in Esch-sur-Alzette decide instead of the country's name.
+    const r = resolvePlace(gazetteer(), { town: "Route d'Esch, Luxembourg", coords: { lat: 49.4958, lng: 5.9806 } });
+    expect(r.ok && [r.commune, r.by]).toEqual(['Esch-sur-Alzette', 'coordinates']);
+  });
+
+  it('parts that name places in different communes, or no place, are still rejected', () => {
+    expect(place('Esch-sur-Alzette, Dudelange')).toMatch(/^rejected: unknown commune or locality/);
+    expect(place('Arlon, Belgique')).toMatch(/^rejected: unknown commune or locality/);
+    expect(place('Thionville (Moselle)')).toMatch(/^rejected: unknown commune or locality/);
+    expect(place('Rue de la Gare 12, Paris')).toMatch(/^rejected: unknown commune or locality/);
+  });
+});
+
+describe('a short name several communes answer to', () => {
+  it('"Esch" is Esch-sur-Alzette unless the postcode or the coordinates are in Esch-sur-Sûre', () => {
+    expect(place('Esch')).toEqual(['Esch-sur-Alzette', null]);
+    expect(place('Esch', { postcode: 'L-4010' })).toEqual(['Esch-sur-Alzette', null]);
+    expect(place('Esch', { postcode: 'L-9650' })).toEqual(['Esch-sur-Sûre', null]);
+    expect(place('Esch', { coords: { lat: 49.911, lng: 5.935 } })).toEqual(['Esch-sur-Sûre', null]);
+    expect(place('Esch-sur-Alzette', { postcode: 'L-9650' })).toEqual(['Esch-sur-Alzette', null]);
+  });
+});
