@@ -115,15 +115,20 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
 // Where a place text is several things one after the other: "Esch-sur-Alzette - Lallange",
 // "Luxembourg (Bonnevoie)", "Rue de Luxembourg 25, 8077 Bertrange", "Kirchberg/Weimershof".
 const PART_SEPARATORS = /\s+[-–]\s+|[,;()/|]+/;
+// A part that names no place may be a street ("Rue de Luxembourg 25", "Route d'Arlon 200"):
+// a street word or a number. Any other such part (a town abroad: "Arlon", "Thionville") makes
+// the reading fail, since the record may not be in Luxembourg at all.
+const STREET = /(?:^|[^\p{L}])(?:rue|rte|route|av|avenue|bd|blvd|boulevard|place|pl|chemin|all[ée]e|impasse|mont[ée]e|cit[ée]|quai|square|rond-point|strooss|gaass|wee|stra(?:ss|ß)e|str|weg|platz|street|road)(?:[^\p{L}]|$)|\d/iu;
 // The country's name, which agencies add after a street ("Route d'Esch, Luxembourg").
 const COUNTRY_KEYS = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu', 'grandduchedeluxembourg', 'grandduchyofluxembourg', 'grossherzogtumluxemburg']);
 
 // A text that names nothing as a whole, read part by part: the parts that name a place
 // (streets and words like "proche" name none) must agree on one commune, which is the
 // answer; the locality is kept when they name one. Parts that name places in different
-// communes settle nothing (null: the coordinates, if any, decide). A part that is only the
-// country's name counts only when nothing else names a place and there are no coordinates:
-// then it is the City ("Route d'Esch, Luxembourg").
+// communes settle nothing (null: the coordinates, if any, decide), and so does a part that
+// names no place and is no street. A part that is only the country's name counts only when
+// nothing else names a place, there are no coordinates, and the postcode (if any) is the
+// City's: then it is the City ("Route d'Esch, Luxembourg").
 function fromParts(
   gz: Gazetteer,
   texts: (string | null)[],
@@ -137,13 +142,14 @@ function fromParts(
     if (parts.length < 2) continue;
     for (const part of parts) {
       const p = gz.resolve(part);
+      if (!p && !STREET.test(part)) return null;
       if (!p) continue;
       if (COUNTRY_KEYS.has(placeKey(part))) country ??= p;
       else places.push(p);
     }
   }
   if (places.length === 0) {
-    if (!country || coords) return null;
+    if (!country || coords || (postcode !== null && (postcode < 1000 || postcode >= 3000))) return null;
     places.push(country);
   }
   let common = communesOf(places[0]);

@@ -176,8 +176,9 @@ const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?
 const AREA_UNIT = /\s*(?<!\p{L})(?:m\s?²|m2|m\^2|mq|sqm|qm|m\.?)\s*$/iu;
 // One separator and exactly three digits after it, the first digit not 0: "1.050", "2,400".
 const ONE_THOUSANDS_GROUP = /^[1-9][.,]\d{3}$/;
-// Under this a dwelling is not plausible: "1.050" is then 1,050 m², not 1.05 m².
-const MIN_PLAUSIBLE_M2 = 10;
+// Under this not even a room is plausible: "1.050" is then 1,050 m², not 1.05 m² (while
+// "9.500" stays a room of 9.5 m²).
+const MIN_PLAUSIBLE_M2 = 5;
 // An area text longer than this is no area; the cap also bounds the regular expressions' work
 // (a long run of spaces made them take seconds).
 const MAX_AREA_TEXT = 100;
@@ -222,6 +223,7 @@ const NUMBER_WORDS = new Map<string, number>([
 
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
+  if (text.length > MAX_SHORT_TEXT) return null;
   const s = text.trim().replace(COUNT_INCLUDES, '').replace(COUNT_WORDS, '').trim();
   const word = s.toLowerCase();
   if (word === 'studio') return what === 'bedrooms' ? 0 : 1;
@@ -244,10 +246,18 @@ export function parseCount(v: unknown, what: string): Parsed<number> {
   return ok(Math.floor(n));
 }
 
+function twoDigitYear(yy: number): number {
+  return 2000 + yy <= new Date().getUTCFullYear() + 1 ? 2000 + yy : 1900 + yy;
+}
+
+// A coordinate or a count longer than this is none; the cap also bounds the regular
+// expressions' work (a long run of spaces made them take seconds).
+const MAX_SHORT_TEXT = 100;
+
 export function parseCoordinate(v: unknown): number | null {
   if (isBlank(v)) return null;
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v !== 'string') return null;
+  if (typeof v !== 'string' || v.length > MAX_SHORT_TEXT) return null;
   // "49.6005°", "49,6005 °": the degree sign says what the figure already is.
   const s = v.trim().replace(/\s*°$/, '').replace(',', '.');
   if (!/^[+-]?\d{1,3}(\.\d+)?$/.test(s)) return null;
@@ -295,8 +305,9 @@ interface Day { year: number; month: number; day: number }
 
 function readDay(text: string): Day | null {
   const d = DAY_FIRST.exec(text);
-  // A two-digit year is this century's: agencies list nothing from the 1900s.
-  if (d) return { year: d[4].length === 2 ? 2000 + +d[4] : +d[4], month: +d[3], day: +d[1] };
+  // A two-digit year is this century's unless that would be more than a year ahead ("99" is
+  // 1999, which is then out of range, not 2099).
+  if (d) return { year: d[4].length === 2 ? twoDigitYear(+d[4]) : +d[4], month: +d[3], day: +d[1] };
   const y = YEAR_FIRST.exec(text) ?? COMPACT.exec(text);
   if (y) return { year: +y[1], month: +y[2], day: +y[3] };
   if (!/\p{L}/u.test(text)) return null;

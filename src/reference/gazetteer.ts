@@ -79,13 +79,12 @@ const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
 };
 
 // Names of quarters that the reference data lacks: the business district of Gasperich, the
-// Luxembourgish spelling of Bonnevoie, French names of quarters of Esch-sur-Alzette.
+// Luxembourgish spelling of Bonnevoie, the French name of Lalleng (Esch-sur-Alzette).
 const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   Gasperich: ["Cloche d'Or", 'Ban de Gasperich'],
   'Bonnevoie-Nord / Verlorenkost': ['Bouneweg'],
   'Bonnevoie-Sud': ['Bouneweg'],
   Lalleng: ['Lallange'],
-  Grenz: ['Frontière'],
 };
 
 // Short names that several communes answer to: "Esch" is mostly Esch-sur-Alzette, but a
@@ -211,7 +210,8 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
   }
 
   function sharedBy(input: string): string[] {
-    return SHARED_SHORT_NAMES[tokens(input).filter((w) => !QUALIFIERS.has(w) && !/^l?\d{4}$/.test(w)).join('')] ?? [];
+    // "L-9650 Esch", "Esch, Luxembourg": the postcode, fillers and the country aside.
+    return SHARED_SHORT_NAMES[withoutQualifiers(tokens(input)).filter((w) => !FILLERS.has(w)).join('')] ?? [];
   }
 
   const suggestionNames = [...new Set([...communes.map((c) => c.name), ...localities.map((l) => l.locality)])];

@@ -117,7 +117,7 @@ describe('csv: photos separated otherwise than by |', () => {
 describe('the kind of offer, read word by word', () => {
   it.each([
     ['À louer', 'RENT'], ['A louer', 'RENT'], ['Location meublée', 'RENT'], ['location meublee', 'RENT'], ['Location (meublé)', 'RENT'],
-    ['Location longue durée', 'RENT'], ['Location saisonnière', 'RENT'], ['Location / Rent', 'RENT'], ['Locations', 'RENT'],
+    ['Location longue durée', 'RENT'], ['Location / Rent', 'RENT'], ['Locations', 'RENT'],
     ['For rent', 'RENT'], ['To let', 'RENT'], ['let', 'RENT'], ['lease', 'RENT'],
     ['A vendre', 'SALE'], ['À la vente', 'SALE'], ['Vente VEFA', 'SALE'], ['Vente neuf', 'SALE'], ["Vente en l'état futur d'achèvement", 'SALE'],
     ['Vente/Sale', 'SALE'], ['Ventes', 'SALE'], ['For sale', 'SALE'], ['Achat', 'SALE'], ['sell', 'SALE'],
@@ -192,6 +192,18 @@ describe('openimmo: placeholders, bedrooms, declared encoding', () => {
     let text = '';
     for await (const s of decodeText(stream)) text += s;
     expect(text).toContain('<openimmo>Pétange</openimmo>');
+  });
+
+  it('a file that declares Latin-1 but is written in UTF-8 (agency software often does) is read as UTF-8, in any pieces', async () => {
+    const xml = immobilie('', { declaration: '<?xml version="1.0" encoding="ISO-8859-1"?>', title: 'Studio — très lumineux à Pétange' });
+    expect(ok(norm(await parseOpenImmo(Buffer.from(xml, 'utf8')))[0]).title).toBe('Studio — très lumineux à Pétange');
+    const bytes = Buffer.from(`<?xml version='1.0' encoding='ISO-8859-1' ?><openimmo>Pétange — Bâtiment</openimmo>`, 'utf8');
+    const stream = (async function* () {
+      for (const b of bytes) yield Uint8Array.of(b);
+    })();
+    let text = '';
+    for await (const s of decodeText(stream)) text += s;
+    expect(text).toContain('<openimmo>Pétange — Bâtiment</openimmo>');
   });
 
   it('still refuses Latin-1 bytes in a file declared UTF-8 or without a declaration, and a Latin-1 CSV or JSON', async () => {
@@ -296,5 +308,50 @@ describe('json: the ways CRMs write the same thing', () => {
       { type: 'image', url: 'https://img.lu/3.jpg' }, { type: 'video/mp4', url: 'https://img.lu/4.mp4' }, { type: 'video', url: 'https://img.lu/5.mp4' },
     ];
     expect((await jsonListing({ media })).images).toEqual(['https://img.lu/1.jpg', 'https://img.lu/2.webp', 'https://img.lu/3.jpg']);
+  });
+});
+
+describe('second audit: kinds of offer named to be ruled out, and offers that are not homes', () => {
+  it.each([
+    'Location - sous-location interdite', 'Location - pas de sous-location', 'Rent (no sublet)',
+    'Miete, keine Untermiete', 'Location sans colocation', 'Location, pas de colocation', 'Location appartement deux chambres',
+    'Location une chambre', 'bedroom for rent',
+  ])('%j is a rent', (offer) => {
+    expect(offerType(offer)).toBe('RENT');
+  });
+
+  it.each(['Colocation interdite', 'Keine WG', 'Sous-location possible'])('%j names no kind', (offer) => {
+    expect(offerType(offer)).toBeNull();
+  });
+
+  it.each([
+    'Location de vacances', 'Location saisonnière', 'Location courte durée', 'Location Airbnb', 'Holiday let', 'Ferienwohnung zu vermieten',
+    'Location commerciale', 'Location surface commerciale', 'Location-gérance', 'Vente fonds', 'Location Hôtel', 'Rent to own',
+    'Lease-to-own', 'Location-accession', 'Let agreed', 'Sale agreed', "Chambre d'hôtes", "Location chambre d'hôtel",
+  ])('%j is not a home', (offer) => {
+    expect(offerType(offer)).toBeNull();
+  });
+
+  it('still: a room on its own is a flat share, a rent or sale word alone its kind', () => {
+    expect(offerType('Room for rent')).toBe('FLATSHARE');
+    expect(offerType('Chambre à louer')).toBe('FLATSHARE');
+    expect(offerType('Location longue durée')).toBe('RENT');
+    expect(offerType('Vente VEFA')).toBe('SALE');
+    expect(offerType('Colocation à louer')).toBe('FLATSHARE');
+  });
+});
+
+describe('second audit: a quote that opens a field and is not closed', () => {
+  it('refuses the file rather than lose the rows it swallows (a full snapshot would withdraw them)', async () => {
+    const rows = Array.from({ length: 20 }, (_, i) => csvRow({ ref: `Q${i + 1}` }));
+    // Row Q5's title begins with a quote that never closes: csv-parse reads on into Q6.
+    rows[4] = rows[4].replace(';Appartement;1500;', ';"Bel appart;1500;');
+    rows[10] = rows[10].replace(';Appartement;1500;', ';Bel "appart";1500;');
+    await expect(parseCsvFeed(csvFeed(rows))).rejects.toThrow(/quote that opens column 4 is not closed/);
+  });
+
+  it('a quoted title with a line break or a semicolon in it is still one field', async () => {
+    const feed = await parseCsvFeed(csvFeed([csvRow({ ref: 'A1', title: 'Bel appart;\nvue dégagée' }), csvRow({ ref: 'A2' })]));
+    expect(feed.records.map((r) => r.externalId)).toEqual(['A1', 'A2']);
   });
 });

@@ -21,7 +21,6 @@ describe('a place text in several parts', () => {
     expect(place('Rue de Luxembourg 25, 8077 Bertrange')).toEqual(['Bertrange', null]);
     expect(place('Strassen, rue du Kiem 145')).toEqual(['Strassen', null]);
     expect(place("Route d'Arlon 200, Strassen")).toEqual(['Strassen', null]);
-    expect(place('Strassen (proche Luxembourg)')).toEqual(['Strassen', null]);
   });
 
   it('two quarters of one commune: the commune, no quarter', () => {
@@ -35,6 +34,18 @@ describe('a place text in several parts', () => {
     // Coordinates in Esch-sur-Alzette decide instead of the country's name.
     const r = resolvePlace(gazetteer(), { town: "Route d'Esch, Luxembourg", coords: { lat: 49.4958, lng: 5.9806 } });
     expect(r.ok && [r.commune, r.by]).toEqual(['Esch-sur-Alzette', 'coordinates']);
+  });
+
+  it("a town abroad beside a Luxembourg name, or the country's name: rejected, not placed in Luxembourg", () => {
+    for (const t of [
+      'Arlon, Luxembourg', 'Bastogne, Luxembourg', 'Thionville, Luxembourg', 'Trier, Luxemburg', 'Arlon / Steinfort', 'Arlon (Steinfort)',
+      'Audun-le-Tiche / Esch-sur-Alzette', 'Villerupt, Esch-sur-Alzette', 'Trier (Wasserbillig)', 'Rodange / Athus', 'Apach - Schengen',
+      'Nennig - Remich', 'Longwy - Frontière', 'Thionville, proche Luxembourg',
+    ]) {
+      expect(place(t), t).toMatch(/^rejected: unknown commune or locality/);
+    }
+    // A postcode outside the City settles against the country's name.
+    expect(place('Rue de Luxembourg, Luxembourg', { postcode: 'L-8077' })).toMatch(/^rejected/);
   });
 
   it('parts that name places in different communes, or no place, are still rejected', () => {
@@ -52,5 +63,8 @@ describe('a short name several communes answer to', () => {
     expect(place('Esch', { postcode: 'L-9650' })).toEqual(['Esch-sur-Sûre', null]);
     expect(place('Esch', { coords: { lat: 49.911, lng: 5.935 } })).toEqual(['Esch-sur-Sûre', null]);
     expect(place('Esch-sur-Alzette', { postcode: 'L-9650' })).toEqual(['Esch-sur-Alzette', null]);
+    // The postcode written in the place, and the country after it.
+    for (const t of ['L-9650 Esch', 'L 9650 Esch', 'Esch, L-9650']) expect(place(t), t).toEqual(['Esch-sur-Sûre', null]);
+    expect(place('Esch, Luxembourg', { postcode: '9650' })).toEqual(['Esch-sur-Sûre', null]);
   });
 });

@@ -243,3 +243,27 @@ describe('coordinates', () => {
     expect([parseCoordinate('49°36\'02"'), parseCoordinate('49.6005° N')]).toEqual([null, null]);
   });
 });
+
+describe('second audit: what the first reading got wrong', () => {
+  it('a room of 9.5 m2 written with three decimals stays 9.5; under 5 m2 the separator is a thousands mark', () => {
+    expect(parseArea('9.500')).toEqual({ ok: true, value: 9.5 });
+    expect(parseArea('9,500')).toEqual({ ok: true, value: 9.5 });
+    expect(parseArea('4.500')).toEqual({ ok: true, value: 4500 });
+  });
+
+  it('a two-digit year more than a year ahead is of the last century', () => {
+    const d = parseFeedDate('21/11/99');
+    expect(d.ok && d.value?.toISOString()).toBe('1999-11-20T23:00:00.000Z');
+    const e = parseFeedDate('21/11/26 14:03');
+    expect(e.ok && e.value?.toISOString()).toBe('2026-11-21T13:03:00.000Z');
+  });
+
+  it('a long coordinate or count is none, read at once (a run of spaces used to take seconds)', () => {
+    const pad = ' '.repeat(200_000);
+    const t0 = performance.now();
+    expect(parseCoordinate(`49.6${pad}x`)).toBeNull();
+    expect(parseCount(`1${pad}x`, 'rooms').ok).toBe(false);
+    // A bound on a hang, not a benchmark: quadratic work on 200 kB takes minutes.
+    expect(performance.now() - t0).toBeLessThan(5_000);
+  });
+});

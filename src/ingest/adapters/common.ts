@@ -94,7 +94,47 @@ function declaredDecoder(head: Buffer, final: boolean): TextDecoder | null {
   const declaration = head.subarray(0, end).toString('latin1');
   const label = /\sencoding\s*=\s*["']([^"']*)["']/.exec(declaration)?.[1].trim().toLowerCase();
   const latin = label ? DECLARED_LATIN[label] : undefined;
-  return latin ? new TextDecoder(latin) : utf8();
+  return latin ? (new SniffingDecoder(latin) as unknown as TextDecoder) : utf8();
+}
+
+// Agency software often writes a Latin declaration over text it wrote in UTF-8. The first
+// letter outside ASCII tells: a valid UTF-8 sequence means the file is UTF-8 (strictly, from
+// then on), anything else the declared encoding. ASCII before it reads the same either way.
+class SniffingDecoder {
+  private pending = Buffer.alloc(0);
+  private chosen: TextDecoder | null = null;
+
+  constructor(private readonly latin: string) {}
+
+  decode(bytes?: Uint8Array, opts?: { stream?: boolean }): string {
+    if (this.chosen) return bytes ? this.chosen.decode(bytes, opts) : this.chosen.decode();
+    const all = bytes ? Buffer.concat([this.pending, bytes]) : this.pending;
+    const k = all.findIndex((b) => b >= 0x80);
+    if (k === -1) {
+      this.pending = Buffer.alloc(0);
+      return all.toString('latin1');
+    }
+    const verdict = utf8SequenceAt(all, k);
+    if (verdict === 'short' && bytes && opts?.stream) {
+      this.pending = all.subarray(k);
+      return all.subarray(0, k).toString('latin1');
+    }
+    this.chosen = verdict === 'valid' ? new TextDecoder('utf-8', { fatal: true }) : new TextDecoder(this.latin);
+    const head = all.subarray(0, k).toString('latin1');
+    return head + (bytes && opts?.stream ? this.chosen.decode(all.subarray(k), { stream: true }) : this.chosen.decode(all.subarray(k)));
+  }
+}
+
+// Whether a valid UTF-8 sequence of more than one byte starts at k ('short': cut off).
+function utf8SequenceAt(b: Buffer, k: number): 'valid' | 'invalid' | 'short' {
+  const lead = b[k];
+  const n = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : -1;
+  if (n === -1) return 'invalid';
+  for (let i = 1; i <= n; i++) {
+    if (k + i >= b.length) return 'short';
+    if ((b[k + i] & 0xc0) !== 0x80) return 'invalid';
+  }
+  return 'valid';
 }
 
 // A whole feed in memory, for tests and tools: the same streaming adapter, fed the bytes
@@ -232,10 +272,26 @@ const OFFER_WORDS: Record<string, ListingType> = {
 const ROOM_WORDS = new Set(['room', 'chambre', 'zimmer']);
 // What is not a home, whatever the kind of offer: "Location bureau", "Garage à louer",
 // "Terrain à vendre" are no listings of this feed (rejected as before the words were read).
+// Nor are holiday or short lets ("Location de vacances", "Location saisonnière"), rooms of a
+// hotel or guest house, a business ("Location-gérance", "Vente fonds"), rent-to-own, or a
+// deal already done ("Let agreed").
 const NOT_HOME_WORDS = new Set([
-  'bureau', 'bureaux', 'office', 'offices', 'garage', 'garages', 'parking', 'parkings', 'stellplatz', 'commercial', 'commerce',
-  'gewerbe', 'entrepot', 'lager', 'terrain', 'terrains', 'grundstuck', 'land', 'viager',
+  'bureau', 'bureaux', 'office', 'offices', 'garage', 'garages', 'parking', 'parkings', 'stellplatz', 'commercial', 'commerciale',
+  'commerciales', 'commerciaux', 'commerce', 'gewerbe', 'entrepot', 'lager', 'terrain', 'terrains', 'grundstuck', 'land', 'viager',
+  'vacances', 'vacance', 'saisonniere', 'saisonnier', 'courte', 'airbnb', 'holiday', 'holidays', 'ferien', 'ferienwohnung',
+  'hotel', 'hotes', 'gerance', 'fonds', 'accession', 'own', 'agreed', 'investment',
 ]);
+// A kind named only to be ruled out or allowed as an option ("pas de sous-location",
+// "Rent (no sublet)", "keine WG", "Sous-location possible", "Colocation interdite") is not
+// the kind of the offer.
+const NEGATIONS = new Set(['pas', 'sans', 'no', 'non', 'not', 'keine', 'kein', 'ohne', 'nicht']);
+const OPTIONS = new Set([
+  'possible', 'possibles', 'interdit', 'interdite', 'interdits', 'interdites', 'exclu', 'exclue', 'autorise', 'autorisee',
+  'accepte', 'acceptee', 'allowed', 'forbidden', 'permitted', 'possible', 'erlaubt', 'verboten', 'moglich', 'gestattet',
+]);
+const LINKS = new Set(['de', 'd', 'la', 'le', 'of', 'a', 'an']);
+// A count before a room makes it part of a home: "2 chambres", "deux chambres", "une chambre".
+const COUNT_WORDS = new Set(['un', 'une', 'deux', 'trois', 'quatre', 'cinq', 'ein', 'eine', 'zwei', 'drei', 'vier', 'one', 'two', 'three', 'four']);
 
 function offerWord(word: string): ListingType | undefined {
   // Plurals: "Locations", "Ventes", "Rentals".
@@ -250,12 +306,24 @@ export function offerType(text: string): ListingType | null {
   if (words.some((w) => NOT_HOME_WORDS.has(w))) return null;
   const kinds = new Set<ListingType>();
   let room = false;
+  // The word before position i, links ("de", "of") passed over.
+  const before = (i: number) => {
+    let k = i - 1;
+    while (k >= 0 && LINKS.has(words[k])) k--;
+    return words[k] ?? '';
+  };
   for (let i = 0; i < words.length; i++) {
+    const start = i;
     const joined = i + 1 < words.length ? offerWord(words[i] + words[i + 1]) : undefined;
     const kind = joined ?? offerWord(words[i]);
     if (joined) i++;
-    if (kind) kinds.add(kind);
-    else if (ROOM_WORDS.has(words[i].replace(/s$/, '')) && !/^\d+$/.test(words[i - 1] ?? '')) room = true;
+    const ruledOut = NEGATIONS.has(before(start)) || OPTIONS.has(words[i + 1] ?? '');
+    if (kind) {
+      if (!ruledOut) kinds.add(kind);
+    } else if (ROOM_WORDS.has(words[i].replace(/s$/, '')) && !ruledOut) {
+      const prev = words[i - 1] ?? '';
+      if (!/^\d+$/.test(prev) && !COUNT_WORDS.has(prev)) room = true;
+    }
   }
   if (kinds.has('FLATSHARE') || kinds.has('SUBLET')) kinds.delete('RENT');
   if (kinds.size === 0) return room ? 'FLATSHARE' : null;

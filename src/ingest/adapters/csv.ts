@@ -47,6 +47,16 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
         columns = columnsOf(fields);
         continue;
       }
+      const swallowed = fields.findIndex(holdsRows);
+      if (swallowed !== -1) {
+        // A quote opened at the start of a field and closed only rows later: the rows between
+        // are inside that field. Reading on would lose them without a word (and a full
+        // snapshot would withdraw their listings), so the file is refused, as it was before
+        // quotes were relaxed.
+        throw new FeedParseError(
+          `the CSV cannot be read near line ${line}: a quote that opens column ${swallowed + 1} is not closed before the next rows (a field holds line breaks and separators)`,
+        );
+      }
       events.push(toEvent(fields, line, columns));
     }
   };
@@ -74,6 +84,16 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   });
   yield* events.splice(0);
   if (!columns) throw new FeedParseError('the CSV has no header row');
+}
+
+// A field that holds whole rows: a line break followed by as many separators as a row has.
+// A title or description may hold a line break, or a semicolon, but not rows of them.
+function holdsRows(field: string): boolean {
+  const nl = field.indexOf('\n');
+  if (nl === -1) return false;
+  let separators = 0;
+  for (let i = field.indexOf(';', nl); i !== -1; i = field.indexOf(';', i + 1)) if (++separators >= CSV_HEADER.length - 1) return true;
+  return false;
 }
 
 // The CSV of a whole file in memory (tests, tools).
