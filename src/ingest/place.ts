@@ -115,10 +115,30 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
 // Where a place text is several things one after the other: "Esch-sur-Alzette - Lallange",
 // "Luxembourg (Bonnevoie)", "Rue de Luxembourg 25, 8077 Bertrange", "Kirchberg/Weimershof".
 const PART_SEPARATORS = /\s+[-–]\s+|[,;()/|]+/;
-// A part that names no place may be a street ("Rue de Luxembourg 25", "Route d'Arlon 200"):
-// a street word or a number. Any other such part (a town abroad: "Arlon", "Thionville") makes
-// the reading fail, since the record may not be in Luxembourg at all.
-const STREET = /(?:^|[^\p{L}])(?:rue|rte|route|av|avenue|bd|blvd|boulevard|place|pl|chemin|all[ée]e|impasse|mont[ée]e|cit[ée]|quai|square|rond-point|strooss|gaass|wee|stra(?:ss|ß)e|str|weg|platz|street|road)(?:[^\p{L}]|$)|\d/iu;
+// A part that names no place is passed over (a street, a residence, "proche commerces"),
+// unless it names a place abroad: a town of the border region or a country. Then the record
+// may not be in Luxembourg at all ("Arlon / Steinfort", "Rodange / Athus", "Thionville,
+// Luxembourg"), and the reading fails.
+const ABROAD = new Set(
+  [
+    // Belgium (the province of Luxembourg and around)
+    'Arlon', 'Aarlen', 'Athus', 'Aubange', 'Messancy', 'Martelange', 'Bastogne', 'Habay', 'Virton', 'Étalle', 'Neufchâteau',
+    'Libramont', 'Florenville', 'Halanzy', 'Musson', 'Saint-Léger', 'Vielsalm', 'Gouvy', 'Houffalize', 'Liège', 'Namur', 'Bruxelles',
+    // France (Lorraine)
+    'Thionville', 'Metz', 'Longwy', 'Mont-Saint-Martin', 'Audun-le-Tiche', 'Villerupt', 'Hettange-Grande', 'Cattenom', 'Sierck-les-Bains',
+    'Apach', 'Yutz', 'Hayange', 'Fontoy', 'Russange', 'Ottange', 'Volmerange-les-Mines', 'Zoufftgen', 'Evrange', 'Basse-Ham',
+    'Guénange', 'Florange', 'Fameck', 'Uckange', 'Longlaville', 'Herserange', 'Saulnes', 'Réhon', 'Mexy', 'Nancy',
+    // Germany (Saarland, Rhineland-Palatinate)
+    'Trier', 'Trèves', 'Konz', 'Saarburg', 'Perl', 'Nennig', 'Merzig', 'Saarlouis', 'Saarbrücken', 'Bitburg', 'Igel', 'Wincheringen',
+    'Nittel', 'Palzem', 'Mettlach', 'Prüm', 'Irrel', 'Echternacherbrück',
+    // Countries and regions
+    'France', 'Frankreich', 'Belgique', 'Belgium', 'Belgien', 'Deutschland', 'Germany', 'Allemagne', 'Lorraine', 'Wallonie',
+    'Saarland', 'Sarre', 'Rheinland-Pfalz', 'Frontière', 'Grenze',
+  ].map(placeKey),
+);
+// A foreign postcode beside such a town: "B-6700 Arlon", "57100 Thionville", "D-54290 Trier".
+const FOREIGN_POSTCODE = /(?:^|\s)(?:[BFD]\s*-\s*)?\d{4,5}(?=\s|$)/gi;
+
 // The country's name, which agencies add after a street ("Route d'Esch, Luxembourg").
 const COUNTRY_KEYS = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu', 'grandduchedeluxembourg', 'grandduchyofluxembourg', 'grossherzogtumluxemburg']);
 
@@ -135,31 +155,44 @@ function fromParts(
   postcode: number | null,
   coords: { lat: number; lng: number } | null,
 ): { commune: string; locality: string | null } | null {
-  const places: Place[] = [];
-  let country: Place | null = null;
+  // Each part that names a place: the communes it may be in, and the localities it names.
+  const named: { communes: string[]; localities: { locality: string; commune: string }[]; shortName: boolean }[] = [];
+  let country: string[] | null = null;
   for (const text of texts) {
     const parts = text ? text.split(PART_SEPARATORS).map((p) => p.trim()).filter(Boolean) : [];
     if (parts.length < 2) continue;
     for (const part of parts) {
+      if (ABROAD.has(placeKey(part.replace(FOREIGN_POSTCODE, ' ')))) return null;
       const p = gz.resolve(part);
-      if (!p && !STREET.test(part)) return null;
       if (!p) continue;
-      if (COUNTRY_KEYS.has(placeKey(part))) country ??= p;
-      else places.push(p);
+      if (COUNTRY_KEYS.has(placeKey(part))) {
+        country ??= communesOf(p);
+        continue;
+      }
+      // A short name several communes answer to ("Esch") may be any of them here.
+      const shared = p.kind === 'commune' ? gz.sharedBy(part) : [];
+      named.push({
+        communes: shared.length > 1 ? shared : communesOf(p),
+        localities: p.kind === 'locality' ? p.options : [],
+        shortName: shared.length > 1,
+      });
     }
   }
-  if (places.length === 0) {
+  if (named.length === 0) {
     if (!country || coords || (postcode !== null && (postcode < 1000 || postcode >= 3000))) return null;
-    places.push(country);
+    named.push({ communes: country, localities: [], shortName: false });
   }
-  let common = communesOf(places[0]);
-  for (const p of places.slice(1)) common = common.filter((c) => communesOf(p).includes(c));
-  const commune = common.length === 1 ? common[0] : common.length > 1 ? narrow(gz, common, [], postcode, coords) : null;
+  let common = named[0].communes;
+  for (const n of named.slice(1)) common = common.filter((c) => n.communes.includes(c));
+  // Several communes left: the postcode and the coordinates choose; a short name is the
+  // commune it stands for (its first) when they do not.
+  const commune =
+    common.length === 1 ? common[0] : common.length > 1 ? (narrow(gz, common, [], postcode, coords) ?? (named.every((n) => n.shortName) ? common[0] : null)) : null;
   if (!commune) return null;
-  const named = places.filter((p) => p.kind === 'locality').map((p) => p.options.filter((o) => o.commune === commune));
-  if (named.length === 0) return { commune, locality: null };
-  if (named.length === 1) return chooseLocality(gz, named[0], [commune], postcode, coords);
-  const names = new Set(named.flat().map((o) => o.locality));
+  const inCommune = named.filter((n) => n.localities.length > 0).map((n) => n.localities.filter((o) => o.commune === commune));
+  if (inCommune.length === 0) return { commune, locality: null };
+  if (inCommune.length === 1) return chooseLocality(gz, inCommune[0], [commune], postcode, coords);
+  const names = new Set(inCommune.flat().map((o) => o.locality));
   return { commune, locality: names.size === 1 ? [...names][0] : null };
 }
 

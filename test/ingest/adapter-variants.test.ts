@@ -315,19 +315,22 @@ describe('second audit: kinds of offer named to be ruled out, and offers that ar
   it.each([
     'Location - sous-location interdite', 'Location - pas de sous-location', 'Rent (no sublet)',
     'Miete, keine Untermiete', 'Location sans colocation', 'Location, pas de colocation', 'Location appartement deux chambres',
-    'Location une chambre', 'bedroom for rent',
+    'Location une chambre', 'bedroom for rent', 'Sous-location non autorisée, location', 'Location (sous-location refusée)',
+    'Location ; colocation non autorisée', 'Location - colocations non acceptées', 'Location (colocation: non)', 'Rent - flatshare not allowed',
+    'Location appartement chambre(s): 2', 'Location - courte durée', 'Location courte ou longue durée', 'Flat to let - own garden',
+    'Location - Hôtel de ville à proximité', 'Location - fonds propres',
   ])('%j is a rent', (offer) => {
     expect(offerType(offer)).toBe('RENT');
   });
 
-  it.each(['Colocation interdite', 'Keine WG', 'Sous-location possible'])('%j names no kind', (offer) => {
+  it.each(['Colocation interdite', 'Keine WG', 'Sous-location possible', 'Sous-location non autorisée'])('%j names no kind', (offer) => {
     expect(offerType(offer)).toBeNull();
   });
 
   it.each([
-    'Location de vacances', 'Location saisonnière', 'Location courte durée', 'Location Airbnb', 'Holiday let', 'Ferienwohnung zu vermieten',
-    'Location commerciale', 'Location surface commerciale', 'Location-gérance', 'Vente fonds', 'Location Hôtel', 'Rent to own',
-    'Lease-to-own', 'Location-accession', 'Let agreed', 'Sale agreed', "Chambre d'hôtes", "Location chambre d'hôtel",
+    'Location de vacances', 'Location saisonnière', 'Location Airbnb', 'Holiday let', 'Ferienwohnung zu vermieten',
+    'Location commerciale', 'Location surface commerciale', 'Location-gérance', 'Vente fonds de commerce', 'Location-accession',
+    'Let agreed', 'Sale agreed', "Chambre d'hôtes",
   ])('%j is not a home', (offer) => {
     expect(offerType(offer)).toBeNull();
   });
@@ -347,11 +350,27 @@ describe('second audit: a quote that opens a field and is not closed', () => {
     // Row Q5's title begins with a quote that never closes: csv-parse reads on into Q6.
     rows[4] = rows[4].replace(';Appartement;1500;', ';"Bel appart;1500;');
     rows[10] = rows[10].replace(';Appartement;1500;', ';Bel "appart";1500;');
-    await expect(parseCsvFeed(csvFeed(rows))).rejects.toThrow(/quote that opens column 4 is not closed/);
+    await expect(parseCsvFeed(csvFeed(rows))).rejects.toThrow(/column 4 holds what looks like whole rows/);
+  });
+
+  it('a quoted description over several lines, with semicolons in its lines, is one field', async () => {
+    const description = 'Magnifique appartement rénové au 2e étage.\nCuisine équipée ; lave-vaisselle ; four ; micro-ondes ; frigo ; congélateur\nCave ; grenier ; garage ; parking ; ascenseur ; balcon\nChauffage au gaz ; double vitrage ; volets électriques ; alarme';
+    const header = `${CSV_HEADER_LINE};Description`;
+    const rows = [`${csvRow({ ref: 'D1' })};"${description}"`, `${csvRow({ ref: 'D2' })};`, `${csvRow({ ref: 'D3' })};`];
+    const feed = await parseCsvFeed([header, ...rows].join('\n') + '\n');
+    expect(feed.records.map((r) => r.externalId)).toEqual(['D1', 'D2', 'D3']);
   });
 
   it('a quoted title with a line break or a semicolon in it is still one field', async () => {
     const feed = await parseCsvFeed(csvFeed([csvRow({ ref: 'A1', title: 'Bel appart;\nvue dégagée' }), csvRow({ ref: 'A2' })]));
     expect(feed.records.map((r) => r.externalId)).toEqual(['A1', 'A2']);
+  });
+});
+
+describe('second audit: a file declared Latin-1 in two encodings', () => {
+  it('Latin first and UTF-8 further on is refused, not imported as "PÃ©tange"', async () => {
+    const latin = Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?><openimmo><!-- Créé --><a>`, 'latin1');
+    const utf8 = Buffer.from('Pétange</a></openimmo>', 'utf8');
+    await expect(parseOpenImmo(Buffer.concat([latin, utf8]))).rejects.toThrow(/mixes two encodings/);
   });
 });

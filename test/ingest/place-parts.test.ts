@@ -23,6 +23,19 @@ describe('a place text in several parts', () => {
     expect(place("Route d'Arlon 200, Strassen")).toEqual(['Strassen', null]);
   });
 
+  it('parts that name no place are passed over: residences, Luxembourgish streets, descriptions, the country written out', () => {
+    for (const [t, commune, locality] of [
+      ['Op der Heed, Hesperange', 'Hesperange', null], ['Résidence Les Jardins, Strassen', 'Strassen', null],
+      ['Bertrange - Proche centre', 'Bertrange', null], ['Strassen (proche Luxembourg)', 'Strassen', null],
+      ['Strassen, Grand-Duché', 'Strassen', null], ['Dudelange, Luxembourg, Europe', 'Dudelange', null],
+      ["Sentier de l'Espérance, Luxembourg-Limpertsberg", 'Luxembourg', 'Limpertsberg'], ['Bettembourg, proche frontière', 'Bettembourg', null],
+      // Streets named after towns abroad are streets.
+      ['Route de Thionville 12, Luxembourg', 'Luxembourg', null], ["Route d'Arlon 200, Strassen", 'Strassen', null],
+    ] as const) {
+      expect(place(t), t).toEqual([commune, locality]);
+    }
+  });
+
   it('two quarters of one commune: the commune, no quarter', () => {
     expect(place('Luxembourg - Cents/Hamm')).toEqual(['Luxembourg', null]);
     expect(place('Luxembourg-Hollerich/Gare')).toEqual(['Luxembourg', null]);
@@ -40,7 +53,7 @@ describe('a place text in several parts', () => {
     for (const t of [
       'Arlon, Luxembourg', 'Bastogne, Luxembourg', 'Thionville, Luxembourg', 'Trier, Luxemburg', 'Arlon / Steinfort', 'Arlon (Steinfort)',
       'Audun-le-Tiche / Esch-sur-Alzette', 'Villerupt, Esch-sur-Alzette', 'Trier (Wasserbillig)', 'Rodange / Athus', 'Apach - Schengen',
-      'Nennig - Remich', 'Longwy - Frontière', 'Thionville, proche Luxembourg',
+      'Nennig - Remich', 'Longwy - Frontière', 'Thionville, proche Luxembourg', 'B-6700 Arlon, Luxembourg', 'Messancy, Luxembourg (Belgique)',
     ]) {
       expect(place(t), t).toMatch(/^rejected: unknown commune or locality/);
     }
@@ -66,5 +79,9 @@ describe('a short name several communes answer to', () => {
     // The postcode written in the place, and the country after it.
     for (const t of ['L-9650 Esch', 'L 9650 Esch', 'Esch, L-9650']) expect(place(t), t).toEqual(['Esch-sur-Sûre', null]);
     expect(place('Esch, Luxembourg', { postcode: '9650' })).toEqual(['Esch-sur-Sûre', null]);
+    // Beside a street too.
+    expect(place('1 rue du Pont, L-9650 Esch')).toEqual(['Esch-sur-Sûre', null]);
+    expect(place('Grand-Rue, Esch', { postcode: '9650' })).toEqual(['Esch-sur-Sûre', null]);
+    expect(place('Grand-Rue, Esch')).toEqual(['Esch-sur-Alzette', null]);
   });
 });

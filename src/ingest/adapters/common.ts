@@ -39,7 +39,8 @@ async function* decodeBytes(chunks: AsyncIterable<Uint8Array | string>): AsyncGe
   const decode = (bytes?: Uint8Array) => {
     try {
       return bytes ? decoder!.decode(bytes, { stream: true }) : decoder!.decode();
-    } catch {
+    } catch (e) {
+      if (e instanceof FeedParseError) throw e;
       throw new FeedParseError('the file is not UTF-8 text (binary data or another encoding)');
     }
   };
@@ -103,11 +104,16 @@ function declaredDecoder(head: Buffer, final: boolean): TextDecoder | null {
 class SniffingDecoder {
   private pending = Buffer.alloc(0);
   private chosen: TextDecoder | null = null;
+  private isLatin = false;
+  private last = 0;
 
   constructor(private readonly latin: string) {}
 
   decode(bytes?: Uint8Array, opts?: { stream?: boolean }): string {
-    if (this.chosen) return bytes ? this.chosen.decode(bytes, opts) : this.chosen.decode();
+    if (this.chosen) {
+      if (bytes) this.checkLatin(bytes);
+      return bytes ? this.chosen.decode(bytes, opts) : this.chosen.decode();
+    }
     const all = bytes ? Buffer.concat([this.pending, bytes]) : this.pending;
     const k = all.findIndex((b) => b >= 0x80);
     if (k === -1) {
@@ -119,9 +125,24 @@ class SniffingDecoder {
       this.pending = all.subarray(k);
       return all.subarray(0, k).toString('latin1');
     }
-    this.chosen = verdict === 'valid' ? new TextDecoder('utf-8', { fatal: true }) : new TextDecoder(this.latin);
+    this.isLatin = verdict !== 'valid';
+    this.chosen = this.isLatin ? new TextDecoder(this.latin) : new TextDecoder('utf-8', { fatal: true });
+    if (this.isLatin) this.checkLatin(all.subarray(k));
     const head = all.subarray(0, k).toString('latin1');
     return head + (bytes && opts?.stream ? this.chosen.decode(all.subarray(k), { stream: true }) : this.chosen.decode(all.subarray(k)));
+  }
+
+  // Read as Latin, a file must not hold the UTF-8 form of an accented letter further on (Ã
+  // then a byte 0x80-0xBF: "Ã©" for é), which Latin text never writes: a file in two
+  // encodings is refused rather than imported as "PÃ©tange".
+  private checkLatin(bytes: Uint8Array): void {
+    if (!this.isLatin) return;
+    for (const b of bytes) {
+      if (this.last === 0xc3 && b >= 0x80 && b <= 0xbf) {
+        throw new FeedParseError('the file mixes two encodings: it declares a Latin encoding and is read so, but also holds UTF-8 text');
+      }
+      this.last = b;
+    }
   }
 }
 
@@ -278,16 +299,17 @@ const ROOM_WORDS = new Set(['room', 'chambre', 'zimmer']);
 const NOT_HOME_WORDS = new Set([
   'bureau', 'bureaux', 'office', 'offices', 'garage', 'garages', 'parking', 'parkings', 'stellplatz', 'commercial', 'commerciale',
   'commerciales', 'commerciaux', 'commerce', 'gewerbe', 'entrepot', 'lager', 'terrain', 'terrains', 'grundstuck', 'land', 'viager',
-  'vacances', 'vacance', 'saisonniere', 'saisonnier', 'courte', 'airbnb', 'holiday', 'holidays', 'ferien', 'ferienwohnung',
-  'hotel', 'hotes', 'gerance', 'fonds', 'accession', 'own', 'agreed', 'investment',
+  'vacances', 'vacance', 'saisonniere', 'saisonnier', 'airbnb', 'holiday', 'holidays', 'ferien', 'ferienwohnung', 'hotes',
+  'gerance', 'accession', 'agreed',
 ]);
 // A kind named only to be ruled out or allowed as an option ("pas de sous-location",
 // "Rent (no sublet)", "keine WG", "Sous-location possible", "Colocation interdite") is not
 // the kind of the offer.
 const NEGATIONS = new Set(['pas', 'sans', 'no', 'non', 'not', 'keine', 'kein', 'ohne', 'nicht']);
 const OPTIONS = new Set([
-  'possible', 'possibles', 'interdit', 'interdite', 'interdits', 'interdites', 'exclu', 'exclue', 'autorise', 'autorisee',
-  'accepte', 'acceptee', 'allowed', 'forbidden', 'permitted', 'possible', 'erlaubt', 'verboten', 'moglich', 'gestattet',
+  'possible', 'possibles', 'interdit', 'interdite', 'interdits', 'interdites', 'exclu', 'exclue', 'exclus', 'exclues', 'autorise',
+  'autorisee', 'autorises', 'autorisees', 'accepte', 'acceptee', 'acceptes', 'acceptees', 'permis', 'permise', 'permises', 'refuse',
+  'refusee', 'refuses', 'refusees', 'allowed', 'forbidden', 'permitted', 'accepted', 'erlaubt', 'verboten', 'moglich', 'gestattet',
 ]);
 const LINKS = new Set(['de', 'd', 'la', 'le', 'of', 'a', 'an']);
 // A count before a room makes it part of a home: "2 chambres", "deux chambres", "une chambre".
@@ -317,12 +339,16 @@ export function offerType(text: string): ListingType | null {
     const joined = i + 1 < words.length ? offerWord(words[i] + words[i + 1]) : undefined;
     const kind = joined ?? offerWord(words[i]);
     if (joined) i++;
-    const ruledOut = NEGATIONS.has(before(start)) || OPTIONS.has(words[i + 1] ?? '');
+    // "pas de sous-location", "sous-location possible", "colocation non autorisée",
+    // "(colocation: non)", "flatshare not allowed".
+    const [next, after] = [words[i + 1] ?? '', words[i + 2] ?? ''];
+    const ruledOut = NEGATIONS.has(before(start)) || OPTIONS.has(next) || (NEGATIONS.has(next) && (after === '' || OPTIONS.has(after)));
     if (kind) {
       if (!ruledOut) kinds.add(kind);
     } else if (ROOM_WORDS.has(words[i].replace(/s$/, '')) && !ruledOut) {
-      const prev = words[i - 1] ?? '';
-      if (!/^\d+$/.test(prev) && !COUNT_WORDS.has(prev)) room = true;
+      // A count before or after the room ("2 chambres", "chambre(s): 2") makes it part of a home.
+      const counted = (w: string) => /^\d+$/.test(w) || COUNT_WORDS.has(w);
+      if (!counted(words[i - 1] ?? '') && !counted(next.replace(/^s$/, after))) room = true;
     }
   }
   if (kinds.has('FLATSHARE') || kinds.has('SUBLET')) kinds.delete('RENT');

@@ -54,7 +54,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
         // snapshot would withdraw their listings), so the file is refused, as it was before
         // quotes were relaxed.
         throw new FeedParseError(
-          `the CSV cannot be read near line ${line}: a quote that opens column ${swallowed + 1} is not closed before the next rows (a field holds line breaks and separators)`,
+          `the CSV cannot be read near line ${line}: column ${swallowed + 1} holds what looks like whole rows (a quote that opens it is not closed before the rows that follow)`,
         );
       }
       events.push(toEvent(fields, line, columns));
@@ -86,14 +86,12 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   if (!columns) throw new FeedParseError('the CSV has no header row');
 }
 
-// A field that holds whole rows: a line break followed by as many separators as a row has.
-// A title or description may hold a line break, or a semicolon, but not rows of them.
+// A field that holds whole rows: a line after its first with as many separators as a row has.
+// A title or description may hold line breaks, and semicolons in its lines ("cuisine équipée ;
+// lave-vaisselle ; cave"), but not a line that is a row.
 function holdsRows(field: string): boolean {
-  const nl = field.indexOf('\n');
-  if (nl === -1) return false;
-  let separators = 0;
-  for (let i = field.indexOf(';', nl); i !== -1; i = field.indexOf(';', i + 1)) if (++separators >= CSV_HEADER.length - 1) return true;
-  return false;
+  const lines = field.split('\n');
+  return lines.slice(1).some((line) => line.split(';').length - 1 >= CSV_HEADER.length - 1);
 }
 
 // The CSV of a whole file in memory (tests, tools).
