@@ -2,23 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { decodeText, parseCsvFeed, parseJsonFeed, parseOpenImmo } from '../../src/ingest/adapters/index.js';
 import { offerType } from '../../src/ingest/adapters/common.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../../src/ingest/errors.js';
-import { normalizeRecord, type NormalizeResult } from '../../src/ingest/normalize.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
-import { TEST_LISTING_IDS } from '../helpers/factory.js';
-import { CSV_HEADER_LINE, csvFeed, csvRow, gazetteer } from './helpers.js';
+import { accepted, CSV_HEADER_LINE, csvFeed, csvRow, normalizeFeed, rejectReason, TEST_NOW } from './helpers.js';
 
 // What realistic Luxembourg agency deliveries write beside the documented formats: each is
 // read as meant, and what is really contradictory or unreadable is still rejected.
 
-const NOW = new Date('2026-11-22T08:00:00.000Z');
-const norm = (feed: ParsedFeed): NormalizeResult[] =>
-  feed.records.map((r) => normalizeRecord(r, { source: 'test-src', gazetteer: gazetteer(), now: NOW, listingId: TEST_LISTING_IDS }));
-const ok = (r: NormalizeResult | undefined) => {
-  if (!r) throw new Error('no record');
-  if (!r.ok) throw new Error(`rejected: ${r.reason}`);
-  return r.listing;
-};
-const reason = (r: NormalizeResult) => (r.ok ? 'accepted' : r.reason);
+const NOW = TEST_NOW;
+const norm = (feed: ParsedFeed) => normalizeFeed(feed);
+const ok = accepted;
+const reason = rejectReason;
+// The text of bytes handed to the decoder one at a time, as the worst-cut stream would.
+async function decodedByteByByte(bytes: Buffer): Promise<string> {
+  const stream = (async function* () {
+    for (const b of bytes) yield Uint8Array.of(b);
+  })();
+  let text = '';
+  for await (const s of decodeText(stream)) text += s;
+  return text;
+}
 const refusal = (p: Promise<unknown>) =>
   p.then(
     () => 'read',
@@ -186,24 +188,14 @@ describe('openimmo: placeholders, bedrooms, declared encoding', () => {
 
   it('decodes the declared encoding whatever pieces the bytes come in', async () => {
     const bytes = Buffer.from(`<?xml version='1.0' encoding='ISO-8859-1' ?><openimmo>Pétange</openimmo>`, 'latin1');
-    const stream = (async function* () {
-      for (const b of bytes) yield Uint8Array.of(b);
-    })();
-    let text = '';
-    for await (const s of decodeText(stream)) text += s;
-    expect(text).toContain('<openimmo>Pétange</openimmo>');
+    expect(await decodedByteByByte(bytes)).toContain('<openimmo>Pétange</openimmo>');
   });
 
   it('a file that declares Latin-1 but is written in UTF-8 (agency software often does) is read as UTF-8, in any pieces', async () => {
     const xml = immobilie('', { declaration: '<?xml version="1.0" encoding="ISO-8859-1"?>', title: 'Studio — très lumineux à Pétange' });
     expect(ok(norm(await parseOpenImmo(Buffer.from(xml, 'utf8')))[0]).title).toBe('Studio — très lumineux à Pétange');
     const bytes = Buffer.from(`<?xml version='1.0' encoding='ISO-8859-1' ?><openimmo>Pétange — Bâtiment</openimmo>`, 'utf8');
-    const stream = (async function* () {
-      for (const b of bytes) yield Uint8Array.of(b);
-    })();
-    let text = '';
-    for await (const s of decodeText(stream)) text += s;
-    expect(text).toContain('<openimmo>Pétange — Bâtiment</openimmo>');
+    expect(await decodedByteByByte(bytes)).toContain('<openimmo>Pétange — Bâtiment</openimmo>');
   });
 
   it('still refuses Latin-1 bytes in a file declared UTF-8 or without a declaration, and a Latin-1 CSV or JSON', async () => {

@@ -1,8 +1,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
+import { normalizeRecord, type NormalizeResult } from '../../src/ingest/normalize.js';
+import type { ParsedFeed } from '../../src/ingest/types.js';
 import { buildGazetteer, type Gazetteer } from '../../src/reference/gazetteer.js';
 import { readCommunes, readLocalities } from '../../src/reference/csv.js';
+import { TEST_LISTING_IDS } from '../helpers/factory.js';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'feeds');
 export const fixture = (name: string) => path.join(FIXTURES, name);
@@ -43,3 +46,16 @@ export function csvRow(f: Partial<Record<'ref' | 'offer' | 'kind' | 'title' | 'p
 export function csvFeed(rows: string[]): string {
   return [CSV_HEADER_LINE, ...rows].join('\n') + '\n';
 }
+
+// The records of a parsed feed normalized as an import of source test-src at `now` would.
+export const TEST_NOW = new Date('2026-11-22T08:00:00.000Z');
+export function normalizeFeed(feed: ParsedFeed, now = TEST_NOW): NormalizeResult[] {
+  return feed.records.map((r) => normalizeRecord(r, { source: 'test-src', gazetteer: gazetteer(), now, listingId: TEST_LISTING_IDS }));
+}
+// The listing of an accepted record (a test fails on a rejected one, with its reason).
+export function accepted(r: NormalizeResult | undefined) {
+  if (!r) throw new Error('no record');
+  if (!r.ok) throw new Error(`rejected: ${r.reason}`);
+  return r.listing;
+}
+export const rejectReason = (r: NormalizeResult) => (r.ok ? 'accepted' : r.reason);

@@ -1,23 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsvFeed, parseJsonFeed } from '../../src/ingest/adapters/index.js';
-import { normalizeRecord, type NormalizeResult } from '../../src/ingest/normalize.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
 import { parseArea, parseCoordinate, parseCount, parseFeedDate, parsePrice } from '../../src/ingest/values.js';
-import { TEST_LISTING_IDS } from '../helpers/factory.js';
-import { csvFeed, csvRow, gazetteer } from './helpers.js';
+import { accepted, csvFeed, csvRow, normalizeFeed, rejectReason, TEST_NOW } from './helpers.js';
 
 // Values as Luxembourg agencies type them (an audit of realistic feeds): each used to reject
 // its whole record, or was misread. Beside each, a wording near it that must stay rejected
 // or read otherwise.
 
-const NOW = new Date('2026-11-22T08:00:00.000Z');
-const norm = (feed: ParsedFeed): NormalizeResult[] =>
-  feed.records.map((r) => normalizeRecord(r, { source: 'test-src', gazetteer: gazetteer(), now: NOW, listingId: TEST_LISTING_IDS }));
-const ok = (r: NormalizeResult) => {
-  if (!r.ok) throw new Error(`rejected: ${r.reason}`);
-  return r.listing;
-};
-const reason = (r: NormalizeResult) => (r.ok ? 'accepted' : r.reason);
+const NOW = TEST_NOW;
+const norm = (feed: ParsedFeed) => normalizeFeed(feed);
+const ok = accepted;
+const reason = rejectReason;
 const csvOne = async (f: Parameters<typeof csvRow>[0]) => norm(await parseCsvFeed(csvFeed([csvRow({ ref: 'R1', ...f })])))[0];
 const csvListing = async (f: Parameters<typeof csvRow>[0]) => ok(await csvOne(f));
 
