@@ -40,10 +40,10 @@ async function jsonOne(listing: Record<string, unknown>) {
 }
 const jsonListing = async (listing: Record<string, unknown>) => ok((await jsonOne(listing)).result);
 
-function immobilie(inner: string, opts: { preise?: string; flaechen?: string; declaration?: string; title?: string } = {}) {
+function immobilie(inner: string, opts: { preise?: string; flaechen?: string; declaration?: string; title?: string; art?: string } = {}) {
   return `${opts.declaration ?? '<?xml version="1.0" encoding="UTF-8"?>'}
 <openimmo><uebertragung umfang="VOLL"/><anbieter><immobilie>
-    <objektkategorie><vermarktungsart KAUF="false" MIETE_PACHT="true"/><objektart><wohnung/></objektart></objektkategorie>
+    <objektkategorie><vermarktungsart KAUF="false" MIETE_PACHT="true"/><objektart>${opts.art ?? '<wohnung/>'}</objektart></objektkategorie>
     <geo><ort>Strassen</ort></geo>
     <preise>${opts.preise ?? '<kaltmiete>1500</kaltmiete>'}</preise>
     ${opts.flaechen ? `<flaechen>${opts.flaechen}</flaechen>` : ''}
@@ -364,5 +364,23 @@ describe('second audit: a file declared Latin-1 in two encodings', () => {
     const latin = Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?><openimmo><!-- Créé --><a>`, 'latin1');
     const utf8 = Buffer.from('Pétange</a></openimmo>', 'utf8');
     await expect(parseOpenImmo(Buffer.concat([latin, utf8]))).rejects.toThrow(/mixes two encodings/);
+  });
+});
+
+describe('a property type that is not a home', () => {
+  it.each(['Garage', 'Bureau', 'Local commercial', 'Terrain', 'Parking'])('CSV Type de bien %j is rejected, whatever the offer', async (kind) => {
+    expect(reason(await csvOne({ kind }))).toBe(`unknown kind of offer ${JSON.stringify(`Location (${kind}: not a home)`)}`);
+  });
+
+  it.each(['Appartement', 'Maison avec garage', 'Appartement + parking', 'Studio', 'Chambre'])('CSV Type de bien %j is a home', async (kind) => {
+    expect(ok(await csvOne({ kind })).listing_type).toBe('RENT');
+  });
+
+  it('OpenImmo objektart buero_praxen, grundstueck, parken: rejected; wohnung, haus: homes', async () => {
+    for (const art of ['<buero_praxen/>', '<grundstueck/>', '<parken parken_typ="TIEFGARAGE"/>']) {
+      const feed = await parseOpenImmo(immobilie('', { art }));
+      expect(reason(norm(feed)[0]), art).toMatch(/not a home/);
+    }
+    for (const art of ['<wohnung/>', '<haus/>']) expect(ok(norm(await parseOpenImmo(immobilie('', { art })))[0]).listing_type, art).toBe('RENT');
   });
 });

@@ -315,6 +315,16 @@ const LINKS = new Set(['de', 'd', 'la', 'le', 'of', 'a', 'an']);
 // A count before a room makes it part of a home: "2 chambres", "deux chambres", "une chambre".
 const COUNT_WORDS = new Set(['un', 'une', 'deux', 'trois', 'quatre', 'cinq', 'ein', 'eine', 'zwei', 'drei', 'vier', 'one', 'two', 'three', 'four']);
 
+// Whether a property type is something that is not a home (the CSV's "Type de bien":
+// "Garage", "Bureau", "Local commercial", "Terrain"): by the word it starts with, since a
+// home's type may name its extras ("Maison avec garage", "Appartement + parking").
+export function notAHome(text: string): boolean {
+  const [first = '', second = ''] = wordsOf(text);
+  return NOT_HOME_WORDS.has(first) || (['local', 'locaux', 'surface', 'surfaces'].includes(first) && NOT_HOME_WORDS.has(second));
+}
+
+const wordsOf = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+
 function offerWord(word: string): ListingType | undefined {
   // Plurals: "Locations", "Ventes", "Rentals".
   return OFFER_WORDS[word] ?? (word.endsWith('s') ? OFFER_WORDS[word.slice(0, -1)] : undefined);
@@ -324,7 +334,7 @@ function offerWord(word: string): ListingType | undefined {
 // "Room for rent"): the narrower kind is meant. Words of two other kinds ("Location-vente",
 // rent-to-own; "Location ou vente") contradict each other: null, like text that names none.
 export function offerType(text: string): ListingType | null {
-  const words = text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const words = wordsOf(text);
   if (words.some((w) => NOT_HOME_WORDS.has(w))) return null;
   const kinds = new Set<ListingType>();
   let room = false;

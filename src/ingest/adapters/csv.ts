@@ -3,7 +3,7 @@ import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
 import { isHttpUrl } from '../values.js';
-import { cleanExternalId, collectFeed, offerType } from './common.js';
+import { cleanExternalId, collectFeed, notAHome, offerType } from './common.js';
 
 export const CSV_HEADER = [
   'Référence', "Type d'offre", 'Type de bien', 'Titre', 'Prix', 'Surface', 'Pièces', 'Chambres', 'Localité',
@@ -114,7 +114,8 @@ function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEven
   // The fields in the documented order (CSV_HEADER), wherever the file has them.
   const f = at.map((k) => row[k]);
   const offerText = f[1];
-  const offer = offerType(offerText);
+  // A garage, an office or a plot offered for rent or sale is no listing of this feed.
+  const offer = notAHome(f[2]) ? null : offerType(offerText);
   return {
     kind: 'record',
     record: {
@@ -122,7 +123,7 @@ function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEven
       externalId: cleanExternalId(f[0]),
       action: 'upsert',
       listingType: offer ?? null,
-      typeText: offerText.trim() || null,
+      typeText: notAHome(f[2]) ? `${offerText.trim()} (${f[2].trim()}: not a home)` : offerText.trim() || null,
       title: f[3],
       price: f[4],
       area: f[5],

@@ -4,6 +4,12 @@ import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord } from '../types.js';
 import { assertFieldSizes, cleanExternalId, collectFeed, SizeGuard, str } from './common.js';
 
+// OpenImmo's kinds of property (objektart) that are not homes.
+const NOT_HOME_ARTS = new Set([
+  'buero_praxen', 'einzelhandel', 'gastgewerbe', 'grundstueck', 'parken', 'hallen_lager_prod', 'land_und_forstwirtschaft',
+  'freizeitimmobilie_gewerblich',
+]);
+
 type Node = Record<string, unknown>;
 
 const ARRAYS = new Set(['anbieter', 'immobilie', 'anhang', 'user_defined_simplefield']);
@@ -135,10 +141,13 @@ function toRecord(node: Node, position: string): RawRecord {
     if (name) fields.set(name.toLowerCase(), text(f) ?? '');
   }
   const isZimmer = obj(kat?.objektart)?.zimmer !== undefined;
+  // Offices, shops, restaurants, plots, parking, halls, farms: no homes, no listings of this feed.
+  const otherArt = Object.keys(obj(kat?.objektart) ?? {}).find((k) => NOT_HOME_ARTS.has(k));
   const sale = yes(verm?.['@_KAUF']);
   const rent = yes(verm?.['@_MIETE_PACHT']);
   let listingType: ListingType | null = null;
-  if (isZimmer) listingType = 'FLATSHARE';
+  if (otherArt) listingType = null;
+  else if (isZimmer) listingType = 'FLATSHARE';
   else if (yes(fields.get('untervermietung'))) listingType = 'SUBLET';
   else if (sale) listingType = 'SALE';
   else if (rent) listingType = 'RENT';
@@ -163,7 +172,7 @@ function toRecord(node: Node, position: string): RawRecord {
     externalId,
     action: 'upsert',
     listingType,
-    typeText: listingType ? null : 'neither MIETE_PACHT nor KAUF is set in vermarktungsart',
+    typeText: listingType ? null : otherArt ? `objektart ${otherArt}: not a home` : 'neither MIETE_PACHT nor KAUF is set in vermarktungsart',
     title: text(obj(node.freitexte)?.objekttitel),
     price,
     currency: str(obj(preise?.waehrung)?.['@_iso_waehrung']),
