@@ -384,3 +384,45 @@ describe('a property type that is not a home', () => {
     for (const art of ['<wohnung/>', '<haus/>']) expect(ok(norm(await parseOpenImmo(immobilie('', { art })))[0]).listing_type, art).toBe('RENT');
   });
 });
+
+describe('a fourth audit: CRM exports that name things their own way', () => {
+  it('JSON "mode" in any letter case', async () => {
+    const feed = await parseJsonFeed(JSON.stringify({ mode: 'Delta', listings: [] }));
+    expect(feed.mode).toBe('delta');
+    expect((await parseJsonFeed(JSON.stringify({ mode: 'FULL', listings: [] }))).mode).toBe('full');
+  });
+
+  it('JSON zip as the postcode, id as the ref', async () => {
+    const l = await jsonListing({ address: { city: 'Esch', zip: '9650' } });
+    expect(l.commune).toBe('Esch-sur-Sûre');
+    const r = await jsonOne({ ref: undefined, id: 'CRM-7' });
+    expect(r.feed.records[0].externalId).toBe('CRM-7');
+  });
+
+  it('JSON area under "surface", as a figure or { value, unit }; a price as { value } or { rent: { net, charges } }', async () => {
+    expect((await jsonListing({ surface_m2: undefined, surface: 85 })).area_m2).toBe(85);
+    expect((await jsonListing({ surface_m2: undefined, surface: { value: 85.5, unit: 'm2' } })).area_m2).toBe(85.5);
+    expect(reason((await jsonOne({ surface_m2: undefined, surface: { value: 900, unit: 'sqft' } })).result)).toMatch(/area/);
+    expect((await jsonListing({ price: { value: 1700, currency: 'EUR' } })).price_eur).toBe(1700);
+    expect((await jsonListing({ price: { rent: { net: 1700, charges: 200 }, currency: 'EUR' } })).price_eur).toBe(1700);
+  });
+
+  it('JSON geo as a bare pair, in GeoJSON order or the other way round', async () => {
+    const a = await jsonListing({ geo: [6.13, 49.61] });
+    expect([a.lat, a.lng]).toEqual([49.61, 6.13]);
+    const b = await jsonListing({ geo: [49.61, 6.13] });
+    expect([b.lat, b.lng]).toEqual([49.61, 6.13]);
+  });
+
+  it('JSON media without a type: a video or a document by its file name is no photo', async () => {
+    const l = await jsonListing({ media: [{ url: 'https://x.lu/a.jpg' }, { url: 'https://x.lu/v.mp4' }, { url: 'https://x.lu/plan.pdf' }] });
+    expect(l.images).toEqual(['https://x.lu/a.jpg']);
+  });
+
+  it('OpenImmo with both KAUF and MIETE_PACHT: the price given decides; both or neither: rejected, saying why', async () => {
+    const both = (preise: string) => immobilie('', { preise }).replace('KAUF="false" MIETE_PACHT="true"', 'KAUF="true" MIETE_PACHT="true"');
+    expect(ok(norm(await parseOpenImmo(both('<kaltmiete>1700</kaltmiete>')))[0]).listing_type).toBe('RENT');
+    expect(ok(norm(await parseOpenImmo(both('<kaufpreis>650000</kaufpreis>')))[0]).listing_type).toBe('SALE');
+    expect(reason(norm(await parseOpenImmo(both('<kaltmiete>1700</kaltmiete><kaufpreis>650000</kaufpreis>')))[0])).toMatch(/both MIETE_PACHT and KAUF/);
+  });
+});

@@ -99,8 +99,10 @@ export async function* readJsonFeed(text: AsyncIterable<string>): AsyncGenerator
   parser.onValue = ({ value, key: k, stack }) => {
     if (stack.length === 1 && k === 'mode') {
       if (value === null) return;
-      if (value !== 'full' && value !== 'delta') throw new FeedParseError(`"mode" must be "full" or "delta", not ${JSON.stringify(value).slice(0, 40)}`);
-      events.push({ kind: 'mode', mode: value });
+      // "FULL", "Delta": any letter case.
+      const mode = typeof value === 'string' ? value.trim().toLowerCase() : value;
+      if (mode !== 'full' && mode !== 'delta') throw new FeedParseError(`"mode" must be "full" or "delta", not ${JSON.stringify(value).slice(0, 40)}`);
+      events.push({ kind: 'mode', mode });
     } else if (stack.length === 2 && typeof k === 'number') {
       const position = `listings[${k}]`;
       events.push(toEvent(value, position));
@@ -149,7 +151,7 @@ function toEvent(item: unknown, position: string): FeedEvent {
 }
 
 function toRecord(item: Obj, position: string): RawRecord | Reject {
-  const externalId = cleanExternalId(item.ref);
+  const externalId = cleanExternalId(item.ref ?? item.id);
   const status = (str(item.status) ?? 'available').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
   if (status === 'deleted') return { position, externalId, action: 'delete', listingType: null };
   if (GONE.has(status)) return { position, externalId, action: 'withdraw', listingType: null };
@@ -167,15 +169,15 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     listingType,
     typeText: offer,
     title: Array.isArray(item.title) ? titleVersions(item.title) : item.title,
-    price: priceObj ? priceObj.amount : price,
+    price: priceObj ? priceAmount(priceObj) : price,
     currency: priceObj ? currencyCode(str(priceObj.currency)) : null,
     pricePeriod: priceObj ? pricePeriod(str(priceObj.period), listingType) : null,
-    area: item.surface_m2 ?? item.area_m2,
+    area: item.surface_m2 ?? item.area_m2 ?? squareMetres(item.surface) ?? squareMetres(item.area),
     rooms: item.rooms,
     bedrooms: item.bedrooms,
     town: str(address.commune) ?? str(address.city) ?? str(address.locality),
     quarter: str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter),
-    postcode: str(address.postcode),
+    postcode: str(address.postcode) ?? str(address.zip) ?? str(address.zipcode) ?? str(address.postal_code),
     country: countryCode(str(address.country)),
     lat,
     lng,
@@ -189,6 +191,21 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
 
 // The CRM's words, put in those the normalizer reads: what it cannot place is passed on as
 // given, for it to reject with the text quoted.
+
+// The amount of a price object: "amount", or "value", or the rent without charges of
+// { "rent": { "net": 1700, "charges": 200 } }.
+function priceAmount(p: Obj): unknown {
+  const rent = isObj(p.rent) ? p.rent : null;
+  return p.amount ?? p.value ?? (rent ? (rent.net ?? rent.amount ?? rent.value) : undefined);
+}
+
+// An area under another name: a figure, or { "value": 85, "unit": "m2" } (square metres only).
+function squareMetres(v: unknown): unknown {
+  if (typeof v === 'number' || typeof v === 'string') return v;
+  if (!isObj(v)) return undefined;
+  const unit = str(v.unit)?.trim().toLowerCase() ?? 'm2';
+  return ['m2', 'm²', 'sqm', 'qm'].includes(unit) ? v.value : `${str(v.value) ?? ''} ${unit}`;
+}
 
 // "Euro", "euro", "€", "eur": EUR.
 function currencyCode(text: string | null): string | null {
@@ -239,6 +256,9 @@ function titleVersions(list: unknown[]): Obj {
 // lat and lon (or lng, long, latitude, longitude), or a GeoJSON Point ([lng, lat]), bare or
 // as a Feature's geometry.
 function coordinates(v: unknown): { lat: unknown; lng: unknown } {
+  // A bare pair is GeoJSON's order, [lng, lat] (a pair the other way round is put right
+  // later, as swapped coordinates are).
+  if (Array.isArray(v) && v.length === 2) return { lat: v[1], lng: v[0] };
   const geo = isObj(v) ? v : {};
   const point = String(geo.type).toLowerCase() === 'feature' && isObj(geo.geometry) ? geo.geometry : geo;
   if (String(point.type).toLowerCase() === 'point' && Array.isArray(point.coordinates)) {
@@ -256,11 +276,14 @@ function photos(media: unknown): string[] {
     if (typeof m === 'string') images.push(m);
     else if (isObj(m) && isPhotoType(String(m.type ?? 'photo'))) {
       const url = str(m.url);
-      if (url) images.push(url);
+      // Untyped media: a video or a document by its file name is no photo.
+      if (url && (m.type !== undefined || !NOT_IMAGE_FILE.test(url))) images.push(url);
     }
   }
   return images;
 }
+
+const NOT_IMAGE_FILE = /\.(pdf|mp4|mov|avi|webm|mkv|doc|docx|txt|zip)(\?|#|$)/i;
 
 function isPhotoType(type: string): boolean {
   const t = type.trim().toLowerCase();

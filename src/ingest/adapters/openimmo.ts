@@ -149,6 +149,7 @@ function toRecord(node: Node, position: string): RawRecord {
   if (otherArt) listingType = null;
   else if (isZimmer) listingType = 'FLATSHARE';
   else if (yes(fields.get('untervermietung'))) listingType = 'SUBLET';
+  else if (sale && rent) listingType = null; // settled by the prices given, below
   else if (sale) listingType = 'SALE';
   else if (rent) listingType = 'RENT';
 
@@ -157,6 +158,14 @@ function toRecord(node: Node, position: string): RawRecord {
   // warmmiete (charges included). Agency software writes 0 in the elements it does not fill:
   // the first one stated is the rent (all of them 0: the first, for the normalizer to reject).
   const rents = [preise?.kaltmiete, preise?.nettokaltmiete, preise?.warmmiete].map(text).filter((p) => p !== null);
+  // Both KAUF and MIETE_PACHT set: the price given says which (a rent or a sale price, not both).
+  let bothKinds = false;
+  if (!otherArt && !isZimmer && listingType === null && sale && rent) {
+    const hasRent = rents.some((p) => !isZero(p));
+    const hasSale = text(preise?.kaufpreis) !== null && !isZero(text(preise?.kaufpreis));
+    if (hasRent !== hasSale) listingType = hasRent ? 'RENT' : 'SALE';
+    else bothKinds = true;
+  }
   const price = listingType === 'SALE' ? text(preise?.kaufpreis) : (rents.find((p) => !isZero(p)) ?? rents[0] ?? null);
   const flaechen = obj(node.flaechen);
   const geo = obj(node.geo);
@@ -172,7 +181,13 @@ function toRecord(node: Node, position: string): RawRecord {
     externalId,
     action: 'upsert',
     listingType,
-    typeText: listingType ? null : otherArt ? `objektart ${otherArt}: not a home` : 'neither MIETE_PACHT nor KAUF is set in vermarktungsart',
+    typeText: listingType
+      ? null
+      : otherArt
+        ? `objektart ${otherArt}: not a home`
+        : bothKinds
+          ? 'both MIETE_PACHT and KAUF are set in vermarktungsart, with a rent and a sale price (or neither)'
+          : 'neither MIETE_PACHT nor KAUF is set in vermarktungsart',
     title: text(obj(node.freitexte)?.objekttitel),
     price,
     currency: str(obj(preise?.waehrung)?.['@_iso_waehrung']),
