@@ -221,6 +221,11 @@ const NUMBER_WORDS = new Map<string, number>([
   ['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5], ['six', 6],
 ]);
 
+// Whether a word spells out a count ("deux", "zwei", "two").
+export function isNumberWord(word: string): boolean {
+  return NUMBER_WORDS.has(word);
+}
+
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_SHORT_TEXT) return null;

@@ -52,7 +52,8 @@ export function placeKey(s: string): string {
 // "Reckange/Mess", "Erpeldingen an der Sauer".
 const FILLERS = new Set(['sur', 'sous', 'an', 'der', 'op', 'la', 'les', 'de', 'du', 'l', 'zum', 'am', 'bei']);
 
-function tokens(s: string): string[] {
+// The words of a text, lower case, accents removed: "Location meublée" -> location, meublee.
+export function tokens(s: string): string[] {
   return s
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')

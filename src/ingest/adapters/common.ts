@@ -1,5 +1,7 @@
 import type { ListingType } from '../../domain/listing.js';
 import { CONTROL_CHARACTERS } from '../../lib/text.js';
+import { tokens } from '../../reference/gazetteer.js';
+import { isNumberWord } from '../values.js';
 import { FeedParseError, MAX_FIELD_CHARS, MAX_RECORD_CHARS, tooLong } from '../errors.js';
 import { type FeedInput, openInput } from '../input.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
@@ -272,6 +274,9 @@ export function cleanExternalId(v: unknown): string | null {
   return s === '' || s.length > 200 ? null : s;
 }
 
+// Attachments that are no pictures, by their file name: videos, documents, archives.
+export const NOT_IMAGE_FILE = /\.(pdf|mp4|mov|avi|webm|mkv|doc|docx|txt|zip)(\?|#|$)/i;
+
 // The kind of offer, in the words of each format (the CSV's French, the JSON's English) and of
 // the other languages agencies here write in. Agency software writes phrases, not codes
 // ("À louer", "Location meublée", "Vente VEFA", "Zimmer in WG"), so the text is read word by
@@ -312,18 +317,14 @@ const OPTIONS = new Set([
   'refusee', 'refuses', 'refusees', 'allowed', 'forbidden', 'permitted', 'accepted', 'erlaubt', 'verboten', 'moglich', 'gestattet',
 ]);
 const LINKS = new Set(['de', 'd', 'la', 'le', 'of', 'a', 'an']);
-// A count before a room makes it part of a home: "2 chambres", "deux chambres", "une chambre".
-const COUNT_WORDS = new Set(['un', 'une', 'deux', 'trois', 'quatre', 'cinq', 'ein', 'eine', 'zwei', 'drei', 'vier', 'one', 'two', 'three', 'four']);
 
 // Whether a property type is something that is not a home (the CSV's "Type de bien":
 // "Garage", "Bureau", "Local commercial", "Terrain"): by the word it starts with, since a
 // home's type may name its extras ("Maison avec garage", "Appartement + parking").
 export function notAHome(text: string): boolean {
-  const [first = '', second = ''] = wordsOf(text);
+  const [first = '', second = ''] = tokens(text);
   return NOT_HOME_WORDS.has(first) || (['local', 'locaux', 'surface', 'surfaces'].includes(first) && NOT_HOME_WORDS.has(second));
 }
-
-const wordsOf = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 
 function offerWord(word: string): ListingType | undefined {
   // Plurals: "Locations", "Ventes", "Rentals".
@@ -334,7 +335,7 @@ function offerWord(word: string): ListingType | undefined {
 // "Room for rent"): the narrower kind is meant. Words of two other kinds ("Location-vente",
 // rent-to-own; "Location ou vente") contradict each other: null, like text that names none.
 export function offerType(text: string): ListingType | null {
-  const words = wordsOf(text);
+  const words = tokens(text);
   if (words.some((w) => NOT_HOME_WORDS.has(w))) return null;
   const kinds = new Set<ListingType>();
   let room = false;
@@ -357,7 +358,7 @@ export function offerType(text: string): ListingType | null {
       if (!ruledOut) kinds.add(kind);
     } else if (ROOM_WORDS.has(words[i].replace(/s$/, '')) && !ruledOut) {
       // A count before or after the room ("2 chambres", "chambre(s): 2") makes it part of a home.
-      const counted = (w: string) => /^\d+$/.test(w) || COUNT_WORDS.has(w);
+      const counted = (w: string) => /^\d+$/.test(w) || isNumberWord(w);
       if (!counted(words[i - 1] ?? '') && !counted(next.replace(/^s$/, after))) room = true;
     }
   }

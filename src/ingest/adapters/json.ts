@@ -2,7 +2,7 @@ import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
 import type { ListingType } from '../../domain/listing.js';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
-import { assertFieldSizes, cleanExternalId, collectFeed, offerType, SizeGuard, str, TextPosition } from './common.js';
+import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, offerType, SizeGuard, str, TextPosition } from './common.js';
 
 type Obj = Record<string, unknown>;
 
@@ -282,8 +282,6 @@ function photos(media: unknown): string[] {
   }
   return images;
 }
-
-const NOT_IMAGE_FILE = /\.(pdf|mp4|mov|avi|webm|mkv|doc|docx|txt|zip)(\?|#|$)/i;
 
 function isPhotoType(type: string): boolean {
   const t = type.trim().toLowerCase();

@@ -2,7 +2,7 @@ import { SaxesParser } from 'saxes';
 import type { ListingType } from '../../domain/listing.js';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord } from '../types.js';
-import { assertFieldSizes, cleanExternalId, collectFeed, SizeGuard, str } from './common.js';
+import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, SizeGuard, str } from './common.js';
 
 // OpenImmo's kinds of property (objektart) that are not homes.
 const NOT_HOME_ARTS = new Set([
@@ -15,7 +15,6 @@ type Node = Record<string, unknown>;
 const ARRAYS = new Set(['anbieter', 'immobilie', 'anhang', 'user_defined_simplefield']);
 // Attachment groups that are photographs; GRUNDRISS (floor plan), FILM, DOKUMENTE... are not.
 const PHOTO_GROUPS = new Set(['BILD', 'TITELBILD', 'INNENANSICHTEN', 'AUSSENANSICHTEN']);
-const NOT_IMAGE_FILE = /\.(pdf|mp4|mov|avi|webm|mkv|doc|docx|txt|zip)(\?|#|$)/i;
 
 // The XML is read as a stream of SAX events (saxes, a strict well-formedness checker):
 // each anbieter/immobilie element is built into a small tree of its own, made into a
