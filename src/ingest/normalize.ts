@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { decodeHTML } from 'entities';
 import type { ListingIdFn } from '../domain/listing.js';
-import type { Gazetteer } from '../reference/gazetteer.js';
+import { tokens, type Gazetteer } from '../reference/gazetteer.js';
 import { CONTROL_CHARACTERS } from '../lib/text.js';
 import { fixCoordinates, resolvePlace } from './place.js';
 import type { NormalizedListing, RawRecord } from './types.js';
@@ -51,10 +51,31 @@ function cleanText(v: unknown): string | null {
   return s.slice(0, MAX_TITLE_CHARS - 1).trimEnd() + '…';
 }
 
+// A feed's period field, as feeds and CRMs write it ("month", "per_month", "monthly",
+// "Monat", "w"). A sale price is paid once: for a sale, "once", "total", "one-off" say there is
+// no period ('none'). Undefined: a word this does not know.
 const PERIODS: Record<string, 'month' | 'week'> = {
-  month: 'month', monthly: 'month', mois: 'month', mensuel: 'month', monat: 'month', m: 'month',
+  month: 'month', monthly: 'month', mois: 'month', mensuel: 'month', monat: 'month', monatlich: 'month', m: 'month',
   week: 'week', weekly: 'week', semaine: 'week', hebdomadaire: 'week', woche: 'week', w: 'week',
 };
+const ONCE = new Set(['once', 'total', 'one off', 'oneoff', 'one time', 'single']);
+
+function feedPeriod(text: string, type: string): 'month' | 'week' | 'none' | undefined {
+  const words = text.trim().toLowerCase().replace(/[\s_-]+/g, ' ').replace(/^(per|par|pro|a) /, '');
+  if (type === 'SALE' && ONCE.has(words)) return 'none';
+  return PERIODS[words];
+}
+
+// A feed's currency field: a code, or the euro written out ("Euro", "euros", "€").
+function feedCurrency(text: string): string {
+  const t = text.trim().toUpperCase();
+  return /^(EUR|EUROS?|€)$/.test(t) ? 'EUR' : t;
+}
+
+// Luxembourg as feeds write the country: its names in the country's languages, with or
+// without "Grand-Duché de", and the codes LU, LUX and L.
+const LUXEMBOURG = /^(grand duche de |grand duchy of |grossherzogtum )?(luxembourg|luxemburg|letzebuerg)$|^(l|lu|lux)$/;
+const isLuxembourg = (text: string) => LUXEMBOURG.test(tokens(text).join(' '));
 
 export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeResult {
   const fail = (reason: string): NormalizeResult => ({ ok: false, reason });
@@ -71,20 +92,20 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   const price = parsePrice(r.price);
   if (!price.ok) return fail(price.reason);
   if (!price.value) return fail('no price');
-  const explicit = r.currency ? r.currency.trim().toUpperCase() : null;
+  const explicit = r.currency ? feedCurrency(r.currency) : null;
   const currency = explicit || price.value.currency || 'EUR';
   if (explicit && price.value.currency && explicit !== price.value.currency) {
     return fail(`price ${show(r.price)} contradicts currency ${explicit}`);
   }
-  if (currency !== 'EUR' && currency !== '€') return fail(`price in ${currency}: only EUR is accepted`);
+  if (currency !== 'EUR') return fail(`price in ${currency}: only EUR is accepted`);
   let amount = price.value.amount;
   // The period the feed gives, else the one written after the price, else a month.
-  const periodText = r.pricePeriod ? r.pricePeriod.trim().toLowerCase() : (price.value.period ?? 'month');
-  const period = PERIODS[periodText];
-  if (!period) return fail(`unknown price period ${show(r.pricePeriod)} (expected month or week)`);
-  if (r.pricePeriod && price.value.period && period !== price.value.period) {
+  const given = r.pricePeriod ? feedPeriod(r.pricePeriod, r.listingType) : 'none';
+  if (!given) return fail(`unknown price period ${show(r.pricePeriod)} (expected month or week)`);
+  if (given !== 'none' && price.value.period && given !== price.value.period) {
     return fail(`price ${show(r.price)} contradicts period ${show(r.pricePeriod)}`);
   }
+  const period = given !== 'none' ? given : (price.value.period ?? 'month');
   if (period === 'week') amount = (amount * 52) / 12;
   const priceEur = Math.round(amount);
   if (priceEur <= 0) return fail(`price ${show(r.price)} is not positive`);
@@ -101,7 +122,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   const statedRooms = roomsP.value === 0 ? null : roomsP.value;
   const rooms = statedRooms ?? (bedroomsP.value !== null ? bedroomsP.value + 1 : null);
 
-  if (r.country && !/^(lu|lux|luxembourg|luxemburg|lëtzebuerg)$/i.test(r.country.trim())) {
+  if (r.country && !isLuxembourg(r.country)) {
     return fail(`country ${show(r.country)} is not Luxembourg`);
   }
   const coords = fixCoordinates(parseCoordinate(r.lat), parseCoordinate(r.lng));

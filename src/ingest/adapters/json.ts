@@ -1,5 +1,4 @@
 import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
-import type { ListingType } from '../../domain/listing.js';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
 import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, offerType, SizeGuard, str, TextPosition } from './common.js';
@@ -170,15 +169,15 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     typeText: offer,
     title: Array.isArray(item.title) ? titleVersions(item.title) : item.title,
     price: priceObj ? priceAmount(priceObj) : price,
-    currency: priceObj ? currencyCode(str(priceObj.currency)) : null,
-    pricePeriod: priceObj ? pricePeriod(str(priceObj.period), listingType) : null,
+    currency: priceObj ? str(priceObj.currency) : null,
+    pricePeriod: priceObj ? str(priceObj.period) : null,
     area: item.surface_m2 ?? item.area_m2 ?? squareMetres(item.surface) ?? squareMetres(item.area),
     rooms: item.rooms,
     bedrooms: item.bedrooms,
     town: str(address.commune) ?? str(address.city) ?? str(address.locality),
     quarter: str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter),
     postcode: str(address.postcode) ?? str(address.zip) ?? str(address.zipcode) ?? str(address.postal_code),
-    country: countryCode(str(address.country)),
+    country: str(address.country),
     lat,
     lng,
     images: photos(item.media),
@@ -205,37 +204,6 @@ function squareMetres(v: unknown): unknown {
   if (!isObj(v)) return undefined;
   const unit = str(v.unit)?.trim().toLowerCase() ?? 'm2';
   return ['m2', 'm²', 'sqm', 'qm'].includes(unit) ? v.value : `${str(v.value) ?? ''} ${unit}`;
-}
-
-// "Euro", "euro", "€", "eur": EUR.
-function currencyCode(text: string | null): string | null {
-  return text && /^\s*(eur|euros?|€)\s*$/i.test(text) ? 'EUR' : text;
-}
-
-// "per_month", "per month", "monthly": month; "per_week", "weekly": week. A sale price is
-// paid once: for a sale, "once", "total", "one-off" say there is no period. Other words are
-// passed on as written, for the normalizer to read or to quote in its reject.
-const PERIOD_WORDS: Record<string, 'month' | 'week' | null> = {
-  month: 'month', monthly: 'month', mois: 'month', mensuel: 'month', monat: 'month', monatlich: 'month',
-  week: 'week', weekly: 'week', semaine: 'week', hebdomadaire: 'week', woche: 'week',
-};
-const ONCE = new Set(['once', 'total', 'one off', 'oneoff', 'one time', 'single']);
-
-function pricePeriod(text: string | null, type: ListingType | null): string | null {
-  if (!text) return text;
-  const words = text.trim().toLowerCase().replace(/[\s_-]+/g, ' ').replace(/^(per|par|pro|a) /, '');
-  if (type === 'SALE' && ONCE.has(words)) return null;
-  return PERIOD_WORDS[words] ?? text;
-}
-
-// The country in the ways CRMs write Luxembourg: its names in the country's languages,
-// with or without "Grand-Duché de", and the vehicle code L. Others are left for the
-// normalizer to refuse.
-const LUXEMBOURG = /^(grand duche de |grand duchy of |grossherzogtum )?(luxembourg|luxemburg|letzebuerg)$|^(l|lu|lux)$/;
-function countryCode(text: string | null): string | null {
-  if (!text) return text;
-  const key = text.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/ß/g, 'ss').toLowerCase().replace(/[^a-z]+/g, ' ').trim();
-  return LUXEMBOURG.test(key) ? 'LU' : text;
 }
 
 // A title as a list of language versions, [{ "lang": "fr", "text": "…" }] (or "language",
