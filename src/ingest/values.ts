@@ -14,6 +14,10 @@ const bad = <T>(reason: string): Parsed<T> => ({ ok: false, reason });
 const UNSTATED_WORDS = new Set(['-', '–', '—', 'n/a', 'na', 'n.a.', '?', 'nc', 'n.c.', 'k.a.', 'ka']);
 const isBlank = (v: unknown) => v === null || v === undefined || (typeof v === 'string' && (v.trim() === '' || UNSTATED_WORDS.has(v.trim().toLowerCase())));
 
+// A price, area, count, coordinate or date text longer than this is none of them; the cap
+// also bounds the regular expressions' work (a long run of spaces made them take seconds).
+const MAX_VALUE_TEXT = 100;
+
 export function show(v: unknown): string {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
@@ -111,8 +115,6 @@ const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 // "1,25 Mio €", "1,25 million €", "1,5 Millionen": the figure is in millions, with a decimal mark.
 const MILLIONS = /\s*(?:mio\.?|millions?|millionen)\s*$/i;
 
-// A price text longer than this is no price; the cap also bounds the regular expressions' work.
-const MAX_PRICE_TEXT = 100;
 
 interface PriceParts { head: string; notes: string[]; periods: string[] }
 
@@ -146,7 +148,7 @@ function splitPriceNotes(text: string): PriceParts | null {
 export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (isBlank(v)) return ok(null);
   if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null }) : bad(`price ${show(v)} is not a number`);
-  if (typeof v !== 'string' || v.length > MAX_PRICE_TEXT) return bad(`price ${show(v)} is not a number`);
+  if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return bad(`price ${show(v)} is not a number`);
   const parts = splitPriceNotes(v.replace(FROM, '').replace(APPROX, ''));
   if (!parts) return bad(`price ${show(v)} is not a number`);
   const kinds = new Set(parts.periods.map((p) => (WEEKLY.has(p) ? 'week' : 'month')));
@@ -179,14 +181,11 @@ const ONE_THOUSANDS_GROUP = /^[1-9][.,]\d{3}$/;
 // Under this not even a room is plausible: "1.050" is then 1,050 m², not 1.05 m² (while
 // "9.500" stays a room of 9.5 m²).
 const MIN_PLAUSIBLE_M2 = 5;
-// An area text longer than this is no area; the cap also bounds the regular expressions' work
-// (a long run of spaces made them take seconds).
-const MAX_AREA_TEXT = 100;
 
 // The figure of an area text, the separator read as a decimal mark ("85,5") unless that
 // gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
 function areaFigure(text: string): number | null {
-  if (text.length > MAX_AREA_TEXT) return null;
+  if (text.length > MAX_VALUE_TEXT) return null;
   const s = text.replace(APPROX, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
   const n = parseDecimal(s, false);
   if (n !== null && n < MIN_PLAUSIBLE_M2 && ONE_THOUSANDS_GROUP.test(s.replace(NUMBER_SPACES, ''))) return parseDecimal(s, true);
@@ -228,7 +227,7 @@ export function isNumberWord(word: string): boolean {
 
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
-  if (text.length > MAX_SHORT_TEXT) return null;
+  if (text.length > MAX_VALUE_TEXT) return null;
   const s = text.trim().replace(COUNT_INCLUDES, '').replace(COUNT_WORDS, '').trim();
   const word = s.toLowerCase();
   if (word === 'studio') return what === 'bedrooms' ? 0 : 1;
@@ -255,14 +254,11 @@ function twoDigitYear(yy: number): number {
   return 2000 + yy <= new Date().getUTCFullYear() + 1 ? 2000 + yy : 1900 + yy;
 }
 
-// A coordinate or a count longer than this is none; the cap also bounds the regular
-// expressions' work (a long run of spaces made them take seconds).
-const MAX_SHORT_TEXT = 100;
 
 export function parseCoordinate(v: unknown): number | null {
   if (isBlank(v)) return null;
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v !== 'string' || v.length > MAX_SHORT_TEXT) return null;
+  if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return null;
   // "49.6005°", "49,6005 °": the degree sign says what the figure already is.
   const s = v.trim().replace(/\s*°$/, '').replace(',', '.');
   if (!/^[+-]?\d{1,3}(\.\d+)?$/.test(s)) return null;
@@ -349,12 +345,10 @@ function readEpoch(n: number): DateTime | null {
   return DateTime.fromMillis(n > 1e11 ? n : n * 1000, { zone: 'UTC' });
 }
 
-// A date text longer than this is no date; the cap also bounds the regular expressions' work.
-const MAX_DATE_TEXT = 100;
 
 function readDate(v: unknown): DateTime | null {
   if (typeof v === 'number') return readEpoch(v);
-  if (typeof v !== 'string' || v.length > MAX_DATE_TEXT) return null;
+  if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return null;
   const s = v.trim();
   // RFC 2822 ("Fri, 20 Nov 2026 08:00:00 GMT") always carries its zone.
   const rfc = DateTime.fromRFC2822(s);

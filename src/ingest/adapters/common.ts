@@ -36,7 +36,7 @@ export async function* decodeText(chunks: AsyncIterable<Uint8Array | string>): A
 // Bytes to text. The decoder is chosen from the first bytes (held until the XML declaration,
 // if there is one, is complete); text already decoded passes as it is.
 async function* decodeBytes(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
-  let decoder: TextDecoder | null = null;
+  let decoder: Decoder | null = null;
   let head = Buffer.alloc(0);
   const decode = (bytes?: Uint8Array) => {
     try {
@@ -86,9 +86,12 @@ const XML_START = Buffer.from('<?xml');
 // (and the XML parser says what is wrong with it).
 const MAX_DECLARATION_BYTES = 1024;
 
+// What decodes the bytes: a TextDecoder, or the SniffingDecoder below.
+type Decoder = Pick<TextDecoder, 'decode'>;
+
 // The decoder for a file from its first bytes; null while they cannot tell yet (more are
 // needed), unless final.
-function declaredDecoder(head: Buffer, final: boolean): TextDecoder | null {
+function declaredDecoder(head: Buffer, final: boolean): Decoder | null {
   const utf8 = () => new TextDecoder('utf-8', { fatal: true });
   const n = Math.min(head.length, XML_START.length);
   if (!head.subarray(0, n).equals(XML_START.subarray(0, n))) return utf8();
@@ -97,13 +100,13 @@ function declaredDecoder(head: Buffer, final: boolean): TextDecoder | null {
   const declaration = head.subarray(0, end).toString('latin1');
   const label = /\sencoding\s*=\s*["']([^"']*)["']/.exec(declaration)?.[1].trim().toLowerCase();
   const latin = label ? DECLARED_LATIN[label] : undefined;
-  return latin ? (new SniffingDecoder(latin) as unknown as TextDecoder) : utf8();
+  return latin ? new SniffingDecoder(latin) : utf8();
 }
 
 // Agency software often writes a Latin declaration over text it wrote in UTF-8. The first
 // letter outside ASCII tells: a valid UTF-8 sequence means the file is UTF-8 (strictly, from
 // then on), anything else the declared encoding. ASCII before it reads the same either way.
-class SniffingDecoder {
+class SniffingDecoder implements Decoder {
   private pending = Buffer.alloc(0);
   private chosen: TextDecoder | null = null;
   private isLatin = false;

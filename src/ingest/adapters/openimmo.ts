@@ -133,39 +133,19 @@ function toRecord(node: Node, position: string): RawRecord {
   if (aktion === 'DELETE') return { position, externalId, action: 'delete', listingType: null };
 
   const kat = obj(node.objektkategorie);
-  const verm = obj(kat?.vermarktungsart);
   const fields = new Map<string, string>();
   for (const f of arr(obj(node.verwaltung_objekt)?.user_defined_simplefield)) {
     const name = str(obj(f)?.['@_feldname']);
     if (name) fields.set(name.toLowerCase(), text(f) ?? '');
   }
-  const isZimmer = obj(kat?.objektart)?.zimmer !== undefined;
-  // Offices, shops, restaurants, plots, parking, halls, farms: no homes, no listings of this feed.
-  const otherArt = Object.keys(obj(kat?.objektart) ?? {}).find((k) => NOT_HOME_ARTS.has(k));
-  const sale = yes(verm?.['@_KAUF']);
-  const rent = yes(verm?.['@_MIETE_PACHT']);
-  let listingType: ListingType | null = null;
-  if (otherArt) listingType = null;
-  else if (isZimmer) listingType = 'FLATSHARE';
-  else if (yes(fields.get('untervermietung'))) listingType = 'SUBLET';
-  else if (sale && rent) listingType = null; // settled by the prices given, below
-  else if (sale) listingType = 'SALE';
-  else if (rent) listingType = 'RENT';
-
   const preise = obj(node.preise);
   // The rent: kaltmiete (cold rent), else nettokaltmiete (OpenImmo's net cold rent), else
   // warmmiete (charges included). Agency software writes 0 in the elements it does not fill:
   // the first one stated is the rent (all of them 0: the first, for the normalizer to reject).
   const rents = [preise?.kaltmiete, preise?.nettokaltmiete, preise?.warmmiete].map(text).filter((p) => p !== null);
-  // Both KAUF and MIETE_PACHT set: the price given says which (a rent or a sale price, not both).
-  let bothKinds = false;
-  if (!otherArt && !isZimmer && listingType === null && sale && rent) {
-    const hasRent = rents.some((p) => !isZero(p));
-    const hasSale = text(preise?.kaufpreis) !== null && !isZero(text(preise?.kaufpreis));
-    if (hasRent !== hasSale) listingType = hasRent ? 'RENT' : 'SALE';
-    else bothKinds = true;
-  }
-  const price = listingType === 'SALE' ? text(preise?.kaufpreis) : (rents.find((p) => !isZero(p)) ?? rents[0] ?? null);
+  const salePrice = text(preise?.kaufpreis);
+  const { listingType, why } = kindOf(kat, fields, rents.some((p) => !isZero(p)), salePrice !== null && !isZero(salePrice));
+  const price = listingType === 'SALE' ? salePrice : (rents.find((p) => !isZero(p)) ?? rents[0] ?? null);
   const flaechen = obj(node.flaechen);
   const geo = obj(node.geo);
   const koord = obj(geo?.geokoordinaten);
@@ -180,19 +160,13 @@ function toRecord(node: Node, position: string): RawRecord {
     externalId,
     action: 'upsert',
     listingType,
-    typeText: listingType
-      ? null
-      : otherArt
-        ? `objektart ${otherArt}: not a home`
-        : bothKinds
-          ? 'both MIETE_PACHT and KAUF are set in vermarktungsart, with a rent and a sale price (or neither)'
-          : 'neither MIETE_PACHT nor KAUF is set in vermarktungsart',
+    typeText: why,
     title: text(obj(node.freitexte)?.objekttitel),
     price,
     currency: str(obj(preise?.waehrung)?.['@_iso_waehrung']),
     area: text(flaechen?.wohnflaeche),
-    // 0 rooms is the software's "not filled in"; bedrooms then give the rooms (normalizer).
-    rooms: isZero(text(flaechen?.anzahl_zimmer)) ? null : text(flaechen?.anzahl_zimmer),
+    // 0 rooms is the software's "not filled in": the normalizer reads it so, and bedrooms + 1.
+    rooms: text(flaechen?.anzahl_zimmer),
     bedrooms: text(flaechen?.anzahl_schlafzimmer),
     town: text(geo?.ort),
     quarter: text(geo?.regionaler_zusatz),
@@ -224,6 +198,32 @@ function text(v: unknown): string | null {
 }
 
 // "0", "0.00", "0,0": a figure the agency left at its default.
+// The kind of offer, from the kind of property (objektart), the flags of a sublet, and
+// vermarktungsart; with both KAUF and MIETE_PACHT set, the price given decides. `why` says
+// what is wrong when there is no kind.
+function kindOf(
+  kat: Node | null,
+  fields: Map<string, string>,
+  hasRent: boolean,
+  hasSalePrice: boolean,
+): { listingType: ListingType | null; why: string | null } {
+  const art = obj(kat?.objektart);
+  const verm = obj(kat?.vermarktungsart);
+  // Offices, shops, restaurants, plots, parking, halls, farms: no homes, no listings of this feed.
+  const otherArt = Object.keys(art ?? {}).find((k) => NOT_HOME_ARTS.has(k));
+  if (otherArt) return { listingType: null, why: `objektart ${otherArt}: not a home` };
+  if (art?.zimmer !== undefined) return { listingType: 'FLATSHARE', why: null };
+  if (yes(fields.get('untervermietung'))) return { listingType: 'SUBLET', why: null };
+  const sale = yes(verm?.['@_KAUF']);
+  const rent = yes(verm?.['@_MIETE_PACHT']);
+  if (sale && rent) {
+    if (hasRent !== hasSalePrice) return { listingType: hasRent ? 'RENT' : 'SALE', why: null };
+    return { listingType: null, why: 'both MIETE_PACHT and KAUF are set in vermarktungsart, with a rent and a sale price (or neither)' };
+  }
+  if (sale || rent) return { listingType: sale ? 'SALE' : 'RENT', why: null };
+  return { listingType: null, why: 'neither MIETE_PACHT nor KAUF is set in vermarktungsart' };
+}
+
 function isZero(s: string | null): boolean {
   return s !== null && /^\s*0+(?:[.,]0*)?\s*$/.test(s);
 }
