@@ -1,4 +1,4 @@
-// npx tsx test/ingest/eval/diagnose.ts --set second|first|hand [--seed 13] [--properties 3300] [--db NAME]
+// npx tsx test/ingest/eval/diagnose.ts --set second|third|first|hand [--seed 13] [--properties 3300] [--db NAME]
 //                                      [--out test-output/dedup-eval/diagnose-<set>.json]
 //
 // Why multi-listed properties were missed (and which merges were wrong): imports one set
@@ -24,6 +24,7 @@ import type { FeedFile } from './feed-writers.js';
 import { importAll } from './harness.js';
 import { handSet } from './hand-cases.js';
 import { generateSecondSet } from './second-set.js';
+import { generateThirdSet } from './third-set.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,6 +44,10 @@ function feedsOf(set: string): { feeds: FeedFile[]; truth: Map<string, string> }
     return { feeds: s.feeds, truth: s.truth };
   }
   if (set === 'hand') return handSet();
+  if (set === 'third') {
+    const s = generateThirdSet({ properties: Number(args.properties), seed: Number(args.seed) });
+    return { feeds: s.feeds, truth: s.truth };
+  }
   const s = generateSet(gz, { properties: Number(args.properties), seed: 20261122 });
   const feeds = FIRST_AGENCIES.map((source) => ({
     source, format: 'json' as const, fileName: `${source}.json`, text: JSON.stringify(s.feeds.get(source)), records: s.feeds.get(source)!.listings.length,
