@@ -3,7 +3,7 @@ import { decodeHTML } from 'entities';
 import type { ListingIdFn } from '../domain/listing.js';
 import { tokens, type Gazetteer } from '../reference/gazetteer.js';
 import { CONTROL_CHARACTERS } from '../lib/text.js';
-import { fixCoordinates, resolvePlace } from './place.js';
+import { fixCoordinates, postcodeFor, resolvePlace, statedPostcode } from './place.js';
 import type { NormalizedListing, RawRecord } from './types.js';
 import { isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parsePrice, show } from './values.js';
 
@@ -143,7 +143,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   }
   const sourceUrl = isHttpUrl(r.sourceUrl) ? r.sourceUrl.trim() : null;
 
-  const listing: Omit<NormalizedListing, 'content_hash'> = {
+  const listing: Omit<NormalizedListing, 'content_hash' | 'postcode'> = {
     id: ctx.listingId(ctx.source, externalId),
     source: ctx.source,
     external_id: externalId,
@@ -167,12 +167,13 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   // of every newest-first list for ever.
   const hash = contentHash(listing);
   if (date.value && date.value > ctx.now) listing.created_at = ctx.now;
-  return { ok: true, listing: { ...listing, content_hash: hash } };
+  const postcode = postcodeFor(statedPostcode(r), ctx.gazetteer.commune(place.commune)?.canton);
+  return { ok: true, listing: { ...listing, postcode, content_hash: hash } };
 }
 
 // Everything that, when it changes, makes the listing "updated". A last-change date
 // (openimmo stand_vom) is not content: it moves on every edit without saying what changed.
-export function contentHash(l: Omit<NormalizedListing, 'content_hash'>): string {
+export function contentHash(l: Omit<NormalizedListing, 'content_hash' | 'postcode'>): string {
   const content = [
     l.title, l.price_eur, l.area_m2, l.rooms, l.commune, l.locality, l.lat, l.lng, l.listing_type,
     l.accepts_students, l.images, l.source_url,

@@ -37,6 +37,20 @@ const POSTCODE_REGION_CANTONS: Record<number, string[]> = {
   9: ['Diekirch', 'Clervaux', 'Wiltz', 'Vianden', 'Redange', 'Echternach', 'Mersch'],
 };
 
+// The postcode a record states: its postcode field, else one typed into its place texts.
+export function statedPostcode(input: Pick<PlaceInput, 'town' | 'quarter' | 'postcode'>): number | null {
+  return parsePostcode(input.postcode) ?? postcodeIn(clean(input.town)) ?? postcodeIn(clean(input.quarter));
+}
+
+// The postcode of a listing in `commune` (canton `canton`), as deduplication compares it
+// (src/ingest/dedup/rule.ts): the stated one when its region (first digit) covers the
+// commune's canton, else null (a postcode of another part of the country is a slip, and
+// says nothing about the street).
+export function postcodeFor(postcode: number | null, canton: string | undefined): number | null {
+  if (postcode === null || canton === undefined) return null;
+  return (POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? []).includes(canton) ? postcode : null;
+}
+
 export interface PlaceInput {
   town?: string | null;
   quarter?: string | null;
@@ -57,7 +71,7 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
   const quarter = clean(input.quarter);
   // A postcode typed into the place ("L-4410 Belvaux") counts as the postcode; the gazetteer
   // reads the place without it.
-  const postcode = parsePostcode(input.postcode) ?? postcodeIn(town) ?? postcodeIn(quarter);
+  const postcode = statedPostcode(input);
   const texts = [quarter && town ? `${quarter} ${town}` : null, town, quarter].filter((t): t is string => !!t);
   const townPlace = town ? gz.resolve(town) : null;
   const townCommunes = townPlace ? communesOf(townPlace) : [];

@@ -62,6 +62,9 @@ export interface ParsedFeed {
 
 // A record ready for the listings table.
 export type NormalizedListing = ListingContent & {
+  // The postcode the record states, for deduplication only (not public, not in the content
+  // hash: see migrations/20261128000100_listing_postcode.ts).
+  postcode: number | null;
   created_at: Date | null;
   created_at_kind: 'created' | 'changed' | null;
   content_hash: string;

@@ -56,7 +56,7 @@ const PLACES: PlacePoints = (() => {
 
 // A flat in Kirchberg, located at its building.
 const node = (over: Partial<DedupNode>): DedupNode => ({
-  id: 'a', source: 's1', listing_type: 'RENT', commune: 'Luxembourg', locality: 'Kirchberg', lat: 49.6281, lng: 6.154, located: true,
+  id: 'a', source: 's1', listing_type: 'RENT', commune: 'Luxembourg', locality: 'Kirchberg', postcode: null, lat: 49.6281, lng: 6.154, located: true,
   area_m2: 74.3, rooms: 3, price_eur: 2200, image_count: 1, has_source_url: true, created_at: new Date('2026-11-01'), ...over,
 });
 const other = (over: Partial<DedupNode>) => node({ id: 'b', source: 's2', ...over });
@@ -75,6 +75,7 @@ describe('pair rule: contradictions rule a pair out, whatever else agrees', () =
     ['two communes, one side unlocated', { ...unlocated }, { commune: 'Strassen', locality: null }, 'communes differ'],
     ['two localities, one side unlocated', { ...unlocated }, { locality: 'Weimerskirch' }, 'localities differ'],
     ['a named locality far from the other position, one side unlocated', { ...unlocated, locality: 'Gasperich' }, { locality: null }, 'a named place is far from the other position'],
+    ['two postcodes (two streets), one side unlocated', { ...unlocated, postcode: 1855 }, { postcode: 1840 }, 'postcodes differ'],
     ['areas beyond every tolerance', {}, { area_m2: 84 }, 'areas too far apart'],
     ['prices beyond every tolerance', {}, { price_eur: 2500 }, 'prices too far apart'],
   ])('%s', (_label, a, b, reason) => {
@@ -87,6 +88,18 @@ describe('pair rule: contradictions rule a pair out, whatever else agrees', () =
     const a = { commune: 'Luxembourg', locality: 'Gasperich', lat: 49.58163, lng: 6.13912, area_m2: 90, price_eur: 2250 };
     const b = { commune: 'Hesperange', locality: 'Howald', lat: 49.58171, lng: 6.13918, area_m2: 90.4, price_eur: 2250 };
     expect(verdict(a, b).match).toBe('merge');
+  });
+
+  it('postcodes: two that differ do not contradict positions close together; one stated alike places a weak pair as a shared locality does', () => {
+    // Located together, the positions decide (a postcode typed for the other side of the street).
+    expect(verdict({ postcode: 1855 }, { postcode: 1840, lat: north(20) }).match).toBe('merge');
+    // One side unlocated in the city, no locality named by both: the same area (rounded) and
+    // price with rooms alike is not enough in a city of quarters ...
+    const city = { ...unlocated, locality: null, area_m2: 75, price_eur: 2200 };
+    expect(verdict(city, { area_m2: 73.8 })).toMatchObject({ match: null, contradiction: false });
+    // ... in the same street it is; a postcode stated by one side only is neutral.
+    expect(verdict({ ...city, postcode: 1855 }, { area_m2: 73.8, postcode: 1855 })).toMatchObject({ match: 'merge', reason: 'area same, price same, locality shared' });
+    expect(verdict({ ...city, postcode: 1855 }, { area_m2: 73.8 })).toMatchObject({ match: null, contradiction: false });
   });
 
   it('a record naming only its commune is placed anywhere near one of its localities: communes are not discs', () => {
@@ -474,6 +487,62 @@ describe('a crowded place singles nothing out', () => {
       expect(Object.entries(reverse).filter(([k]) => /^[CD]-/.test(k))).toEqual(Object.entries(forward).filter(([k]) => /^[CD]-/.test(k)));
     } finally {
       await other.drop();
+    }
+  });
+});
+
+describe('postcodes through the importer', () => {
+  // One flat in Strassen (a commune without quarters) listed by two agencies, neither with
+  // coordinates: the same area and price. Agency Q first types another street's postcode.
+  const p = (postcode: string) => csvRow({ ref: 'P-1', place: 'Strassen', postcode, area: '70,3', price: '1500', bedrooms: '1' });
+  const q = (postcode: string) => csvRow({ ref: 'Q-1', place: 'Strassen', postcode, area: '70,3', price: '1500', bedrooms: '1' });
+  const state = async (db: Knex) =>
+    Object.fromEntries((await db('listings').orderBy('external_id').select('external_id', 'status', 'postcode')).map((l) => [l.external_id, `${l.status} ${l.postcode}`]));
+  const load = async (db: Knex, feeds: [string, string][], now = NOW) => {
+    for (const [source, row] of feeds) await importFeed(db, { source, format: 'csv', input: { text: csvFeed([row]) }, now, gazetteer: gazetteer() });
+    return state(db);
+  };
+  const publicOf = async (db: Knex, ref: string) => {
+    const l = await db('listings').where({ external_id: ref }).first('id', 'updated_at');
+    const c = await db('listing_changes').where({ listing_id: l.id }).first('seq');
+    return { updated: l.updated_at.getTime(), seq: Number(c.seq) };
+  };
+
+  it('two streets stay two flats, in either order; a postcode changed alone is stored without a public change', async () => {
+    const [one, two] = [await createTestDb(), await createTestDb()];
+    try {
+      const feeds: [string, string][] = [['agence-p', p('L-8011')], ['agence-q', q('L-8030')]];
+      expect(await load(one.db, feeds)).toEqual({ 'P-1': 'active 8011', 'Q-1': 'active 8030' });
+      expect(await load(two.db, [...feeds].reverse())).toEqual(await state(one.db));
+
+      const before = await publicOf(one.db, 'P-1');
+      const later = new Date(NOW.getTime() + 3_600_000);
+      const r = await importFeed(one.db, { source: 'agence-p', format: 'csv', input: { text: csvFeed([p('L-8012')]) }, now: later, gazetteer: gazetteer() });
+      expect(r.counts).toMatchObject({ unchanged: 1, updated: 0 });
+      expect(await state(one.db)).toEqual({ 'P-1': 'active 8012', 'Q-1': 'active 8030' });
+      expect(await publicOf(one.db, 'P-1')).toEqual(before);
+    } finally {
+      await one.drop();
+      await two.drop();
+    }
+  });
+
+  it('a postcode corrected to the other record\'s decides the pair again: the two merge', async () => {
+    const t = await createTestDb();
+    try {
+      await load(t.db, [['agence-p', p('L-8011')], ['agence-q', q('L-8030')]]);
+      const after = await load(t.db, [['agence-q', q('L-8011')]], new Date(NOW.getTime() + 3_600_000));
+      expect(Object.values(after).sort()).toEqual(['active 8011', 'merged 8011']);
+      // Without a postcode on one side the pair merges as well (a missing field is neutral).
+      const u = await createTestDb();
+      try {
+        const none = await load(u.db, [['agence-p', p('L-8011')], ['agence-q', q('')]]);
+        expect(Object.values(none).map((v) => String(v).split(' ')[0]).sort()).toEqual(['active', 'merged']);
+      } finally {
+        await u.drop();
+      }
+    } finally {
+      await t.drop();
     }
   });
 });

@@ -261,6 +261,31 @@ describe('communes and localities', () => {
   });
 });
 
+describe('postcodes (kept for deduplication only)', () => {
+  it('keeps the postcode a record states, in its field or typed into its place, in any of its written forms', async () => {
+    expect((await csvListing({ place: 'Belvaux', postcode: 'L-4410' })).postcode).toBe(4410);
+    expect((await csvListing({ place: 'Belvaux', postcode: '4410' })).postcode).toBe(4410);
+    expect((await csvListing({ place: 'L-4410 Belvaux' })).postcode).toBe(4410);
+    expect(ok(await jsonOne({ address: { locality: 'Kirchberg', postcode: 'L1855', country: 'LU' } })).postcode).toBe(1855);
+    const xml = immobilie('').replace('<geo><ort>Strassen</ort></geo>', '<geo><plz>L-8010</plz><ort>Strassen</ort></geo>');
+    expect(ok(norm(await parseOpenImmo(xml))[0]).postcode).toBe(8010);
+    expect((await csvListing({ place: 'Belvaux' })).postcode).toBeNull();
+  });
+
+  it('drops a postcode of another part of the country than the commune (a slip says nothing of the street), and one that is not Luxembourg\'s', async () => {
+    // 9xxx is the north; Belvaux is in the south-west.
+    expect((await csvListing({ place: 'Belvaux', postcode: 'L-9010' })).postcode).toBeNull();
+    expect((await csvListing({ place: 'Belvaux', postcode: '57100' })).postcode).toBeNull();
+    expect((await csvListing({ place: 'Belvaux', postcode: 'n/a' })).postcode).toBeNull();
+  });
+
+  it('is not public content: the same record with or without a postcode has the same content hash', async () => {
+    const a = await csvListing({ place: 'Belvaux', postcode: 'L-4410' });
+    const b = await csvListing({ place: 'Belvaux' });
+    expect(a.content_hash).toBe(b.content_hash);
+  });
+});
+
 describe('coordinates', () => {
   it('accepts a decimal comma', async () => {
     const l = (await csvListing({ lat: '49,6005', lng: '6,1335' }));

@@ -5,7 +5,7 @@ import { RULE } from './tolerances.js';
 // back to be decided by classifyPair.
 
 // The columns of a DedupNode and its standing, for listings aliased `t`.
-export const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.lat, ${t}.lng,
+export const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.postcode, ${t}.lat, ${t}.lng,
   (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, jsonb_array_length(${t}.images) AS image_count,
   (${t}.source_url IS NOT NULL) AS has_source_url, ${t}.created_at, ${t}.status, ${t}.merged_into, ${t}.flags`;
 
@@ -37,10 +37,14 @@ const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${priceWithin
     OR (${areaWide} AND ${priceWithin(RULE.priceSame)})
     OR (${areaExact} AND ${rentLike} AND ${priceWithin(RULE.priceRelisted)}))`;
 const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${roomsSame}) AND ${priceWithin(RULE.priceSame)}`;
+// A locality or a postcode stated alike by both (rule.ts: shared 'locality'); none stated
+// differently by them.
+const samePlace = `(c.locality = f.locality OR c.postcode = f.postcode)`;
+const noOtherPlace = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode)`;
 const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})
-    OR ((c.locality = f.locality OR NOT (f.commune = ANY (${cities}))) AND (${rentLike} OR ${priceWithin(RULE.priceSame)}) AND (
+    OR ((${samePlace} OR NOT (f.commune = ANY (${cities}))) AND (${rentLike} OR ${priceWithin(RULE.priceSame)}) AND (
          (${areaExact} AND ${priceWithin(RULE.priceClose)})
-      OR ((c.locality = f.locality OR ${roomsSame} OR (NOT ${rentLike} AND ${areaSame})) AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
+      OR ((${samePlace} OR ${roomsSame} OR (NOT ${rentLike} AND ${areaSame})) AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
 
 // The statement, with no bindings: it reads the probes from dedup_frontier.
 export const CANDIDATE_SQL = candidateSql();
@@ -69,14 +73,14 @@ function candidateSql(): string {
   // Pairs with an unlocated side, nearest figures first, at most RULE.crowd + 1 per branch:
   // one more than that tells that the place is crowded (see deduplicate).
   const weak = `c.source <> f.source AND ${commune} AND ${sqlWeak(CITIES)}
-          AND (c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms)
+          AND ${noOtherPlace} AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms)
         ORDER BY abs(c.price_eur - f.price_eur), abs(c.area_m2 - f.area_m2), c.id LIMIT ${RULE.crowd + 1}`;
   // An area missing on one side, not both located: the same room count and price in the
   // commune, a locality named by both in a city of quarters.
   const weakNoArea = `c.source <> f.source AND ${live('c')} AND c.listing_type = f.listing_type AND c.commune = f.commune
           AND c.rooms = f.rooms AND ${priceIn(RULE.priceSame)} AND ${priceWithin(RULE.priceSame)} AND (f.dedup_cell IS NULL OR c.dedup_cell IS NULL)
-          AND (c.locality = f.locality OR NOT (f.commune = ANY (${CITIES})))
-          AND (c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality)
+          AND (${samePlace} OR NOT (f.commune = ANY (${CITIES})))
+          AND ${noOtherPlace}
         ORDER BY abs(c.price_eur - f.price_eur), c.id LIMIT ${RULE.crowd + 1}`;
   const weakBranches = [
     // A probe with an area: the unlocated listings of its commune in the window.

@@ -10,6 +10,8 @@ export interface DedupNode {
   listing_type: string;
   commune: string;
   locality: string | null;
+  // The postcode the record states (a street or a part of one), or null.
+  postcode: number | null;
   lat: number | null;
   lng: number | null;
   // Coordinates that say where the flat is: given, and not a reference point (a commune's
@@ -43,8 +45,8 @@ export interface PlacePoints {
 // type; room counts both stated and two or more apart (one apart only when everything else
 // agrees exactly: agencies count rooms their own way, bedrooms + 1, half rooms); both
 // located and more than `nearKm` apart; a named locality (or, naming none, the commune)
-// far from the other's position; without positions on both sides, two communes or two
-// localities named; an area or a price beyond every tolerance.
+// far from the other's position; without positions on both sides, two communes, two
+// localities or two postcodes stated; an area or a price beyond every tolerance.
 //
 // A missing field is neither for nor against: it only leaves less evidence. Agreement is
 // read in classes, with tolerances the way feeds round and measure:
@@ -58,16 +60,17 @@ export interface PlacePoints {
 // close or wide and the price the same, merge; an area missing on one side merges with room
 // counts not contradicting and the same price; the same area and a rent 3.5-6 % apart
 // (relisted, or a twin flat of a new building) is only a possible duplicate. Not both
-// located: tighter, by what the two share (classifyPair); an area missing on one side then
-// needs room counts stated alike by both and the same price, outside a city of quarters
-// unless both name one locality.
+// located: tighter, by what the two share (classifyPair: one locality or one postcode, a
+// commune, a city of quarters); an area missing on one side then needs room counts stated
+// alike by both and the same price, outside a city of quarters unless both name one
+// locality or postcode.
 //
 // A pair that qualifies is a *match*. It is merged only when it is clear: each side is the
 // other's best match in the other's source, by a margin (one listing per source per
 // property: two equally good candidates from one agency cannot both be it). A match that
 // is not clear is a *possible duplicate*.
-// How precisely a weak pair (not both located) is placed: the same locality named by both,
-// a commune without quarters, or only a city of many quarters.
+// How precisely a weak pair (not both located) is placed: the same locality (or postcode)
+// stated by both, a commune without quarters, or only a city of many quarters.
 export type SharedPlace = 'locality' | 'commune' | 'city';
 
 export interface PairVerdict {
@@ -124,6 +127,10 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   } else {
     if (a.commune !== b.commune) return no('communes differ');
     if (a.locality !== null && b.locality !== null && a.locality !== b.locality) return no('localities differ');
+    // A postcode names a street (or a part of one): two stated alike are as narrow a place as
+    // a locality named by both, two that differ are two streets. Located together, the
+    // positions decide, as they do over the names.
+    if (a.postcode !== null && b.postcode !== null && a.postcode !== b.postcode) return no('postcodes differ');
     if (a.located && b.locality !== null && placeFarFrom(places, b.commune, b.locality, a.lat!, a.lng!)) return no('a named place is far from the other position');
     if (b.located && a.locality !== null && placeFarFrom(places, a.commune, a.locality, b.lat!, b.lng!)) return no('a named place is far from the other position');
   }
@@ -138,7 +145,7 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   const areaAgrees = area === 'exact' || area === 'same';
   const shared: SharedPlace | null = strong
     ? null
-    : a.locality !== null && a.locality === b.locality
+    : (a.locality !== null && a.locality === b.locality) || (a.postcode !== null && a.postcode === b.postcode)
       ? 'locality'
       : places.hasQuarters(a.commune)
         ? 'city'

@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   const out = path.resolve(args.out ?? `test-output/dedup-eval/diagnose-${args.set}.json`);
   mkdirSync(path.dirname(out), { recursive: true });
   const nodes = rows.map((r) => ({
-    id: r.id, source: r.source, prop: prop.get(r.id), type: r.listing_type, commune: r.commune, locality: r.locality, located: r.located,
+    id: r.id, source: r.source, ext: r.external_id, prop: prop.get(r.id), type: r.listing_type, commune: r.commune, locality: r.locality, located: r.located,
     area: r.area_m2, rooms: r.rooms, price: r.price_eur, images: Number(r.image_count), url: r.has_source_url, created: r.created_at, group: group(r),
   }));
   writeFileSync(out, JSON.stringify({ nodes, pairs }));
