@@ -165,10 +165,14 @@ describe('pair rule: agreement accumulates, a missing field is neutral', () => {
     const mersch = { commune: 'Mersch', locality: null, ...unlocated };
     expect(w({ ...mersch, area_m2: 65, rooms: 2, price_eur: 1590 }, { ...mersch, area_m2: 67, rooms: 2, price_eur: 1540 })).toBe('merge');
     expect(w({ ...mersch, area_m2: 65, rooms: null, price_eur: 1590 }, { ...mersch, area_m2: 67, rooms: 2, price_eur: 1540 })).toBeNull();
-    // A sale's asking price is quoted alike: without positions, only the same price.
+    // A sale without positions: the same asking price, or the area exact and a price a few %
+    // apart (agency fees included or not, another rounding); beyond exact figures, only the
+    // same price.
     const sale = { listing_type: 'SALE', commune: 'Mersch', locality: null, area_m2: 120, ...unlocated };
     expect(w({ ...sale, price_eur: 690_000 }, { ...sale, price_eur: 689_000 })).toBe('merge');
-    expect(w({ ...sale, price_eur: 700_000 }, { ...sale, price_eur: 689_000 })).toBeNull();
+    expect(w({ ...sale, price_eur: 700_000 }, { ...sale, price_eur: 689_000 })).toBe('merge');
+    expect(w({ ...sale, area_m2: 121.5, price_eur: 700_000 }, { ...sale, price_eur: 689_000 })).toBeNull();
+    expect(w({ ...sale, price_eur: 720_000 }, { ...sale, price_eur: 689_000 })).toBeNull();
     // ... and that same asking price with the same area (as rounding reads it) merges in a
     // commune without quarters even when a room count is left out; not a rent, not a close
     // price, not the area merely close.

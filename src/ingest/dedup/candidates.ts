@@ -42,9 +42,10 @@ const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${ro
 const samePlace = `(c.locality = f.locality OR c.postcode = f.postcode)`;
 const noOtherPlace = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode)`;
 const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})
-    OR ((${samePlace} OR NOT (f.commune = ANY (${cities}))) AND (${rentLike} OR ${priceWithin(RULE.priceSame)}) AND (
+    OR ((${samePlace} OR NOT (f.commune = ANY (${cities}))) AND (
          (${areaExact} AND ${priceWithin(RULE.priceClose)})
-      OR ((${samePlace} OR ${roomsSame} OR (NOT ${rentLike} AND ${areaSame})) AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
+      OR ((${rentLike} OR ${priceWithin(RULE.priceSame)}) AND (${samePlace} OR ${roomsSame} OR (NOT ${rentLike} AND ${areaSame}))
+          AND ((${areaSame} AND ${priceWithin(RULE.priceClose)}) OR (${areaClose} AND ${priceWithin(RULE.priceSame)}))))))`;
 
 // The statement, with no bindings: it reads the probes from dedup_frontier.
 export const CANDIDATE_SQL = candidateSql();

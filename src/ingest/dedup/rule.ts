@@ -174,11 +174,14 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
     if (areaAgrees || price === 'same') return verdict('merge', `area ${area}, price ${price}`);
   } else if (area === 'exact' && price === 'same') {
     return verdict('merge', 'area exact, price same');
-  } else if (shared !== 'city' && !(sale && price !== 'same')) {
-    // Without positions, a sale's asking price (the seller's, quoted alike everywhere) must
-    // be the same; a commune-wide match beyond exact figures needs the room count too,
-    // except for a sale at the same asking price and the same area.
+  } else if (shared !== 'city') {
+    // The area exact and the price close: charges counted or not, a sale's agency fees
+    // included or not, each agency's rounding.
     if (area === 'exact' && price === 'close') return verdict('merge', 'area exact, price close');
+    // Beyond exact figures, a sale's asking price (the seller's) must be the same; a
+    // commune-wide match needs the room count too, except for a sale at the same asking price
+    // and the same area.
+    if (sale && price !== 'same') return notEnough(`not enough agreement (area ${area}, price ${price}, a sale not both located)`);
     if (shared === 'locality' || (roomsStated && roomsDiff === 0) || (sale && area === 'same')) {
       if (area === 'same' || price === 'same') return verdict('merge', `area ${area}, price ${price}`);
     }
