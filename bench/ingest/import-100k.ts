@@ -93,6 +93,8 @@ if (haveBase) {
 }
 const db = createDb(`${BASE}/${NAME}`, { poolMax: 4, statementTimeoutMs: 3_600_000 });
 try {
+  // A base kept before a migration appeared gets it here (a copy is not rebuilt for it).
+  if (haveBase) await migrateLatest(db);
   // The feed: 85 % new flats, 15 % copies of listings already there (another agency's
   // version of the same flat: price within 1 %, coordinates a few tens of metres off).
   const rand = rng(42);
