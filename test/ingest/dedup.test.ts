@@ -8,6 +8,7 @@ import {
   decideMatches,
   resolveGroups,
   type DedupNode,
+  type MatchPair,
   type PlacePoints,
   type ScoredPair,
 } from '../../src/ingest/dedup/rule.js';
@@ -232,6 +233,28 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     expect(tie.map((p) => p.flag)).toEqual(['x', 'x']);
     const clear = decideMatches(ns, [{ a: 'x', b: 'y1', level: 'merge', discrepancy: 0.4 }, { a: 'x', b: 'y2', level: 'merge', discrepancy: 1.5 }]);
     expect(clear.map((p) => p.kind)).toEqual(['merge', 'possible']);
+  });
+
+  it('one listing per source per property: a candidate taken by a clearly closer partner leaves the race, in any order of the matches', () => {
+    // A lists x1 and x2, B lists y1 and y2. x2-y2 is clear; x1 hesitates between y1 (0.4) and
+    // y2 (0.8) until y2 is taken by x2: then x1-y1 is clear too.
+    const ns = nodes(node({ id: 'x1', source: 'A' }), node({ id: 'x2', source: 'A' }), node({ id: 'y1', source: 'B' }), node({ id: 'y2', source: 'B' }));
+    const matches: MatchPair[] = [
+      { a: 'x1', b: 'y1', level: 'merge', discrepancy: 0.4 },
+      { a: 'x1', b: 'y2', level: 'merge', discrepancy: 0.8 },
+      { a: 'x2', b: 'y2', level: 'merge', discrepancy: 0.05 },
+    ];
+    const kinds = (ms: MatchPair[]) => Object.fromEntries(decideMatches(ns, ms).map((p) => [`${p.a}-${p.b}`, p.kind]));
+    const expected = { 'x1-y1': 'merge', 'x1-y2': 'possible', 'x2-y2': 'merge' };
+    expect(kinds(matches)).toEqual(expected);
+    expect(kinds([...matches].reverse())).toEqual(expected);
+    expect(kinds([matches[1], matches[2], matches[0]])).toEqual(expected);
+    // The excluded match flags nothing, and without the anchor x1 stays a possible duplicate.
+    expect(decideMatches(ns, matches).find((p) => p.b === 'y2' && p.a === 'x1')?.flag).toBeNull();
+    expect(kinds(matches.slice(0, 2))).toEqual({ 'x1-y1': 'possible', 'x1-y2': 'possible' });
+    // A tie is never broken by elimination: two equally close anchors leave both possible.
+    expect(kinds([{ a: 'x1', b: 'y1', level: 'merge', discrepancy: 0.2 }, { a: 'x1', b: 'y2', level: 'merge', discrepancy: 0.2 }, { a: 'x2', b: 'y1', level: 'merge', discrepancy: 0.2 }, { a: 'x2', b: 'y2', level: 'merge', discrepancy: 0.2 }]))
+      .toEqual({ 'x1-y1': 'possible', 'x1-y2': 'possible', 'x2-y1': 'possible', 'x2-y2': 'possible' });
   });
 
   it('the representative is the most complete record, then the oldest, then the smallest id', () => {

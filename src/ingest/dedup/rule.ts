@@ -236,37 +236,64 @@ export interface ScoredPair {
 
 // A match is clear when each side is the other's best match among the listings of the
 // other's source, by RULE.clearMargin. Clear matches merge; the others are possible.
+//
+// One listing per source per property: once a match is clear, each of its sides has found its
+// listing in the other's source, so the other candidates it had there are out of the running
+// for it, and it for them. Clearness is therefore decided in rounds: a round takes every match
+// that is clear among the matches still running, then drops the matches those decisions
+// exclude, and the next round looks again (a listing whose competitor was just taken by a
+// closer partner may be clear now). A round depends only on the set of matches, never on their
+// order, so the outcome does not depend on the order of the imports.
 export function decideMatches(nodes: Map<string, DedupNode>, matches: MatchPair[]): ScoredPair[] {
-  // For each listing and each other source: its matches' discrepancies.
-  const bySide = new Map<string, number[]>();
-  const add = (x: string, other: string, d: number) => {
-    const k = `${x}\u0000${nodes.get(other)!.source}`;
-    const l = bySide.get(k) ?? [];
-    l.push(d);
-    bySide.set(k, l);
+  const side = (x: string, other: string) => `${x}\u0000${nodes.get(other)!.source}`;
+  // For each listing and each other source: the partner it was clearly matched with there.
+  const partner = new Map<string, string>();
+  const running = (m: MatchPair) => {
+    const pa = partner.get(side(m.a, m.b));
+    const pb = partner.get(side(m.b, m.a));
+    return (pa === undefined || pa === m.b) && (pb === undefined || pb === m.a);
   };
-  for (const m of matches) {
-    add(m.a, m.b, m.discrepancy);
-    add(m.b, m.a, m.discrepancy);
-  }
+  // For each listing and each other source: the discrepancies of its matches still running.
+  let bySide = new Map<string, number[]>();
   const clearFor = (x: string, other: string, d: number) => {
     let self = false;
-    for (const e of bySide.get(`${x}\u0000${nodes.get(other)!.source}`)!) {
+    for (const e of bySide.get(side(x, other))!) {
       // Skip this pair's own entry once; an exact tie is a second entry and not clear.
       if (!self && e === d) self = true;
       else if (e < d + RULE.clearMargin) return false;
     }
     return true;
   };
-  return matches.map(({ a, b, discrepancy: d, level }) => {
-    if (level !== 'merge') return { a, b, discrepancy: d, kind: 'possible', flag: null };
-    const aClear = clearFor(a, b, d);
-    const bClear = clearFor(b, a, d);
-    if (aClear && bClear) return { a, b, discrepancy: d, kind: 'merge' };
+  const clear = new Set<MatchPair>();
+  for (;;) {
+    bySide = new Map();
+    const live = matches.filter(running);
+    for (const m of live) {
+      for (const [x, other] of [[m.a, m.b], [m.b, m.a]]) {
+        const k = side(x, other);
+        const l = bySide.get(k);
+        if (l) l.push(m.discrepancy);
+        else bySide.set(k, [m.discrepancy]);
+      }
+    }
+    const now = live.filter((m) => m.level === 'merge' && !clear.has(m) && clearFor(m.a, m.b, m.discrepancy) && clearFor(m.b, m.a, m.discrepancy));
+    if (now.length === 0) break;
+    for (const m of now) {
+      clear.add(m);
+      partner.set(side(m.a, m.b), m.b);
+      partner.set(side(m.b, m.a), m.a);
+    }
+  }
+  return matches.map((m) => {
+    const { a, b, discrepancy: d, level } = m;
+    if (clear.has(m)) return { a, b, discrepancy: d, kind: 'merge' };
+    if (level !== 'merge' || !running(m)) return { a, b, discrepancy: d, kind: 'possible', flag: null };
     // Not clear: one side has two equally good candidates in the other's source, which lists
     // a property once. That side is a duplicate of at most one of them, and they stay
     // visible, so flagging it hides no property that it could be. Flagging one of the
     // candidates could hide the other property: never. Unclear on both sides: no flag.
+    const aClear = clearFor(a, b, d);
+    const bClear = clearFor(b, a, d);
     return { a, b, discrepancy: d, kind: 'possible', flag: aClear === bClear ? null : aClear ? b : a };
   });
 }
