@@ -79,7 +79,7 @@ describe('the evaluation sets are valid feeds with a complete truth', () => {
   });
 
   // The third set was written by another author from the description of the feeds we
-  // had not seen and FORMATS.md alone, with format writers of its own (third-set.ts).
+  // had not seen and docs/feed-formats.md alone, with format writers of its own (third-set.ts).
   it('the third set goes through the real adapters and normalizer without a reject, in three formats and five agencies', async () => {
     const set = generateThirdSet(THIRD_SLICE);
     const { rejects, keys } = await parseAll(set.feeds);

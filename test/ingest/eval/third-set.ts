@@ -1,7 +1,7 @@
 /*
  * Third, independent evaluation set for cross-source deduplication.
  *
- * Written from /work/shared/feeds/FORMATS.md, its three sample files and the reference data in
+ * Written from docs/feed-formats.md (the formats as the agencies were given them), its three sample files (test/fixtures/feeds) and the reference data in
  * data/ only: no look at the deduplication code or at the other evaluation sets. The
  * description below was written first; the code implements it.
  *
@@ -45,7 +45,7 @@
  *     name, regionaler_zusatz = locality or quarter, plz "L-9010", street and floor given
  *     (ignored elements). Area as measured, 2 decimals ("78.35"). kaltmiete with 2 decimals,
  *     prices rounded to 1 EUR (rent) / 500 EUR (sale). anzahl_zimmer = rooms (integer), plus
- *     anzahl_schlafzimmer, kontaktperson and objektnr_intern (elements FORMATS.md ignores).
+ *     anzahl_schlafzimmer, kontaktperson and objektnr_intern (elements docs/feed-formats.md ignores).
  *     Coordinates at the building, 5 decimals, present for ~90 % of its listings. MIETE_PACHT /
  *     KAUF "true"/"false". Sublets flagged with user_defined_simplefield untervermietung = 1;
  *     flatshares as objektart zimmer. Titles in German or French.
@@ -80,7 +80,7 @@
  *  5. kirchberg-relocation (JSON CRM export, mode full): an expat relocation agency in the city
  *     and belt, mostly rentals and sublets, few sales, no flatshares. bedrooms only; surface_m2
  *     with one decimal; rents rounded to 25 EUR, sales to 10,000 (a sale's price object has no
- *     period: FORMATS.md defines period for rents only); half of its sublets priced per
+ *     period: docs/feed-formats.md defines period for rents only); half of its sublets priced per
  *     week (monthly x 12 / 52 rounded to 5; read back as week x 52 / 12). address: street
  *     "12, Rue ...", locality = the quarter (Kirchberg, Belair, Bonnevoie ...) or locality,
  *     postcode "L-1855". geo at the building, 6 decimals, null for ~15 %. title {fr, en} or a
@@ -106,9 +106,9 @@
  * listing type and rooms, area within 2 m2 and price within 3 %, by kind (same building or
  * not, same agency or not).
  *
- * Nothing here is rejected by FORMATS.md: prices are EUR, communes resolve from a name, all
+ * Nothing here is rejected by docs/feed-formats.md: prices are EUR, communes resolve from a name, all
  * records are active (status available, umfang VOLL, no DELETE), coordinates are in the box or
- * deliberately 0/0 or swapped (both handled as FORMATS.md says).
+ * deliberately 0/0 or swapped (both handled as docs/feed-formats.md says).
  */
 import fs from 'node:fs';
 import path from 'node:path';
