@@ -103,6 +103,17 @@ describe('pair rule: contradictions rule a pair out, whatever else agrees', () =
     expect(verdict({ ...city, postcode: 1855 }, { area_m2: 73.8 })).toMatchObject({ match: null, contradiction: false });
   });
 
+  it('postcodes count only where an agency writing one postcode per place cannot mislead: records naming the place alike', () => {
+    // One names the quarter, the other only the city: their postcodes may be the quarter's
+    // and the city's for one flat, so differing ones contradict nothing ...
+    expect(verdict({ ...unlocated, locality: null, postcode: 1009 }, { postcode: 1855 })).toMatchObject({ contradiction: false });
+    // ... and both naming only the city, one postcode may be the city's own: no shared street.
+    const city = { ...unlocated, locality: null, area_m2: 75, price_eur: 2200, postcode: 1855 };
+    expect(verdict(city, { locality: null, area_m2: 73.8, postcode: 1855 })).toMatchObject({ match: null, contradiction: false });
+    // Both naming only the commune, two postcodes are two streets.
+    expect(verdict({ ...city, postcode: 1009 }, { locality: null, postcode: 1855 })).toMatchObject({ contradiction: true, reason: 'postcodes differ' });
+  });
+
   it('a record naming only its commune is placed anywhere near one of its localities: communes are not discs', () => {
     // Maulusmuehle is 7.8 km from the point of Wincrange, whose radius (as a disc) is 6 km.
     const a = { commune: 'Wincrange', locality: 'Maulusmuehle', lat: 50.090012, lng: 6.021716, area_m2: 75, price_eur: 2300 };

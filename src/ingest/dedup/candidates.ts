@@ -37,10 +37,11 @@ const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${priceWithin
     OR (${areaWide} AND ${priceWithin(RULE.priceSame)})
     OR (${areaExact} AND ${rentLike} AND ${priceWithin(RULE.priceRelisted)}))`;
 const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${roomsSame}) AND ${priceWithin(RULE.priceSame)}`;
-// A locality or a postcode stated alike by both (rule.ts: shared 'locality'); none stated
-// differently by them.
-const samePlace = `(c.locality = f.locality OR c.postcode = f.postcode)`;
-const noOtherPlace = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode)`;
+// A locality named by both, or a postcode stated by both when one of them names no locality
+// (rule.ts: shared 'locality'); no locality, nor postcode of records naming the place alike,
+// stated differently by them (rule.ts explains why a postcode counts only so).
+const samePlace = `(c.locality = f.locality OR (c.postcode = f.postcode AND (c.locality IS NULL) <> (f.locality IS NULL)))`;
+const noOtherPlace = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode OR c.locality IS DISTINCT FROM f.locality)`;
 const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})
     OR ((${samePlace} OR NOT (f.commune = ANY (${cities}))) AND (
          (${areaExact} AND ${priceWithin(RULE.priceClose)})

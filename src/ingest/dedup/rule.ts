@@ -127,10 +127,14 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   } else {
     if (a.commune !== b.commune) return no('communes differ');
     if (a.locality !== null && b.locality !== null && a.locality !== b.locality) return no('localities differ');
-    // A postcode names a street (or a part of one): two stated alike are as narrow a place as
-    // a locality named by both, two that differ are two streets. Located together, the
-    // positions decide, as they do over the names.
-    if (a.postcode !== null && b.postcode !== null && a.postcode !== b.postcode) return no('postcodes differ');
+    // A postcode names a street (or a part of one), when the agency writes the address's own.
+    // Some write one postcode for a whole locality or commune instead; then a record naming
+    // only the commune and one naming its locality state two postcodes for one flat. So two
+    // postcodes that differ are two streets only when both records name the place alike
+    // (the same locality, or none), and one postcode stated by both places the pair like a
+    // shared locality only when one of them names no locality (when both name none, it may be
+    // the commune's own code). Located together, the positions decide, as over the names.
+    if (a.postcode !== null && b.postcode !== null && a.postcode !== b.postcode && a.locality === b.locality) return no('postcodes differ');
     if (a.located && b.locality !== null && placeFarFrom(places, b.commune, b.locality, a.lat!, a.lng!)) return no('a named place is far from the other position');
     if (b.located && a.locality !== null && placeFarFrom(places, a.commune, a.locality, b.lat!, b.lng!)) return no('a named place is far from the other position');
   }
@@ -145,8 +149,8 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   const areaAgrees = area === 'exact' || area === 'same';
   const shared: SharedPlace | null = strong
     ? null
-    : (a.locality !== null && a.locality === b.locality) || (a.postcode !== null && a.postcode === b.postcode)
-      ? 'locality'
+    : (a.locality !== null && a.locality === b.locality) || (a.postcode !== null && a.postcode === b.postcode && (a.locality === null) !== (b.locality === null))
+      ? 'locality' // (a postcode: see the contradictions above)
       : places.hasQuarters(a.commune)
         ? 'city'
         : 'commune';
