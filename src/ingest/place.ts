@@ -98,9 +98,13 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
     ambiguous ??= { name: place.locality, communes: place.communes };
   }
 
+  // Parts that name places of different communes ("Esch-sur-Alzette, Dudelange"): the
+  // coordinates may still settle it; if not, the reason says so.
+  let differing: string[] | null = null;
   if (!ambiguous) {
     const parts = fromParts(gz, [town, quarter], postcode, input.coords);
-    if (parts) return { ok: true, ...parts, by: 'text' };
+    if (parts && 'differing' in parts) differing = parts.differing;
+    else if (parts) return { ok: true, ...parts, by: 'text' };
   }
   if (!ambiguous && postcode !== null && postcode >= 1000 && postcode < 3000) {
     return { ok: true, commune: 'Luxembourg', locality: null, by: 'postcode' };
@@ -119,6 +123,9 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
   }
   if (texts.length === 0) return { ok: false, reason: 'no commune, locality, postcode or coordinates given' };
   const shown = town ?? quarter ?? '';
+  if (differing) {
+    return { ok: false, reason: `"${shown.slice(0, 80)}" names places of different communes (${differing.join(', ')}); give one, or coordinates` };
+  }
   const hints = gz.suggest(shown, 3);
   return {
     ok: false,
@@ -168,7 +175,7 @@ function fromParts(
   texts: (string | null)[],
   postcode: number | null,
   coords: { lat: number; lng: number } | null,
-): { commune: string; locality: string | null } | null {
+): { commune: string; locality: string | null } | { differing: string[] } | null {
   // Each part that names a place: the communes it may be in, and the localities it names.
   const named: { communes: string[]; localities: { locality: string; commune: string }[]; shortName: boolean }[] = [];
   let country: string[] | null = null;
@@ -198,6 +205,7 @@ function fromParts(
   }
   let common = named[0].communes;
   for (const n of named.slice(1)) common = common.filter((c) => n.communes.includes(c));
+  if (common.length === 0 && !country) return { differing: [...new Set(named.flatMap((n) => n.communes))].slice(0, 4) };
   // Several communes left: the postcode and the coordinates choose; a short name is the
   // commune it stands for (its first) when they do not.
   const commune =

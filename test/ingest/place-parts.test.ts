@@ -61,8 +61,11 @@ describe('a place text in several parts', () => {
     expect(place('Rue de Luxembourg, Luxembourg', { postcode: 'L-8077' })).toMatch(/^rejected/);
   });
 
-  it('parts that name places in different communes, or no place, are still rejected', () => {
-    expect(place('Esch-sur-Alzette, Dudelange')).toMatch(/^rejected: unknown commune or locality/);
+  it('parts that name places in different communes, or no place, are still rejected, each with its own reason', () => {
+    expect(place('Esch-sur-Alzette, Dudelange')).toBe('rejected: "Esch-sur-Alzette, Dudelange" names places of different communes (Esch-sur-Alzette, Dudelange); give one, or coordinates');
+    expect(place('Belval, Sanem')).toBe('rejected: "Belval, Sanem" names places of different communes (Esch-sur-Alzette, Sanem); give one, or coordinates');
+    // Coordinates settle it.
+    expect(place('Belval, Sanem', { coords: { lat: 49.5035, lng: 5.9482 } })).toEqual(['Esch-sur-Alzette', null]);
     expect(place('Arlon, Belgique')).toMatch(/^rejected: unknown commune or locality/);
     expect(place('Thionville (Moselle)')).toMatch(/^rejected: unknown commune or locality/);
     expect(place('Rue de la Gare 12, Paris')).toMatch(/^rejected: unknown commune or locality/);
