@@ -248,11 +248,11 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
 
   it('one listing per source per property: a candidate taken by a clearly closer partner leaves the race, in any order of the matches', () => {
     // A lists x1 and x2, B lists y1 and y2. x2-y2 is clear; x1 hesitates between y1 (0.4) and
-    // y2 (0.8) until y2 is taken by x2: then x1-y1 is clear too.
+    // y2 (0.5, within RULE.clearMargin) until y2 is taken by x2: then x1-y1 is clear too.
     const ns = nodes(node({ id: 'x1', source: 'A' }), node({ id: 'x2', source: 'A' }), node({ id: 'y1', source: 'B' }), node({ id: 'y2', source: 'B' }));
     const matches: MatchPair[] = [
       { a: 'x1', b: 'y1', level: 'merge', discrepancy: 0.4 },
-      { a: 'x1', b: 'y2', level: 'merge', discrepancy: 0.8 },
+      { a: 'x1', b: 'y2', level: 'merge', discrepancy: 0.5 },
       { a: 'x2', b: 'y2', level: 'merge', discrepancy: 0.05 },
     ];
     const kinds = (ms: MatchPair[]) => Object.fromEntries(decideMatches(ns, ms).map((p) => [`${p.a}-${p.b}`, p.kind]));

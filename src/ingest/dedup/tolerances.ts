@@ -18,7 +18,7 @@ export const RULE = {
   priceClose: 0.035,
   priceRelisted: 0.06,
   // Discrepancy units (see discrepancy()) by which the best match must beat the next.
-  clearMargin: 0.5,
+  clearMargin: 0.2,
   // A listing with more candidates than this not located on both sides is in a crowded
   // place: its weak matches are not used (driver.ts).
   crowd: 3,
