@@ -509,16 +509,19 @@ describe('a crowded place singles nothing out', () => {
     }
   });
 
-  it('merges a lone weak match, but not one among more than three look-alikes, in either import order', async () => {
+  it('merges a lone weak match, but not one among more than five look-alikes, in either import order', async () => {
     const lone = await load(t.db, [['agence-a', [flat('A-1', '70,3', 1500)]], ['agence-b', [flat('B-1', '70,3', 1505)]]]);
     expect(Object.values(lone).sort()).toEqual(['active ', 'merged ']);
 
     const crowd: [string, string[]][] = [
       ['agence-c', [flat('C-1', '82,3', 1800)]],
-      ['agence-d', [flat('D-1', '82,1', 1800), flat('D-2', '82,2', 1805), flat('D-3', '82,4', 1795), flat('D-4', '82,5', 1810)]],
+      [
+        'agence-d',
+        [flat('D-1', '82,1', 1800), flat('D-2', '82,2', 1805), flat('D-3', '82,4', 1795), flat('D-4', '82,5', 1810), flat('D-5', '82', 1790), flat('D-6', '82,6', 1800)],
+      ],
     ];
     const forward = await load(t.db, crowd);
-    expect(Object.entries(forward).filter(([k]) => /^[CD]-/.test(k)).map(([, v]) => v)).toEqual(Array(5).fill('active '));
+    expect(Object.entries(forward).filter(([k]) => /^[CD]-/.test(k)).map(([, v]) => v)).toEqual(Array(7).fill('active '));
     const other = await createTestDb();
     try {
       const reverse = await load(other.db, [...crowd].reverse());
