@@ -509,7 +509,7 @@ describe('a crowded place singles nothing out', () => {
     }
   });
 
-  it('merges a lone weak match, but not one among more than five look-alikes, in either import order', async () => {
+  it('merges a lone weak match, but not one among more than four look-alikes, in either import order', async () => {
     const lone = await load(t.db, [['agence-a', [flat('A-1', '70,3', 1500)]], ['agence-b', [flat('B-1', '70,3', 1505)]]]);
     expect(Object.values(lone).sort()).toEqual(['active ', 'merged ']);
 

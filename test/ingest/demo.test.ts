@@ -215,7 +215,7 @@ describe('seedDemo: the demo data set through the importer', () => {
     const precision = hit / found.size;
     const recall = hit / truth.size;
     console.log(`demo data set: ${truth.size} duplicate pairs, ${found.size} merged pairs; precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`);
-    // 0.897 and 0.935 on 2026-11-28 (docs/demo-data.md): crowded look-alikes are the demo's hard part.
+    // 0.897 and 0.933 on 2026-11-28 (docs/demo-data.md): crowded look-alikes are the demo's hard part.
     expect(precision).toBeGreaterThan(0.88);
     expect(recall).toBeGreaterThan(0.85);
   });

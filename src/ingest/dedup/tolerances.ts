@@ -21,7 +21,7 @@ export const RULE = {
   clearMargin: 0.2,
   // A listing with more candidates than this not located on both sides is in a crowded
   // place: its weak matches are not used (driver.ts).
-  crowd: 5,
+  crowd: 4,
 };
 
 // Listing types whose price is a monthly rent.
