@@ -15,9 +15,11 @@ import { generateThirdSet } from './third-set.js';
 // blocks check that the evaluation's feeds stay valid input for the real adapters and that
 // its figures mean what they say. The last imports the hand-made cases and slices of the
 // second and third sets and holds the issue's targets: every record imported, the same result
-// in either order, the API agreeing, the hand-made targets. The second and third sets'
-// targets are not reached by the rule of today (docs/feed-operators.md gives the figures and
-// why), so those two tests run only with DEDUP_EVAL=1.
+// in either order, the API agreeing, the hand-made targets, and the third set's targets on its
+// slice of 1,500 properties (met since 2026-11-28; the whole set of 3,400, denser, still misses
+// recall by about 0.01: docs/feed-operators.md). The second set's targets are not reached by
+// the rule of today (docs/feed-operators.md gives the figures and why), so that test runs only
+// with DEDUP_EVAL=1.
 
 const SLICE = { properties: 1500, seed: 13 };
 const THIRD_SLICE = { properties: 1500, seed: 1 };
@@ -215,7 +217,7 @@ describe('deduplication reaches the issue-13 targets on the independent sets', (
     expect(meetsTargets(second.metrics), formatTable([second])).toEqual([]);
   });
 
-  it.runIf(process.env.DEDUP_EVAL === '1')('on the third set: recall >= 0.95, lost <= 2 %, Free visibility >= 97 %', () => {
+  it('on the third set (its slice of 1,500 properties): recall >= 0.95, lost <= 2 %, Free visibility >= 97 %', () => {
     expect(meetsTargets(third.metrics), formatTable([third])).toEqual([]);
   });
 });
