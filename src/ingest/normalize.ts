@@ -3,7 +3,7 @@ import { decodeHTML } from 'entities';
 import type { ListingIdFn } from '../domain/listing.js';
 import { tokens, type Gazetteer } from '../reference/gazetteer.js';
 import { CONTROL_CHARACTERS } from '../lib/text.js';
-import { fixCoordinates, postcodeFor, resolvePlace, statedPostcode } from './place.js';
+import { fixCoordinates, resolvePlace } from './place.js';
 import type { NormalizedListing, RawRecord } from './types.js';
 import { isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parsePrice, show } from './values.js';
 
@@ -167,8 +167,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   // of every newest-first list for ever.
   const hash = contentHash(listing);
   if (date.value && date.value > ctx.now) listing.created_at = ctx.now;
-  const postcode = postcodeFor(statedPostcode(r), ctx.gazetteer.commune(place.commune)?.canton);
-  return { ok: true, listing: { ...listing, postcode, content_hash: hash } };
+  return { ok: true, listing: { ...listing, postcode: place.postcode, content_hash: hash } };
 }
 
 // Everything that, when it changes, makes the listing "updated". A last-change date

@@ -37,16 +37,11 @@ const POSTCODE_REGION_CANTONS: Record<number, string[]> = {
   9: ['Diekirch', 'Clervaux', 'Wiltz', 'Vianden', 'Redange', 'Echternach', 'Mersch'],
 };
 
-// The postcode a record states: its postcode field, else one typed into its place texts.
-export function statedPostcode(input: Pick<PlaceInput, 'town' | 'quarter' | 'postcode'>): number | null {
-  return parsePostcode(input.postcode) ?? postcodeIn(clean(input.town)) ?? postcodeIn(clean(input.quarter));
-}
-
 // The postcode of a listing in `commune` (canton `canton`), as deduplication compares it
 // (src/ingest/dedup/rule.ts): the stated one when its region (first digit) covers the
 // commune's canton, else null (a postcode of another part of the country is a slip, and
 // says nothing about the street).
-export function postcodeFor(postcode: number | null, canton: string | undefined): number | null {
+function postcodeFor(postcode: number | null, canton: string | undefined): number | null {
   if (postcode === null || canton === undefined) return null;
   return (POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? []).includes(canton) ? postcode : null;
 }
@@ -58,20 +53,27 @@ export interface PlaceInput {
   coords: { lat: number; lng: number } | null;
 }
 
-export type PlaceResult =
-  | { ok: true; commune: string; locality: string | null; by: 'text' | 'postcode' | 'coordinates' }
-  | { ok: false; reason: string };
+// `postcode`: the one the record states, kept for deduplication when it fits the commune
+// (postcodeFor), else null.
+type Found = { ok: true; commune: string; locality: string | null; by: 'text' | 'postcode' | 'coordinates' };
+type NotFound = { ok: false; reason: string };
+export type PlaceResult = (Found & { postcode: number | null }) | NotFound;
 
-// Resolves the commune (and locality when known) of a record. Order: the texts the record
-// gives (quarter with its town, town, quarter), each in any language form, case or accent;
-// a name several communes share is narrowed by the town, the postcode, then the
-// coordinates; the coordinates alone come last (nearest reference point).
+// Resolves the commune (and locality when known) of a record, with the postcode it states.
 export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
-  const town = clean(input.town);
-  const quarter = clean(input.quarter);
   // A postcode typed into the place ("L-4410 Belvaux") counts as the postcode; the gazetteer
   // reads the place without it.
-  const postcode = statedPostcode(input);
+  const postcode = parsePostcode(input.postcode) ?? postcodeIn(clean(input.town)) ?? postcodeIn(clean(input.quarter));
+  const found = resolveCommune(gz, input, postcode);
+  return found.ok ? { ...found, postcode: postcodeFor(postcode, gz.commune(found.commune)?.canton) } : found;
+}
+
+// Order: the texts the record gives (quarter with its town, town, quarter), each in any
+// language form, case or accent; a name several communes share is narrowed by the town, the
+// postcode, then the coordinates; the coordinates alone come last (nearest reference point).
+function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | null): Found | NotFound {
+  const town = clean(input.town);
+  const quarter = clean(input.quarter);
   const texts = [quarter && town ? `${quarter} ${town}` : null, town, quarter].filter((t): t is string => !!t);
   const townPlace = town ? gz.resolve(town) : null;
   const townCommunes = townPlace ? communesOf(townPlace) : [];
