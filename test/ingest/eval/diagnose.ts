@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   process.stderr.write(`database ${name} (drop it when done)\n`);
 
   const rows = (
-    await db.raw(`SELECT id, source, external_id, listing_type, commune, locality, lat, lng, (dedup_cell IS NOT NULL) AS located,
+    await db.raw(`SELECT id, source, external_id, listing_type, commune, locality, postcode, lat, lng, (dedup_cell IS NOT NULL) AS located,
       area_m2, rooms, price_eur, jsonb_array_length(images) AS image_count, (source_url IS NOT NULL) AS has_source_url, created_at,
       status, merged_into FROM listings WHERE status IN ('active', 'merged')`)
   ).rows as (DedupNode & { external_id: string; status: string; merged_into: string | null })[];
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   const out = path.resolve(args.out ?? `test-output/dedup-eval/diagnose-${args.set}.json`);
   mkdirSync(path.dirname(out), { recursive: true });
   const nodes = rows.map((r) => ({
-    id: r.id, source: r.source, ext: r.external_id, prop: prop.get(r.id), type: r.listing_type, commune: r.commune, locality: r.locality, located: r.located,
+    id: r.id, source: r.source, ext: r.external_id, prop: prop.get(r.id), type: r.listing_type, commune: r.commune, locality: r.locality, postcode: r.postcode, lat: r.lat, lng: r.lng, located: r.located,
     area: r.area_m2, rooms: r.rooms, price: r.price_eur, images: Number(r.image_count), url: r.has_source_url, created: r.created_at, group: group(r),
   }));
   writeFileSync(out, JSON.stringify({ nodes, pairs }));
