@@ -8,15 +8,15 @@ import { importFeed } from '../../src/ingest/index.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
 import { csvFeed, csvRow, gazetteer } from './helpers.js';
 
-// The rule is written twice: in TypeScript (classifyPair decides) and in SQL (candidates.ts:
-// the blocking and the agreement classes, so that only matches travel back). A pair the SQL
-// does not find is never decided, so the SQL must find every pair classifyPair matches. Here
-// random pairs of listings, each alone in its
-// place (by its commune, kind of offer and price), sweep the class boundaries (areas as measured, whole, by 5 or missing, a few tenths
-// to several m2 apart; prices 0-8 % apart; room counts alike, missing or apart; both, one or
-// neither located, 0-800 m apart; the commune or a locality named): after the import of both
-// sources, every pair the rule merges is merged, every possible duplicate is stored as one,
-// and every other pair is left apart.
+// The rule is written twice: in TypeScript (classifyPair decides) and in SQL (candidates.ts: the
+// blocking and the agreement classes, so that only matches travel back). A pair the SQL does not
+// find is never decided, so the SQL must find every pair classifyPair matches. Here random pairs of
+// listings, each alone in its place (by its commune, kind of offer and price), sweep the class
+// boundaries (areas as measured, whole, by 5 or missing, a few tenths to several m2 apart; prices
+// 0-8 % apart; room counts alike, missing or apart; both, one or neither located, 0-800 m apart;
+// the commune or a locality named; postcodes): after the import of both sources, every pair the
+// rule merges is merged, every possible duplicate is stored as one, and every other pair is left
+// apart.
 
 const NOW = new Date('2026-11-22T08:00:00.000Z');
 const OFFERS = [
@@ -74,7 +74,13 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
       const posA = located === 'both' || located === 'a' ? home : null;
       const posB = located === 'both' ? moved(home.lat, home.lng, pick([0, 10, 50, 150, 250, 290, 310, 400, 800])) : located === 'b' ? home : null;
       const missing = rnd();
-      const side = (src: string, ar: number | null, pr: number, bed: number | null, pos: { lat: number; lng: number } | null): Side => {
+      // Postcodes: none, on one side, the same on both, or two (one of another part of the
+      // country is not kept: the import reads it as none).
+      const code = () => `L-${3 + Math.floor(rnd() * 7)}${String(Math.floor(rnd() * 1000)).padStart(3, '0')}`;
+      const p = rnd();
+      const codeA = p < 0.5 ? undefined : code();
+      const codeB = p < 0.5 ? (rnd() < 0.3 ? code() : undefined) : p < 0.8 ? codeA : rnd() < 0.3 ? undefined : code();
+      const side = (src: string, ar: number | null, pr: number, bed: number | null, pos: { lat: number; lng: number } | null, postcode: string | undefined): Side => {
         const ref = `${src}-${k}`;
         return {
           ref,
@@ -85,13 +91,14 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
             area: ar === null ? undefined : written(ar),
             bedrooms: bed === null ? undefined : String(bed),
             place: rnd() < 0.5 ? c.name : pick(places),
+            postcode,
             lat: pos?.lat.toFixed(5),
             lng: pos?.lng.toFixed(5),
           }),
         };
       };
-      a.push(side('A', missing < 0.08 ? null : area, price, bedrooms, posA));
-      b.push(side('B', missing > 0.92 ? null : areaB, priceB, bedroomsB, posB));
+      a.push(side('A', missing < 0.08 ? null : area, price, bedrooms, posA, codeA));
+      b.push(side('B', missing > 0.92 ? null : areaB, priceB, bedroomsB, posB, codeB));
     }
   }
   return { a, b };
