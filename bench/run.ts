@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -34,7 +34,9 @@ const { values: args } = parseArgs({
     identity: { type: 'boolean', default: false }, // send no Accept-Encoding (default: gzip, as browsers and fetch do)
     generator: { type: 'string', default: 'sockets' }, // the load generator: sockets (bench/load.ts) or autocannon
     profile: { type: 'boolean', default: false }, // the server under node --cpu-prof; a summary goes to latest.md
-    workers: { type: 'string', default: '1' }, // WEB_CONCURRENCY of the server
+    // WEB_CONCURRENCY of the server. Default: what the server does in production, one worker
+    // per core (src/cluster.ts); with --profile, one process (the profile is of one process).
+    workers: { type: 'string' },
   },
 });
 const positive = (name: string, v: string | undefined) => {
@@ -48,7 +50,7 @@ const connections = positive('connections', args.connections);
 const warmup = Number(args.warmup);
 const gzip = !args.identity;
 const generator = args.generator === 'autocannon' ? 'autocannon' : 'sockets';
-const workers = positive('workers', args.workers);
+const workers = args.workers !== undefined ? positive('workers', args.workers) : args.profile ? 1 : availableParallelism();
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const resultsDir = path.join(projectRoot, 'bench', 'results');
@@ -397,7 +399,7 @@ async function main(): Promise<void> {
 
     const busy = loadAverage();
     if (busy > 0.7) log(`warning: the machine is busy before the run (load average ${busy}): other work competes for the 2 cores; see "other" CPU below`);
-    log(`${run.length} scenarios × (${warmup} s warm-up + ${duration} s), ${connections} connections${gzip ? ', gzip' : ''}\n`);
+    log(`${run.length} scenarios × (${warmup} s warm-up + ${duration} s), ${connections} connections${gzip ? ', gzip' : ''}, WEB_CONCURRENCY=${workers}\n`);
     for (const [i, s] of run.entries()) {
       process.stdout.write(`  ${s.id} ${s.name} … `);
       if (s.download === 'walk') {
@@ -521,6 +523,7 @@ async function main(): Promise<void> {
       gzip,
       generator,
       poolMax: process.env.DB_POOL_MAX ?? '10 (default)',
+      workers,
       date: new Date().toISOString(),
       commit: readOnlyGit(),
       code: codeAfter === code ? code : `${code} → ${codeAfter} (changed during the run)`,
