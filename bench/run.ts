@@ -1,11 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { load } from './load.js';
 import pg from 'pg';
+import { workerCount } from '../src/cluster.js';
 import { createDb } from '../src/db/knex.js';
 import { mulberry32 } from '../src/demo/generate.js';
 import { projectRoot } from '../src/lib/paths.js';
@@ -50,8 +51,9 @@ const connections = positive('connections', args.connections);
 const warmup = Number(args.warmup);
 const gzip = !args.identity;
 const generator = args.generator === 'autocannon' ? 'autocannon' : 'sockets';
-const workers = args.workers !== undefined ? positive('workers', args.workers) : args.profile ? 1 : availableParallelism();
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+// The server's own rule (src/cluster.ts) for a production server with a database.
+const workers = args.workers !== undefined ? positive('workers', args.workers) : args.profile ? 1 : workerCount({ NODE_ENV: 'production', WEB_CONCURRENCY: undefined, DATABASE_URL: PG });
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const resultsDir = path.join(projectRoot, 'bench', 'results');
 const profileDir = path.join(projectRoot, 'bench', 'db-cache', `profile-${listings}`); // git-ignored

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/demo/generate.js';
+import { KM_PER_DEG_LAT } from '../../src/domain/geo.js';
 import { NODE_COLS } from '../../src/ingest/dedup/candidates.js';
 import { loadPlaces } from '../../src/ingest/dedup/driver.js';
 import { classifyPair, type DedupNode } from '../../src/ingest/dedup/rule.js';
@@ -25,7 +26,6 @@ const OFFERS = [
   { word: 'Colocation', price: [350, 1200] },
   { word: 'Sous-location', price: [800, 3000] },
 ] as const;
-const KM_PER_DEG_LAT = 111.2;
 
 interface Side {
   ref: string;

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import knex from 'knex';
 import { createDb, migrateLatest } from '../../../src/db/knex.js';
+import { NODE_COLS } from '../../../src/ingest/dedup/candidates.js';
 import { loadPlaces } from '../../../src/ingest/dedup/driver.js';
 import { classifyPair, type DedupNode } from '../../../src/ingest/dedup/rule.js';
 import { haversineKm } from '../../../src/domain/geo.js';
@@ -79,9 +80,8 @@ async function main(): Promise<void> {
   process.stderr.write(`database ${name} (drop it when done)\n`);
 
   const rows = (
-    await db.raw(`SELECT id, source, external_id, listing_type, commune, locality, postcode, lat, lng, (dedup_cell IS NOT NULL) AS located,
-      area_m2, rooms, price_eur, jsonb_array_length(images) AS image_count, (source_url IS NOT NULL) AS has_source_url, created_at,
-      status, merged_into FROM listings WHERE status IN ('active', 'merged')`)
+    // The columns the driver reads (NODE_COLS), so that classifyPair sees what it sees.
+    await db.raw(`SELECT ${NODE_COLS('l')}, l.external_id FROM listings l WHERE l.status IN ('active', 'merged')`)
   ).rows as (DedupNode & { external_id: string; status: string; merged_into: string | null })[];
   const stored = new Map(
     ((await db.raw(`SELECT a, b, kind FROM listing_dedup_pairs`)).rows as { a: string; b: string; kind: string }[]).map((r) => [`${r.a}|${r.b}`, r.kind]),
