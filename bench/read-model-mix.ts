@@ -4,7 +4,12 @@
 // the API calls them. CPU time is what a shared machine disturbs least, so this is the
 // figure to compare between two versions of the read model.
 //
-//   npx tsx bench/read-model-mix.ts [--listings 1000000] [--requests 20000] [--rounds 3]
+// --shape prints instead what the requests ask of the rest of the server at that size: per
+// kind (scenario 9's, and scenario 10's fresh queries), the share of empty pages (past the
+// last match: no row to read from PostgreSQL, nothing to write) and the rows per response.
+// The same requests do less at 10,000 listings than at 1,000,000 (bench/README.md, stop 33).
+//
+//   npx tsx bench/read-model-mix.ts [--listings 1000000] [--requests 20000] [--rounds 3] [--shape]
 import { parseArgs } from 'node:util';
 import { createDb } from '../src/db/knex.js';
 import { mulberry32 } from '../src/demo/generate.js';
@@ -17,7 +22,12 @@ import { ensureBenchDb } from './build-db.js';
 import { scenarios } from './scenarios.js';
 
 const { values: args } = parseArgs({
-  options: { listings: { type: 'string', default: '1000000' }, requests: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    listings: { type: 'string', default: '1000000' },
+    requests: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '3' },
+    shape: { type: 'boolean', default: false },
+  },
 });
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 
@@ -41,8 +51,33 @@ try {
     const q = validateQuery(listingsQueryShape, Object.fromEntries(new URLSearchParams(qs)), listingsQuery);
     reqs.push({ kind: req.kind, r: searchRequest(q, { gazetteer, seesFlagged: true }) });
   }
+  if (args.shape) {
+    const fresh = scenarios({ ids, communes, quarters, cursors: [] }).find((s) => s.id === '10')!;
+    const freshReqs: typeof reqs = [];
+    const rng10 = mulberry32(1);
+    while (freshReqs.length < Number(args.requests)) {
+      const req = fresh.next(rng10);
+      const q = validateQuery(listingsQueryShape, Object.fromEntries(new URLSearchParams(req.path.split('?')[1] ?? '')), listingsQuery);
+      freshReqs.push({ kind: req.kind!, r: searchRequest(q, { gazetteer, seesFlagged: true }) });
+    }
+    for (const [name, list] of [['9 mixed', reqs], ['10 fresh', freshReqs]] as const) {
+      const tally = new Map<string, { n: number; empty: number; rows: number }>();
+      for (const { kind, r } of list) {
+        const rows = Math.max(0, Math.min(r.perPage, index.count(r.filter) - (r.page - 1) * r.perPage));
+        const t = tally.get(kind) ?? { n: 0, empty: 0, rows: 0 };
+        t.n++;
+        t.empty += rows === 0 ? 1 : 0;
+        t.rows += rows;
+        tally.set(kind, t);
+      }
+      console.log(name);
+      for (const [kind, t] of [...tally].sort()) {
+        console.log(`  ${kind.padEnd(10)} ${String(t.n).padStart(6)} requests: empty pages ${((100 * t.empty) / t.n).toFixed(1)} %, rows per response ${(t.rows / t.n).toFixed(1)}`);
+      }
+    }
+  }
   const checksum = new Map<string, number>();
-  for (let round = 0; round < Number(args.rounds); round++) {
+  for (let round = 0; round < (args.shape ? 0 : Number(args.rounds)); round++) {
     const byKind = new Map<string, { n: number; count: number; page: number; worst: number }>();
     // CPU time, not wall time: the machine may be shared (µs of user + system time).
     const cpu = () => {
@@ -68,7 +103,7 @@ try {
       console.log(`  ${kind.padEnd(10)} ${String(k.n).padStart(6)} requests: CPU: count ${(k.count / k.n).toFixed(3)} ms, page ${(k.page / k.n).toFixed(3)} ms per request; slowest ${k.worst.toFixed(1)} ms`);
     }
   }
-  console.log(`checksums of the answers (equal across versions that answer the same): ${[...checksum].sort().map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  if (!args.shape) console.log(`checksums of the answers (equal across versions that answer the same): ${[...checksum].sort().map(([k, v]) => `${k} ${v}`).join(', ')}`);
 } finally {
   await db.destroy();
 }
