@@ -16,14 +16,16 @@ export function isInvalidInputError(err: unknown): err is { code: string } {
 // - connection_lost: an open connection was cut (server shut down or restarted: 57P01-57P03,
 //   or the driver's "Connection terminated");
 // - pool_timeout: no connection came free within knex's acquireConnectionTimeout;
+// - no_answer: a statement got no answer at all within its statement timeout and a margin
+//   (a frozen server or a network that drops packets: knex.ts, boundWaits);
 // - statement_timeout: the query ran past statement_timeout (57014);
 // - resources: the server is out of connections, memory or disk (class 53).
-export type UnavailableCause = 'unreachable' | 'connection_lost' | 'pool_timeout' | 'statement_timeout' | 'resources';
+export type UnavailableCause = 'unreachable' | 'connection_lost' | 'pool_timeout' | 'no_answer' | 'statement_timeout' | 'resources';
 
 export function unavailableCause(err: unknown): UnavailableCause | null {
   const e = err as { code?: unknown; message?: unknown; name?: unknown } | null;
   if (!e) return null;
-  if (e.name === 'KnexTimeoutError') return 'pool_timeout';
+  if (e.name === 'KnexTimeoutError') return (e as { sql?: unknown }).sql !== undefined ? 'no_answer' : 'pool_timeout';
   const code = typeof e.code === 'string' ? e.code : '';
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code) || /^08/.test(code)) return 'unreachable';
   if (/^57P0[123]$/.test(code)) return 'connection_lost';

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import knex, { type Knex } from 'knex';
@@ -14,15 +15,61 @@ pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
 export type Db = Knex;
 
+// How much longer than a statement's own timeout the client waits for its answer.
+export const NO_ANSWER_MARGIN_MS = 2000;
+
+// A connection's SET LOCAL statement_timeout, until its transaction ends.
+const TX_TIMEOUT = Symbol('statement timeout of the transaction');
+type PgConnection = { [TX_TIMEOUT]?: number };
+type Statement = string | { sql?: unknown; timeout?: number } | null;
+
+const PgClient = createRequire(import.meta.url)('knex/lib/dialects/postgres/index.js') as new (config: Knex.Config) => {
+  config: Knex.Config;
+  query(conn: PgConnection, obj: Statement): Promise<unknown>;
+};
+
+// knex's PostgreSQL client, bounding how long it waits for an answer. PostgreSQL ends a
+// statement that runs past statement_timeout, but a server that does not answer at all
+// (frozen, or behind a network that drops packets without closing the connection) cannot:
+// the query would wait forever, holding its pooled connection. So each statement is waited
+// for at most its statement timeout plus NO_ANSWER_MARGIN_MS; past that, knex rejects it (a
+// KnexTimeoutError: 503 `unavailable`, cause no_answer) and destroys the connection instead of
+// returning it to the pool. A transaction that sets its own statement_timeout (SET LOCAL: the
+// daily market snapshot's 600 s, 0 for an export or an import) gets that bound instead, or
+// none for 0, until it ends; a statement given its own knex .timeout() keeps it. A subclass,
+// because knex's transactions run their statements through a copy of the client's
+// prototype; knex reads a statement's `timeout` right after handing it to query() (runner.js).
+class BoundedPgClient extends PgClient {
+  override query(conn: PgConnection, obj: Statement): Promise<unknown> {
+    const sql = typeof obj === 'string' ? obj : obj?.sql;
+    if (typeof sql === 'string') {
+      const set = /^\s*SET\s+LOCAL\s+statement_timeout\s*(?:=|TO)\s*'?\s*(\d+)\s*(ms|s|min)?\s*'?\s*;?\s*$/i.exec(sql);
+      if (set) conn[TX_TIMEOUT] = Number(set[1]) * ({ s: 1000, min: 60_000 }[set[2]?.toLowerCase() ?? ''] ?? 1);
+      else if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) delete conn[TX_TIMEOUT];
+    }
+    if (obj !== null && typeof obj === 'object' && obj.timeout === undefined) {
+      const bound = conn[TX_TIMEOUT] ?? Number((this.config.connection as { statement_timeout?: number }).statement_timeout);
+      if (bound > 0) obj.timeout = bound + NO_ANSWER_MARGIN_MS;
+    }
+    return super.query(conn, obj);
+  }
+}
+
 export function createDb(connectionString: string, opts: { poolMax?: number; statementTimeoutMs?: number } = {}): Knex {
   return knex({
-    client: 'pg',
+    client: BoundedPgClient as unknown as typeof Knex.Client,
     connection: {
       connectionString,
       statement_timeout: opts.statementTimeoutMs ?? 10000,
       application_name: 'lux-listings-feed',
+      // A peer that vanished (a host down, a cut network) is found by the kernel's probes.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      // A connection that is not ready within this is given up (a server that accepts but
+      // never answers would otherwise hold a place of the pool for tarn's 30 s).
+      connectionTimeoutMillis: 5000,
     },
-    pool: { min: 0, max: opts.poolMax ?? 10 },
+    pool: { min: 0, max: opts.poolMax ?? 10, createTimeoutMillis: 5000 },
     acquireConnectionTimeout: 5000,
   });
 }

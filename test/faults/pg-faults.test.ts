@@ -1,4 +1,5 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -6,7 +7,7 @@ import request from 'supertest';
 import { register } from 'tsx/esm/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded.js';
-import { createDb, migrateLatest } from '../../src/db/knex.js';
+import { createDb, migrateLatest, NO_ANSWER_MARGIN_MS } from '../../src/db/knex.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 import { freePort } from '../helpers/redis-server.js';
 
@@ -63,6 +64,69 @@ describe('PostgreSQL going away and coming back', () => {
       await vi.waitFor(async () => expect(await request(app).get('/api/v1/listings').set(bearer(key))).toHaveStatus(200), { timeout: 30_000, interval: 200 });
     } finally {
       await db.destroy();
+    }
+  }, 120_000);
+  // A server that stops answering without closing its connections (frozen, or a network that
+  // drops packets): a proxy in front of it that keeps every connection open but stops passing
+  // bytes either way. PostgreSQL's statement_timeout cannot fire for a query it never got, so
+  // the client bounds the wait itself (src/db/knex.ts).
+  it('answers 503 unavailable when PostgreSQL stops answering without closing its connections, and recovers once it answers again', async () => {
+    let frozen = false;
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(port, '127.0.0.1');
+      for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+        sockets.add(from);
+        from.on('data', (chunk) => void (frozen || to.write(chunk)));
+        from.on('error', () => {});
+        from.on('close', () => (sockets.delete(from), to.destroy()));
+      }
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = pg!.url.replace(`:${port}/`, `:${(proxy.address() as net.AddressInfo).port}/`);
+    const statementTimeoutMs = 500;
+    const db = createDb(proxyUrl, { poolMax: 2, statementTimeoutMs });
+    try {
+      const unregister = register();
+      try {
+        await migrateLatest(db);
+      } finally {
+        await unregister();
+      }
+      const lines: { msg: string; cause?: string }[] = [];
+      const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+      const app = await buildTestApp(db, { logger });
+      const key = (await createKey(db, 'pro')).key;
+      expect(await request(app).get('/api/v1/listings/lst_00000000000000000001').set(bearer(key))).toHaveStatus(404);
+
+      frozen = true;
+      // Each request needs the database (another id each time: no cached answer). The first
+      // two wait on the two pooled connections, the next ones for a connection to come free.
+      const started = Date.now();
+      const answers = await Promise.all(
+        [2, 3, 4].map((n) => request(app).get(`/api/v1/listings/lst_0000000000000000000${n}`).set(bearer(key)).timeout(60_000)),
+      );
+      for (const res of answers) {
+        expect(res).toHaveStatus(503);
+        expect(res.body.code).toBe('unavailable');
+      }
+      // Bounded: the statement timeout and the margin, then the pool's acquire timeout (5 s),
+      // with room for a loaded machine; without the bound these never come back.
+      expect(Date.now() - started).toBeLessThan(statementTimeoutMs + NO_ANSWER_MARGIN_MS + 5000 + 20_000);
+      const causes = lines.filter((l) => l.msg === 'dependency unavailable').map((l) => l.cause);
+      expect(causes).toContain('no_answer');
+
+      frozen = false;
+      // The connections that got no answer were dropped, not put back: fresh ones serve again.
+      await vi.waitFor(async () => expect(await request(app).get('/api/v1/listings/lst_00000000000000000005').set(bearer(key))).toHaveStatus(404), {
+        timeout: 30_000,
+        interval: 200,
+      });
+    } finally {
+      frozen = false;
+      await db.destroy();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   }, 120_000);
 });
