@@ -115,22 +115,28 @@ export type MarketInterval = 'week' | 'month';
 const DAY_MS = 86_400_000;
 const day = (s: string) => new Date(`${s}T00:00:00Z`);
 const ymd = (d: Date) => d.toISOString().slice(0, 10);
+// Date.UTC, but for every year: Date.UTC reads years 0-99 as 1900-1999.
+const utc = (year: number, month: number, date: number) => {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, date);
+  return d;
+};
 
 export function periodStart(interval: MarketInterval, date: string): string {
   const d = day(date);
-  if (interval === 'month') return ymd(new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)));
+  if (interval === 'month') return ymd(utc(d.getUTCFullYear(), d.getUTCMonth(), 1));
   return ymd(new Date(d.getTime() - ((d.getUTCDay() + 6) % 7) * DAY_MS));
 }
 
 export function describePeriod(interval: MarketInterval, start: string): { period: string; period_start: string; period_end: string } {
   const s = day(start);
   if (interval === 'month') {
-    const end = new Date(Date.UTC(s.getUTCFullYear(), s.getUTCMonth() + 1, 0));
+    const end = utc(s.getUTCFullYear(), s.getUTCMonth() + 1, 0);
     return { period: start.slice(0, 7), period_start: start, period_end: ymd(end) };
   }
   const thursday = new Date(s.getTime() + 3 * DAY_MS);
   const isoYear = thursday.getUTCFullYear();
-  const week = Math.floor((thursday.getTime() - Date.UTC(isoYear, 0, 1)) / (7 * DAY_MS)) + 1;
+  const week = Math.floor((thursday.getTime() - utc(isoYear, 0, 1).getTime()) / (7 * DAY_MS)) + 1;
   return { period: `${isoYear}-W${String(week).padStart(2, '0')}`, period_start: start, period_end: ymd(new Date(s.getTime() + 6 * DAY_MS)) };
 }
 
@@ -141,7 +147,7 @@ export function historyRange(interval: MarketInterval, today: string, q: { from?
   if (q.from) return { from: q.from, to };
   const start = day(periodStart(interval, to));
   const from =
-    interval === 'month' ? new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() - 11, 1)) : new Date(start.getTime() - 25 * 7 * DAY_MS);
+    interval === 'month' ? utc(start.getUTCFullYear(), start.getUTCMonth() - 11, 1) : new Date(start.getTime() - 25 * 7 * DAY_MS);
   return { from: ymd(from), to };
 }
 

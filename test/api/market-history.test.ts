@@ -121,6 +121,12 @@ describe('GET /api/v1/market/history', () => {
       ['commune=Strassen&from=2026-11-01&to=2026-10-01', 'from', 'must not be after to'],
       ['commune=Strassen&from=2027-01-01', 'from', 'must not be after to'],
       ['commune=Strassen&from=2000-01-01&to=2026-01-01', 'from', 'at most'],
+      // to left out: today on the test's clock, checked once the route has its default.
+      ['commune=Strassen&from=2010-01-01', 'from', 'must be at most 3700 days before to (2026-'],
+      ['commune=Strassen&from=1900-01-01', 'from', 'at most'],
+      ['commune=Strassen&from=0001-01-01', 'from', 'must not be before 1900-01-01'],
+      ['commune=Strassen&from=0000-01-01&to=0001-01-01', 'from', 'must not be before 1900-01-01'],
+      ['commune=Strassen&to=0099-12-31', 'to', 'must not be before 1900-01-01'],
       ['commune=Strassen&rooms=6', 'rooms', 'must be between 0 and 5'],
       ['commune=Strassen&listing_type=lease', 'listing_type', 'must be one of'],
       // zod's own wording ("Invalid input: expected string, received undefined") never shows.
@@ -132,6 +138,18 @@ describe('GET /api/v1/market/history', () => {
       expect(res.body.errors[0], query).toEqual({ param, message: expect.stringContaining(message) });
     }
     expect(await get('/api/v1/market/history?commune=Strassen&period=month')).toHaveStatus(400);
+    // The earliest range there is: to on 1900-12-31 gives a default from in 1900 itself.
+    const early = await get('/api/v1/market/history?commune=Strassen&to=1900-12-31');
+    expect(early).toHaveStatus(200);
+    expect(early.body.meta).toMatchObject({ from: '1900-01-01', to: '1900-12-31' });
+    expect(early.body.data).toEqual([]);
+  });
+
+  it('computes periods the same way in every year, the first centuries included', () => {
+    // Date.UTC reads years 0-99 as 1900-1999; the periods must not.
+    expect(periodStart('month', '0099-12-31')).toBe('0099-12-01');
+    expect(describePeriod('month', '0099-02-01')).toMatchObject({ period: '0099-02', period_end: '0099-02-28' });
+    expect(describePeriod('month', '2024-02-01')).toMatchObject({ period_end: '2024-02-29' });
   });
 
   it('a new snapshot changes the cached answer', async () => {

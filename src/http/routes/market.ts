@@ -13,7 +13,7 @@ import type { MarketPrices } from '../../services/market-prices.js';
 import { resolveCommuneParam } from '../commune-param.js';
 import { dataVersion } from '../data-version.js';
 import { ApiError } from '../errors.js';
-import { marketHistoryQuery, marketHistoryQueryShape, marketPricesQuery, type ApiMarketHistory, type ApiMarketPrices } from '../schemas/market.js';
+import { historyRangeProblem, marketHistoryQuery, marketHistoryQueryShape, marketPricesQuery, type ApiMarketHistory, type ApiMarketPrices } from '../schemas/market.js';
 import { sendCachedBody } from '../send-cached-body.js';
 import { validateQuery } from '../validate.js';
 
@@ -63,8 +63,8 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
     const interval = q.interval ?? 'month';
     const today = deps.clock();
     const { from, to } = historyRange(interval, utcDay(today), q);
-    if (from > to) {
-      const message = `must not be after to (${from} > ${to})`;
+    const message = historyRangeProblem(from, to);
+    if (message) {
       throw new ApiError({ status: 400, code: 'invalid_parameter', detail: `from ${message}`, errors: [{ param: 'from', message }] });
     }
     // From the snapshots only: reused while no snapshot has been taken since (the version kept

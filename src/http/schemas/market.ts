@@ -55,13 +55,18 @@ export const marketHistoryQueryShape = z.object({
 
 export const MAX_HISTORY_DAYS = 3700; // about ten years
 
+// What is wrong with the range from..to (as given, or with the route's defaults), or null.
+export function historyRangeProblem(from: string, to: string): string | null {
+  if (from > to) return `must not be after to (${from} > ${to})`;
+  if ((Date.parse(to) - Date.parse(from)) / 86_400_000 > MAX_HISTORY_DAYS) return `must be at most ${MAX_HISTORY_DAYS} days before to (${to})`;
+  return null;
+}
+
+// Both given: checked with the other parameters (every problem in one answer); otherwise the
+// route checks the range once it has its defaults (to: today).
 export const marketHistoryQuery = marketHistoryQueryShape.superRefine((q, ctx) => {
-  if (q.from !== undefined && q.to !== undefined) {
-    if (q.from > q.to) ctx.addIssue({ code: 'custom', path: ['from'], message: `must not be after to (${q.from} > ${q.to})` });
-    else if ((Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 > MAX_HISTORY_DAYS) {
-      ctx.addIssue({ code: 'custom', path: ['from'], message: `must be at most ${MAX_HISTORY_DAYS} days before to` });
-    }
-  }
+  const problem = q.from !== undefined && q.to !== undefined ? historyRangeProblem(q.from, q.to) : null;
+  if (problem) ctx.addIssue({ code: 'custom', path: ['from'], message: problem });
 });
 
 const eur = (description: string) => z.int().nullable().meta({ description });
