@@ -1180,12 +1180,12 @@ export interface operations {
                 /** @description Length of a period: ISO week (Monday to Sunday) or calendar month. A period’s figures are those of the last daily snapshot taken in it (within from..to). */
                 interval?: "week" | "month";
                 /**
-                 * @description First day, inclusive (UTC). Default: the start of the period 11 months (month) or 25 weeks (week) before to’s.
+                 * @description First day, inclusive (UTC). Default: the start of the period 11 months (month) or 25 weeks (week) before to’s. Not before 1900-01-01.
                  * @example 2025-12-01
                  */
                 from?: string;
                 /**
-                 * @description Last day, inclusive (UTC). Default: today.
+                 * @description Last day, inclusive (UTC). Default: today. Not before 1900-01-01.
                  * @example 2026-11-30
                  */
                 to?: string;

@@ -99,6 +99,8 @@ function textParamSchema(maxLength: number) {
 }
 
 // A calendar day, YYYY-MM-DD (a real date: 2026-02-30 is refused).
+export const MIN_DATE = '1900-01-01';
+
 export function dateParam(doc: ParamDoc = {}) {
   const schema = z
     .string()
@@ -106,8 +108,10 @@ export function dateParam(doc: ParamDoc = {}) {
     .refine((s) => {
       const d = new Date(`${s}T00:00:00Z`);
       return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-    }, 'is not a calendar date');
-  return documented(schema, { type: 'string', format: 'date' }, doc);
+    }, 'is not a calendar date')
+    // (PostgreSQL has no year 0; nothing the service holds is older than this.)
+    .refine((s) => s >= MIN_DATE, `must not be before ${MIN_DATE}`);
+  return documented(schema, { type: 'string', format: 'date' }, { ...doc, description: `${doc.description ?? ''} Not before ${MIN_DATE}.`.trim() });
 }
 
 // A value the route checks itself (an opaque token): any string reaches it as it was sent.
@@ -133,21 +137,26 @@ function closest(name: string, allowed: string[]): string | undefined {
   return allowed.find((a) => a.split('_').sort().join('_') === words) ?? allowed.find((a) => a.toLowerCase() === name.toLowerCase());
 }
 
+const MAX_NAMED = 20;
+
 // Validates a parsed query string against an object schema: unknown and repeated
 // parameters first, then every field, each problem naming its parameter.
 export function validateQuery<S extends Shape>(schema: S, query: Record<string, unknown>, refine?: z.ZodType): z.infer<S> {
   const allowed = Object.keys(schema.shape);
   const unknown = Object.keys(query).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) {
-    const errors: ParamError[] = unknown.map((param) => {
-      const hint = closest(param, allowed);
+    // Named back as sent, up to a point: a name cut at 64 characters, the first 20 names.
+    const errors: ParamError[] = unknown.slice(0, MAX_NAMED).map((name) => {
+      const hint = closest(name, allowed);
+      const param = name.length > 64 ? `${name.slice(0, 64)}…` : name;
       return { param, message: `is not a known parameter${hint ? ` (did you mean ${hint}?)` : ''}` };
     });
     const first = errors[0];
+    const more = unknown.length > MAX_NAMED ? ` (and ${unknown.length - MAX_NAMED} more unknown parameters)` : '';
     throw new ApiError({
       status: 400,
       code: 'unknown_parameter',
-      detail: `${first.param} ${first.message}; ${allowed.length > 0 ? `allowed parameters: ${allowed.join(', ')}` : 'this endpoint takes no query parameters'}`,
+      detail: `${first.param} ${first.message}${more}; ${allowed.length > 0 ? `allowed parameters: ${allowed.join(', ')}` : 'this endpoint takes no query parameters'}`,
       errors,
       extensions: { allowed_parameters: allowed },
     });

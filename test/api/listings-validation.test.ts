@@ -31,6 +31,18 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     await expect400('?commune[a]=x', 'commune[a]', 'unknown_parameter');
   });
 
+  it('names unknown parameters back within bounds: a long name cut, the first 20 of many', async () => {
+    const long = 'x'.repeat(5000);
+    const one = await request(t.app).get(`/api/v1/listings?${long}=1`).set(bearer(t.keys.pro));
+    expect(one).toHaveStatus(400);
+    expect(one.body.errors).toEqual([{ param: `${'x'.repeat(64)}…`, message: 'is not a known parameter' }]);
+    expect(JSON.stringify(one.body).length).toBeLessThan(2000);
+    const many = await request(t.app).get(`/api/v1/listings?${Array.from({ length: 500 }, (_, i) => `p${i}=1`).join('&')}`).set(bearer(t.keys.pro));
+    expect(many).toHaveStatus(400);
+    expect(many.body.errors.map((e: { param: string }) => e.param)).toEqual(Array.from({ length: 20 }, (_, i) => `p${i}`));
+    expect(many.body.detail).toContain('(and 480 more unknown parameters)');
+  });
+
   it('a figure too long to be finite is refused in the words of the other messages', async () => {
     const body = await expect400(`?min_price=${'1'.repeat(400)}`, 'min_price');
     expect(body.detail).not.toMatch(/Invalid input|Infinity/);
