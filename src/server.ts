@@ -16,7 +16,7 @@ import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
 import { recoverInterruptedImports } from './ingest/index.js';
-import { answerClientError, startingListener } from './http/raw-responses.js';
+import { answerClientError, answerConnect, startingListener } from './http/raw-responses.js';
 import { createLogger } from './logger.js';
 import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
@@ -52,6 +52,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const server: Server = createServer(startingListener);
   // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   if (!cluster.isWorker) await listen(server, config.PORT, config.HOST);
 
   // A cluster's primary has migrated already (and checked for interrupted imports).

@@ -10,8 +10,8 @@ import type { Duplex } from 'node:stream';
 
 const NOSNIFF = 'nosniff';
 
-function problem(status: number, title: string, detail: string, requestId: string): string {
-  return JSON.stringify({ type: 'about:blank', title, status, code: status === 503 ? 'unavailable' : 'invalid_parameter', detail, request_id: requestId });
+function problem(status: number, title: string, detail: string, requestId: string, code = status === 503 ? 'unavailable' : 'invalid_parameter'): string {
+  return JSON.stringify({ type: 'about:blank', title, status, code, detail, request_id: requestId });
 }
 
 // Until the app is ready (the embedded database and the demo data can take seconds), the
@@ -29,32 +29,60 @@ export const startingListener: RequestListener = (_req, res) => {
   res.end(body);
 };
 
-// Requests Node's HTTP parser refuses (raw non-ASCII in the URL, oversized headers) never
-// reach Express: for the server's 'clientError' event, a problem body too rather than an
-// empty 400.
+// Requests Node's HTTP parser refuses (raw non-ASCII in the URL, oversized headers, a body
+// framed two ways) and requests too slow to arrive never reach Express: for the server's
+// 'clientError' event, a problem body too rather than an empty 400.
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const big = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = big ? 431 : 400;
+  const code = err.code ?? '';
+  const [status, reason, title] =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'Request header fields too large']
+      : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'Request timeout']
+        : [400, 'Bad Request', 'Bad request'];
+  const detail =
+    status === 431
+      ? 'The request line or headers are too large'
+      : status === 408
+        ? 'The request did not arrive in time'
+        : `The request could not be parsed: ${PARSE_ERRORS[code] ?? (code === 'HPE_INVALID_URL' || code === '' ? PARSE_ERRORS.HPE_INVALID_URL : 'it is not well-formed HTTP/1.1')}`;
   const id = randomUUID();
-  const body = big
-    ? problem(431, 'Request header fields too large', 'The request line or headers are too large', id)
-    : problem(400, 'Bad request', `The request could not be parsed: ${PARSE_ERRORS[err.code ?? ''] ?? PARSE_ERRORS.HPE_INVALID_URL}`, id);
+  endWithProblem(socket, `${status} ${reason}`, '', id, problem(status, title, detail, id));
+}
+
+// Writes a whole answer on the socket and closes it.
+function endWithProblem(socket: Duplex, statusLine: string, headers: string, id: string, body: string): void {
   socket.end(
-    `HTTP/1.1 ${status} ${big ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${statusLine}\r\n${headers}` +
       `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${id}\r\nX-Content-Type-Options: ${NOSNIFF}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
-// What Node's parser refused, by its error code (llhttp's); anything else is told as a URL
-// that is not one, the commonest case.
+// CONNECT (a proxy's tunnel) goes to the server's 'connect' event, not to the app: answered as
+// the API answers every method it does not serve, 405 naming the ones it does.
+export function answerConnect(_req: unknown, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const id = randomUUID();
+  endWithProblem(socket, '405 Method Not Allowed', 'Allow: GET, HEAD\r\n', id, problem(405, 'Method not allowed', 'CONNECT is not supported: the API is read-only', id, 'method_not_allowed'));
+}
+
+// What Node's parser refused, by its error code (llhttp's); other codes are told as HTTP that
+// is not well-formed.
 const PARSE_ERRORS: Record<string, string> = {
   HPE_INVALID_URL: 'characters outside the URL syntax must be percent-encoded',
   HPE_INVALID_METHOD: 'the request method is not one HTTP defines',
   HPE_INVALID_HEADER_TOKEN: 'a request header holds characters that headers may not contain',
   HPE_INVALID_VERSION: 'the HTTP version is not one this server speaks',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length may be sent once only',
+  HPE_INVALID_CONTENT_LENGTH: 'Content-Length must be a number',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding must end in chunked and may not come with Content-Length',
+  HPE_INVALID_CHUNK_SIZE: 'a chunk of the body has no valid size',
 };

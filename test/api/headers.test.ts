@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { answerClientError, startingListener } from '../../src/http/raw-responses.js';
+import { answerClientError, answerConnect, startingListener } from '../../src/http/raw-responses.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing } from '../helpers/factory.js';
 
@@ -95,10 +95,46 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       expect(big.headers['x-content-type-options']).toBe('nosniff');
       expect(big.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 
+      // A body framed two ways (request smuggling's tool).
+      for (const [framing, said] of [
+        ['Content-Length: 3\r\nTransfer-Encoding: chunked', /Transfer-Encoding.*Content-Length/],
+        ['Content-Length: 3\r\nContent-Length: 4', /Content-Length may be sent once/],
+      ] as const) {
+        const res = await exchange(port, `POST /api/v1/listings HTTP/1.1\r\nHost: x\r\n${framing}\r\n\r\nabc`);
+        expect(res.status, framing).toBe(400);
+        expect(JSON.parse(res.body), framing).toMatchObject({ status: 400, detail: expect.stringMatching(said) });
+        expect(res.headers['x-request-id'], framing).toMatch(/^[0-9a-f-]{36}$/);
+      }
+
       const starting = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(starting.status).toBe(503);
       expect(starting.headers['x-content-type-options']).toBe('nosniff');
       expect(JSON.parse(starting.body)).toMatchObject({ status: 503, code: 'unavailable', request_id: starting.headers['x-request-id'] });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('CONNECT gets 405 naming the methods served; a request whose headers do not arrive in time 408', async () => {
+    // Node checks for late requests every connectionsCheckingInterval: short ones here.
+    const server = createServer({ connectionsCheckingInterval: 50, headersTimeout: 300, requestTimeout: 300 }, startingListener);
+    server.on('clientError', answerClientError);
+    server.on('connect', answerConnect);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (const target of ['/api/v1/listings', 'example.com:443']) {
+        const res = await exchange(port, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        expect(res.status, target).toBe(405);
+        expect(res.headers.allow).toBe('GET, HEAD');
+        expect(res.headers['content-type']).toBe('application/problem+json');
+        expect(JSON.parse(res.body)).toMatchObject({ status: 405, code: 'method_not_allowed', request_id: res.headers['x-request-id'] });
+      }
+      // The request line, then nothing: the headers never end.
+      const late = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\nHost: x\r\n');
+      expect(late.status).toBe(408);
+      expect(JSON.parse(late.body)).toMatchObject({ status: 408, detail: expect.stringMatching(/in time/) });
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
