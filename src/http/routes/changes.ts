@@ -72,8 +72,10 @@ export function exportRoute(deps: { db: Knex; baseUrl: string }) {
     if (!SEES_FLAGGED[tier]) {
       throw new ApiError({ status: 403, code: 'forbidden_for_tier', detail: 'The export needs a Pro or Enterprise key; other tiers mirror the feed through GET /api/v1/changes' });
     }
-    // HEAD: the headers alone, without reading a single listing.
+    // HEAD: the headers alone, without reading a single listing; X-Changes-Cursor is the
+    // data version as it stands, what a GET begun now would give.
     if (req.method === 'HEAD') {
+      res.setHeader('X-Changes-Cursor', encodeCursor({ seq: await dataVersion(res, deps.db) }));
       res.status(200).type('application/x-ndjson; charset=utf-8').end();
       return;
     }
