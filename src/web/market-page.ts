@@ -159,7 +159,10 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
       res.status(400).type('html').send(messagePage({ title: 'Bad request', message, back: { href: '/market', label: 'Back to the market prices' } }));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return bad(issue.code === 'unrecognized_keys' ? `Unknown parameter: ${issue.keys.join(', ')}. This page takes sort, commune and rooms.` : issue.message);
+      if (issue.code === 'unrecognized_keys') return bad(`Unknown parameter: ${issue.keys.join(', ')}. This page takes sort, commune and rooms.`);
+      // A parameter given twice arrives as an array: zod's own wording would say "expected string".
+      if (issue.code === 'invalid_type') return bad(`${String(issue.path[0])} must be given once.`);
+      return bad(issue.message);
     }
     const place = deps.gazetteer.resolve(parsed.data.commune ?? DEFAULT_COMMUNE);
     if (!place || place.kind !== 'commune') {

@@ -77,6 +77,8 @@ describe('GET /market (public, no key)', () => {
       ['commune=Kirchberg', 'Kirchberg is not a commune of Luxembourg'],
       ['colour=red', 'Unknown parameter: colour'],
       ['sort=commune&sort=listings', 'sort must be one of'],
+      ['commune=Mamer&commune=Strassen', 'commune must be given once.'],
+      ['rooms=1&rooms=2', 'rooms must be given once.'],
     ]) {
       const res = await request(app).get(`/market?${query}`);
       expect(res, query).toHaveStatus(400);
