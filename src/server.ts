@@ -56,7 +56,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   if (!cluster.isWorker) await listen(server, config.PORT, config.HOST);
 
   // A cluster's primary has migrated already (and checked for interrupted imports).
-  const database = await openDatabase(config, { role: 'server', migrate: !cluster.isWorker });
+  const database = await openDatabase(config, { role: 'server', migrate: !cluster.isWorker, logger });
   const { db } = database;
   // Import runs left 'running' by an importer that died are marked failed (in the background).
   if (!cluster.isWorker) void recoverInterruptedImports(db).then((n) => n > 0 && logger.warn('%d interrupted import run(s) marked failed', n), (err) => logger.warn({ err }, 'could not check for interrupted imports'));
@@ -84,7 +84,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   keyUsage.start();
   // DATABASE_READ_URL: reads go to the replica once it has replayed the version they are at.
   const replica = config.DATABASE_READ_URL
-    ? await new ReplicaReads(db, createDb(config.DATABASE_READ_URL, { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS }), logger).start()
+    ? await new ReplicaReads(db, createDb(config.DATABASE_READ_URL, { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger }), logger).start()
     : null;
   // The listings read model, on a thread of its own with LISTINGS_READ_MODEL_THREAD=true.
   const readModel: ReadModel | undefined = !config.LISTINGS_READ_MODEL

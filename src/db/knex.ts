@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { migrationsDir } from '../lib/paths.js';
 import { parseTimestamptz } from './timestamptz.js';
 
@@ -55,8 +56,19 @@ class BoundedPgClient extends PgClient {
   }
 }
 
-export function createDb(connectionString: string, opts: { poolMax?: number; statementTimeoutMs?: number } = {}): Knex {
+export function createDb(connectionString: string, opts: { poolMax?: number; statementTimeoutMs?: number; logger?: Logger } = {}): Knex {
+  const logger = opts.logger;
   return knex({
+    // knex's own warnings (a connection that failed or was dropped) as log lines of the
+    // service's logger rather than bare text on stderr; without one, knex's console.
+    ...(logger && {
+      log: {
+        warn: (message: unknown) => logger.warn({ component: 'knex' }, String(message)),
+        error: (message: unknown) => logger.error({ component: 'knex' }, String(message)),
+        deprecate: (method: string, alternative: string) => logger.warn({ component: 'knex' }, `${method} is deprecated: use ${alternative}`),
+        debug: (message: unknown) => logger.debug({ component: 'knex' }, String(message)),
+      },
+    }),
     client: BoundedPgClient as unknown as typeof Knex.Client,
     connection: {
       connectionString,

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { projectRoot } from '../lib/paths.js';
 import { startEmbeddedPostgres } from './embedded.js';
@@ -44,9 +45,9 @@ export function runningServer(config: Config): { pid: number; url: string } | nu
 // one a running `npm start` already serves, or one started for this process).
 export async function openDatabase(
   config: Config,
-  opts: { role: 'server' | 'cli'; migrate?: boolean; log?: (msg: string) => void },
+  opts: { role: 'server' | 'cli'; migrate?: boolean; log?: (msg: string) => void; logger?: Logger },
 ): Promise<OpenDatabase> {
-  const dbOpts = { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS };
+  const dbOpts = { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger: opts.logger };
   if (config.DATABASE_URL) {
     const db = createDb(config.DATABASE_URL, dbOpts);
     if (opts.migrate !== false) await migrateLatest(db);
