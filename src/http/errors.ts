@@ -37,6 +37,8 @@ export interface ApiErrorInit {
   errors?: ParamError[];
   headers?: Record<string, string>;
   extensions?: Record<string, unknown>;
+  // Instead of the code's own title (a status the codes do not name: 416).
+  title?: string;
 }
 
 // The one error type of the service: anything thrown as an ApiError reaches the client as
@@ -48,6 +50,7 @@ export class ApiError extends Error {
   readonly errors?: ParamError[];
   readonly headers?: Record<string, string>;
   readonly extensions?: Record<string, unknown>;
+  readonly title?: string;
 
   constructor(init: ApiErrorInit) {
     super(init.detail);
@@ -57,6 +60,7 @@ export class ApiError extends Error {
     this.errors = init.errors;
     this.headers = init.headers;
     this.extensions = init.extensions;
+    this.title = init.title;
   }
 }
 
@@ -64,7 +68,7 @@ export class ApiError extends Error {
 export function problemJson(err: ApiError, requestId: string | null): string {
   return JSON.stringify({
     type: 'about:blank',
-    title: TITLES[err.code],
+    title: err.title ?? TITLES[err.code],
     status: err.status,
     code: err.code,
     detail: err.detail,
@@ -95,6 +99,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     // Errors from body parsers or Express itself carry a 4xx status (e.g. a malformed URI).
     const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
+    if (status === 416) {
+      // A Range past the end of a static file (the docs' assets): said as such, with the
+      // file's length in Content-Range as RFC 9110 asks.
+      const contentRange = (err as { headers?: Record<string, string> }).headers?.['Content-Range'];
+      const headers = contentRange ? { 'Content-Range': contentRange } : undefined;
+      sendProblem(res, new ApiError({ status: 416, code: 'invalid_parameter', title: 'Range not satisfiable', detail: 'The Range header asks for bytes the file does not have', headers }));
+      return;
+    }
     if (status >= 400 && status < 500) {
       sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', detail: 'The request could not be understood' }));
       return;

@@ -166,6 +166,16 @@ describe('operations endpoints', () => {
     for (const other of ['/docs/assets/package.json', '/docs/assets/index.html', '/docs/assets/swagger-ui-bundle.js.map', '/docs/assets/absolute-path.js']) {
       expect(await request(t.app).get(other), other).toHaveStatus(404);
     }
+    // Ranges: one within the file is served; one past its end is 416 with the file's length.
+    const css = '/docs/assets/swagger-ui.css';
+    const part = await request(t.app).get(css).set('Range', 'bytes=0-9');
+    expect(part).toHaveStatus(206);
+    const size = Number(/\/(\d+)$/.exec(part.headers['content-range'])?.[1]);
+    expect(size).toBeGreaterThan(10);
+    const past = await request(t.app).get(css).set('Range', 'bytes=999999999-');
+    expect(past).toHaveStatus(416);
+    expect(past.headers['content-range']).toBe(`bytes */${size}`);
+    expect(past.body).toMatchObject({ status: 416, title: 'Range not satisfiable' });
   });
 
   it('/metrics is not on the public port; its own listener reports requests, quota rejections, store errors, pool and imports', async () => {
