@@ -324,7 +324,7 @@ export interface components {
             meta: {
                 /**
                  * @description Opaque position in the changes feed: pass it back as since. Keep it as it is (it is not a number or a date).
-                 * @example MS40MjEuLg
+                 * @example Mi40MjEuLi43YThiOTBhNg
                  */
                 next_cursor: string;
                 /** @description true: ask again at once with next_cursor; false: you are up to date, store next_cursor for the next run */

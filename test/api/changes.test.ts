@@ -152,6 +152,10 @@ describe('GET /api/v1/changes: parameters and cursors', () => {
     ['since=%00', 'invalid_cursor'],
     ['since=', 'invalid_cursor'],
     ['since=' + 'A'.repeat(300), 'invalid_cursor'],
+    // Form 2 ends in a check of the position: a wrong one, or none.
+    ['since=' + Buffer.from('2.5..00000000').toString('base64url'), 'invalid_cursor'],
+    ['since=' + Buffer.from('2.5..').toString('base64url'), 'invalid_cursor'],
+    ['since=' + Buffer.from('1.5...0123abcd').toString('base64url'), 'invalid_cursor'],
     ['limit=0', 'invalid_parameter'],
     ['limit=1001', 'invalid_parameter'],
     ['limit=ten', 'invalid_parameter'],
@@ -175,5 +179,29 @@ describe('GET /api/v1/changes: parameters and cursors', () => {
 
   it('needs a key', async () => {
     expect(await request(t.app).get('/api/v1/changes')).toHaveStatus(401);
+  });
+});
+
+describe('GET /api/v1/changes: cursors cut short', () => {
+  const t = useTestContext({ app: 'api', keys: ['pro'] });
+
+  it('a cursor cut short by any number of characters is refused, never read as another position; form 1 cursors are still read', async () => {
+    for (let i = 0; i < 3; i++) await insertListing(t.db, { source: 'cut-cursor', title: `flat ${i}` });
+    const first = await request(t.app).get('/api/v1/changes?limit=2').set(bearer(t.keys.pro));
+    expect(first).toHaveStatus(200);
+    const cursor: string = first.body.meta.next_cursor;
+    for (let cut = 1; cut < cursor.length; cut++) {
+      const res = await request(t.app).get(`/api/v1/changes?since=${cursor.slice(0, cursor.length - cut)}`).set(bearer(t.keys.pro));
+      expect(res, `cut by ${cut}`).toHaveStatus(400);
+      expect(res.body.code).toBe('invalid_cursor');
+    }
+    // The same position in form 1 (given out until 2026-11-28) reads as form 2 does.
+    const [, seq, id, floor] = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
+    const legacy = Buffer.from(`1.${seq}.${id}.${floor}`).toString('base64url');
+    const a = await request(t.app).get(`/api/v1/changes?since=${cursor}`).set(bearer(t.keys.pro));
+    const b = await request(t.app).get(`/api/v1/changes?since=${legacy}`).set(bearer(t.keys.pro));
+    expect(b).toHaveStatus(200);
+    expect(b.body.data).toEqual(a.body.data);
+    expect(b.body.data.length).toBeGreaterThan(0);
   });
 });

@@ -46,7 +46,7 @@ export const listingsPageSchema = z
 
 const cursorDoc = {
   description: 'Opaque position in the changes feed: pass it back as since. Keep it as it is (it is not a number or a date).',
-  example: 'MS40MjEuLg',
+  example: 'Mi40MjEuLi43YThiOTBhNg',
 };
 
 export const changeSchema = z
