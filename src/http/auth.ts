@@ -26,9 +26,22 @@ function invalidKey(detail: string): ApiError {
   return new ApiError({ status: 401, code: 'invalid_key', detail, headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE } });
 }
 
+// Whether the request carries more than one Authorization header. Node keeps the first and
+// drops the others; a proxy in front may have read another one, so such a request is refused
+// rather than answered for one of its keys.
+export function hasSeveralAuthorizations(rawHeaders: string[]): boolean {
+  let seen = 0;
+  for (let k = 0; k < rawHeaders.length; k += 2) {
+    const name = rawHeaders[k];
+    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++seen > 1) return true;
+  }
+  return false;
+}
+
 // The key of an Authorization header, or why there is none: Bearer <key>, the scheme name
 // case-insensitive (RFC 7235). Shared with the replay of repeated answers (src/http/replay.ts).
-export function bearerKey(header: string | undefined): string | ApiError {
+export function bearerKey(header: string | undefined, several = false): string | ApiError {
+  if (several) return unauthorized('Send one Authorization header, not several');
   if (header === undefined || header.trim() === '') {
     return unauthorized('Send your API key in the Authorization header: "Authorization: Bearer <key>"');
   }
@@ -45,7 +58,7 @@ export function bearerKey(header: string | undefined): string | ApiError {
 export function requireApiKey(deps: { db: Knex; live?: LiveState; usage?: KeyUsageTracker; clock: () => Date }): RequestHandler {
   const live = deps.live;
   return async (req, res, next) => {
-    const key = bearerKey(req.get('authorization'));
+    const key = bearerKey(req.get('authorization'), hasSeveralAuthorizations(req.rawHeaders));
     if (key instanceof ApiError) throw key;
     const hash = hashApiKey(key);
     const known = live?.key(hash);

@@ -1,3 +1,5 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
@@ -290,5 +292,37 @@ describe('when it is off, and with request logs', () => {
     const [a, b] = lines.filter((l) => l.req).map(({ time: _t, responseTime, msg, ...rest }) => ({ ...rest, responseTime: typeof responseTime, msg: String(msg).replace(/ \d+ms$/, '') }));
     expect(a).toMatchObject({ req: { method: 'GET', path: '/api/v1/market/prices' }, res: { status: 200 }, key_id: pro.id, request_id: full.headers['x-request-id'], msg: 'GET /api/v1/market/prices 200' });
     expect(b).toEqual({ ...a, request_id: replayed.headers['x-request-id'] });
+  });
+});
+
+describe('two Authorization headers', () => {
+  it('are refused with 401, on the replayed path as on the full one, never answered for one of the keys', async () => {
+    const pro = await createKey(t.db, 'pro');
+    const free = await createKey(t.db, 'free');
+    const path = '/api/v1/listings?commune=Mamer&per_page=3';
+    // Answered twice: the answer is now one the replay sends again.
+    for (let i = 0; i < 2; i++) expect(await get(app, pro.key, path)).toHaveStatus(200);
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      for (const keys of [[pro.key, free.key], [free.key, pro.key], [pro.key, pro.key]]) {
+        const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = httpRequest({ host: '127.0.0.1', port, path, headers: { authorization: keys.map((k) => `Bearer ${k}`) } }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+        expect(status).toBe(401);
+        expect(JSON.parse(body)).toMatchObject({ code: 'unauthorized', detail: 'Send one Authorization header, not several' });
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
