@@ -308,7 +308,7 @@ describe('two Authorization headers', () => {
       const { port } = server.address() as AddressInfo;
       for (const keys of [[pro.key, free.key], [free.key, pro.key], [pro.key, pro.key]]) {
         const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const req = httpRequest({ host: '127.0.0.1', port, path, headers: { authorization: keys.map((k) => `Bearer ${k}`) } }, (res) => {
+          const req = httpRequest({ host: '127.0.0.1', port, path, headers: ['Host', '127.0.0.1', ...keys.flatMap((k) => ['Authorization', `Bearer ${k}`])] }, (res) => {
             let text = '';
             res.setEncoding('utf8');
             res.on('data', (c: string) => (text += c));
