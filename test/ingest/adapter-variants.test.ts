@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeText, parseCsvFeed, parseJsonFeed, parseOpenImmo } from '../../src/ingest/adapters/index.js';
 import { offerType } from '../../src/ingest/adapters/common.js';
+import { readCsvFeed } from '../../src/ingest/adapters/csv.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../../src/ingest/errors.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
 import { accepted, CSV_HEADER_LINE, csvFeed, csvRow, normalizeFeed, rejectReason, TEST_NOW } from './helpers.js';
@@ -87,6 +88,21 @@ describe('csv: what Excel writes around the table', () => {
       const feed = await parseCsvFeed([header, csvRow({ ref: 'U1', price: '1850', area: '85,5' })].join('\n'));
       const l = ok(norm(feed)[0]);
       expect([l.price_eur, l.area_m2]).toEqual([1850, 85.5]);
+    }
+  });
+
+  it('reads every row whatever mix of line endings the file has (a Windows header on Linux rows), in any pieces', async () => {
+    const rows = ['M1', 'M2', 'M3', 'M4', 'M5', 'M6'].map((ref) => csvRow({ ref, title: `Flat ${ref}` }));
+    const endings = ['\n', '\r\n', '\r', '\n', '\r\n', '\n'];
+    const text = `${CSV_HEADER_LINE}\r\n${rows.map((r, i) => r + endings[i]).join('')}`;
+    for (let cut = 0; cut <= text.length; cut++) {
+      const events = [];
+      for await (const e of readCsvFeed((async function* () {
+        yield text.slice(0, cut);
+        yield text.slice(cut);
+      })())) events.push(e);
+      expect(events.filter((e) => e.kind !== 'record'), `cut at ${cut}`).toEqual([]);
+      expect(events.map((e) => e.kind === 'record' && [e.record.externalId, e.record.title]), `cut at ${cut}`).toEqual(rows.map((_, i) => [`M${i + 1}`, `Flat M${i + 1}`]));
     }
   });
 

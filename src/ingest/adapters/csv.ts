@@ -22,6 +22,10 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     // csv-parse refuses the whole file at the first one. A field that does begin with a
     // quote is still read to its closing quote, within max_record_size.
     relax_quotes: true,
+    // Every line ending, mixed within a file (a header written on Windows on rows exported on
+    // Linux): left to itself, csv-parse takes the header's ending for the whole file and reads
+    // each row ending otherwise into the field before it.
+    record_delimiter: ['\r\n', '\n', '\r'],
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: MAX_FIELD_CHARS,
