@@ -364,13 +364,14 @@ function readDate(v: unknown): DateTime | null {
 // "21/11/2026 14:03" (csv), "2026-11-19" (openimmo stand_vom), "2026-11-20T08:00:00"; one
 // with an offset or Z is taken as it says ("2026-11-20T08:00:00Z", "...+01:00"). A date
 // that cannot be read is left out, as a missing one is: the date is not worth the listing.
-// One read but out of range is rejected: it was read, and is wrong.
+// So is one read but out of range: before 1990 it is a CRM's placeholder for "unknown"
+// (1900-01-01, the Unix time 0), after 2200 a typing slip.
 export function parseFeedDate(v: unknown): Parsed<Date> {
   if (isBlank(v)) return ok(null);
   const dt = v instanceof Date ? DateTime.fromJSDate(v) : readDate(v);
   if (!dt || !dt.isValid) return ok(null);
   const d = dt.toJSDate();
-  if (d.getUTCFullYear() < 1990 || d.getUTCFullYear() > 2200) return bad(`date ${show(v)} is out of range`);
+  if (d.getUTCFullYear() < 1990 || d.getUTCFullYear() > 2200) return ok(null);
   return ok(d);
 }
 
