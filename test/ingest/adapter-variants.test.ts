@@ -232,6 +232,12 @@ describe('openimmo: placeholders, bedrooms, declared encoding', () => {
 });
 
 describe('json: the ways CRMs write the same thing', () => {
+  it('reads a record whose unknown extra field is nested deep (30 levels), and refuses a file nested past 64', async () => {
+    const nest = (levels: number): unknown => (levels === 0 ? 1 : { a: nest(levels - 1) });
+    expect((await jsonListing({ crm_extra: nest(30) })).external_id).toBe('J1');
+    expect(await refusal(jsonOne({ crm_extra: nest(70) }))).toMatch(/nested more than 64 levels/);
+  });
+
   it.each(['Euro', 'euro', 'Euros'])('currency %j is EUR', async (currency) => {
     expect((await jsonListing({ price: { amount: 1500, currency, period: 'month' } })).price_eur).toBe(1500);
   });

@@ -2,7 +2,7 @@ import type { ListingType } from '../../domain/listing.js';
 import { CONTROL_CHARACTERS } from '../../lib/text.js';
 import { tokens } from '../../reference/gazetteer.js';
 import { isNumberWord } from '../values.js';
-import { FeedParseError, MAX_FIELD_CHARS, MAX_RECORD_CHARS, tooLong } from '../errors.js';
+import { FeedParseError, MAX_DEPTH, MAX_FIELD_CHARS, MAX_RECORD_CHARS, tooLong } from '../errors.js';
 import { type FeedInput, openInput } from '../input.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
 
@@ -183,7 +183,9 @@ export function assertFieldSizes(value: unknown, where: string, depth = 0): void
     if (value.length > MAX_FIELD_CHARS) throw tooLong('a field', where);
     return;
   }
-  if (depth > 20) throw new FeedParseError(`the record at ${where} is nested too deeply`);
+  // (The readers refuse a file nested deeper than MAX_DEPTH as they read it; this holds a
+  // record given otherwise to the same bound.)
+  if (depth > MAX_DEPTH) throw new FeedParseError(`the record at ${where} is nested more than ${MAX_DEPTH} levels deep`);
   if (Array.isArray(value)) {
     for (const v of value) assertFieldSizes(v, where, depth + 1);
   } else if (value && typeof value === 'object') {
