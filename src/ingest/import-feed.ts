@@ -12,10 +12,10 @@ import { FeedParseError, IngestUsageError } from './errors.js';
 import { refreshPriceOutliers, refreshStaleFlags } from './flags.js';
 import { DEFAULT_MAX_INPUT_BYTES, type FeedInput, openInput } from './input.js';
 import { acquireLock, runPatiently } from './locks.js';
-import { type BatchEvent, firstPositions, planBatch } from './plan.js';
+import { type BatchEvent, externalIds, planBatch } from './plan.js';
 import type { FeedEvent, FeedFormat, FeedMode, ImportCounts, ImportReport, ProgressEvent, Reject } from './types.js';
 import { FEED_FORMATS } from './types.js';
-import { applyLifecycle, createStaging, finishStaging, markSeen, refreshListingStatistics, registerSource, stageIds, stageListings, withdrawalPreview } from './writer.js';
+import { applyLifecycle, createStaging, finishStaging, markSeen, refreshListingStatistics, registerSource, seenBefore, stageIds, stageListings, withdrawalPreview } from './writer.js';
 
 export interface ImportOptions {
   source: string;
@@ -216,15 +216,16 @@ async function stageFeed(trx: Knex.Transaction, opts: ImportOptions, ctx: StageC
   };
 
   // The records of a batch wait here, in file order, until the batch is full; then the
-  // external ids seen in earlier batches are looked up in the staging table of ids seen
-  // (nothing of the kind grows in memory with the file), and the batch is planned and
-  // staged.
+  // external ids taken in earlier batches are looked up in the staging table of ids seen
+  // (nothing of the kind grows in memory with the file), the batch is planned and staged, and
+  // the ids it took are added to that table.
   let pending: BatchEvent[] = [];
   const flush = async () => {
     const batch = pending;
     pending = [];
-    const earlier = await markSeen(trx, firstPositions(batch));
+    const earlier = await seenBefore(trx, externalIds(batch));
     const plan = planBatch(batch, earlier, { source: opts.source, gazetteer: ctx.gazetteer, now: ctx.now, listingId: ctx.idOf });
+    await markSeen(trx, plan.taken);
     for (const r of plan.rejects) reject(r);
     await stageListings(trx, plan.listings);
     await stageIds(trx, 'keep', plan.keep);

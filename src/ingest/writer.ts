@@ -27,32 +27,27 @@ export async function createStaging(trx: Db): Promise<void> {
     ) ON COMMIT DROP`);
   await trx.raw(`CREATE TEMP TABLE ingest_keep (id text PRIMARY KEY) ON COMMIT DROP`);
   await trx.raw(`CREATE TEMP TABLE ingest_gone (id text PRIMARY KEY) ON COMMIT DROP`);
-  // The external ids of the file so far and where each was first seen: duplicates are found
-  // here, not in a set in memory that would grow with the file.
+  // The external ids of the file so far that a record took (imported or withdrew), and where:
+  // duplicates are found here, not in a set in memory that would grow with the file.
   await trx.raw(`CREATE TEMP TABLE ingest_seen (external_id text PRIMARY KEY, position text NOT NULL) ON COMMIT DROP`);
   // The listings the life cycle creates, changes or withdraws: deduplication starts from
   // them. A table, not an array: an import may touch a million listings.
   await trx.raw(`CREATE TEMP TABLE ingest_touched (id text PRIMARY KEY) ON COMMIT DROP`);
 }
 
-// Records the external ids of a batch (each with the position of its first record in the
-// batch) and returns those already seen in an earlier batch, with where that was.
-export async function markSeen(trx: Db, first: Map<string, string>): Promise<Map<string, string>> {
-  const earlier = new Map<string, string>();
-  if (first.size === 0) return earlier;
-  const ids = [...first.keys()];
-  const added = await rows<{ external_id: string }>(
-    trx,
-    `INSERT INTO ingest_seen (external_id, position) SELECT * FROM unnest(?::text[], ?::text[]) ON CONFLICT DO NOTHING RETURNING external_id`,
-    [ids, ids.map((id) => first.get(id)!)],
-  );
-  if (added.length === ids.length) return earlier;
-  const isNew = new Set(added.map((r) => r.external_id));
-  const again = ids.filter((id) => !isNew.has(id));
-  for (const r of await rows<{ external_id: string; position: string }>(trx, `SELECT external_id, position FROM ingest_seen WHERE external_id = ANY (?::text[])`, [again])) {
-    earlier.set(r.external_id, r.position);
-  }
-  return earlier;
+// Of a batch's external ids, those an earlier batch took (imported or withdrew), with the
+// position of the record that did.
+export async function seenBefore(trx: Db, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const found = await rows<{ external_id: string; position: string }>(trx, `SELECT external_id, position FROM ingest_seen WHERE external_id = ANY (?::text[])`, [ids]);
+  return new Map(found.map((r) => [r.external_id, r.position]));
+}
+
+// Records the external ids a batch took, each with the position of the record that did.
+export async function markSeen(trx: Db, taken: Map<string, string>): Promise<void> {
+  if (taken.size === 0) return;
+  const ids = [...taken.keys()];
+  await trx.raw(`INSERT INTO ingest_seen (external_id, position) SELECT * FROM unnest(?::text[], ?::text[]) ON CONFLICT DO NOTHING`, [ids, ids.map((id) => taken.get(id)!)]);
 }
 
 export async function stageListings(trx: Db, listings: NormalizedListing[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type BatchEvent, firstPositions, planBatch } from '../../src/ingest/plan.js';
+import { type BatchEvent, externalIds, planBatch } from '../../src/ingest/plan.js';
 import type { RawRecord } from '../../src/ingest/types.js';
 import { TEST_LISTING_IDS } from '../helpers/factory.js';
 import { gazetteer } from './helpers.js';
@@ -36,7 +36,7 @@ describe('planBatch', () => {
     expect(plan.gone).toEqual([]);
   });
 
-  it('imports only the first record of an external id: later ones in the batch, or seen in an earlier batch, are rejected with where it was first', () => {
+  it('imports only the first record of an external id: later ones in the batch, or one taken in an earlier batch, are rejected with where it was imported', () => {
     const plan = planBatch(
       [record('line 2', 'A'), record('line 3', 'A', { price: 9999 }), record('line 4', 'OLD')],
       new Map([['OLD', 'line 1234']]),
@@ -44,10 +44,27 @@ describe('planBatch', () => {
     );
     expect(plan.listings.map((l) => [l.external_id, l.price_eur])).toEqual([['A', 1500]]);
     expect(plan.rejects).toEqual([
-      { external_id: 'A', position: 'line 3', reason: 'external id appears again (first at line 2); only the first is imported' },
-      { external_id: 'OLD', position: 'line 4', reason: 'external id appears again (first at line 1234); only the first is imported' },
+      { external_id: 'A', position: 'line 3', reason: 'external id appears again (imported at line 2); only the first is imported' },
+      { external_id: 'OLD', position: 'line 4', reason: 'external id appears again (imported at line 1234); only the first is imported' },
     ]);
     expect(plan.keep).toEqual([idOf('A')]);
+    expect([...plan.taken]).toEqual([['A', 'line 2']]);
+  });
+
+  it('a record rejected for what it holds does not take its id: a valid copy after it is imported; a withdrawal takes it too', () => {
+    const plan = planBatch(
+      [record('line 2', 'C', { price: 'sur demande' }), record('line 3', 'C', { price: 1550 }), record('line 4', 'C', { price: 1600 }), record('line 5', 'S', { action: 'withdraw' }), record('line 6', 'S')],
+      new Map(),
+      ctx(),
+    );
+    expect(plan.listings.map((l) => [l.external_id, l.price_eur])).toEqual([['C', 1550]]);
+    expect(plan.rejects.map((r) => [r.position, r.reason])).toEqual([
+      ['line 2', expect.stringContaining('price')],
+      ['line 4', 'external id appears again (imported at line 3); only the first is imported'],
+      ['line 6', 'external id appears again (imported at line 5); only the first is imported'],
+    ]);
+    expect(plan.gone).toEqual([idOf('S')]);
+    expect([...plan.taken]).toEqual([['C', 'line 3'], ['S', 'line 5']]);
   });
 
   it('withdraws named listings and rejects a withdrawal or deletion without an external id', () => {
@@ -90,12 +107,9 @@ describe('planBatch', () => {
   });
 });
 
-describe('firstPositions', () => {
-  it('names each external id of the batch once, with the position of its first record', () => {
+describe('externalIds', () => {
+  it("names each external id of the batch's records once, in order", () => {
     const events = [adapterReject('line 1', 'R'), record('line 2', 'A'), record('line 3', null), record('line 4', 'B'), record('line 5', 'A')];
-    expect([...firstPositions(events)]).toEqual([
-      ['A', 'line 2'],
-      ['B', 'line 4'],
-    ]);
+    expect(externalIds(events)).toEqual(['A', 'B']);
   });
 });

@@ -52,8 +52,8 @@ describe('the importer reads its input as a stream, within a size limit', () => 
     const r = await importFeed(t.db, base({ source: 'dups', input: { text: csvFeed(rows) }, stageBatch: 100 }));
     expect(r.counts).toMatchObject({ read: 452, created: 450, rejected: 2 });
     expect(r.rejects).toEqual([
-      { external_id: 'ST-3', position: 'line 452', reason: 'external id appears again (first at line 5); only the first is imported' },
-      { external_id: 'ST-420', position: 'line 453', reason: 'external id appears again (first at line 422); only the first is imported' },
+      { external_id: 'ST-3', position: 'line 452', reason: 'external id appears again (imported at line 5); only the first is imported' },
+      { external_id: 'ST-420', position: 'line 453', reason: 'external id appears again (imported at line 422); only the first is imported' },
     ]);
     expect((await t.db('listings').where({ source: 'dups', external_id: 'ST-3' }).first()).price_eur).toBe(1003);
   });
