@@ -34,6 +34,8 @@ export const MAX_FIELD_CHARS = 1_000_000;
 export const MAX_RECORD_CHARS = 16_000_000;
 // Nor is a record nested this deeply.
 export const MAX_DEPTH = 64;
+// The longest external id a listing keeps (longer: the record is rejected, normalize.ts).
+export const MAX_EXTERNAL_ID = 200;
 
 export function tooLong(what: string, where: string): FeedParseError {
   return new FeedParseError(`${what} at ${where} is longer than ${MAX_FIELD_CHARS.toLocaleString('en')} characters: the file is corrupt or not a feed`);

@@ -3,6 +3,7 @@ import { decodeHTML } from 'entities';
 import type { ListingIdFn } from '../domain/listing.js';
 import { tokens, type Gazetteer } from '../reference/gazetteer.js';
 import { CONTROL_CHARACTERS } from '../lib/text.js';
+import { MAX_EXTERNAL_ID } from './errors.js';
 import { fixCoordinates, resolvePlace } from './place.js';
 import type { NormalizedListing, RawRecord } from './types.js';
 import { isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parsePrice, show } from './values.js';
@@ -81,6 +82,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   const fail = (reason: string): NormalizeResult => ({ ok: false, reason });
   const externalId = r.externalId;
   if (!externalId) return fail('no external id (the agency reference is missing)');
+  if (externalId.length > MAX_EXTERNAL_ID) return fail(`external id ${show(externalId)} is longer than ${MAX_EXTERNAL_ID} characters`);
 
   if (!r.listingType) {
     return fail(r.typeText ? `unknown kind of offer ${show(r.typeText)}` : 'the kind of offer (rent, sale, flatshare, sublet) is missing');

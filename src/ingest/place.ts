@@ -123,7 +123,15 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
       reason: `"${ambiguous.name}" is a locality of several communes (${ambiguous.communes.join(', ')}); give a postcode or coordinates`,
     };
   }
-  if (texts.length === 0) return { ok: false, reason: 'no commune, locality, postcode or coordinates given' };
+  if (texts.length === 0) {
+    return {
+      ok: false,
+      reason:
+        postcode !== null
+          ? `the postcode ${postcode} alone does not say which commune (only 1000-2999, Luxembourg City, does); give the commune or locality, or coordinates`
+          : 'no commune, locality, postcode or coordinates given',
+    };
+  }
   const shown = town ?? quarter ?? '';
   if (differing) {
     return { ok: false, reason: `"${shown.slice(0, 80)}" names places of different communes (${differing.join(', ')}); give one, or coordinates` };

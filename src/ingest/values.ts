@@ -19,7 +19,8 @@ const isBlank = (v: unknown) => v === null || v === undefined || (typeof v === '
 const MAX_VALUE_TEXT = 100;
 
 export function show(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
+  // (JSON writes Infinity and NaN, which a JSON feed's 1e999 becomes, as null.)
+  const s = typeof v === 'number' && !Number.isFinite(v) ? String(v) : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 

@@ -270,3 +270,27 @@ describe('second audit: what the first reading got wrong', () => {
     expect(performance.now() - t0).toBeLessThan(5_000);
   });
 });
+
+describe('reasons that say what the record holds', () => {
+  it('an external id over 200 characters is rejected as such, not as a missing one', async () => {
+    expect(reason(await csvOne({ ref: 'X'.repeat(201) }))).toMatch(/^external id "X{56}\.\.\. is longer than 200 characters$/);
+    expect(ok(await csvOne({ ref: 'X'.repeat(200) })).external_id).toBe('X'.repeat(200));
+  });
+
+  it('a postcode alone outside Luxembourg City is said to be not enough, not "no postcode given"', async () => {
+    expect(reason(await csvOne({ place: '', postcode: 'L-4410' }))).toBe(
+      'the postcode 4410 alone does not say which commune (only 1000-2999, Luxembourg City, does); give the commune or locality, or coordinates',
+    );
+    expect(ok(await csvOne({ place: '', postcode: 'L-1331' })).commune).toBe('Luxembourg');
+  });
+
+  it('a JSON price of 1e999 (Infinity once read) is shown as such', async () => {
+    const base = {
+      ref: 'J1', offer: 'rent', status: 'available', title: 'Flat', price: { amount: '@BIG@', currency: 'EUR', period: 'month' },
+      surface_m2: 50, bedrooms: 1, address: { locality: 'Strassen', country: 'LU' },
+    };
+    const text = JSON.stringify({ mode: 'full', listings: [base] }).replace('"@BIG@"', '1e999');
+    expect(reason(norm(await parseJsonFeed(text))[0])).toMatch(/Infinity/);
+  });
+});
+

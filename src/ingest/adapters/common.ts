@@ -276,7 +276,9 @@ export function cleanExternalId(v: unknown): string | null {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (typeof v !== 'string') return null;
   const s = v.replace(CONTROL_CHARACTERS, '').trim();
-  return s === '' || s.length > 200 ? null : s;
+  // (One longer than MAX_EXTERNAL_ID is kept here so that the record is rejected for that,
+  // normalize.ts, not as one without an id.)
+  return s === '' ? null : s;
 }
 
 // Attachments that are no pictures, by their file name: videos, documents, archives.
