@@ -39,6 +39,7 @@ export function pickTitle(v: unknown): string | null {
 
 // An HTML tag, as agency software writes into titles (<b>, <br/>, <span class="x">).
 const HTML_TAG = /<\/?[a-z][a-z0-9]*(?:\s[^<>]*)?\/?>/gi;
+const CODE_ELEMENT = /<(script|style)\b[^<>]*>[\s\S]*?<\/\1\s*>/gi;
 
 function cleanText(v: unknown): string | null {
   if (typeof v !== 'string') return null;
@@ -46,7 +47,14 @@ function cleanText(v: unknown): string | null {
   // export): the tags are dropped and the entities read (`r&eacute;nov&eacute;` is rénové;
   // entities, a library, knows HTML's). Control characters and runs of white space come
   // from copy-paste in agency software.
-  const s = decodeHTML(v.replace(HTML_TAG, ' ')).replace(CONTROL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
+  // A script or style element is code, not words: dropped whole. Tags that entities spelled
+  // (`&lt;b&gt;`) are dropped once read, as an XML feed's are (its parser reads them first).
+  const s = decodeHTML(v.replace(CODE_ELEMENT, ' ').replace(HTML_TAG, ' '))
+    .replace(CODE_ELEMENT, ' ')
+    .replace(HTML_TAG, ' ')
+    .replace(CONTROL_CHARACTERS, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (s === '') return null;
   if (s.length <= MAX_TITLE_CHARS) return s;
   return s.slice(0, MAX_TITLE_CHARS - 1).trimEnd() + '…';

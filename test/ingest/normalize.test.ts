@@ -373,6 +373,11 @@ describe('titles, images, students, locality', () => {
     expect(ok(await jsonOne({ title: 'Flat < 50 m2, 2 > 1 rooms' })).title).toBe('Flat < 50 m2, 2 > 1 rooms');
     // A title that is nothing but markup is no title.
     expect(reason(await jsonOne({ title: '<p><br/></p>' }))).toBe('no title');
+    // A script's or a style's content is no words of the title; tags spelled with entities
+    // are dropped once read in every format, as the XML parser's reading already did.
+    expect(ok(await jsonOne({ title: '<script>alert(1)</script>Flat <style>p{}</style>Gare' })).title).toBe('Flat Gare');
+    expect((await csvListing({ title: 'Flat &lt;script&gt;alert(1)&lt;/script&gt; Gare &lt;b&gt;new&lt;/b&gt;' })).title).toBe('Flat Gare new');
+    expect(ok(await jsonOne({ title: '&lt;3 rooms&gt; near &lt;Gare&gt;' })).title).toBe('<3 rooms> near');
   });
 
   it('cuts an over-long title', async () => {
