@@ -6,7 +6,7 @@ import { CONTROL_CHARACTERS } from '../lib/text.js';
 import { MAX_EXTERNAL_ID } from './errors.js';
 import { fixCoordinates, resolvePlace } from './place.js';
 import type { NormalizedListing, RawRecord } from './types.js';
-import { isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parsePrice, show } from './values.js';
+import { parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parsePrice, show, webAddress } from './values.js';
 
 export const MAX_TITLE_CHARS = 300;
 export const MAX_IMAGES = 100;
@@ -147,11 +147,11 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
 
   const images: string[] = [];
   for (const u of r.images ?? []) {
-    const url = typeof u === 'string' ? u.trim() : '';
-    if (isHttpUrl(url) && !images.includes(url)) images.push(url);
+    const url = webAddress(u);
+    if (url !== null && !images.includes(url)) images.push(url);
     if (images.length === MAX_IMAGES) break;
   }
-  const sourceUrl = isHttpUrl(r.sourceUrl) ? r.sourceUrl.trim() : null;
+  const sourceUrl = webAddress(r.sourceUrl);
 
   const listing: Omit<NormalizedListing, 'content_hash' | 'postcode'> = {
     id: ctx.listingId(ctx.source, externalId),

@@ -376,6 +376,16 @@ export function parseFeedDate(v: unknown): Parsed<Date> {
   return ok(d);
 }
 
+// A web address as stored: as given, unless it holds characters a URL may not hold as they
+// are (spaces, quotes, angle brackets...: `a.jpg" onerror="x`), which are then written
+// percent-encoded as the URL parser writes them, so that no consumer reads them as markup.
+// null when it is not an http(s) address.
+export function webAddress(v: unknown): string | null {
+  if (!isHttpUrl(v)) return null;
+  const s = v.trim();
+  return /[\s"'<>`{}|\\^]/.test(s) ? new URL(s).href : s;
+}
+
 export function isHttpUrl(s: unknown): s is string {
   if (typeof s !== 'string' || s.length > 2000) return false;
   // The URL parser would percent-encode a control character, but the text is stored as given:

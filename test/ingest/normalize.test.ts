@@ -391,6 +391,14 @@ describe('titles, images, students, locality', () => {
     expect(xml.images).toEqual(['https://i/1.jpg']);
     expect((await csvListing({ photos: 'https://p/1.jpg|https://p/2.jpg| |' })).images).toEqual(['https://p/1.jpg', 'https://p/2.jpg']);
   });
+  it('writes a web address holding quotes, spaces or angle brackets percent-encoded; others as given', async () => {
+    const l = ok(await jsonOne({
+      media: [{ type: 'photo', url: 'https://ok.example/a.jpg" onerror="alert(1)' }, { type: 'photo', url: 'https://ok.example/photo 1.JPG?w=800&h=600' }, { type: 'photo', url: 'HTTPS://Ok.Example/b.jpg' }],
+      link: 'https://agency.example/listing/<12>',
+    }));
+    expect(l.images).toEqual(['https://ok.example/a.jpg%22%20onerror=%22alert(1)', 'https://ok.example/photo%201.JPG?w=800&h=600', 'HTTPS://Ok.Example/b.jpg']);
+    expect(l.source_url).toBe('https://agency.example/listing/%3C12%3E');
+  });
   it('students: oui/non/empty, booleans, openimmo 1/0', async () => {
     expect((await csvListing({ students: 'oui' })).accepts_students).toBe(true);
     expect((await csvListing({ students: 'NON' })).accepts_students).toBe(false);
