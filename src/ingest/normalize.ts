@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { decodeHTML } from 'entities';
 import type { ListingIdFn } from '../domain/listing.js';
 import { tokens, type Gazetteer } from '../reference/gazetteer.js';
-import { CONTROL_CHARACTERS } from '../lib/text.js';
+import { CONTROL_CHARACTERS, INVISIBLE_FORMATTING } from '../lib/text.js';
 import { MAX_EXTERNAL_ID } from './errors.js';
 import { fixCoordinates, resolvePlace } from './place.js';
 import type { NormalizedListing, RawRecord } from './types.js';
@@ -53,6 +53,7 @@ function cleanText(v: unknown): string | null {
     .replace(CODE_ELEMENT, ' ')
     .replace(HTML_TAG, ' ')
     .replace(CONTROL_CHARACTERS, ' ')
+    .replace(INVISIBLE_FORMATTING, '')
     .replace(/\s+/g, ' ')
     .trim();
   if (s === '') return null;

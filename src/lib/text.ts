@@ -12,6 +12,12 @@ export function hasControlCharacter(s: string): boolean {
 // Every control character of a text, for replace().
 export const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 
+// Invisible characters that change how the text around them reads: the bidirectional
+// overrides and isolates (U+202A-U+202E, U+2066-U+2069: "Flat\u202Egnp.exe" shows reversed),
+// the zero-width space and the byte-order mark inside a text. (U+200C and U+200D stay: emoji
+// and some scripts are written with them.)
+export const INVISIBLE_FORMATTING = /[\u202a-\u202e\u2066-\u2069\u200b\ufeff]/g;
+
 // A text for a terminal: each control character shown as its escape (\u001b) instead of
 // acting on the terminal. For what a command prints that came from outside (feed values in
 // reject reasons, parser messages).

@@ -378,6 +378,8 @@ describe('titles, images, students, locality', () => {
     expect(ok(await jsonOne({ title: '<script>alert(1)</script>Flat <style>p{}</style>Gare' })).title).toBe('Flat Gare');
     expect((await csvListing({ title: 'Flat &lt;script&gt;alert(1)&lt;/script&gt; Gare &lt;b&gt;new&lt;/b&gt;' })).title).toBe('Flat Gare new');
     expect(ok(await jsonOne({ title: '&lt;3 rooms&gt; near &lt;Gare&gt;' })).title).toBe('<3 rooms> near');
+    // Invisible characters that change how a title reads go; joiners of emoji stay.
+    expect(ok(await jsonOne({ title: 'Flat\u202Egnp.exe \u200BGare\u2066x\u2069 \u{1F468}\u200D\u{1F469}' })).title).toBe('Flatgnp.exe Garex \u{1F468}\u200D\u{1F469}');
   });
 
   it('cuts an over-long title', async () => {
