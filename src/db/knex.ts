@@ -44,9 +44,12 @@ class BoundedPgClient extends PgClient {
   override query(conn: PgConnection, obj: Statement): Promise<unknown> {
     const sql = typeof obj === 'string' ? obj : obj?.sql;
     if (typeof sql === 'string') {
-      const set = /^\s*SET\s+LOCAL\s+statement_timeout\s*(?:=|TO)\s*'?\s*(\d+)\s*(ms|s|min)?\s*'?\s*;?\s*$/i.exec(sql);
-      if (set) conn[TX_TIMEOUT] = Number(set[1]) * ({ s: 1000, min: 60_000 }[set[2]?.toLowerCase() ?? ''] ?? 1);
-      else if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) delete conn[TX_TIMEOUT];
+      if (/^\s*SET\s+LOCAL\s+statement_timeout\b/i.test(sql)) {
+        // A value in a unit this does not read ('1h') leaves the client unbounded (0) rather
+        // than cutting short what PostgreSQL allows.
+        const set = /(?:=|\bTO)\s*'?\s*(\d+)\s*(ms|s|min)?\s*'?\s*;?\s*$/i.exec(sql);
+        conn[TX_TIMEOUT] = set ? Number(set[1]) * ({ s: 1000, min: 60_000 }[set[2]?.toLowerCase() ?? ''] ?? 1) : 0;
+      } else if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) delete conn[TX_TIMEOUT];
     }
     if (obj !== null && typeof obj === 'object' && obj.timeout === undefined) {
       const bound = conn[TX_TIMEOUT] ?? Number((this.config.connection as { statement_timeout?: number }).statement_timeout);
