@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { hashApiKey, KEY_PATTERN } from '../auth/api-key.js';
@@ -26,22 +27,13 @@ function invalidKey(detail: string): ApiError {
   return new ApiError({ status: 401, code: 'invalid_key', detail, headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE } });
 }
 
-// Whether the request carries more than one Authorization header. Node keeps the first and
-// drops the others; a proxy in front may have read another one, so such a request is refused
-// rather than answered for one of its keys.
-export function hasSeveralAuthorizations(rawHeaders: string[]): boolean {
-  let seen = 0;
-  for (let k = 0; k < rawHeaders.length; k += 2) {
-    const name = rawHeaders[k];
-    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++seen > 1) return true;
-  }
-  return false;
-}
-
-// The key of an Authorization header, or why there is none: Bearer <key>, the scheme name
-// case-insensitive (RFC 7235). Shared with the replay of repeated answers (src/http/replay.ts).
-export function bearerKey(header: string | undefined, several = false): string | ApiError {
-  if (several) return unauthorized('Send one Authorization header, not several');
+// The key of a request's Authorization header, or why there is none: Bearer <key>, the
+// scheme name case-insensitive (RFC 7235). Shared with the replay of repeated answers
+// (src/http/replay.ts). A request with several Authorization headers is refused: Node keeps
+// the first and drops the others, and a proxy in front may have read another one.
+export function requestKey(req: IncomingMessage): string | ApiError {
+  if (hasSeveralAuthorizations(req.rawHeaders)) return unauthorized('Send one Authorization header, not several');
+  const header = req.headers.authorization;
   if (header === undefined || header.trim() === '') {
     return unauthorized('Send your API key in the Authorization header: "Authorization: Bearer <key>"');
   }
@@ -53,12 +45,21 @@ export function bearerKey(header: string | undefined, several = false): string |
   return KEY_PATTERN.test(key) ? key : invalidKey('The API key is malformed');
 }
 
+function hasSeveralAuthorizations(rawHeaders: string[]): boolean {
+  let seen = 0;
+  for (let k = 0; k < rawHeaders.length; k += 2) {
+    const name = rawHeaders[k];
+    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++seen > 1) return true;
+  }
+  return false;
+}
+
 // With a LiveState, a key verified before (and not revoked or changed since, as the database's
 // notifications say) is answered from memory together with the data version: no round trip.
 export function requireApiKey(deps: { db: Knex; live?: LiveState; usage?: KeyUsageTracker; clock: () => Date }): RequestHandler {
   const live = deps.live;
   return async (req, res, next) => {
-    const key = bearerKey(req.get('authorization'), hasSeveralAuthorizations(req.rawHeaders));
+    const key = requestKey(req);
     if (key instanceof ApiError) throw key;
     const hash = hashApiKey(key);
     const known = live?.key(hash);

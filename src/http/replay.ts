@@ -11,7 +11,7 @@ import { DAILY_QUOTA } from '../domain/tiers.js';
 import type { Metrics } from '../metrics.js';
 import { dailyQuotaKey, secondsUntilUtcMidnight } from '../rate-limit/quota-counters.js';
 import type { QuotaRefusals } from '../rate-limit/quota-refusals.js';
-import { bearerKey, hasSeveralAuthorizations } from './auth.js';
+import { requestKey } from './auth.js';
 import { ApiError, problemJson } from './errors.js';
 import { quotaExceededProblem } from './quota.js';
 import { requestIdFor } from './request-id.js';
@@ -152,7 +152,7 @@ export class AnswerReplay {
     if (h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined) return false;
     const open = this.entries.get(`* ${req.url}`);
     if (open) return this.serveOpen(req, res, open, startedAt, fullPath);
-    const raw = bearerKey(h.authorization, hasSeveralAuthorizations(req.rawHeaders));
+    const raw = requestKey(req);
     if (typeof raw !== 'string') return false;
     const live = this.deps.live;
     const key = live.key(hashApiKey(raw));
