@@ -38,18 +38,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     return;
   }
   const code = err.code ?? '';
-  const [status, reason, title] =
-    code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', 'Request header fields too large']
-      : code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'Request timeout']
-        : [400, 'Bad Request', 'Bad request'];
-  const detail =
-    status === 431
-      ? 'The request line or headers are too large'
-      : status === 408
-        ? 'The request did not arrive in time'
-        : `The request could not be parsed: ${PARSE_ERRORS[code] ?? (code === 'HPE_INVALID_URL' || code === '' ? PARSE_ERRORS.HPE_INVALID_URL : 'it is not well-formed HTTP/1.1')}`;
+  const [status, reason, title, detail] = NOT_PARSE_ERRORS[code] ?? [400, 'Bad Request', 'Bad request', `The request could not be parsed: ${PARSE_ERRORS[code] ?? (code === '' ? PARSE_ERRORS.HPE_INVALID_URL : 'it is not well-formed HTTP/1.1')}`];
   const id = randomUUID();
   endWithProblem(socket, `${status} ${reason}`, '', id, problem(status, title, detail, id));
 }
@@ -73,6 +62,12 @@ export function answerConnect(_req: unknown, socket: Duplex): void {
   const id = randomUUID();
   endWithProblem(socket, '405 Method Not Allowed', 'Allow: GET, HEAD\r\n', id, problem(405, 'Method not allowed', 'CONNECT is not supported: the API is read-only', id, 'method_not_allowed'));
 }
+
+// Refusals that are not a 400: status, reason phrase, title, detail.
+const NOT_PARSE_ERRORS: Record<string, [number, string, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request header fields too large', 'The request line or headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request timeout', 'The request did not arrive in time'],
+};
 
 // What Node's parser refused, by its error code (llhttp's); other codes are told as HTTP that
 // is not well-formed.
