@@ -41,26 +41,23 @@ try {
   let t = performance.now();
   const index = await loadListingIndex(db);
   console.log(`index of ${index.size} listings loaded in ${Math.round(performance.now() - t)} ms`);
-  const mix = scenarios({ ids, communes, quarters, cursors: [] }).find((s) => s.id === '9')!;
-  const rng = mulberry32(1);
-  const reqs: { kind: string; r: ReturnType<typeof searchRequest> }[] = [];
-  while (reqs.length < Number(args.requests)) {
-    const req = mix.next(rng);
-    const [path, qs = ''] = req.path.split('?');
-    if (path !== '/api/v1/listings' || req.key !== 'pro' || !req.kind) continue;
-    const q = validateQuery(listingsQueryShape, Object.fromEntries(new URLSearchParams(qs)), listingsQuery);
-    reqs.push({ kind: req.kind, r: searchRequest(q, { gazetteer, seesFlagged: true }) });
-  }
-  if (args.shape) {
-    const fresh = scenarios({ ids, communes, quarters, cursors: [] }).find((s) => s.id === '10')!;
-    const freshReqs: typeof reqs = [];
-    const rng10 = mulberry32(1);
-    while (freshReqs.length < Number(args.requests)) {
-      const req = fresh.next(rng10);
-      const q = validateQuery(listingsQueryShape, Object.fromEntries(new URLSearchParams(req.path.split('?')[1] ?? '')), listingsQuery);
-      freshReqs.push({ kind: req.kind!, r: searchRequest(q, { gazetteer, seesFlagged: true }) });
+  // The listing searches of a scenario's generator (seed 1), as the API reads them.
+  const searches = (id: string) => {
+    const scenario = scenarios({ ids, communes, quarters, cursors: [] }).find((s) => s.id === id)!;
+    const rng = mulberry32(1);
+    const out: { kind: string; r: ReturnType<typeof searchRequest> }[] = [];
+    while (out.length < Number(args.requests)) {
+      const req = scenario.next(rng);
+      const [path, qs = ''] = req.path.split('?');
+      if (path !== '/api/v1/listings' || req.key !== 'pro' || !req.kind) continue;
+      const q = validateQuery(listingsQueryShape, Object.fromEntries(new URLSearchParams(qs)), listingsQuery);
+      out.push({ kind: req.kind, r: searchRequest(q, { gazetteer, seesFlagged: true }) });
     }
-    for (const [name, list] of [['9 mixed', reqs], ['10 fresh', freshReqs]] as const) {
+    return out;
+  };
+  const reqs = searches('9');
+  if (args.shape) {
+    for (const [name, list] of [['9 mixed', reqs], ['10 fresh', searches('10')]] as const) {
       const tally = new Map<string, { n: number; empty: number; rows: number }>();
       for (const { kind, r } of list) {
         const rows = Math.max(0, Math.min(r.perPage, index.count(r.filter) - (r.page - 1) * r.perPage));
@@ -75,9 +72,15 @@ try {
         console.log(`  ${kind.padEnd(10)} ${String(t.n).padStart(6)} requests: empty pages ${((100 * t.empty) / t.n).toFixed(1)} %, rows per response ${(t.rows / t.n).toFixed(1)}`);
       }
     }
-  }
+  } else timeRounds(index, reqs);
+} finally {
+  await db.destroy();
+}
+
+// CPU per request of count and page, per kind, over `rounds` passes of the requests.
+function timeRounds(index: Awaited<ReturnType<typeof loadListingIndex>>, reqs: { kind: string; r: ReturnType<typeof searchRequest> }[]): void {
   const checksum = new Map<string, number>();
-  for (let round = 0; round < (args.shape ? 0 : Number(args.rounds)); round++) {
+  for (let round = 0; round < Number(args.rounds); round++) {
     const byKind = new Map<string, { n: number; count: number; page: number; worst: number }>();
     // CPU time, not wall time: the machine may be shared (µs of user + system time).
     const cpu = () => {
@@ -85,7 +88,7 @@ try {
       return (u.user + u.system) / 1000;
     };
     for (const { kind, r } of reqs) {
-      t = cpu();
+      const t = cpu();
       const total = index.count(r.filter);
       const t1 = cpu();
       const found = index.page(r.filter, r.sort, (r.page - 1) * r.perPage, r.perPage, total);
@@ -103,7 +106,5 @@ try {
       console.log(`  ${kind.padEnd(10)} ${String(k.n).padStart(6)} requests: CPU: count ${(k.count / k.n).toFixed(3)} ms, page ${(k.page / k.n).toFixed(3)} ms per request; slowest ${k.worst.toFixed(1)} ms`);
     }
   }
-  if (!args.shape) console.log(`checksums of the answers (equal across versions that answer the same): ${[...checksum].sort().map(([k, v]) => `${k} ${v}`).join(', ')}`);
-} finally {
-  await db.destroy();
+  console.log(`checksums of the answers (equal across versions that answer the same): ${[...checksum].sort().map(([k, v]) => `${k} ${v}`).join(', ')}`);
 }
