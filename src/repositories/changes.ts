@@ -64,11 +64,15 @@ export async function readChanges(db: Knex, opts: { from: ChangePosition | null;
   // Each listing of the page by its primary key (the LIMIT keeps the planner from turning the
   // lookups into a hash join over the whole table: it cannot know the page's size).
   const cols = PUBLIC_COLUMNS.map((c) => `l.${c}`).join(', ');
+  // A merged listing points at the listing that carries the property only when the key may
+  // see that one (active, and unflagged for the tiers that do not see flags), as the 404 of
+  // GET /listings/:id does: a pointer the key cannot follow would be a dead end.
+  const mergeTarget = `CASE WHEN l.merged_into IS NOT NULL THEN (SELECT t.id FROM listings t WHERE t.id = l.merged_into AND t.status = 'active'${includeFlagged ? '' : ' AND NOT t.flagged'}) END AS merged_into`;
   const { rows } = await db.raw(
     `WITH v AS MATERIALIZED (SELECT version FROM data_state),
           page AS MATERIALIZED (SELECT * FROM (${parts.join(' UNION ALL ')}) u ORDER BY seq, listing_id LIMIT ${n})
      SELECT v.version, p.* FROM v LEFT JOIN LATERAL (
-       SELECT page.seq, page.listing_id, l.id AS found, ${cols}, l.status, l.merged_into
+       SELECT page.seq, page.listing_id, l.id AS found, ${cols}, l.status, ${mergeTarget}
          FROM page LEFT JOIN LATERAL (SELECT * FROM listings l WHERE l.id = page.listing_id LIMIT 1) l ON true) p ON true
      ORDER BY p.seq, p.listing_id`,
     bindings,

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importFeed, type ImportOptions } from '../../src/ingest/index.js';
 import type { ApiChange } from '../../src/http/schemas/responses.js';
+import { encodeCursor } from '../../src/http/changes-cursor.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, createKey, insertListing } from '../helpers/factory.js';
 import { emptyMirror, expectMirrorEqualsCrawl, sync, syncPage, type Mirror } from '../helpers/mirror.js';
@@ -100,6 +101,32 @@ describe('GET /api/v1/changes: a mirror equals a crawl of /listings', () => {
     const res = await request(t.app).get(`/api/v1/listings/${merged.id}`).set(bearer(t.keys.pro));
     expect(res).toHaveStatus(404);
     expect(res.body).toMatchObject({ code: 'not_found', merged_into: survivor });
+  });
+
+  it('a merged listing names where it went only to keys that may see that listing', async () => {
+    const [a5, b1] = [await idOf('alpha', 5), await idOf('beta', 1)];
+    const merged = (await t.db('listings').whereIn('id', [a5, b1]).where('status', 'merged').first()).id as string;
+    const survivor = merged === a5 ? b1 : a5;
+    // A reader that stood before every change (not a first walk: it gets every delete).
+    const entryOf = async (key: string, id: string) => {
+      const res = await request(t.app).get(`/api/v1/changes?since=${encodeCursor({ seq: 0 })}&limit=1000`).set(bearer(key));
+      expect(res).toHaveStatus(200);
+      return (res.body.data as ApiChange[]).find((c) => c.id === id);
+    };
+    expect(await entryOf(t.keys.starter, merged)).toEqual({ op: 'delete', id: merged, reason: 'merged', merged_into: survivor });
+    await t.db('listings').where({ id: survivor }).update({ flags: ['stale'] });
+    try {
+      // The survivor is flagged now: Free and Starter keys get the plain delete (GET
+      // /listings/:id of the survivor is a 404 for them), Pro keys the pointer.
+      expect(await entryOf(t.keys.starter, merged)).toEqual({ op: 'delete', id: merged, reason: 'merged' });
+      expect(await entryOf(free, merged)).toEqual({ op: 'delete', id: merged, reason: 'merged' });
+      expect(await entryOf(t.keys.pro, merged)).toEqual({ op: 'delete', id: merged, reason: 'merged', merged_into: survivor });
+      // Withdrawn, the survivor is followed by no key.
+      await t.db('listings').where({ id: survivor }).update({ flags: [], status: 'inactive' });
+      expect(await entryOf(t.keys.pro, merged)).toEqual({ op: 'delete', id: merged, reason: 'merged' });
+    } finally {
+      await t.db('listings').where({ id: survivor }).update({ flags: [], status: 'active' });
+    }
   });
 
   it('a listing flagged, then unflagged (hidden from Free and Starter, with its flags for Pro)', async () => {
