@@ -15,7 +15,8 @@ export function isInvalidInputError(err: unknown): err is { code: string } {
 // - unreachable: no connection could be opened (refused, reset, unknown host, SQLSTATE 08);
 // - connection_lost: an open connection was cut (server shut down or restarted: 57P01-57P03,
 //   or the driver's "Connection terminated");
-// - pool_timeout: no connection came free within knex's acquireConnectionTimeout;
+// - pool_timeout: no connection came free (or could be opened) within knex's
+//   acquireConnectionTimeout;
 // - no_answer: a statement got no answer at all within its statement timeout and a margin
 //   (a frozen server or a network that drops packets: knex.ts, boundWaits);
 // - statement_timeout: the query ran past statement_timeout (57014);
@@ -25,7 +26,9 @@ export type UnavailableCause = 'unreachable' | 'connection_lost' | 'pool_timeout
 export function unavailableCause(err: unknown): UnavailableCause | null {
   const e = err as { code?: unknown; message?: unknown; name?: unknown } | null;
   if (!e) return null;
-  if (e.name === 'KnexTimeoutError') return (e as { sql?: unknown }).sql !== undefined ? 'no_answer' : 'pool_timeout';
+  // knex's two timeouts have one class: waiting for a connection (knex adds the statement's
+  // SQL to it too) and waiting for an answer (knex.ts's bound on every statement).
+  if (e.name === 'KnexTimeoutError') return /Timeout acquiring a connection/i.test(String(e.message)) ? 'pool_timeout' : 'no_answer';
   const code = typeof e.code === 'string' ? e.code : '';
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code) || /^08/.test(code)) return 'unreachable';
   if (/^57P0[123]$/.test(code)) return 'connection_lost';

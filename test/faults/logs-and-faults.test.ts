@@ -124,6 +124,9 @@ describe('the cause of a 503, as both error handlers log it', () => {
       [{ code: '57P01' }, 'connection_lost'],
       [new Error('Connection terminated unexpectedly'), 'connection_lost'],
       [Object.assign(new Error('Knex: Timeout acquiring a connection'), { name: 'KnexTimeoutError' }), 'pool_timeout'],
+      // knex adds the statement's SQL to a timeout waiting for a connection, too.
+      [Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError', sql: 'select 1' }), 'pool_timeout'],
+      [Object.assign(new Error('Defined query timeout of 12000ms exceeded when running query.'), { name: 'KnexTimeoutError', sql: 'select 1' }), 'no_answer'],
       [{ code: '57014' }, 'statement_timeout'],
       [{ code: '53300' }, 'resources'],
       [{ code: '22021' }, null],
