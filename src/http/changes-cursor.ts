@@ -24,7 +24,11 @@ export function invalidCursor(detail: string): ApiError {
 export function decodeCursor(text: string): ChangePosition {
   const bad = () => invalidCursor('since is not a cursor of this feed: pass next_cursor (or X-Changes-Cursor) exactly as it was given');
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(text)) throw bad();
-  const m = FORM.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  const bytes = Buffer.from(text, 'base64url');
+  // One spelling per cursor: the last character of a base64url text can carry bits that
+  // decoding drops (`…Zh` and `…Zo` read as `…Zg`); such a text is a mistyped cursor.
+  if (bytes.toString('base64url') !== text) throw bad();
+  const m = FORM.exec(bytes.toString('utf8'));
   if (!m) throw bad();
   const [, form, seqText, id, floor, sum] = m;
   if (form === '2' ? sum !== check(`${seqText}.${id}.${floor}`) : sum !== undefined) throw bad();
