@@ -115,7 +115,14 @@ export function buildApp(deps: AppDeps): App {
     threshold: 1024,
     filter: (req, res) => /^application\/x-ndjson\b/.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res),
   });
-  app.use((req, res, next) => (SELF_COMPRESSED.test(req.url) ? next() : compress(req, res, next)));
+  // Vary: Accept-Encoding on every answer the middleware may compress, 304s included (RFC 9110
+  // §15.4.5: a 304 carries the Vary its 200 would). The middleware adds it only to answers of
+  // a compressible type, and Express strips a 304's Content-Type before the middleware looks.
+  app.use((req, res, next) => {
+    if (SELF_COMPRESSED.test(req.url)) return next();
+    res.vary('Accept-Encoding');
+    compress(req, res, next);
+  });
   const withIds = (line: object, res: express.Response) => ({ ...line, request_id: res.locals.requestId, key_id: res.locals.apiKey?.id });
   // One log line per request at level info; when the level is higher nothing would be
   // written, so the per-request logging machinery is left out of the hot path.

@@ -74,6 +74,7 @@ describe('304 with Node\'s built-in fetch (which adds Cache-Control: no-cache)',
       [listingPath, auth],
       ['/api/v1/market/prices', auth],
       ['/api/v1/communes', auth],
+      ['/api/v1/changes?limit=20', auth],
       ['/api/v1/stats', {}],
       ['/api/v1/openapi.json', {}],
       [listingPath.replace('/api/v1', ''), {}], // the public HTML page of the listing
@@ -91,6 +92,8 @@ describe('304 with Node\'s built-in fetch (which adds Cache-Control: no-cache)',
         const again = await fetch(base + path, { headers: { ...headers, 'If-None-Match': inm } });
         expect(again, `${path} with If-None-Match: ${inm}`).toHaveStatus(304);
         expect(await again.text(), path).toBe('');
+        // The Vary its 200 carries (RFC 9110 §15.4.5).
+        expect(again.headers.get('vary'), path).toBe(first.headers.get('vary'));
       }
       const changed = await fetch(base + path, { headers: { ...headers, 'If-None-Match': 'W/"not-this-one"' } });
       expect(changed, path).toHaveStatus(200);
