@@ -215,18 +215,22 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     return SHARED_SHORT_NAMES[withoutQualifiers(tokens(input)).filter((w) => !FILLERS.has(w)).join('')] ?? [];
   }
 
+  // Each name also without its filler words ("Esch-sur-Alzette" as "eschalzette"), so that a
+  // name typed without them ("Esch Alzet") is near its own.
+  const bareKey = (n: string) => tokens(n).filter((w) => !FILLERS.has(w)).join('');
   const suggestionNames = [...new Set([...communes.map((c) => c.name), ...localities.map((l) => l.locality)])];
-  const suggestionKeys = suggestionNames.map((n) => ({ name: n, key: placeKey(n) }));
-  for (const c of communes) for (const n of [c.name_lb, c.name_de]) suggestionKeys.push({ name: c.name, key: placeKey(n) });
+  const suggestionKeys = suggestionNames.flatMap((n) => [{ name: n, key: placeKey(n) }, { name: n, key: bareKey(n) }]);
+  for (const c of communes) for (const n of [c.name_lb, c.name_de]) suggestionKeys.push({ name: c.name, key: placeKey(n) }, { name: c.name, key: bareKey(n) });
 
   function suggest(input: string, max = 3): string[] {
     const key = placeKey(input).slice(0, 60);
     if (!key) return [];
+    const bare = bareKey(input).slice(0, 60);
     const limit = Math.max(2, Math.floor(key.length / 3));
     const scored: { name: string; d: number }[] = [];
     for (const s of suggestionKeys) {
       // Prefix match counts as close ("esch" -> Esch-sur-Alzette, Esch-sur-Sûre).
-      const d = s.key.startsWith(key) && key.length >= 3 ? 0.5 : editDistance(key, s.key, limit);
+      const d = s.key.startsWith(key) && key.length >= 3 ? 0.5 : Math.min(editDistance(key, s.key, limit), bare && bare !== key ? editDistance(bare, s.key, limit) : Infinity);
       if (d <= limit) scored.push({ name: s.name, d });
     }
     scored.sort((a, b) => a.d - b.d || a.name.localeCompare(b.name));

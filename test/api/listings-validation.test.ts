@@ -117,6 +117,17 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(body.detail).toContain('did you mean');
   });
 
+  it('suggests a commune typed without its filler words, or misspelt', async () => {
+    for (const [typed, meant] of [
+      ['Esch Alzet', 'Esch-sur-Alzette'],
+      ['Diffrdange', 'Differdange'],
+      ['Diekrich', 'Diekirch'],
+    ] as const) {
+      const body = await expect400(`?commune=${encodeURIComponent(typed)}`, 'commune');
+      expect(body.suggestions, typed).toContain(meant);
+    }
+  });
+
   it('accepts every valid form', async () => {
     for (const qs of [
       '?page=1&per_page=100',
