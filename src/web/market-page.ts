@@ -165,7 +165,10 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
       return bad(issue.message);
     }
     const place = deps.gazetteer.resolve(parsed.data.commune ?? DEFAULT_COMMUNE);
-    if (!place || place.kind !== 'commune') {
+    if (place?.kind === 'locality') {
+      return bad(`${parsed.data.commune} is a locality of ${place.communes.join(', ')}: this page shows figures per commune (commune=${place.communes[0]}).`);
+    }
+    if (!place) {
       const hints = deps.gazetteer.suggest(parsed.data.commune ?? '', 3);
       return bad(`${parsed.data.commune} is not a commune of Luxembourg${hints.length ? ` (did you mean ${hints.join(', ')}?)` : ''}.`);
     }

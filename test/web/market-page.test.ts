@@ -74,7 +74,7 @@ describe('GET /market (public, no key)', () => {
       ['sort=price', 'sort must be one of commune, -commune'],
       ['rooms=7', 'rooms must be a whole number from 0 to 5'],
       ['commune=Atlantis', 'Atlantis is not a commune of Luxembourg'],
-      ['commune=Kirchberg', 'Kirchberg is not a commune of Luxembourg'],
+      ['commune=Kirchberg', 'Kirchberg is a locality of Luxembourg: this page shows figures per commune (commune=Luxembourg).'],
       ['colour=red', 'Unknown parameter: colour'],
       ['sort=commune&sort=listings', 'sort must be one of'],
       ['commune=Mamer&commune=Strassen', 'commune must be given once.'],
