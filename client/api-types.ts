@@ -790,7 +790,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example lst_3f9a0c1d2e4b5a6c7d8e */
+                /**
+                 * @description An id as the API gives it. Any other text is 404, as an unknown id is
+                 * @example lst_3f9a0c1d2e4b5a6c7d8e
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1005,6 +1008,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ChangesPage"];
                 };
+            };
+            /** @description Not modified (If-None-Match matched the ETag: nothing changed on this page); not counted against the quota */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A malformed or foreign cursor, or a bad limit (code: invalid_cursor, invalid_parameter, unknown_parameter) */
             400: {
@@ -1383,6 +1393,16 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
                     ETag?: string;
+                    /** @description public, max-age=60 */
+                    "Cache-Control"?: string;
+                    /** @description The per-IP limit, e.g. 60;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute from this IP */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this minute */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the minute ends */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

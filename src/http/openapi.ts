@@ -151,7 +151,16 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           operationId: 'getListing',
           tags: ['listings'],
           summary: 'One active listing',
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 }, example: 'lst_3f9a0c1d2e4b5a6c7d8e' }],
+          parameters: [
+            {
+              name: 'id',
+              in: 'path',
+              required: true,
+              description: 'An id as the API gives it. Any other text is 404, as an unknown id is',
+              schema: { type: 'string' },
+              example: 'lst_3f9a0c1d2e4b5a6c7d8e',
+            },
+          ],
           responses: {
             '200': json('The listing', 'Listing', rateLimitHeaders),
             '304': { description: 'Not modified' },
@@ -194,6 +203,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           parameters: queryParameters(changesQuery),
           responses: {
             '200': json('A page of changes', 'ChangesPage', rateLimitHeaders),
+            '304': { description: 'Not modified (If-None-Match matched the ETag: nothing changed on this page); not counted against the quota' },
             ...keyedErrors({ '400': problem('A malformed or foreign cursor, or a bad limit', ['invalid_cursor', 'invalid_parameter', 'unknown_parameter']) }),
           },
         },
@@ -238,7 +248,13 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           security: [],
           parameters: queryParameters(statsQuery),
           responses: {
-            '200': json('Statistics', 'Stats'),
+            '200': json('Statistics', 'Stats', {
+              'Cache-Control': { description: 'public, max-age=60', schema: { type: 'string' } },
+              'RateLimit-Policy': { description: 'The per-IP limit, e.g. 60;w=60', schema: { type: 'string' } },
+              'RateLimit-Limit': { description: 'Requests allowed per minute from this IP', schema: { type: 'integer' } },
+              'RateLimit-Remaining': { description: 'Requests left in this minute', schema: { type: 'integer' } },
+              'RateLimit-Reset': { description: 'Seconds until the minute ends', schema: { type: 'integer' } },
+            }),
             '304': { description: 'Not modified' },
             '400': problem('Unknown query parameter', ['unknown_parameter']),
             '429': problem('Too many requests from this address', ['rate_limited'], retryAfter),
