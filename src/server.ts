@@ -16,7 +16,7 @@ import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
 import { recoverInterruptedImports } from './ingest/index.js';
-import { answerClientError, answerConnect, startingListener } from './http/raw-responses.js';
+import { answerClientError, answerConnect, requireHost, startingListener } from './http/raw-responses.js';
 import { createLogger } from './logger.js';
 import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
@@ -49,7 +49,9 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // data or demo keys (and before anything is printed as if the service had started).
   // A cluster's worker listens only once it can serve: its siblings answer meanwhile (the
   // primary has checked the port).
-  const server: Server = createServer(startingListener);
+  // A request without Host gets a problem body too (requireHost), not Node's empty 400.
+  const starting = requireHost(startingListener);
+  const server: Server = createServer({ requireHostHeader: false }, starting);
   // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
@@ -102,8 +104,8 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   await live.ready(2000);
   const app = buildApp({ config, db, reads: replica?.at, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
 
-  server.off('request', startingListener);
-  server.on('request', app);
+  server.off('request', starting);
+  server.on('request', requireHost(app));
   if (cluster.isWorker) await listen(server, config.PORT, config.HOST);
   server.keepAliveTimeout = 65_000;
   // Requests in flight, so that shutdown can wait for them (server.close() alone only stops

@@ -29,6 +29,25 @@ export const startingListener: RequestListener = (_req, res) => {
   res.end(body);
 };
 
+// An HTTP/1.1 request without Host is 400 (RFC 9112 §3.2). Node answers it itself with an
+// empty 400 unless the server is created with `requireHostHeader: false` (src/server.ts): then
+// this wrapper answers it with a problem body like every other refusal.
+export function requireHost(listener: RequestListener): RequestListener {
+  return (req, res) => {
+    if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return listener(req, res);
+    const id = randomUUID();
+    const body = problem(400, 'Bad request', 'The request could not be parsed: an HTTP/1.1 request must carry a Host header', id);
+    res.writeHead(400, {
+      'X-Request-Id': id,
+      'Content-Type': 'application/problem+json',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Content-Type-Options': NOSNIFF,
+      Connection: 'close',
+    });
+    res.end(body);
+  };
+}
+
 // Requests Node's HTTP parser refuses (raw non-ASCII in the URL, oversized headers, a body
 // framed two ways) and requests too slow to arrive never reach Express: for the server's
 // 'clientError' event, a problem body too rather than an empty 400.

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { answerClientError, answerConnect, startingListener } from '../../src/http/raw-responses.js';
+import { answerClientError, answerConnect, requireHost, startingListener } from '../../src/http/raw-responses.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing } from '../helpers/factory.js';
 
@@ -66,7 +66,7 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
   }
 
   it('a malformed request gets 400 with a problem body; oversized headers 431; a request while starting 503', async () => {
-    const server = createServer(startingListener);
+    const server = createServer({ requireHostHeader: false }, requireHost(startingListener));
     server.on('clientError', answerClientError);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -105,6 +105,12 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
         expect(JSON.parse(res.body), framing).toMatchObject({ status: 400, detail: expect.stringMatching(said) });
         expect(res.headers['x-request-id'], framing).toMatch(/^[0-9a-f-]{36}$/);
       }
+
+      // HTTP/1.1 without Host (RFC 9112 §3.2); HTTP/1.0 needs none.
+      const hostless = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\n\r\n');
+      expect(hostless.status).toBe(400);
+      expect(JSON.parse(hostless.body)).toMatchObject({ status: 400, detail: expect.stringMatching(/Host/), request_id: hostless.headers['x-request-id'] });
+      expect((await exchange(port, 'GET /api/v1/listings HTTP/1.0\r\n\r\n')).status).toBe(503);
 
       const starting = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(starting.status).toBe(503);
