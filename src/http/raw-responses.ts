@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestListener } from 'node:http';
+import type { RequestListener, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 // The answers the HTTP server writes without the Express app (src/server.ts): while the app is
@@ -14,19 +14,24 @@ function problem(status: number, title: string, detail: string, requestId: strin
   return JSON.stringify({ type: 'about:blank', title, status, code, detail, request_id: requestId });
 }
 
-// Until the app is ready (the embedded database and the demo data can take seconds), the
-// port is held and answers 503 rather than letting connections hang.
-export const startingListener: RequestListener = (_req, res) => {
+// Answers a request with a problem body and the headers every answer carries.
+function answerProblem(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string>): void {
   const id = randomUUID();
-  const body = problem(503, 'Service unavailable', 'The service is starting; retry in a moment', id);
-  res.writeHead(503, {
+  const body = problem(status, title, detail, id);
+  res.writeHead(status, {
     'X-Request-Id': id,
     'Content-Type': 'application/problem+json',
     'Content-Length': Buffer.byteLength(body),
-    'Retry-After': '1',
     'X-Content-Type-Options': NOSNIFF,
+    ...headers,
   });
   res.end(body);
+}
+
+// Until the app is ready (the embedded database and the demo data can take seconds), the
+// port is held and answers 503 rather than letting connections hang.
+export const startingListener: RequestListener = (_req, res) => {
+  answerProblem(res, 503, 'Service unavailable', 'The service is starting; retry in a moment', { 'Retry-After': '1' });
 };
 
 // An HTTP/1.1 request without Host is 400 (RFC 9112 §3.2). Node answers it itself with an
@@ -35,16 +40,7 @@ export const startingListener: RequestListener = (_req, res) => {
 export function requireHost(listener: RequestListener): RequestListener {
   return (req, res) => {
     if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return listener(req, res);
-    const id = randomUUID();
-    const body = problem(400, 'Bad request', 'The request could not be parsed: an HTTP/1.1 request must carry a Host header', id);
-    res.writeHead(400, {
-      'X-Request-Id': id,
-      'Content-Type': 'application/problem+json',
-      'Content-Length': Buffer.byteLength(body),
-      'X-Content-Type-Options': NOSNIFF,
-      Connection: 'close',
-    });
-    res.end(body);
+    answerProblem(res, 400, 'Bad request', 'The request could not be parsed: an HTTP/1.1 request must carry a Host header', { Connection: 'close' });
   };
 }
 
