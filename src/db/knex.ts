@@ -22,7 +22,9 @@ export const NO_ANSWER_MARGIN_MS = 2000;
 // A connection's SET LOCAL statement_timeout, until its transaction ends.
 const TX_TIMEOUT = Symbol('statement timeout of the transaction');
 type PgConnection = { [TX_TIMEOUT]?: number };
-type Statement = string | { sql?: unknown; timeout?: number } | null;
+// knex's query builder hands its statements over with `timeout: false` when none was set
+// with .timeout(); raw statements without the key.
+type Statement = string | { sql?: unknown; timeout?: number | false } | null;
 
 const PgClient = createRequire(import.meta.url)('knex/lib/dialects/postgres/index.js') as new (config: Knex.Config) => {
   config: Knex.Config;
@@ -51,7 +53,7 @@ class BoundedPgClient extends PgClient {
         conn[TX_TIMEOUT] = set ? Number(set[1]) * ({ s: 1000, min: 60_000 }[set[2]?.toLowerCase() ?? ''] ?? 1) : 0;
       } else if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) delete conn[TX_TIMEOUT];
     }
-    if (obj !== null && typeof obj === 'object' && obj.timeout === undefined) {
+    if (obj !== null && typeof obj === 'object' && (obj.timeout === undefined || obj.timeout === false)) {
       const bound = conn[TX_TIMEOUT] ?? Number((this.config.connection as { statement_timeout?: number }).statement_timeout);
       if (bound > 0) obj.timeout = bound + NO_ANSWER_MARGIN_MS;
     }

@@ -99,14 +99,26 @@ describe('PostgreSQL going away and coming back', () => {
       const key = (await createKey(db, 'pro')).key;
       expect(await request(app).get('/api/v1/listings/lst_00000000000000000001').set(bearer(key))).toHaveStatus(404);
 
+      // Statements of knex's query builder are bounded too (it hands them over with
+      // `timeout: false`): one on a connection of another pool, opened before the freeze.
+      const other = createDb(proxyUrl, { poolMax: 1, statementTimeoutMs });
+      await other.raw('SELECT 1');
+      const builderAnswer = () =>
+        Promise.race([
+          other('api_keys').select('id').first().then(() => 'answered', (e: Error) => e.name),
+          new Promise((resolve) => setTimeout(() => resolve('still waiting after 30 s'), 30_000)),
+        ]).finally(() => void other.destroy());
+
       frozen = true;
       // Each request needs the database (another id each time: no cached answer). The first
       // two wait on the two pooled connections, the next ones for a connection to come free.
       const started = Date.now();
-      const answers = await Promise.all(
-        [2, 3, 4].map((n) => request(app).get(`/api/v1/listings/lst_0000000000000000000${n}`).set(bearer(key)).timeout(60_000)),
-      );
-      for (const res of answers) {
+      const [builder, ...answers] = await Promise.all([
+        builderAnswer(),
+        ...[2, 3, 4].map((n) => request(app).get(`/api/v1/listings/lst_0000000000000000000${n}`).set(bearer(key)).timeout(60_000)),
+      ]);
+      expect(builder).toBe('KnexTimeoutError');
+      for (const res of answers as request.Response[]) {
         expect(res).toHaveStatus(503);
         expect(res.body.code).toBe('unavailable');
       }
