@@ -67,7 +67,8 @@ export type WorkerMessage = { lf: 'ready' } | { lf: 'startup-failed'; message: s
 // socket, connections are handed out round-robin). It checks the port is free and migrates the
 // database once, forks the workers, and stops them all on SIGTERM/SIGINT (each drains its
 // requests, as a single process does). A worker that fails to start stops the whole start
-// (exit 1); one that dies later is replaced.
+// (exit 1); one that dies later is replaced, and its replacement tried again with a back-off
+// for as long as it cannot start (PostgreSQL down when it died).
 export async function runPrimary(config: Config, logger: Logger, count: number): Promise<void> {
   const probe = net.createServer();
   await listen(probe, config.PORT, config.HOST);
@@ -86,8 +87,13 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
   }
 
   let stopping = false;
+  // Whether every worker has served once: until then a worker that fails to start fails the
+  // start; afterwards a replacement that fails (PostgreSQL down at that moment) is tried again.
+  let started = false;
   const alive = new Set<Worker>();
   const ready = new Set<Worker>();
+  // Replacements of each index that failed to start in a row (for the back-off).
+  const failures = new Map<number, number>();
   let allGone: (() => void) | null = null;
   // Each worker has an index (0..count-1, kept by its replacement): the periodic chores that
   // one process is enough for run in worker 0 only (see isFirstWorker).
@@ -97,9 +103,12 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
     worker.on('message', (m: WorkerMessage) => {
       if (m?.lf === 'ready') {
         ready.add(worker);
+        failures.delete(index);
         if (ready.size === count) logger.info({ workers: count }, '%d workers serving', count);
+        if (ready.size === count) started = true;
       } else if (m?.lf === 'startup-failed' && !stopping) {
-        process.stderr.write(`${m.message}\n`); // the first failure only: the others say the same
+        if (started) logger.error({ index }, 'a replacement worker could not start: %s', m.message);
+        else process.stderr.write(`${m.message}\n`); // the first failure only: the others say the same
       }
     });
     worker.on('exit', (code, signal) => {
@@ -109,13 +118,23 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
         if (alive.size === 0) allGone?.();
         return;
       }
-      if (!wasReady) {
+      if (!wasReady && !started) {
         // It never served: the same would happen again (a taken port, a bad database URL).
         void stopAll(1);
         return;
       }
-      logger.error({ code, signal, pid: worker.process.pid }, 'worker died; starting another');
-      setTimeout(() => !stopping && fork(index), 500).unref();
+      if (wasReady) {
+        logger.error({ code, signal, pid: worker.process.pid }, 'worker died; starting another');
+        setTimeout(() => !stopping && fork(index), 500);
+        return;
+      }
+      // A replacement that could not start (the database unreachable just then): again, after
+      // 1, 2, 4 ... up to 30 s, until one serves.
+      const n = (failures.get(index) ?? 0) + 1;
+      failures.set(index, n);
+      const delay = Math.min(30_000, 1000 * 2 ** (n - 1));
+      logger.warn({ index, attempt: n, retry_in_ms: delay }, 'replacement worker did not start; trying again in %d s', delay / 1000);
+      setTimeout(() => !stopping && fork(index), delay);
     });
   };
   const stopAll = async (exitCode: number) => {

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
 import { waitForRedis } from '../../src/redis.js';
@@ -163,6 +164,61 @@ describe('WEB_CONCURRENCY', () => {
     expect(code, JSON.stringify(i.out)).toBe(0);
     for (const pid of workers) expect(() => process.kill(Number(pid), 0)).toThrow();
   }, 120_000);
+
+  it('a worker that dies while PostgreSQL is down is replaced once it is back; the primary never gives up', async () => {
+    // PostgreSQL behind a proxy that can be taken away (connections refused) and brought back.
+    const sockets = new Set<net.Socket>();
+    const pgPort = Number(new URL(t.url).port || 5432);
+    const proxyPort = await freePort();
+    const openProxy = async () => {
+      const proxy = net.createServer((client) => {
+        const upstream = net.connect(pgPort, '127.0.0.1');
+        for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+          sockets.add(a);
+          a.pipe(b);
+          a.on('error', () => b.destroy());
+          a.on('close', () => (sockets.delete(a), b.destroy()));
+        }
+      });
+      await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
+      return proxy;
+    };
+    let proxy = await openProxy();
+    const url = new URL(t.url);
+    url.port = String(proxyPort);
+    url.hostname = '127.0.0.1';
+    const i = start({ WEB_CONCURRENCY: '2', DATABASE_URL: url.toString(), LOG_LEVEL: 'info' }, await freePort());
+    const workers = () => execFileSync('ps', ['--ppid', String(i.child.pid), '-o', 'pid=']).toString().trim().split(/\s+/).filter(Boolean);
+    try {
+      await serving(i);
+      await vi.waitFor(() => expect(workers(), execFileSync('ps', ['--ppid', String(i.child.pid), '-o', 'pid=,args=']).toString()).toHaveLength(2), { timeout: 30_000, interval: 200 });
+      // PostgreSQL goes away, then a worker dies: its replacements cannot start.
+      await new Promise((resolve) => proxy.close(resolve) && sockets.forEach((s) => s.destroy()));
+      const [victim] = workers();
+      process.kill(Number(victim), 'SIGKILL');
+      await vi.waitFor(() => expect(i.out.stdout).toContain('replacement worker did not start'), { timeout: 60_000, interval: 200 });
+      expect(i.child.exitCode, JSON.stringify(i.out)).toBeNull();
+      // Back: the next attempt serves, and the cluster has its two workers again.
+      proxy = await openProxy();
+      await vi.waitFor(
+        async () => {
+          expect(i.child.exitCode).toBeNull();
+          expect(workers()).toHaveLength(2);
+          expect(i.out.stdout).toContain('2 workers serving');
+          expect(i.out.stdout.split('2 workers serving').length).toBe(3); // at the start, and again
+        },
+        { timeout: 60_000, interval: 200 },
+      );
+      const key = await createKey(t.db, 'pro');
+      const answers = await Promise.all(Array.from({ length: 10 }, () => get(i, key.key).then((r) => r.status)));
+      expect(answers.every((s) => s === 200)).toBe(true);
+    } finally {
+      i.child.kill('SIGTERM');
+      await i.exited;
+      await new Promise((resolve) => proxy.close(resolve));
+      for (const s of sockets) s.destroy();
+    }
+  }, 180_000);
 
   it('a taken port stops the start with one line and exit code 1', async () => {
     const holder = start({}, await freePort());
