@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createDb, migrateLatest } from './db/knex.js';
+import { waitForDatabase } from './db/open.js';
 import { recoverInterruptedImports } from './ingest/index.js';
 import { buildMetricsApp } from './metrics.js';
 
@@ -76,6 +77,7 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
 
   const db = createDb(config.DATABASE_URL!, { poolMax: 1, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
   try {
+    await waitForDatabase(db, logger);
     await migrateLatest(db);
     const n = await recoverInterruptedImports(db).catch((err) => {
       logger.warn({ err }, 'could not check for interrupted imports');

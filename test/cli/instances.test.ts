@@ -69,6 +69,42 @@ async function seenAfter(since: number, probe: () => Promise<boolean>): Promise<
   return performance.now() - since;
 }
 
+// The test database's PostgreSQL behind a proxy on a port of its own, which can be taken away
+// (connections refused, open ones cut) and brought back.
+async function pgProxy(): Promise<{ url: string; open(): Promise<void>; close(): Promise<void> }> {
+  const target = new URL(t.url);
+  const pgPort = Number(target.port || 5432);
+  const port = await freePort();
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  const url = new URL(t.url);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return {
+    url: url.toString(),
+    async open() {
+      server = net.createServer((client) => {
+        const upstream = net.connect(pgPort, target.hostname);
+        for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+          sockets.add(a);
+          a.pipe(b);
+          a.on('error', () => b.destroy());
+          a.on('close', () => (sockets.delete(a), b.destroy()));
+        }
+      });
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    },
+    async close() {
+      const s = server;
+      server = null;
+      if (!s) return;
+      const closed = new Promise((resolve) => s.close(resolve));
+      for (const c of sockets) c.destroy();
+      await closed;
+    },
+  };
+}
+
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
@@ -166,40 +202,21 @@ describe('WEB_CONCURRENCY', () => {
   }, 120_000);
 
   it('a worker that dies while PostgreSQL is down is replaced once it is back; the primary never gives up', async () => {
-    // PostgreSQL behind a proxy that can be taken away (connections refused) and brought back.
-    const sockets = new Set<net.Socket>();
-    const pgPort = Number(new URL(t.url).port || 5432);
-    const proxyPort = await freePort();
-    const openProxy = async () => {
-      const proxy = net.createServer((client) => {
-        const upstream = net.connect(pgPort, '127.0.0.1');
-        for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
-          sockets.add(a);
-          a.pipe(b);
-          a.on('error', () => b.destroy());
-          a.on('close', () => (sockets.delete(a), b.destroy()));
-        }
-      });
-      await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
-      return proxy;
-    };
-    let proxy = await openProxy();
-    const url = new URL(t.url);
-    url.port = String(proxyPort);
-    url.hostname = '127.0.0.1';
-    const i = start({ WEB_CONCURRENCY: '2', DATABASE_URL: url.toString(), LOG_LEVEL: 'info' }, await freePort());
+    const pg = await pgProxy();
+    await pg.open();
+    const i = start({ WEB_CONCURRENCY: '2', DATABASE_URL: pg.url, LOG_LEVEL: 'info' }, await freePort());
     const workers = () => execFileSync('ps', ['--ppid', String(i.child.pid), '-o', 'pid=']).toString().trim().split(/\s+/).filter(Boolean);
     try {
       await serving(i);
       await vi.waitFor(() => expect(workers(), execFileSync('ps', ['--ppid', String(i.child.pid), '-o', 'pid=,args=']).toString()).toHaveLength(2), { timeout: 30_000, interval: 200 });
-      // PostgreSQL goes away, then a worker dies: its replacements cannot start.
-      await new Promise((resolve) => proxy.close(resolve) && sockets.forEach((s) => s.destroy()));
+      // PostgreSQL goes away, then a worker dies: its replacement waits for PostgreSQL.
+      await pg.close();
       const [victim] = workers();
       process.kill(Number(victim), 'SIGKILL');
-      await vi.waitFor(() => expect(i.out.stdout).toContain('replacement worker did not start'), { timeout: 60_000, interval: 200 });
+      await vi.waitFor(() => expect(i.out.stdout).toContain('PostgreSQL is not reachable'), { timeout: 60_000, interval: 200 });
       expect(i.child.exitCode, JSON.stringify(i.out)).toBeNull();
       // Back: the next attempt serves, and the cluster has its two workers again.
-      proxy = await openProxy();
+      await pg.open();
       await vi.waitFor(
         async () => {
           expect(i.child.exitCode).toBeNull();
@@ -215,8 +232,27 @@ describe('WEB_CONCURRENCY', () => {
     } finally {
       i.child.kill('SIGTERM');
       await i.exited;
-      await new Promise((resolve) => proxy.close(resolve));
-      for (const s of sockets) s.destroy();
+      await pg.close();
+    }
+  }, 180_000);
+
+  it('a server started before PostgreSQL answers waits for it (503 meanwhile), then serves', async () => {
+    const pg = await pgProxy();
+    const i = start({ DATABASE_URL: pg.url, LOG_LEVEL: 'info' }, await freePort());
+    try {
+      await vi.waitFor(() => expect(i.out.stdout).toContain('PostgreSQL is not reachable (unreachable): trying again'), { timeout: 60_000, interval: 200 });
+      const meanwhile = await fetch(`${i.base}/api/v1/listings`);
+      expect(meanwhile.status).toBe(503);
+      expect(meanwhile.headers.get('retry-after')).toBe('1');
+      expect(i.child.exitCode, JSON.stringify(i.out)).toBeNull();
+      await pg.open();
+      await serving(i);
+      const key = await createKey(t.db, 'pro');
+      expect((await get(i, key.key)).status).toBe(200);
+    } finally {
+      i.child.kill('SIGTERM');
+      await i.exited;
+      await pg.close();
     }
   }, 180_000);
 
