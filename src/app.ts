@@ -140,7 +140,9 @@ export function buildApp(deps: AppDeps): App {
       // bound twice (at the start, when no key is known yet, and at the end), which wrote
       // request_id twice on every line of a request with a key.
       customSuccessObject: (_req, res, line) => withIds(line, res as express.Response),
-      customErrorObject: (_req, res, _err, line) => withIds(line, res as express.Response),
+      // Without pino-http's own `err`: for an answer of 500 or more it makes up an Error ("failed
+      // with status code 503") whose stack is pino-http's; the error handler logs the real one.
+      customErrorObject: (_req, res, _err, { err: _made, ...line }) => withIds(line, res as express.Response),
       customSuccessMessage: (req, res, ms) => `${req.method} ${pathOf(req)} ${res.statusCode} ${Math.round(ms)}ms`,
       customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
       wrapSerializers: false,

@@ -61,6 +61,26 @@ class BoundedPgClient extends PgClient {
   }
 }
 
+// knex's warnings through `logger`, each kind (its first line) at most once every 5 s: during
+// an outage knex warns of every connection it fails to open, stack included. The next one
+// logged says how many were left out.
+function knexWarnings(logger: Logger): (message: unknown) => void {
+  const seen = new Map<string, { at: number; suppressed: number }>();
+  return (message) => {
+    const text = String(message);
+    const kind = text.split('\n', 1)[0].slice(0, 200);
+    const now = Date.now();
+    const last = seen.get(kind);
+    if (last && now - last.at < 5000) {
+      last.suppressed++;
+      return;
+    }
+    if (seen.size > 100) seen.clear();
+    seen.set(kind, { at: now, suppressed: 0 });
+    logger.warn({ component: 'knex', ...(last?.suppressed ? { suppressed: last.suppressed } : {}) }, text);
+  };
+}
+
 export function createDb(connectionString: string, opts: { poolMax?: number; statementTimeoutMs?: number; logger?: Logger } = {}): Knex {
   const logger = opts.logger;
   return knex({
@@ -68,7 +88,7 @@ export function createDb(connectionString: string, opts: { poolMax?: number; sta
     // service's logger rather than bare text on stderr; without one, knex's console.
     ...(logger && {
       log: {
-        warn: (message: unknown) => logger.warn({ component: 'knex' }, String(message)),
+        warn: knexWarnings(logger),
         error: (message: unknown) => logger.error({ component: 'knex' }, String(message)),
         deprecate: (method: string, alternative: string) => logger.warn({ component: 'knex' }, `${method} is deprecated: use ${alternative}`),
         debug: (message: unknown) => logger.debug({ component: 'knex' }, String(message)),

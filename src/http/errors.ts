@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { isInvalidInputError, unavailableCause } from '../db/errors.js';
+import { isInvalidInputError, unavailableCause, unavailableLogger } from '../db/errors.js';
 import type { ERROR_CODES } from './schemas/responses.js';
 
 // Stable machine-readable codes (docs/spec/contract.md section 2), listed once in ERROR_CODES
@@ -88,6 +88,7 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
 };
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
+  const logged = unavailableLogger();
   return (err, req, res, _next) => {
     if (res.headersSent) {
       req.socket.destroy();
@@ -120,7 +121,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const cause = unavailableCause(err);
     if (cause) {
-      logger.error({ err, cause, request_id: res.locals.requestId }, 'dependency unavailable');
+      logger.error({ err: logged(err, cause), cause, request_id: res.locals.requestId }, 'dependency unavailable');
       sendProblem(
         res,
         new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } }),

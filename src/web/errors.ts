@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isInvalidInputError, unavailableCause } from '../db/errors.js';
+import { isInvalidInputError, unavailableCause, unavailableLogger } from '../db/errors.js';
 import { html } from './html.js';
 import { messagePage } from './layout.js';
 
@@ -23,6 +23,7 @@ export const htmlNotFound: RequestHandler = (req, res) => {
 };
 
 export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
+  const logged = unavailableLogger();
   return (err, req, res, _next) => {
     if (res.headersSent) {
       req.socket.destroy();
@@ -54,7 +55,7 @@ export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     const cause = unavailableCause(err);
     if (cause) {
-      logger.error({ err, cause, request_id: requestId }, 'web page: dependency unavailable');
+      logger.error({ err: logged(err, cause), cause, request_id: requestId }, 'web page: dependency unavailable');
       send(503, 'Temporarily unavailable', 'The service is briefly unavailable. Try again in a moment.', { 'Retry-After': '5' });
       return;
     }

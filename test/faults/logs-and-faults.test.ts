@@ -80,9 +80,28 @@ describe('database faults', () => {
       const unavailable = lines.filter((l) => l.msg === 'dependency unavailable');
       expect(unavailable.map((l) => l.cause)).toEqual(['unreachable', 'unreachable']);
       expect(unavailable.map((l) => (l.err as { code?: string }).code)).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
+      // One stack per cause every few seconds, not one per request: an outage answers every
+      // request with a 503. No request line carries pino-http's made-up error.
+      expect(unavailable.map((l) => Boolean((l.err as { stack?: string }).stack))).toEqual([true, false]);
+      expect(lines.filter((l) => String(l.msg).includes(' 503')).every((l) => l.err === undefined)).toBe(true);
     } finally {
       await dead.destroy();
     }
+  });
+});
+
+describe("knex's own warnings", () => {
+  it('go to the logger as JSON lines, each kind once every few seconds (an outage fails every connection)', async () => {
+    const { logger, lines } = capture();
+    const dead = createDb('postgres://postgres@127.0.0.1:1/none', { poolMax: 2, logger });
+    try {
+      for (let i = 0; i < 6; i++) await expect(dead.raw('SELECT 1')).rejects.toThrow();
+    } finally {
+      await dead.destroy();
+    }
+    const warnings = lines.filter((l) => l.component === 'knex');
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0].msg)).toMatch(/^Acquire connection error: Error: connect ECONNREFUSED/);
   });
 });
 
