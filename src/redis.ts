@@ -11,7 +11,9 @@ export function createRedis(url: string, opts: { timeoutMs: number; logger: Logg
     maxRetriesPerRequest: 1,
     connectTimeout: Math.max(opts.timeoutMs, 500),
     commandTimeout: opts.timeoutMs,
-    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2000),
+    // Tries again every 500 ms at most: quotas go unenforced until the client is back, so
+    // the wait after Redis returns is kept short (it was up to 2 s).
+    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 500),
     enableAutoPipelining: true,
     lazyConnect: false,
   });
