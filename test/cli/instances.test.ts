@@ -218,6 +218,8 @@ describe('WEB_CONCURRENCY', () => {
     const workers = () => workersOf(i);
     try {
       await serving(i);
+      // Both workers started (before that, a worker that dies fails the start).
+      await vi.waitFor(() => expect(i.out.stdout).toContain('2 workers serving'), { timeout: 60_000, interval: 100 });
       expect(workers()).toHaveLength(2);
       // PostgreSQL goes away, then a worker dies: its replacement waits for PostgreSQL.
       await pg.close();
