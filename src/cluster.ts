@@ -77,7 +77,7 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
 
   const db = createDb(config.DATABASE_URL!, { poolMax: 1, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
   try {
-    await waitForDatabase(db, logger);
+    await waitForDatabase(db, logger, config.DATABASE_URL!);
     await migrateLatest(db);
     const n = await recoverInterruptedImports(db).catch((err) => {
       logger.warn({ err }, 'could not check for interrupted imports');

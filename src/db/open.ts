@@ -13,7 +13,16 @@ import { createDb, migrateLatest } from './knex.js';
 // database restarting) waits for it rather than exiting: tried again after 1, 2, 4 ... up to
 // 30 s, one warning a try, while the port answers 503 "starting". An error that waiting
 // cannot mend (a wrong password, a database that does not exist) ends the start at once.
-export async function waitForDatabase(db: Knex, logger: Logger | undefined): Promise<void> {
+export async function waitForDatabase(db: Knex, logger: Logger | undefined, url: string): Promise<void> {
+  // Where, without the credentials.
+  const where = (() => {
+    try {
+      const u = new URL(url);
+      return `${u.hostname}:${u.port || 5432}`;
+    } catch {
+      return 'DATABASE_URL';
+    }
+  })();
   for (let attempt = 1; ; attempt++) {
     try {
       await db.raw('SELECT 1');
@@ -23,7 +32,7 @@ export async function waitForDatabase(db: Knex, logger: Logger | undefined): Pro
       const cause = unavailableCause(err);
       if (cause === null || cause === 'statement_timeout') throw err;
       const delay = Math.min(30_000, 1000 * 2 ** (attempt - 1));
-      logger?.warn({ cause, attempt, retry_in_ms: delay }, 'PostgreSQL is not reachable (%s): trying again in %d s', cause, delay / 1000);
+      logger?.warn({ cause, attempt, retry_in_ms: delay }, 'PostgreSQL is not reachable at %s (%s): trying again in %d s', where, cause, delay / 1000);
       await sleep(delay);
     }
   }
@@ -72,7 +81,7 @@ export async function openDatabase(
   const dbOpts = { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger: opts.logger };
   if (config.DATABASE_URL) {
     const db = createDb(config.DATABASE_URL, dbOpts);
-    if (opts.role === 'server') await waitForDatabase(db, opts.logger);
+    if (opts.role === 'server') await waitForDatabase(db, opts.logger, config.DATABASE_URL);
     if (opts.migrate !== false) await migrateLatest(db);
     return { db, url: config.DATABASE_URL, embedded: false, freshlyInitialised: false, close: () => db.destroy() };
   }

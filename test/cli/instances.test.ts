@@ -252,7 +252,7 @@ describe('WEB_CONCURRENCY', () => {
     const pg = await pgProxy();
     const i = start({ DATABASE_URL: pg.url, LOG_LEVEL: 'info' }, await freePort());
     try {
-      await vi.waitFor(() => expect(i.out.stdout).toContain('PostgreSQL is not reachable (unreachable): trying again'), { timeout: 60_000, interval: 200 });
+      await vi.waitFor(() => expect(i.out.stdout).toMatch(/PostgreSQL is not reachable at 127\.0\.0\.1:\d+ \(unreachable\): trying again/), { timeout: 60_000, interval: 200 });
       const meanwhile = await fetch(`${i.base}/api/v1/listings`);
       expect(meanwhile.status).toBe(503);
       expect(meanwhile.headers.get('retry-after')).toBe('1');
