@@ -33,7 +33,9 @@ export class KeyUsageTracker {
     try {
       await touchApiKeys(this.db, [...batch.keys()], latest);
     } catch (err) {
-      this.logger.warn({ err }, 'could not record api key usage');
+      // Kept for the next flush (a later use of a key wins): an outage loses no key's use.
+      for (const [id, at] of batch) if (!this.seen.has(id)) this.seen.set(id, at);
+      this.logger.warn({ err, keys: batch.size }, 'could not record api key usage; trying again at the next flush');
     }
   }
 
