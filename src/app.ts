@@ -11,6 +11,7 @@ import proxyAddr from 'proxy-addr';
 import type { KeyUsageTracker } from './auth/key-usage.js';
 import { createApiCaches } from './cache/api-caches.js';
 import type { LiveState } from './cache/live-state.js';
+import { NO_ANSWER_MARGIN_MS } from './db/knex.js';
 import type { ReadsAt } from './db/read-replica.js';
 import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
@@ -40,7 +41,7 @@ import type { WebOptions } from './web/options.js';
 import { webRouter } from './web/index.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'PAGES_RATE_LIMIT_PER_MINUTE'>>;
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'PAGES_RATE_LIMIT_PER_MINUTE' | 'DB_STATEMENT_TIMEOUT_MS'>>;
   db: Knex;
   redis: Redis | null;
   logger: Logger;
@@ -181,7 +182,10 @@ export function buildApp(deps: AppDeps): App {
   keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock, refusals }));
   const rows = createListingRows();
   const search = createListingSearch({ db: deps.db, reads: deps.reads, caches, readModel: deps.readModel, rows });
-  keyed.get('/listings/export', exportRoute({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL }));
+  keyed.get(
+    '/listings/export',
+    exportRoute({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, stallMs: (deps.config.DB_STATEMENT_TIMEOUT_MS ?? 10_000) + NO_ANSWER_MARGIN_MS, logger: deps.logger }),
+  );
   keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, rows, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   keyed.use('/changes', changesRouter({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   const prices = createMarketPrices({ db: deps.db, reads: deps.reads, logger: deps.logger });

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +12,33 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db
 import { createDb, migrateLatest, NO_ANSWER_MARGIN_MS } from '../../src/db/knex.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 import { freePort } from '../helpers/redis-server.js';
+
+// A server that stops answering without closing its connections (frozen, or a network that
+// drops packets): a proxy in front of it that keeps every connection open but, frozen, passes
+// no byte either way.
+async function freezingProxy(pgUrl: string, pgPort: number): Promise<{ url: string; freeze(on: boolean): void; close(): Promise<void> }> {
+  let frozen = false;
+  const sockets = new Set<net.Socket>();
+  const proxy = net.createServer((client) => {
+    const upstream = net.connect(pgPort, '127.0.0.1');
+    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+      sockets.add(from);
+      from.on('data', (chunk) => void (frozen || to.write(chunk)));
+      from.on('error', () => {});
+      from.on('close', () => (sockets.delete(from), to.destroy()));
+    }
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: pgUrl.replace(`:${pgPort}/`, `:${(proxy.address() as net.AddressInfo).port}/`),
+    freeze: (on) => void (frozen = on),
+    async close() {
+      frozen = false;
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
+    },
+  };
+}
 
 // PostgreSQL going away while the service runs, on a throwaway server (never the machine's).
 describe('PostgreSQL going away and coming back', () => {
@@ -66,24 +95,11 @@ describe('PostgreSQL going away and coming back', () => {
       await db.destroy();
     }
   }, 120_000);
-  // A server that stops answering without closing its connections (frozen, or a network that
-  // drops packets): a proxy in front of it that keeps every connection open but stops passing
-  // bytes either way. PostgreSQL's statement_timeout cannot fire for a query it never got, so
-  // the client bounds the wait itself (src/db/knex.ts).
+  // PostgreSQL's statement_timeout cannot fire for a query it never got, so the client bounds
+  // the wait itself (src/db/knex.ts).
   it('answers 503 unavailable when PostgreSQL stops answering without closing its connections, and recovers once it answers again', async () => {
-    let frozen = false;
-    const sockets = new Set<net.Socket>();
-    const proxy = net.createServer((client) => {
-      const upstream = net.connect(port, '127.0.0.1');
-      for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
-        sockets.add(from);
-        from.on('data', (chunk) => void (frozen || to.write(chunk)));
-        from.on('error', () => {});
-        from.on('close', () => (sockets.delete(from), to.destroy()));
-      }
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const proxyUrl = pg!.url.replace(`:${port}/`, `:${(proxy.address() as net.AddressInfo).port}/`);
+    const proxy = await freezingProxy(pg!.url, port);
+    const proxyUrl = proxy.url;
     const statementTimeoutMs = 500;
     const db = createDb(proxyUrl, { poolMax: 2, statementTimeoutMs });
     try {
@@ -109,7 +125,7 @@ describe('PostgreSQL going away and coming back', () => {
           new Promise((resolve) => setTimeout(() => resolve('still waiting after 30 s'), 30_000)),
         ]).finally(() => void other.destroy());
 
-      frozen = true;
+      proxy.freeze(true);
       // Each request needs the database (another id each time: no cached answer). The first
       // two wait on the two pooled connections, the next ones for a connection to come free.
       const started = Date.now();
@@ -128,17 +144,94 @@ describe('PostgreSQL going away and coming back', () => {
       const causes = lines.filter((l) => l.msg === 'dependency unavailable').map((l) => l.cause);
       expect(causes).toContain('no_answer');
 
-      frozen = false;
+      proxy.freeze(false);
       // The connections that got no answer were dropped, not put back: fresh ones serve again.
       await vi.waitFor(async () => expect(await request(app).get('/api/v1/listings/lst_00000000000000000005').set(bearer(key))).toHaveStatus(404), {
         timeout: 30_000,
         interval: 200,
       });
     } finally {
-      frozen = false;
+      proxy.freeze(false);
       await db.destroy();
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
+    }
+  }, 120_000);
+
+  // The export runs without a statement timeout (a whole table, read as the client takes it):
+  // a server that freezes in the middle of it must not hold the answer for as long as it is
+  // frozen. While the client reads and no row comes for the statement timeout and the margin,
+  // the answer is cut short.
+  it('cuts an export short when PostgreSQL stops answering in the middle of it', async () => {
+    const proxy = await freezingProxy(pg!.url, port);
+    const statementTimeoutMs = 500;
+    const db = createDb(proxy.url, { poolMax: 4, statementTimeoutMs });
+    try {
+      const unregister = register();
+      try {
+        await migrateLatest(db);
+      } finally {
+        await unregister();
+      }
+      // More listings than the sockets' buffers hold, so that the export is still reading
+      // from PostgreSQL while the client has not read it all.
+      const first = await insertListing(db, { source: 'export-stall', external_id: 'x-0' });
+      const columns = (
+        await db('information_schema.columns').where({ table_name: 'listings', is_generated: 'NEVER' }).whereNull('generation_expression').select('column_name')
+      ).map((r: { column_name: string }) => r.column_name as string);
+      const values = columns.map((c) => (c === 'id' ? `'lst_' || lpad(to_hex(g), 20, '0')` : c === 'external_id' ? `'x-' || g` : c));
+      await db.transaction(async (trx) => {
+        await trx.raw(`SET LOCAL statement_timeout = 0`);
+        await trx.raw(`INSERT INTO listings (${columns.join(', ')}) SELECT ${values.join(', ')} FROM listings, generate_series(1, 30000) g WHERE id = ?`, [first.id]);
+      });
+      const app = await buildTestApp(db, {
+        config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000, DB_STATEMENT_TIMEOUT_MS: statementTimeoutMs },
+      });
+      const key = (await createKey(db, 'pro')).key;
+      const server = app.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const outcome = await new Promise<{ bytes: number; ended: boolean; ms: number }>((resolve) => {
+          const req = http.get(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/api/v1/listings/export`, { headers: { authorization: `Bearer ${key}` } });
+          req.on('response', (res) => {
+            expect(res.statusCode).toBe(200);
+            let bytes = 0;
+            let ended = false;
+            let frozeAt = 0;
+            // Read a little, stop reading (the server stops asking PostgreSQL for rows),
+            // freeze PostgreSQL, then read again.
+            res.on('data', (c: Buffer) => {
+              bytes += c.length;
+              if (frozeAt === 0 && bytes > 200_000) {
+                res.pause();
+                frozeAt = -1;
+                setTimeout(() => {
+                  proxy.freeze(true);
+                  frozeAt = Date.now();
+                  res.resume();
+                }, 1000);
+              }
+            });
+            res.on('end', () => (ended = true));
+            res.on('close', () => resolve({ bytes, ended, ms: Date.now() - frozeAt }));
+            res.on('error', () => {});
+          });
+          req.on('error', () => {});
+          // Without the bound the answer never ends while PostgreSQL is frozen: given up here.
+          setTimeout(() => (resolve({ bytes: 0, ended: false, ms: Infinity }), req.destroy()), 60_000).unref();
+        });
+        // Cut short: no complete body, within the bound and room for a busy machine (without
+        // the bound it waits as long as PostgreSQL stays frozen: the test's own timeout).
+        expect(outcome.ended).toBe(false);
+        expect(outcome.bytes).toBeGreaterThan(200_000);
+        expect(outcome.ms).toBeLessThan(statementTimeoutMs + NO_ANSWER_MARGIN_MS + 30_000);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    } finally {
+      proxy.freeze(false);
+      await proxy.close();
+      await db.destroy();
     }
   }, 120_000);
 });

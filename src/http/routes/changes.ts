@@ -3,6 +3,7 @@ import { Transform } from 'node:stream';
 import { Router, type Response } from 'express';
 import pLimit from 'p-limit';
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ApiCaches } from '../../cache/api-caches.js';
 import { SEES_FLAGGED } from '../../domain/tiers.js';
@@ -65,7 +66,10 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
 }
 
 // GET /api/v1/listings/export: every listing visible to the key as NDJSON, from one snapshot.
-export function exportRoute(deps: { db: Knex; baseUrl: string }) {
+// stallMs: how long the export waits for rows from PostgreSQL while the client is taking what
+// it is sent; past that the answer is cut (a frozen server would otherwise hold it, and its
+// connection, for as long as it is frozen: the export runs without a statement timeout).
+export function exportRoute(deps: { db: Knex; baseUrl: string; stallMs: number; logger?: Logger }) {
   return async (req: import('express').Request, res: import('express').Response) => {
     validateQuery(z.object({}), req.query);
     const tier = res.locals.apiKey!.tier;
@@ -88,9 +92,13 @@ export function exportRoute(deps: { db: Knex; baseUrl: string }) {
     // Lines are sent in chunks of about 64 KB: one write (and one compression call) per
     // listing would cost more than the listing itself.
     let chunk = '';
+    // When a row last came, or the client last asked for more (a client that reads slowly
+    // holds the rows back; that is no stall).
+    let lastProgress = Date.now();
     const lines = new Transform({
       writableObjectMode: true,
       transform(row: PublicListingRow, _enc, done) {
+        lastProgress = Date.now();
         chunk += JSON.stringify(presentListing(row, opts)) + '\n';
         if (chunk.length < 65_536) return done();
         const out = chunk;
@@ -101,6 +109,17 @@ export function exportRoute(deps: { db: Knex; baseUrl: string }) {
         done(null, chunk || undefined);
       },
     });
+    res.on('drain', () => (lastProgress = Date.now()));
+    const watchdog = setInterval(
+      () => {
+        if (res.writableNeedDrain) lastProgress = Date.now();
+        else if (Date.now() - lastProgress > deps.stallMs) {
+          deps.logger?.warn({ cause: 'no_answer', stall_ms: deps.stallMs }, 'export: no rows from PostgreSQL in time; the answer is cut');
+          exp.stream.destroy(new Error('export stalled: no rows from PostgreSQL'));
+        }
+      },
+      Math.min(1000, Math.max(50, deps.stallMs / 4)),
+    );
     try {
       // Backpressure end to end: the cursor is read only as fast as the client takes the
       // body. A client that goes away destroys the pipeline, which closes the cursor; the
@@ -108,8 +127,11 @@ export function exportRoute(deps: { db: Knex; baseUrl: string }) {
       await pipeline(exp.stream, lines, res);
     } catch (e) {
       if (!res.headersSent) throw e;
+      // The body is cut short (no last chunk): the client sees a failed transfer, never a
+      // complete-looking export.
       res.destroy();
     } finally {
+      clearInterval(watchdog);
       await exp.release();
     }
   };
