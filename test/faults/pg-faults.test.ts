@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Knex } from 'knex';
 import pino from 'pino';
 import request from 'supertest';
 import { register } from 'tsx/esm/api';
@@ -12,6 +13,16 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db
 import { createDb, migrateLatest, NO_ANSWER_MARGIN_MS } from '../../src/db/knex.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 import { freePort } from '../helpers/redis-server.js';
+
+// The migrations, which knex imports as .ts files with Node's own loader.
+async function migrate(db: Knex): Promise<void> {
+  const unregister = register();
+  try {
+    await migrateLatest(db);
+  } finally {
+    await unregister();
+  }
+}
 
 // A server that stops answering without closing its connections (frozen, or a network that
 // drops packets): a proxy in front of it that keeps every connection open but, frozen, passes
@@ -60,12 +71,7 @@ describe('PostgreSQL going away and coming back', () => {
   it('answers 503 unavailable (never a 500, never a hang, never a crash) and recovers by itself', async () => {
     const db = createDb(pg!.url, { poolMax: 4 });
     try {
-      const unregister = register(); // knex imports the .ts migrations with Node's own loader
-      try {
-        await migrateLatest(db);
-      } finally {
-        await unregister();
-      }
+      await migrate(db);
       const key = (await createKey(db, 'pro')).key;
       await insertListing(db);
       const lines: { msg: string; cause?: string }[] = [];
@@ -103,12 +109,7 @@ describe('PostgreSQL going away and coming back', () => {
     const statementTimeoutMs = 500;
     const db = createDb(proxyUrl, { poolMax: 2, statementTimeoutMs });
     try {
-      const unregister = register();
-      try {
-        await migrateLatest(db);
-      } finally {
-        await unregister();
-      }
+      await migrate(db);
       const lines: { msg: string; cause?: string }[] = [];
       const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
       const app = await buildTestApp(db, { logger });
@@ -166,12 +167,7 @@ describe('PostgreSQL going away and coming back', () => {
     const statementTimeoutMs = 500;
     const db = createDb(proxy.url, { poolMax: 4, statementTimeoutMs });
     try {
-      const unregister = register();
-      try {
-        await migrateLatest(db);
-      } finally {
-        await unregister();
-      }
+      await migrate(db);
       // More listings than the sockets' buffers hold, so that the export is still reading
       // from PostgreSQL while the client has not read it all.
       const first = await insertListing(db, { source: 'export-stall', external_id: 'x-0' });
