@@ -25,16 +25,18 @@ export interface NormalizeContext {
 // Title language preference: English, then French, then German, then whatever is there.
 const TITLE_LANGS = ['en', 'fr', 'de'];
 
+// A title's text; one that a CRM wrote as a JSON number (a flat named by its number) too.
+const titleText = (v: unknown): string | null => cleanText(typeof v === 'number' && Number.isFinite(v) ? String(v) : v);
+
 export function pickTitle(v: unknown): string | null {
-  let text: unknown = v;
   if (v && typeof v === 'object' && !Array.isArray(v)) {
     const obj = v as Record<string, unknown>;
     const keys = Object.keys(obj);
     const byLang = (lang: string) => keys.find((k) => k.toLowerCase() === lang || k.toLowerCase().startsWith(`${lang}-`) || k.toLowerCase().startsWith(`${lang}_`));
-    const key = TITLE_LANGS.map(byLang).find((k) => k !== undefined && cleanText(obj[k]) !== null) ?? keys.find((k) => cleanText(obj[k]) !== null);
-    text = key === undefined ? null : obj[key];
+    const key = TITLE_LANGS.map(byLang).find((k) => k !== undefined && titleText(obj[k]) !== null) ?? keys.find((k) => titleText(obj[k]) !== null);
+    return key === undefined ? null : titleText(obj[key]);
   }
-  return cleanText(text);
+  return titleText(v);
 }
 
 // An HTML tag, as agency software writes into titles (<b>, <br/>, <span class="x">).

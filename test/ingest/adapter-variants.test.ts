@@ -299,6 +299,12 @@ describe('json: the ways CRMs write the same thing', () => {
     expect(reason((await jsonOne({ title: [] })).result)).toBe('no title');
   });
 
+  it('a title written as a JSON number is its text (a flat named by its number); a boolean is none', async () => {
+    expect((await jsonListing({ title: 1204 })).title).toBe('1204');
+    expect((await jsonListing({ title: { fr: 12, en: null } })).title).toBe('12');
+    expect(reason((await jsonOne({ title: true })).result)).toBe('no title');
+  });
+
   it.each([
     ['long', { lat: 49.611, long: 6.131 }],
     ['long, as strings', { lat: '49.611', long: '6.131' }],
