@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createDb, migrateLatest } from './db/knex.js';
-import { waitForDatabase } from './db/open.js';
+import { DATABASE_WAIT_MAX_MS, waitForDatabase } from './db/open.js';
 import { recoverInterruptedImports } from './ingest/index.js';
 import { buildMetricsApp } from './metrics.js';
 
@@ -77,7 +77,7 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
 
   const db = createDb(config.DATABASE_URL!, { poolMax: 1, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
   try {
-    await waitForDatabase(db, logger, config.DATABASE_URL!);
+    await waitForDatabase(config.DATABASE_URL!, logger);
     await migrateLatest(db);
     const n = await recoverInterruptedImports(db).catch((err) => {
       logger.warn({ err }, 'could not check for interrupted imports');
@@ -130,11 +130,11 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
         setTimeout(() => !stopping && fork(index), 500);
         return;
       }
-      // A replacement that could not start (the database unreachable just then): again, after
-      // 1, 2, 4 ... up to 30 s, until one serves.
+      // A replacement that could not start: again, after 1, 2, 4 ... up to 10 s, until one
+      // serves. (One that finds PostgreSQL down waits for it itself: waitForDatabase.)
       const n = (failures.get(index) ?? 0) + 1;
       failures.set(index, n);
-      const delay = Math.min(30_000, 1000 * 2 ** (n - 1));
+      const delay = Math.min(DATABASE_WAIT_MAX_MS, 1000 * 2 ** (n - 1));
       logger.warn({ index, attempt: n, retry_in_ms: delay }, 'replacement worker did not start; trying again in %d s', delay / 1000);
       setTimeout(() => !stopping && fork(index), delay);
     });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import type { Logger } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { projectRoot } from '../lib/paths.js';
 import { startEmbeddedPostgres } from './embedded.js';
@@ -11,9 +11,12 @@ import { createDb, migrateLatest } from './knex.js';
 
 // A server started before its PostgreSQL answers (a deployment that starts both at once, a
 // database restarting) waits for it rather than exiting: tried again after 1, 2, 4 ... up to
-// 30 s, one warning a try, while the port answers 503 "starting". An error that waiting
-// cannot mend (a wrong password, a database that does not exist) ends the start at once.
-export async function waitForDatabase(db: Knex, logger: Logger | undefined, url: string): Promise<void> {
+// 10 s, one warning a try, while the port answers 503 "starting". An error that waiting
+// cannot mend (a wrong password, a database that does not exist) ends the start at once. The
+// tries go through a client of their own without a logger: knex would add a warning with a
+// stack to each.
+export const DATABASE_WAIT_MAX_MS = 10_000;
+export async function waitForDatabase(url: string, logger: Logger | undefined): Promise<void> {
   // Where, without the credentials.
   const where = (() => {
     try {
@@ -23,18 +26,23 @@ export async function waitForDatabase(db: Knex, logger: Logger | undefined, url:
       return 'DATABASE_URL';
     }
   })();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db.raw('SELECT 1');
-      if (attempt > 1) logger?.info('PostgreSQL answers: starting');
-      return;
-    } catch (err) {
-      const cause = unavailableCause(err);
-      if (cause === null || cause === 'statement_timeout') throw err;
-      const delay = Math.min(30_000, 1000 * 2 ** (attempt - 1));
-      logger?.warn({ cause, attempt, retry_in_ms: delay }, 'PostgreSQL is not reachable at %s (%s): trying again in %d s', where, cause, delay / 1000);
-      await sleep(delay);
+  const probe = createDb(url, { poolMax: 1, logger: pino({ enabled: false }) });
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await probe.raw('SELECT 1');
+        if (attempt > 1) logger?.info('PostgreSQL answers: starting');
+        return;
+      } catch (err) {
+        const cause = unavailableCause(err);
+        if (cause === null || cause === 'statement_timeout') throw err;
+        const delay = Math.min(DATABASE_WAIT_MAX_MS, 1000 * 2 ** (attempt - 1));
+        logger?.warn({ cause, attempt, retry_in_ms: delay }, 'PostgreSQL is not reachable at %s (%s): trying again in %d s', where, cause, delay / 1000);
+        await sleep(delay);
+      }
     }
+  } finally {
+    await probe.destroy();
   }
 }
 
@@ -81,7 +89,7 @@ export async function openDatabase(
   const dbOpts = { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger: opts.logger };
   if (config.DATABASE_URL) {
     const db = createDb(config.DATABASE_URL, dbOpts);
-    if (opts.role === 'server') await waitForDatabase(db, opts.logger, config.DATABASE_URL);
+    if (opts.role === 'server') await waitForDatabase(config.DATABASE_URL, opts.logger);
     if (opts.migrate !== false) await migrateLatest(db);
     return { db, url: config.DATABASE_URL, embedded: false, freshlyInitialised: false, close: () => db.destroy() };
   }

@@ -268,6 +268,17 @@ describe('WEB_CONCURRENCY', () => {
     }
   }, 180_000);
 
+  it('a database that does not exist stops the start at once, in one line (waiting cannot mend it)', async () => {
+    const url = new URL(t.url);
+    url.pathname = '/no_such_database_here';
+    const i = start({ DATABASE_URL: url.toString() }, await freePort());
+    const [code] = await i.exited;
+    expect(code, JSON.stringify(i.out)).toBe(1);
+    expect(i.out.stderr.trim().split('\n'), i.out.stderr).toHaveLength(1);
+    expect(i.out.stderr).toMatch(/no_such_database_here/);
+    expect(i.out.stdout).not.toMatch(/component.*knex|Acquire connection/);
+  }, 120_000);
+
   it('a taken port stops the start with one line and exit code 1', async () => {
     const holder = start({}, await freePort());
     await serving(holder);

@@ -114,7 +114,7 @@ export function exportRoute(deps: { db: Knex; baseUrl: string; stallMs: number; 
       () => {
         if (res.writableNeedDrain) lastProgress = Date.now();
         else if (Date.now() - lastProgress > deps.stallMs) {
-          deps.logger?.warn({ cause: 'no_answer', stall_ms: deps.stallMs }, 'export: no rows from PostgreSQL in time; the answer is cut');
+          deps.logger?.warn({ stall_ms: deps.stallMs }, 'export: no rows from PostgreSQL in time (its connection lost, or not answering); the answer is cut');
           exp.stream.destroy(new Error('export stalled: no rows from PostgreSQL'));
         }
       },
