@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { perKindGate } from './lib/throttle.js';
 
 // Redis trouble must never turn into a 5xx or a hung request, so the client fails fast:
 // no offline queue (a command while disconnected fails at once), one retry at most, short
@@ -17,15 +18,11 @@ export function createRedis(url: string, opts: { timeoutMs: number; logger: Logg
     enableAutoPipelining: true,
     lazyConnect: false,
   });
-  let lastLog = 0;
-  let suppressed = 0;
+  // One line every 10 s while Redis stays away (each reconnection attempt fails again).
+  const gate = perKindGate(10_000);
   redis.on('error', (err) => {
-    const now = Date.now();
-    if (now - lastLog > 10_000) {
-      opts.logger.error({ err: { message: err.message, code: (err as { code?: string }).code }, suppressed }, 'redis error');
-      lastLog = now;
-      suppressed = 0;
-    } else suppressed++;
+    const suppressed = gate('error');
+    if (suppressed !== null) opts.logger.error({ err: { message: err.message, code: (err as { code?: string }).code }, suppressed }, 'redis error');
   });
   redis.on('ready', () => opts.logger.info('redis ready'));
   return redis;

@@ -1,3 +1,5 @@
+import { perKindGate } from '../lib/throttle.js';
+
 // PostgreSQL errors the HTTP and web error handlers translate, recognised by SQLSTATE code,
 // never by message text.
 
@@ -41,18 +43,13 @@ export function unavailableCause(err: unknown): UnavailableCause | null {
 }
 
 // The error of a 503 as its log line carries it: whole (with its stack) once per cause every
-// STACK_EVERY_MS, else its type, message and code only. An outage answers every request with a
-// 503, and a stack per request is megabytes of the same lines (a 10 s outage at 550 requests a
-// second wrote 9.7 MB).
-const STACK_EVERY_MS = 5000;
+// 5 s, else its type, message and code only. An outage answers every request with a 503, and
+// a stack per request is megabytes of the same lines (a 10 s outage at 550 requests a second
+// wrote 9.7 MB).
 export function unavailableLogger(): (err: unknown, cause: UnavailableCause) => unknown {
-  const last = new Map<UnavailableCause, number>();
+  const gate = perKindGate(5000);
   return (err, cause) => {
-    const now = Date.now();
-    if (now - (last.get(cause) ?? -Infinity) >= STACK_EVERY_MS) {
-      last.set(cause, now);
-      return err;
-    }
+    if (gate(cause) !== null) return err;
     const e = err as { name?: unknown; message?: unknown; code?: unknown } | null;
     return { type: e?.name, message: e?.message, ...(e?.code !== undefined ? { code: e.code } : {}) };
   };

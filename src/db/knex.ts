@@ -6,6 +6,7 @@ import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrationsDir } from '../lib/paths.js';
+import { perKindGate } from '../lib/throttle.js';
 import { parseTimestamptz } from './timestamptz.js';
 
 // bigint columns (counts, ids) come back as JS numbers: every value we store fits in 2^53.
@@ -65,19 +66,11 @@ class BoundedPgClient extends PgClient {
 // an outage knex warns of every connection it fails to open, stack included. The next one
 // logged says how many were left out.
 function knexWarnings(logger: Logger): (message: unknown) => void {
-  const seen = new Map<string, { at: number; suppressed: number }>();
+  const gate = perKindGate(5000);
   return (message) => {
     const text = String(message);
-    const kind = text.split('\n', 1)[0].slice(0, 200);
-    const now = Date.now();
-    const last = seen.get(kind);
-    if (last && now - last.at < 5000) {
-      last.suppressed++;
-      return;
-    }
-    if (seen.size > 100) seen.clear();
-    seen.set(kind, { at: now, suppressed: 0 });
-    logger.warn({ component: 'knex', ...(last?.suppressed ? { suppressed: last.suppressed } : {}) }, text);
+    const held = gate(text.split('\n', 1)[0].slice(0, 200));
+    if (held !== null) logger.warn({ component: 'knex', ...(held > 0 ? { suppressed: held } : {}) }, text);
   };
 }
 
