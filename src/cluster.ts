@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createDb, migrateLatest } from './db/knex.js';
-import { DATABASE_WAIT_MAX_MS, waitForDatabase } from './db/open.js';
+import { retryDelayMs, waitForDatabase } from './db/open.js';
 import { recoverInterruptedImports } from './ingest/index.js';
 import { buildMetricsApp } from './metrics.js';
 
@@ -106,8 +106,10 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
       if (m?.lf === 'ready') {
         ready.add(worker);
         failures.delete(index);
-        if (ready.size === count) logger.info({ workers: count }, '%d workers serving', count);
-        if (ready.size === count) started = true;
+        if (ready.size === count) {
+          started = true;
+          logger.info({ workers: count }, '%d workers serving', count);
+        }
       } else if (m?.lf === 'startup-failed' && !stopping) {
         if (started) logger.error({ index }, 'a replacement worker could not start: %s', m.message);
         else process.stderr.write(`${m.message}\n`); // the first failure only: the others say the same
@@ -134,7 +136,7 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
       // serves. (One that finds PostgreSQL down waits for it itself: waitForDatabase.)
       const n = (failures.get(index) ?? 0) + 1;
       failures.set(index, n);
-      const delay = Math.min(DATABASE_WAIT_MAX_MS, 1000 * 2 ** (n - 1));
+      const delay = retryDelayMs(n);
       logger.warn({ index, attempt: n, retry_in_ms: delay }, 'replacement worker did not start; trying again in %d s', delay / 1000);
       setTimeout(() => !stopping && fork(index), delay);
     });

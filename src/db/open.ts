@@ -15,7 +15,11 @@ import { createDb, migrateLatest } from './knex.js';
 // cannot mend (a wrong password, a database that does not exist) ends the start at once. The
 // tries go through a client of their own without a logger: knex would add a warning with a
 // stack to each.
-export const DATABASE_WAIT_MAX_MS = 10_000;
+// The wait before try `attempt` + 1: 1, 2, 4 ... up to 10 s (also a cluster's replacement
+// workers', src/cluster.ts).
+export function retryDelayMs(attempt: number): number {
+  return Math.min(10_000, 1000 * 2 ** (attempt - 1));
+}
 export async function waitForDatabase(url: string, logger: Logger | undefined): Promise<void> {
   // Where, without the credentials.
   const where = (() => {
@@ -36,7 +40,7 @@ export async function waitForDatabase(url: string, logger: Logger | undefined): 
       } catch (err) {
         const cause = unavailableCause(err);
         if (cause === null || cause === 'statement_timeout') throw err;
-        const delay = Math.min(DATABASE_WAIT_MAX_MS, 1000 * 2 ** (attempt - 1));
+        const delay = retryDelayMs(attempt);
         logger?.warn({ cause, attempt, retry_in_ms: delay }, 'PostgreSQL is not reachable at %s (%s): trying again in %d s', where, cause, delay / 1000);
         await sleep(delay);
       }
