@@ -147,6 +147,17 @@ describe('pair rule: agreement accumulates, a missing field is neutral', () => {
     expect(verdict({ area_m2: 19, price_eur: 950 }, { area_m2: 20, price_eur: 950, lat: north(12) }).match).toBe('merge');
   });
 
+  it('both located, an area and a price each only close but within 1.5 m2 and 2 %: one flat as two agencies measure and price it', () => {
+    // 62 vs 63.4 m2 is beyond what the rounding of 62 allows; 1,000 vs 1,018 EUR is 1.8 %.
+    expect(areaClass(62, 63.4)).toBe('close');
+    const a = { area_m2: 62, price_eur: 1000 };
+    expect(verdict(a, { area_m2: 63.4, price_eur: 1018, lat: north(20) })).toMatchObject({ match: 'merge', reason: 'area and price close, within 1.5 m2 and 2 %, located together' });
+    // Contradiction cases: 1.6 m2 apart, 2.5 % apart, or one side unlocated.
+    expect(verdict(a, { area_m2: 63.6, price_eur: 1018, lat: north(20) })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict(a, { area_m2: 63.4, price_eur: 1025, lat: north(20) })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict({ ...a, ...unlocated }, { area_m2: 63.4, price_eur: 1018 })).toMatchObject({ match: null, contradiction: false });
+  });
+
   it('twin flats in one building stay apart: figures a little off on both counts, or a studio at 19 vs 20 m2 and 6 % dearer', () => {
     expect(verdict({ area_m2: 84.2, price_eur: 2350 }, { area_m2: 86.9, price_eur: 2450 }).match).toBeNull();
     expect(verdict({ area_m2: 19, price_eur: 880 }, { area_m2: 20, price_eur: 940 }).match).toBeNull();
@@ -266,6 +277,26 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     // A tie is never broken by elimination: two equally close anchors leave both possible.
     expect(kinds([{ a: 'x1', b: 'y1', level: 'merge', discrepancy: 0.2 }, { a: 'x1', b: 'y2', level: 'merge', discrepancy: 0.2 }, { a: 'x2', b: 'y1', level: 'merge', discrepancy: 0.2 }, { a: 'x2', b: 'y2', level: 'merge', discrepancy: 0.2 }]))
       .toEqual({ 'x1-y1': 'possible', 'x1-y2': 'possible', 'x2-y1': 'possible', 'x2-y2': 'possible' });
+  });
+
+  it('sibling flats listed by two agencies each: a pairing clearly closer in all than the other merges, in any order; a near tie does not', () => {
+    // No single match is clear (x1: 0.1 vs 0.25, x2: 0.15 vs 0.2), but x1-y1 with x2-y2
+    // (0.25 in all) beats x1-y2 with x2-y1 (0.45) by RULE.clearMargin.
+    const ns = nodes(node({ id: 'x1', source: 'A' }), node({ id: 'x2', source: 'A' }), node({ id: 'y1', source: 'B' }), node({ id: 'y2', source: 'B' }));
+    const m = (a: string, b: string, discrepancy: number): MatchPair => ({ a, b, level: 'merge', discrepancy });
+    const matches = [m('x1', 'y1', 0.1), m('x1', 'y2', 0.25), m('x2', 'y1', 0.2), m('x2', 'y2', 0.15)];
+    const kinds = (ms: MatchPair[]) => Object.fromEntries(decideMatches(ns, ms).map((p) => [`${p.a}-${p.b}`, p.kind]));
+    const expected = { 'x1-y1': 'merge', 'x1-y2': 'possible', 'x2-y1': 'possible', 'x2-y2': 'merge' };
+    expect(kinds(matches)).toEqual(expected);
+    expect(kinds([...matches].reverse())).toEqual(expected);
+    expect(kinds([matches[2], matches[0], matches[3], matches[1]])).toEqual(expected);
+    // The two pairings 0.1 apart in all: neither is sure, nothing merges.
+    expect(Object.values(kinds([m('x1', 'y1', 0.1), m('x1', 'y2', 0.2), m('x2', 'y1', 0.2), m('x2', 'y2', 0.2)]))).toEqual(['possible', 'possible', 'possible', 'possible']);
+    // One listing and its two candidates is never decided by pairing: it is the single match's own test.
+    expect(Object.values(kinds([m('x1', 'y1', 0.1), m('x1', 'y2', 0.25)]))).toEqual(['possible', 'possible']);
+    // A bundle where one pair is not a match that could merge (here a relisted rent or a twin
+    // flat: 'possible'): the pairing cannot weigh it, nothing merges.
+    expect(Object.values(kinds([m('x1', 'y1', 0.1), m('x1', 'y2', 0.25), m('x2', 'y1', 0.2), { ...m('x2', 'y2', 0.15), level: 'possible' }]))).toEqual(['possible', 'possible', 'possible', 'possible']);
   });
 
   it('the representative is the most complete record, then the oldest, then the smallest id', () => {

@@ -34,6 +34,7 @@ const roomsSame = `c.rooms = f.rooms`;
 // of longitude at least 300 m north to 49.9 N).
 const near = `abs(c.lat - f.lat) <= 0.0028 AND abs(c.lng - f.lng) <= 0.0044`;
 const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${priceWithin(RULE.priceClose)})
+    OR (${rawArea} <= ${RULE.areaNearAbs + EPS} AND ${priceWithin(RULE.priceNear)})
     OR (${areaWide} AND ${priceWithin(RULE.priceSame)})
     OR (${areaExact} AND ${rentLike} AND ${priceWithin(RULE.priceRelisted)}))`;
 const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${roomsSame}) AND ${priceWithin(RULE.priceSame)}`;

@@ -56,8 +56,9 @@ export interface PlacePoints {
 //   utile vs habitable, cellar or loggia counted or not);
 // - price: "same" (1 %: rounding to 10, 50 or 5,000 EUR, weekly rents made monthly),
 //   "close" (3.5 %: charges included or not), "relisted" (6 %, rents only).
-// Both located within nearKm: the area exact or the same and the price close, or the area
-// close or wide and the price the same, merge; an area missing on one side merges with room
+// Both located within nearKm: the area exact or the same and the price close, the area
+// close or wide and the price the same, or both only close but within areaNearAbs m2 and
+// priceNear, merge; an area missing on one side merges with room
 // counts not contradicting and the same price; the same area and a rent 3.5-6 % apart
 // (relisted, or a twin flat of a new building) is only a possible duplicate. Not both
 // located: tighter, by what the two share (classifyPair: one locality or one postcode, a
@@ -67,8 +68,9 @@ export interface PlacePoints {
 //
 // A pair that qualifies is a *match*. It is merged only when it is clear: each side is the
 // other's best match in the other's source, by a margin (one listing per source per
-// property: two equally good candidates from one agency cannot both be it). A match that
-// is not clear is a *possible duplicate*.
+// property: two equally good candidates from one agency cannot both be it), or when a
+// bundle of sibling flats listed by two agencies each pairs one way clearly better than any
+// other (clearAssignments). A match that is not clear is a *possible duplicate*.
 // How precisely a weak pair (not both located) is placed: the same locality (or postcode)
 // stated by both, a commune without quarters, or only a city of many quarters.
 export type SharedPlace = 'locality' | 'commune' | 'city';
@@ -176,6 +178,12 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
     if (strong && price === 'same') return verdict('merge', 'area wide, price same');
   } else if (strong) {
     if (areaAgrees || price === 'same') return verdict('merge', `area ${area}, price ${price}`);
+    // Both figures only close, but each within what feeds do to one flat's figures: the area
+    // within 1.5 m2 as stated (habitable vs usable surface, one agency's rounding) and the
+    // price within 2 % (charges, rounding).
+    if (Math.abs(a.area_m2! - b.area_m2!) <= RULE.areaNearAbs + 1e-9 && relDiff(a.price_eur, b.price_eur) <= RULE.priceNear + 1e-9) {
+      return verdict('merge', 'area and price close, within 1.5 m2 and 2 %');
+    }
   } else if (area === 'exact' && price === 'same') {
     return verdict('merge', 'area exact, price same');
   } else if (shared !== 'city') {
@@ -280,7 +288,8 @@ export function decideMatches(nodes: Map<string, DedupNode>, matches: MatchPair[
         else bySide.set(k, [m.discrepancy]);
       }
     }
-    const now = live.filter((m) => m.level === 'merge' && !clear.has(m) && clearFor(m.a, m.b, m.discrepancy) && clearFor(m.b, m.a, m.discrepancy));
+    let now = live.filter((m) => m.level === 'merge' && !clear.has(m) && clearFor(m.a, m.b, m.discrepancy) && clearFor(m.b, m.a, m.discrepancy));
+    if (now.length === 0) now = clearAssignments(nodes, live.filter((m) => m.level === 'merge' && !clear.has(m)));
     if (now.length === 0) break;
     for (const m of now) {
       clear.add(m);
@@ -300,6 +309,83 @@ export function decideMatches(nodes: Map<string, DedupNode>, matches: MatchPair[
     const bClear = clearFor(b, a, d);
     return { a, b, discrepancy: d, kind: 'possible', flag: aClear === bClear ? null : aClear ? b : a };
   });
+}
+
+// Sibling flats listed by two agencies each: X lists flats 1 and 2, Y lists them too, and
+// each of X's listings is about as close to both of Y's, so no single match is clear. Taken
+// together they may be: X1-Y1 with X2-Y2 can be much closer in all than X1-Y2 with X2-Y1.
+// For the matches not clear between two sources, a bundle (a connected set of them) of n
+// listings on each side, 2 <= n <= MAX_BUNDLE, in which every listing matches every listing
+// of the other side (siblings alike enough for each to be any of the others), is paired
+// one to one when the pairing of least total discrepancy beats every other pairing by
+// RULE.clearMargin. Anything less complete is left as it is: a bundle of one listing and
+// its two candidates is the single match's own test, which it failed, and a pair missing
+// from a bundle (a contradiction, a relisted rent) is evidence the pairing cannot weigh.
+const MAX_BUNDLE = 3;
+
+function clearAssignments(nodes: Map<string, DedupNode>, open: MatchPair[]): MatchPair[] {
+  const bySources = new Map<string, MatchPair[]>();
+  for (const m of open) {
+    const k = [nodes.get(m.a)!.source, nodes.get(m.b)!.source].sort().join('\u0000');
+    const l = bySources.get(k);
+    if (l) l.push(m);
+    else bySources.set(k, [m]);
+  }
+  const taken: MatchPair[] = [];
+  for (const [k, ms] of bySources) {
+    const left = k.split('\u0000')[0];
+    for (const bundle of bundles(ms)) {
+      const xs = [...new Set(bundle.map((m) => (nodes.get(m.a)!.source === left ? m.a : m.b)))].sort();
+      const ys = [...new Set(bundle.map((m) => (nodes.get(m.a)!.source === left ? m.b : m.a)))].sort();
+      if (xs.length !== ys.length || xs.length < 2 || xs.length > MAX_BUNDLE || bundle.length !== xs.length * ys.length) continue;
+      const edge = new Map(bundle.map((m) => [nodes.get(m.a)!.source === left ? `${m.a}|${m.b}` : `${m.b}|${m.a}`, m]));
+      // Every one-to-one pairing, with its total discrepancy.
+      const pairings: { total: number; ms: MatchPair[] }[] = [];
+      const walk = (i: number, used: Set<string>, chosen: MatchPair[], total: number): void => {
+        if (i === xs.length) {
+          pairings.push({ total, ms: [...chosen] });
+          return;
+        }
+        for (const y of ys) {
+          const m = edge.get(`${xs[i]}|${y}`);
+          if (!m || used.has(y)) continue;
+          used.add(y);
+          chosen.push(m);
+          walk(i + 1, used, chosen, total + m.discrepancy);
+          chosen.pop();
+          used.delete(y);
+        }
+      };
+      walk(0, new Set(), [], 0);
+      const best = pairings.sort((p, q) => p.total - q.total);
+      if (best[1].total >= best[0].total + RULE.clearMargin) taken.push(...best[0].ms);
+    }
+  }
+  return taken;
+}
+
+// Connected sets of matches (by shared listings).
+function bundles(ms: MatchPair[]): MatchPair[][] {
+  const parent = new Map<string, string>();
+  const find = (x: string): string => {
+    let r = x;
+    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
+    return r;
+  };
+  for (const m of ms) {
+    if (!parent.has(m.a)) parent.set(m.a, m.a);
+    if (!parent.has(m.b)) parent.set(m.b, m.b);
+    const [ra, rb] = [find(m.a), find(m.b)];
+    if (ra !== rb) parent.set(ra < rb ? rb : ra, ra < rb ? ra : rb);
+  }
+  const out = new Map<string, MatchPair[]>();
+  for (const m of ms) {
+    const r = find(m.a);
+    const l = out.get(r);
+    if (l) l.push(m);
+    else out.set(r, [m]);
+  }
+  return [...out.values()];
 }
 
 export interface Resolution {

@@ -14,6 +14,10 @@ export const RULE = {
   // positions (rule.ts).
   areaWideAbs: 3,
   areaWideRel: 0.06,
+  // Located together, an area within this many m2 as stated and a price within priceNear:
+  // two agencies' measures and roundings of one flat, each at the edge of a class.
+  areaNearAbs: 1.5,
+  priceNear: 0.02,
   priceSame: 0.01,
   priceClose: 0.035,
   priceRelisted: 0.06,
