@@ -5,10 +5,14 @@ import type { Duplex } from 'node:stream';
 // The answers the HTTP server writes without the Express app (src/server.ts): while the app is
 // not ready yet, and for requests Node's own parser refuses. Each carries the headers every
 // answer of the app carries (src/app.ts): a problem body, X-Request-Id (a fresh one: the
-// request's own headers are not read), and X-Content-Type-Options: nosniff so that a browser
-// never reads one as another type.
+// request's own headers are not read), X-Content-Type-Options: nosniff so that a browser
+// never reads one as another type, and the API's CORS headers.
 
 const NOSNIFF = 'nosniff';
+// The API answers any origin (src/app.ts): so do these, so that a page calling it while the
+// service starts reads the 503 and its Retry-After instead of a CORS failure.
+const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Retry-After,X-Request-Id' };
+const CORS_LINES = Object.entries(CORS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
 
 function problem(status: number, title: string, detail: string, requestId: string, code = status === 503 ? 'unavailable' : 'invalid_parameter'): string {
   return JSON.stringify({ type: 'about:blank', title, status, code, detail, request_id: requestId });
@@ -23,6 +27,7 @@ function answerProblem(res: ServerResponse, status: number, title: string, detai
     'Content-Type': 'application/problem+json',
     'Content-Length': Buffer.byteLength(body),
     'X-Content-Type-Options': NOSNIFF,
+    ...CORS,
     ...headers,
   });
   res.end(body);
@@ -63,7 +68,7 @@ function endWithProblem(socket: Duplex, statusLine: string, headers: string, id:
   socket.end(
     `HTTP/1.1 ${statusLine}\r\n${headers}` +
       `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${id}\r\nX-Content-Type-Options: ${NOSNIFF}\r\nConnection: close\r\n\r\n${body}`,
+      `X-Request-Id: ${id}\r\nX-Content-Type-Options: ${NOSNIFF}\r\n${CORS_LINES}Connection: close\r\n\r\n${body}`,
   );
 }
 

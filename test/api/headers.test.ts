@@ -115,6 +115,10 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       const starting = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(starting.status).toBe(503);
       expect(starting.headers['x-content-type-options']).toBe('nosniff');
+      // A page of any origin calling while the service starts reads the 503 and its Retry-After.
+      expect(starting.headers['access-control-allow-origin']).toBe('*');
+      expect(starting.headers['access-control-expose-headers']).toMatch(/Retry-After/);
+      expect(bad.headers['access-control-allow-origin']).toBe('*');
       expect(JSON.parse(starting.body)).toMatchObject({ status: 503, code: 'unavailable', request_id: starting.headers['x-request-id'] });
     } finally {
       server.closeAllConnections();
