@@ -17,6 +17,7 @@ import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
 import { useConditionalGet } from './http/conditional.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
+import { parseQuery } from './http/query-string.js';
 import { dailyQuota, STATS_WINDOW_MS, statsClientKey, statsLimit } from './http/quota.js';
 import { AnswerReplay } from './http/replay.js';
 import { QuotaRefusals } from './rate-limit/quota-refusals.js';
@@ -94,7 +95,7 @@ export function buildApp(deps: AppDeps): App {
   app.locals.metrics = metrics;
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.TRUST_PROXY);
-  app.set('query parser', 'simple'); // repeated parameters arrive as arrays and are refused
+  app.set('query parser', parseQuery); // repeated parameters arrive as arrays and are refused
   app.set('json spaces', 0);
   // If-None-Match is honoured even when the request also says Cache-Control: no-cache.
   useConditionalGet(app);

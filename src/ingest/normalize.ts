@@ -119,6 +119,8 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
     return fail(`price ${show(r.price)} contradicts period ${show(r.pricePeriod)}`);
   }
   const period = given !== 'none' ? given : (price.value.period ?? 'month');
+  // A sale's asking price is paid once: a weekly one is a mistake, not a price to convert.
+  if (period === 'week' && r.listingType === 'SALE') return fail(`a sale's price ${show(r.price)} is given per week`);
   if (period === 'week') amount = (amount * 52) / 12;
   const priceEur = Math.round(amount);
   if (priceEur <= 0) return fail(`price ${show(r.price)} is not positive`);

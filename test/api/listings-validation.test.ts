@@ -43,6 +43,27 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(many.body.detail).toContain('(and 480 more unknown parameters)');
   });
 
+  it('reads every parameter however many separators pad the query: 1,000 empty ones hide no filter and no unknown parameter', async () => {
+    const pad = '&'.repeat(1000);
+    await expect400(`?${pad}bogus=1`, 'bogus', 'unknown_parameter');
+    await expect400(`?${pad}per_page=500`, 'per_page');
+    const plain = await get('?commune=Luxembourg&listing_type=SALE');
+    const padded = await get(`?${pad}commune=Luxembourg&listing_type=SALE`);
+    expect(padded).toHaveStatus(200);
+    expect(padded.body.meta.total).toBe(plain.body.meta.total);
+  });
+
+  it('refuses a percent-encoding that is not UTF-8 in a value or a name, as in the path', async () => {
+    for (const qs of ['?commune=Lu%FFx', '?commune=Lux%C3', '?commune=%FFLuxembourg', '?%FF=1']) {
+      const res = await get(qs);
+      expect(res, qs).toHaveStatus(400);
+      expect(res.body, qs).toMatchObject({ code: 'invalid_parameter', detail: expect.stringMatching(/UTF-8/) });
+    }
+    // Encoded UTF-8 and a + for a space are read as before.
+    expect(await get('?commune=Esch%2Dsur%2DAlzette')).toHaveStatus(200);
+    expect(await get('?commune=L%C3%ABtzebuerg')).toHaveStatus(200);
+  });
+
   it('a figure too long to be finite is refused in the words of the other messages', async () => {
     const body = await expect400(`?min_price=${'1'.repeat(400)}`, 'min_price');
     expect(body.detail).not.toMatch(/Invalid input|Infinity/);

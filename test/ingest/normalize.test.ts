@@ -102,6 +102,10 @@ describe('areas, rooms and bedrooms', () => {
   });
 
   it('parses an area number as is', () => expect(parseArea(74.0)).toEqual({ ok: true, value: 74 }));
+  it('reads an area that rounds to 0 m2 (stored to the hundredth) as not given, like 0', () => {
+    expect(['0', '0,001', 0.004, '0.00'].map((a) => parseArea(a))).toEqual(Array(4).fill({ ok: true, value: null }));
+    expect(parseArea('0,4')).toEqual({ ok: true, value: 0.4 });
+  });
 
   it('takes rooms when given, else bedrooms + 1 (a studio with 0 bedrooms has 1 room)', async () => {
     expect((await csvListing({ rooms: '4', bedrooms: '2' })).rooms).toBe(4);
@@ -437,6 +441,13 @@ describe('each reject reason', () => {
   it('json: unknown price period, a foreign country', async () => {
     expect(reason(await jsonOne({ price: { amount: 100, currency: 'EUR', period: 'day' } }))).toMatch(/unknown price period "day"/);
     expect(reason(await jsonOne({ address: { locality: 'Metz', country: 'FR' } }))).toMatch(/country "FR" is not Luxembourg/);
+  });
+
+  it('json: a sale priced per week is rejected, not converted to a month; a rent per week is', async () => {
+    expect(reason(await jsonOne({ offer: 'sale', price: { amount: 600, currency: 'EUR', period: 'week' } }))).toMatch(/a sale's price .* is given per week/);
+    expect(reason(await jsonOne({ offer: 'sale', price: '600 € per week' }))).toMatch(/a sale's price .* is given per week/);
+    expect(ok(await jsonOne({ offer: 'rent', price: { amount: 600, currency: 'EUR', period: 'week' } })).price_eur).toBe(2600);
+    expect(ok(await jsonOne({ offer: 'sale', price: { amount: 600_000, currency: 'EUR', period: 'once' } })).price_eur).toBe(600_000);
   });
 
   it('adapter-level rejects: a record that is not an object, an unknown status, a short csv row', async () => {
