@@ -335,6 +335,21 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     expect([...resolveGroups(nodes(a, c), relisted, none).possibleDuplicate]).toEqual([]);
   });
 
+  it('a group is not flagged for a look-alike that one of its members contradicts (positions far apart)', () => {
+    // b (no position) hesitates and is merged into a; its look-alike c lies 1.7 km from a.
+    const a = node({ id: 'a', source: 'A', created_at: new Date('2026-10-01') });
+    const b = node({ id: 'b', source: 'B', located: false, lat: null, lng: null, area_m2: null });
+    const c = node({ id: 'c', source: 'C', lat: north(1700), created_at: new Date('2026-09-01') });
+    const pairs: ScoredPair[] = [
+      { a: 'a', b: 'b', kind: 'merge', discrepancy: 0.1 },
+      { a: 'b', b: 'c', kind: 'possible', discrepancy: 1, flag: 'b' },
+    ];
+    const rule = (x: DedupNode, y: DedupNode) => classifyPair(x, y, PLACES).contradiction;
+    expect([...resolveGroups(nodes(a, b, c), pairs, rule).possibleDuplicate]).toEqual([]);
+    // Without the contradiction, a's group ranks below its look-alike (c is older): flagged.
+    expect([...resolveGroups(nodes(a, b, c), pairs, none).possibleDuplicate]).toEqual(['a']);
+  });
+
   it('one group never holds two listings of a source or two listings that contradict each other, not even through a third', () => {
     const a = node({ id: 'a', source: 'A' });
     const b = node({ id: 'b', source: 'B' });

@@ -287,9 +287,11 @@ export function resolveGroups(
     members.delete(child);
   }
   const canonical = new Map<string, string>();
+  const groupOf = new Map<string, DedupNode[]>();
   for (const g of members.values()) {
     const best = [...g].sort(compareCanonical)[0];
     for (const n of g) canonical.set(n.id, best.id);
+    groupOf.set(best.id, g);
   }
 
   // links: the group that may carry the flag -> the groups it may be a duplicate of.
@@ -299,6 +301,9 @@ export function resolveGroups(
     const mine = canonical.get(p.flag)!;
     const theirs = canonical.get(p.flag === p.a ? p.b : p.a)!;
     if (mine === theirs) continue;
+    // A member of one group that contradicts a member of the other (positions far apart, two
+    // communes): the groups cannot be one property, whatever the hesitating listing is.
+    if (groupOf.get(mine)!.some((x) => groupOf.get(theirs)!.some((y) => contradicts(x, y)))) continue;
     if (!links.has(mine)) links.set(mine, new Set());
     links.get(mine)!.add(theirs);
   }
