@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { LOCK_WRITE } from '../db/advisory-locks.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -106,4 +107,18 @@ export async function refreshStaleFlags(db: Db, now: Date): Promise<string[]> {
     [now, cutoff],
   );
   return (added.rows as { id: string; n: number }[]).filter((r) => r.n === 1).map((r) => r.id);
+}
+
+// The stale flag (contract section 7: not confirmed by its source for more than 14 days)
+// is set at every import, but a source that stops delivering runs no import: the server
+// refreshes it at each check too. Only when no import is writing (the imports' write lock,
+// tried, not waited for: an import refreshes the flag itself), so the two never deadlock.
+export async function refreshStaleUnlessImporting(db: Knex, now: Date): Promise<number | null> {
+  return db.transaction(async (trx) => {
+    const [{ ok }] = (await trx.raw(`SELECT pg_try_advisory_xact_lock(?, hashtext('*')) AS ok`, [LOCK_WRITE])).rows as { ok: boolean }[];
+    if (!ok) return null;
+    // A scan of the listings (no index on last_seen_at), longer than a request's bound at 1,000,000.
+    await trx.raw(`SET LOCAL statement_timeout = '120s'`);
+    return (await refreshStaleFlags(trx, now)).length;
+  });
 }

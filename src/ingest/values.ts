@@ -203,8 +203,7 @@ export function parseArea(v: unknown): Parsed<number> {
   if (n === null || !Number.isFinite(n)) return bad(`area ${show(v)} is not a number`);
   if (n < 0) return bad(`area ${show(v)} is negative`);
   if (n > 100_000) return bad(`area ${show(v)} m2 is not plausible for a dwelling`);
-  // Stored to the hundredth: what rounds to 0 (0.001) is no more a surface than 0 is.
-  const area = Math.round(n * 100) / 100;
+  const area = Math.round(n * 100) / 100; // to the hundredth: 0.001 is no more a surface than 0
   return ok(area === 0 ? null : area);
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { utcDay } from '../domain/market.js';
+import { refreshStaleUnlessImporting } from '../ingest/index.js';
 import type { ImportCounts } from '../ingest/types.js';
 import { currentDataVersion } from '../repositories/data-version.js';
 import { snapshotDay, takeMarketSnapshot } from '../repositories/market-snapshots.js';
@@ -33,8 +34,9 @@ export async function takeAfterImport(db: Knex, counts: ImportCounts, now: Date)
   return true;
 }
 
-// The server's schedule: one check at start, then one every intervalMs; a check never
-// overlaps the previous one, and a failure is logged and retried at the next.
+// The server's schedule: one check at start, then one every intervalMs (the stale flag, then
+// the day's snapshot); a check never overlaps the previous one, and a failure is logged and
+// retried at the next.
 export class MarketSnapshotScheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -51,11 +53,15 @@ export class MarketSnapshotScheduler {
   check(): Promise<void> {
     if (this.running) return this.running;
     const now = (this.deps.clock ?? (() => new Date()))();
-    this.running = ensureTodaysSnapshot(this.deps.db, now)
+    this.running = refreshStaleUnlessImporting(this.deps.db, now)
+      .then((flagged) => {
+        if (flagged) this.deps.logger.info({ flagged }, 'stale: listings not confirmed by their source for 14 days flagged');
+        return ensureTodaysSnapshot(this.deps.db, now);
+      })
       .then((r) => {
         if (r === 'taken') this.deps.logger.info({ day: utcDay(now) }, 'market snapshot taken');
       })
-      .catch((err) => this.deps.logger.warn({ err }, 'market snapshot failed; retrying at the next check'))
+      .catch((err) => this.deps.logger.warn({ err }, 'stale flags or market snapshot failed; retrying at the next check'))
       .finally(() => {
         this.running = null;
       });

@@ -181,6 +181,28 @@ describe('the snapshot schedule', () => {
     expect(days[0].taken_at.toISOString()).toBe('2026-11-21T09:00:00.000Z');
   });
 
+  it('the server flags stale the listings no import has confirmed for 14 days, at each check (a source that stops delivering runs no import)', async () => {
+    const day = new Date('2026-12-20T00:10:00Z');
+    const old = await insertListing(t.db, { commune: 'Mersch', last_seen_at: new Date('2026-12-05T00:00:00Z') });
+    const fresh = await insertListing(t.db, { commune: 'Mersch', last_seen_at: new Date('2026-12-07T00:00:00Z') });
+    const scheduler = new MarketSnapshotScheduler({ db: t.db, logger: silentLogger, clock: () => day, intervalMs: 60_000 });
+    await scheduler.check();
+    await scheduler.stop();
+    const flags = Object.fromEntries((await t.db('listings').whereIn('id', [old.id, fresh.id]).select('id', 'flags')).map((r) => [r.id, r.flags]));
+    expect(flags).toEqual({ [old.id]: ['stale'], [fresh.id]: [] });
+    // While an import holds the write lock, the check leaves the flag to the import.
+    await t.db('listings').where({ id: old.id }).update({ flags: [] });
+    const held = await t.db.transaction();
+    try {
+      await held.raw(`SELECT pg_advisory_xact_lock(7302, hashtext('*'))`);
+      await new MarketSnapshotScheduler({ db: t.db, logger: silentLogger, clock: () => day }).check();
+      expect((await t.db('listings').where({ id: old.id }).first()).flags).toEqual([]);
+    } finally {
+      await held.rollback();
+    }
+    await t.db('listings').whereIn('id', [old.id, fresh.id]).del();
+  });
+
   it('the server takes the first snapshot when there is none, on its clock, and every day after', async () => {
     await t.db('market_snapshot_days').del();
     let day = new Date('2026-12-01T00:10:00Z');
