@@ -96,7 +96,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
       : new ListingReadModel(replica?.replica ?? db, logger);
   readModel?.warm();
   // Today's market snapshot (the first one when there is none), then a check every 15 minutes.
-  const snapshots = new MarketSnapshotScheduler({ db, logger });
+  const snapshots = new MarketSnapshotScheduler({ db, logger, staleCheck: config.STALE_CHECK });
   if (isFirstWorker()) snapshots.start(); // one process of a cluster is enough
   // The data version and verified keys in memory, kept true by LISTEN/NOTIFY on the primary.
   const live = new LiveState().start(database.url, logger);

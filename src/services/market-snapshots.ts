@@ -41,7 +41,7 @@ export class MarketSnapshotScheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly deps: { db: Knex; logger: Logger; clock?: () => Date; intervalMs?: number }) {}
+  constructor(private readonly deps: { db: Knex; logger: Logger; clock?: () => Date; intervalMs?: number; staleCheck?: boolean }) {}
 
   start(): void {
     void this.check();
@@ -53,7 +53,7 @@ export class MarketSnapshotScheduler {
   check(): Promise<void> {
     if (this.running) return this.running;
     const now = (this.deps.clock ?? (() => new Date()))();
-    this.running = refreshStaleUnlessImporting(this.deps.db, now)
+    this.running = (this.deps.staleCheck === false ? Promise.resolve(null) : refreshStaleUnlessImporting(this.deps.db, now))
       .then((flagged) => {
         if (flagged) this.deps.logger.info({ flagged }, 'stale: listings not confirmed by their source for 14 days flagged');
         return ensureTodaysSnapshot(this.deps.db, now);
