@@ -103,6 +103,18 @@ describe('GET /api/v1/changes: a mirror equals a crawl of /listings', () => {
     expect(res.body).toMatchObject({ code: 'not_found', merged_into: survivor });
   });
 
+  it('a cursor given in one view is refused in the other: a key that changed tier starts a new walk', async () => {
+    const starter = (await request(t.app).get('/api/v1/changes?limit=5').set(bearer(t.keys.starter))).body.meta.next_cursor as string;
+    expect(await request(t.app).get(`/api/v1/changes?since=${starter}`).set(bearer(t.keys.starter))).toHaveStatus(200);
+    const upgraded = await request(t.app).get(`/api/v1/changes?since=${starter}`).set(bearer(t.keys.pro));
+    expect(upgraded).toHaveStatus(400);
+    expect(upgraded.body).toMatchObject({ code: 'invalid_cursor', detail: expect.stringMatching(/its tier changed.*start a new walk without since/) });
+    const pro = (await request(t.app).get('/api/v1/changes?limit=5').set(bearer(t.keys.pro))).body.meta.next_cursor as string;
+    expect((await request(t.app).get(`/api/v1/changes?since=${pro}`).set(bearer(t.keys.starter))).body.code).toBe('invalid_cursor');
+    // A cursor of the earlier forms names no view: either key reads it.
+    for (const key of [t.keys.pro, t.keys.starter]) expect(await request(t.app).get(`/api/v1/changes?since=${encodeCursor({ seq: 0 })}`).set(bearer(key))).toHaveStatus(200);
+  });
+
   it('a merged listing names where it went only to keys that may see that listing', async () => {
     const [a5, b1] = [await idOf('alpha', 5), await idOf('beta', 1)];
     const merged = (await t.db('listings').whereIn('id', [a5, b1]).where('status', 'merged').first()).id as string;

@@ -32,6 +32,13 @@ export const changesQuery = z.object({
 // other traffic still reached 307-315 MB; with 3, 289 MB at 59 pages a second (60 with 4).
 export const CHANGES_PAGES_AT_ONCE = 3;
 
+// A cursor given in the other view (the key changed tier since): what came into view or went
+// out of it with the change is not in the feed after the cursor.
+const tierChanged = (sawFlagged: boolean) =>
+  `since was given to a key that saw ${sawFlagged ? 'flagged listings too (Pro or Enterprise)' : 'only unflagged listings (Free or Starter)'}, and this key ` +
+  `sees ${sawFlagged ? 'only unflagged ones' : 'flagged ones too'} (its tier changed): the listings that came into or went out of view with the change are not in the feed, ` +
+  'so start a new walk without since';
+
 // GET /api/v1/changes: what changed after a cursor, for mirrors.
 export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCaches; pagesAtOnce?: number }): Router {
   const router = Router();
@@ -49,7 +56,9 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
     const showFlags = SEES_FLAGGED[res.locals.apiKey!.tier];
     const limit = q.limit ?? 100;
     // No cursor: a first walk from the beginning (see readChanges).
+    const view = showFlags ? 'a' : 'u';
     const from: ChangePosition | null = q.since !== undefined ? decodeCursor(q.since) : null;
+    if (from && 'view' in from && from.view !== view) throw invalidCursor(tierChanged(from.view === 'a'));
     const read = await readChanges(deps.db, { from, limit, includeFlagged: showFlags });
     if (from && from.seq > read.version) throw invalidCursor('since is ahead of this feed: it was not given by this service');
     const last = read.rows.at(-1);
@@ -58,7 +67,7 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
       : { seq: Math.max(read.version, from?.seq ?? 0) };
     const body: ApiChangesPage = {
       data: read.rows.map((r) => presentChange(r, { baseUrl: deps.baseUrl, showFlags })),
-      meta: { next_cursor: encodeCursor(next), has_more: read.hasMore, last_updated: iso(await lastUpdatedAt(deps, await dataVersion(res, deps.db))) },
+      meta: { next_cursor: encodeCursor(next, view), has_more: read.hasMore, last_updated: iso(await lastUpdatedAt(deps, await dataVersion(res, deps.db))) },
     };
     res.json(body);
   };
@@ -79,7 +88,7 @@ export function exportRoute(deps: { db: Knex; baseUrl: string; stallMs: number; 
     // HEAD: the headers alone, without reading a single listing; X-Changes-Cursor is the
     // data version as it stands, what a GET begun now would give.
     if (req.method === 'HEAD') {
-      res.setHeader('X-Changes-Cursor', encodeCursor({ seq: await dataVersion(res, deps.db) }));
+      res.setHeader('X-Changes-Cursor', encodeCursor({ seq: await dataVersion(res, deps.db) }, 'a'));
       res.status(200).type('application/x-ndjson; charset=utf-8').end();
       return;
     }
@@ -87,7 +96,7 @@ export function exportRoute(deps: { db: Knex; baseUrl: string; stallMs: number; 
     const opts = { baseUrl: deps.baseUrl, showFlags: true };
     res.status(200);
     res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
-    res.setHeader('X-Changes-Cursor', encodeCursor({ seq: exp.version }));
+    res.setHeader('X-Changes-Cursor', encodeCursor({ seq: exp.version }, 'a'));
     res.setHeader('Vary', 'Accept-Encoding');
     // Lines are sent in chunks of about 64 KB: one write (and one compression call) per
     // listing would cost more than the listing itself.
