@@ -109,7 +109,7 @@ export async function refreshStaleFlags(db: Db, now: Date): Promise<string[]> {
   return (added.rows as { id: string; n: number }[]).filter((r) => r.n === 1).map((r) => r.id);
 }
 
-// The stale flag (contract section 7: not confirmed by its source for more than 14 days)
+// The stale flag (docs/spec/contract.md section 7: not confirmed by its source for 14 days)
 // is set at every import, but a source that stops delivering runs no import: the server
 // refreshes it at each check too. Only when no import is writing (the imports' write lock,
 // tried, not waited for: an import refreshes the flag itself), so the two never deadlock.
