@@ -95,7 +95,8 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
       ? new ReadModelThread({ databaseUrl: config.DATABASE_READ_URL ?? database.url, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, log: { LOG_LEVEL: config.LOG_LEVEL, LOG_PRETTY: config.LOG_PRETTY ?? Boolean(process.stdout.isTTY) } }, logger)
       : new ListingReadModel(replica?.replica ?? db, logger);
   readModel?.warm();
-  // Today's market snapshot (the first one when there is none), then a check every 15 minutes.
+  // The stale flag and today's market snapshot (the first one when there is none), then a
+  // check of both every 15 minutes.
   const snapshots = new MarketSnapshotScheduler({ db, logger, staleCheck: config.STALE_CHECK });
   if (isFirstWorker()) snapshots.start(); // one process of a cluster is enough
   // The data version and verified keys in memory, kept true by LISTEN/NOTIFY on the primary.

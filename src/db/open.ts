@@ -9,17 +9,18 @@ import { startEmbeddedPostgres } from './embedded.js';
 import { unavailableCause } from './errors.js';
 import { createDb, migrateLatest } from './knex.js';
 
-// A server started before its PostgreSQL answers (a deployment that starts both at once, a
-// database restarting) waits for it rather than exiting: tried again after 1, 2, 4 ... up to
-// 10 s, one warning a try, while the port answers 503 "starting". An error that waiting
-// cannot mend (a wrong password, a database that does not exist) ends the start at once. The
-// tries go through a client of their own without a logger: knex would add a warning with a
-// stack to each.
 // The wait before try `attempt` + 1: 1, 2, 4 ... up to 10 s (also a cluster's replacement
 // workers', src/cluster.ts).
 export function retryDelayMs(attempt: number): number {
   return Math.min(10_000, 1000 * 2 ** (attempt - 1));
 }
+
+// A server started before its PostgreSQL answers (a deployment that starts both at once, a
+// database restarting) waits for it rather than exiting: tried again after retryDelayMs, one
+// warning a try, while the port answers 503 "starting". An error that waiting cannot mend (a
+// wrong password, a database that does not exist) ends the start at once. The tries go
+// through a client of their own without a logger: knex would add a warning with a stack to
+// each.
 export async function waitForDatabase(url: string, logger: Logger | undefined): Promise<void> {
   // Where, without the credentials.
   const where = (() => {

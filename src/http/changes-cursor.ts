@@ -17,10 +17,12 @@ const FORM = /^([123])\.(\d{1,15})\.([A-Za-z0-9_-]{0,64})\.(\d{0,15})(?:\.([au])
 export type CursorView = 'a' | 'u';
 
 const check = (position: string) => createHash('sha256').update(position).digest('hex').slice(0, 8);
+// The text between the form and the check (the check covers it).
+const positionText = (seq: string | number, id: string, floor: string, view?: CursorView) => `${seq}.${id}.${floor}${view ? `.${view}` : ''}`;
 
 export function encodeCursor(p: ChangePosition, view?: CursorView): string {
   const floor = p.floor !== undefined && p.seq <= p.floor && p.id !== undefined ? String(p.floor) : '';
-  const position = `${p.seq}.${p.id ?? ''}.${floor}${view ? `.${view}` : ''}`;
+  const position = positionText(p.seq, p.id ?? '', floor, view);
   return Buffer.from(`${view ? 3 : 2}.${position}.${check(position)}`, 'utf8').toString('base64url');
 }
 
@@ -39,7 +41,7 @@ export function decodeCursor(text: string): ChangePosition & { view?: CursorView
   if (!m) throw bad();
   const [, form, seqText, id, floor, view, sum] = m;
   if ((form === '3') !== (view !== undefined)) throw bad();
-  if (form === '1' ? sum !== undefined : sum !== check(`${seqText}.${id}.${floor}${view ? `.${view}` : ''}`)) throw bad();
+  if (form === '1' ? sum !== undefined : sum !== check(positionText(seqText, id, floor, view as CursorView | undefined))) throw bad();
   const seq = Number(seqText);
   if (!Number.isSafeInteger(seq)) throw bad();
   return { seq, ...(id !== '' ? { id } : {}), ...(floor !== '' ? { floor: Number(floor) } : {}), ...(view ? { view: view as CursorView } : {}) };

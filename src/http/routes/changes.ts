@@ -55,10 +55,10 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
   const sendPage = async (res: Response, q: z.infer<typeof changesQuery>) => {
     const showFlags = SEES_FLAGGED[res.locals.apiKey!.tier];
     const limit = q.limit ?? 100;
-    // No cursor: a first walk from the beginning (see readChanges).
     const view = showFlags ? 'a' : 'u';
-    const from: ChangePosition | null = q.since !== undefined ? decodeCursor(q.since) : null;
-    if (from && 'view' in from && from.view !== view) throw invalidCursor(tierChanged(from.view === 'a'));
+    // No cursor: a first walk from the beginning (see readChanges).
+    const from = q.since !== undefined ? decodeCursor(q.since) : null;
+    if (from?.view !== undefined && from.view !== view) throw invalidCursor(tierChanged(from.view === 'a'));
     const read = await readChanges(deps.db, { from, limit, includeFlagged: showFlags });
     if (from && from.seq > read.version) throw invalidCursor('since is ahead of this feed: it was not given by this service');
     const last = read.rows.at(-1);

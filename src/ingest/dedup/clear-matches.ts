@@ -111,11 +111,13 @@ function clearAssignments(nodes: Map<string, Sourced>, open: MatchPair[]): Match
   const taken: MatchPair[] = [];
   for (const [k, ms] of bySources) {
     const left = k.split('\u0000')[0];
+    // A match as [the listing of the left source, the other].
+    const ends = (m: MatchPair) => (nodes.get(m.a)!.source === left ? [m.a, m.b] : [m.b, m.a]);
     for (const bundle of matchComponents(ms)) {
-      const xs = [...new Set(bundle.map((m) => (nodes.get(m.a)!.source === left ? m.a : m.b)))].sort();
-      const ys = [...new Set(bundle.map((m) => (nodes.get(m.a)!.source === left ? m.b : m.a)))].sort();
+      const xs = [...new Set(bundle.map((m) => ends(m)[0]))].sort();
+      const ys = [...new Set(bundle.map((m) => ends(m)[1]))].sort();
       if (xs.length !== ys.length || xs.length < 2 || xs.length > MAX_BUNDLE || bundle.length !== xs.length * ys.length) continue;
-      const edge = new Map(bundle.map((m) => [nodes.get(m.a)!.source === left ? `${m.a}|${m.b}` : `${m.b}|${m.a}`, m]));
+      const edge = new Map(bundle.map((m) => [ends(m).join('|'), m]));
       // Every one-to-one pairing, with its total discrepancy.
       const pairings: { total: number; ms: MatchPair[] }[] = [];
       const walk = (i: number, used: Set<string>, chosen: MatchPair[], total: number): void => {
