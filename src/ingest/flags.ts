@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { LOCK_WRITE } from '../db/advisory-locks.js';
+import { deduplicate, touchReranked } from './dedup/driver.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -91,9 +92,12 @@ export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]>
 
 // stale: a live listing its source has not confirmed for more than 14 days (by the clock
 // of the import, so tests can move time). Run at every import of any source, because a
-// source that stops delivering runs no import of its own; refreshStaleFlags can also be
-// called on its own (a daily job).
-export async function refreshStaleFlags(db: Db, now: Date): Promise<string[]> {
+// source that stops delivering runs no import of its own, and by the server's check
+// (refreshStaleUnlessImporting). Returns the listings flagged for the first time (no other
+// flag: the import's count of flagged listings) and every listing whose stale flag came or
+// went, whose groups are decided again (a group's public listing is one its source still
+// confirms when there is one: compareCanonical).
+export async function refreshStaleFlags(db: Db, now: Date): Promise<{ newlyFlagged: string[]; changed: string[] }> {
   const cutoff = new Date(now.getTime() - STALE_AFTER_DAYS * 86_400_000);
   const added = await db.raw(
     `UPDATE listings SET flags = array_append(flags, 'stale'), updated_at = ?
@@ -101,24 +105,37 @@ export async function refreshStaleFlags(db: Db, now: Date): Promise<string[]> {
      RETURNING id, cardinality(flags) AS n`,
     [now, cutoff],
   );
-  await db.raw(
+  const cleared = await db.raw(
     `UPDATE listings SET flags = array_remove(flags, 'stale'), updated_at = ?
-      WHERE 'stale' = ANY (flags) AND (last_seen_at >= ? OR status = 'inactive')`,
+      WHERE 'stale' = ANY (flags) AND (last_seen_at >= ? OR status = 'inactive')
+     RETURNING id`,
     [now, cutoff],
   );
-  return (added.rows as { id: string; n: number }[]).filter((r) => r.n === 1).map((r) => r.id);
+  const addedRows = added.rows as { id: string; n: number }[];
+  return {
+    newlyFlagged: addedRows.filter((r) => r.n === 1).map((r) => r.id),
+    changed: [...addedRows.map((r) => r.id), ...(cleared.rows as { id: string }[]).map((r) => r.id)],
+  };
 }
 
 // The stale flag (docs/spec/contract.md section 7: not confirmed by its source for 14 days)
 // is set at every import, but a source that stops delivering runs no import: the server
-// refreshes it at each check too. Only when no import is writing (the imports' write lock,
-// tried, not waited for: an import refreshes the flag itself), so the two never deadlock.
-export async function refreshStaleUnlessImporting(db: Knex, now: Date): Promise<number | null> {
+// refreshes it at each check too, and decides again the groups whose public listing may
+// change with it (an import does the same). Only when no import is writing (the imports'
+// write lock, tried, not waited for: an import refreshes the flag itself), so the two never
+// deadlock. Returns the listings flagged for the first time and how many were decided
+// again, or null when an import held the lock.
+export async function refreshStaleUnlessImporting(db: Knex, now: Date): Promise<{ flagged: number; decidedAgain: number } | null> {
   return db.transaction(async (trx) => {
     const [{ ok }] = (await trx.raw(`SELECT pg_try_advisory_xact_lock(?, hashtext('*')) AS ok`, [LOCK_WRITE])).rows as { ok: boolean }[];
     if (!ok) return null;
     // A scan of the listings (no index on last_seen_at), longer than a request's bound at 1,000,000.
     await trx.raw(`SET LOCAL statement_timeout = '120s'`);
-    return (await refreshStaleFlags(trx, now)).length;
+    // As in an import (import-feed.ts): deduplication's candidate search is not worth compiling.
+    await trx.raw(`SET LOCAL jit = off`);
+    const stale = await refreshStaleFlags(trx, now);
+    const decidedAgain = await touchReranked(trx, stale.changed);
+    if (decidedAgain > 0) await deduplicate(trx, decidedAgain, [], now);
+    return { flagged: stale.newlyFlagged.length, decidedAgain };
   });
 }

@@ -54,8 +54,10 @@ export class MarketSnapshotScheduler {
     if (this.running) return this.running;
     const now = (this.deps.clock ?? (() => new Date()))();
     this.running = (this.deps.staleCheck === false ? Promise.resolve(null) : refreshStaleUnlessImporting(this.deps.db, now))
-      .then((flagged) => {
-        if (flagged) this.deps.logger.info({ flagged }, 'stale: listings not confirmed by their source for 14 days flagged');
+      .then((stale) => {
+        if (stale && stale.flagged + stale.decidedAgain > 0) {
+          this.deps.logger.info(stale, 'stale: listings not confirmed by their source for 14 days flagged, their groups decided again');
+        }
         return ensureTodaysSnapshot(this.deps.db, now);
       })
       .then((r) => {

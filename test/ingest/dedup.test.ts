@@ -12,7 +12,7 @@ import {
   type PlacePoints,
   type ScoredPair,
 } from '../../src/ingest/dedup/rule.js';
-import { importFeed } from '../../src/ingest/index.js';
+import { importFeed, refreshStaleUnlessImporting } from '../../src/ingest/index.js';
 import { readCommunes, readLocalities } from '../../src/reference/csv.js';
 import { bearer, buildTestApp, createKey } from '../helpers/factory.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
@@ -58,7 +58,7 @@ const PLACES: PlacePoints = (() => {
 // A flat in Kirchberg, located at its building.
 const node = (over: Partial<DedupNode>): DedupNode => ({
   id: 'a', source: 's1', listing_type: 'RENT', commune: 'Luxembourg', locality: 'Kirchberg', postcode: null, lat: 49.6281, lng: 6.154, located: true,
-  area_m2: 74.3, rooms: 3, price_eur: 2200, image_count: 1, has_source_url: true, created_at: new Date('2026-11-01'), ...over,
+  area_m2: 74.3, rooms: 3, price_eur: 2200, image_count: 1, has_source_url: true, created_at: new Date('2026-11-01'), stale: false, ...over,
 });
 const other = (over: Partial<DedupNode>) => node({ id: 'b', source: 's2', ...over });
 // About 11 m north per 0.0001 degree of latitude.
@@ -299,8 +299,12 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     expect(Object.values(kinds([m('x1', 'y1', 0.1), m('x1', 'y2', 0.25), m('x2', 'y1', 0.2), { ...m('x2', 'y2', 0.15), level: 'possible' }]))).toEqual(['possible', 'possible', 'possible', 'possible']);
   });
 
-  it('the representative is the most complete record, then the oldest, then the smallest id', () => {
+  it('the representative is a record its source still confirms, then the most complete record, then the oldest, then the smallest id', () => {
     const a = node({ id: 'z' });
+    // Stale (its source stopped confirming it): after any fresh record, however complete.
+    const staleRich = node({ id: 'x', stale: true, created_at: new Date('2026-10-01') });
+    expect(compareCanonical(node({ id: 'y', located: false, image_count: 0, locality: null }), staleRich)).toBeLessThan(0);
+    expect(compareCanonical(staleRich, node({ id: 'y', stale: true }))).toBeLessThan(0); // both stale: the usual order
     expect(compareCanonical(a, node({ id: 'y', located: false }))).toBeLessThan(0);
     expect(compareCanonical(a, node({ id: 'y', image_count: 0 }))).toBeLessThan(0);
     expect(compareCanonical(a, node({ id: 'y', image_count: 5 }))).toBeGreaterThan(0); // more photos is no more complete
@@ -631,5 +635,82 @@ describe('postcodes through the importer', () => {
     } finally {
       await t.drop();
     }
+  });
+});
+
+describe('a stale public listing hides no property', () => {
+  let t: TestDb;
+  let app: Awaited<ReturnType<typeof buildTestApp>>;
+  const day = (n: number) => new Date(NOW.getTime() + n * 86_400_000);
+  // One flat in Kirchberg, listed by agency A (the older record: its group's public listing
+  // while both are confirmed) and by agency B; each delivery on day n of the test's clock.
+  const RECORDS = { 'agence-a': ['A-1', '49.62810', '01/11/2026 10:00'], 'agence-b': ['B-1', '49.62815', '05/11/2026 10:00'] } as const;
+  const deliver = async (source: keyof typeof RECORDS, n: number) => {
+    const [ref, lat, date] = RECORDS[source];
+    const row = csvRow({ ref, price: '2200', area: '74,3', bedrooms: '2', place: 'Kirchberg', lat, lng: '6.15400', photos: `https://img.example/${ref}.jpg`, date, link: `https://x.example/${ref}` });
+    const r = await importFeed(t.db, { source, format: 'csv', input: { text: csvFeed([row]) }, now: day(n), gazetteer: gazetteer() });
+    expect(r.counts.rejected).toBe(0);
+    return r.counts;
+  };
+  const rows = async () =>
+    (await t.db('listings').orderBy('external_id').select('external_id', 'status', 'merged_into', 'flags')).map((r) => ({
+      ref: r.external_id, status: r.status, merged: r.merged_into !== null, flags: r.flags,
+    }));
+  const seenByFree = async () => {
+    const free = (await createKey(t.db, 'free')).key;
+    const res = await request(app).get('/api/v1/listings?commune=Kirchberg').set(bearer(free));
+    expect(res.status).toBe(200);
+    return res.body.data.map((l: { external_id: string }) => l.external_id);
+  };
+  beforeAll(async () => {
+    t = await createTestDb();
+    app = await buildTestApp(t.db);
+  });
+  afterAll(async () => t?.drop());
+
+  it('the group\'s public listing is one its source still confirms: another source\'s record takes over when it goes stale, and gives back when it is confirmed again (imports)', async () => {
+    // Day 0: both confirmed; A's record is the older, so public.
+    await deliver('agence-a', 0);
+    await deliver('agence-b', 0);
+    expect(await rows()).toEqual([
+      { ref: 'A-1', status: 'active', merged: false, flags: [] },
+      { ref: 'B-1', status: 'merged', merged: true, flags: [] },
+    ]);
+    expect(await seenByFree()).toEqual(['A-1']);
+    // Day 15: B confirms its record, A has stopped delivering: A's record is stale, and B's
+    // becomes public, so the property stays visible to a Free key.
+    expect(await deliver('agence-b', 15)).toMatchObject({ unchanged: 1, flagged: 1 });
+    expect(await rows()).toEqual([
+      { ref: 'A-1', status: 'merged', merged: true, flags: ['stale'] },
+      { ref: 'B-1', status: 'active', merged: false, flags: [] },
+    ]);
+    expect(await seenByFree()).toEqual(['B-1']);
+    // Day 16: A delivers again; its record is confirmed, and public again.
+    await deliver('agence-a', 16);
+    expect(await rows()).toEqual([
+      { ref: 'A-1', status: 'active', merged: false, flags: [] },
+      { ref: 'B-1', status: 'merged', merged: true, flags: [] },
+    ]);
+  });
+
+  it('and the server\'s own check does the same when no import runs (a source that stops delivering)', async () => {
+    // Day 20: B confirms; A was last confirmed on day 16. On day 31 (cutoff: day 17) no
+    // import has run: the server's check finds A stale and B confirmed.
+    await deliver('agence-b', 20);
+    expect((await rows()).map((r) => r.status)).toEqual(['active', 'merged']);
+    expect(await refreshStaleUnlessImporting(t.db, day(31))).toEqual({ flagged: 1, decidedAgain: 1 });
+    expect(await rows()).toEqual([
+      { ref: 'A-1', status: 'merged', merged: true, flags: ['stale'] },
+      { ref: 'B-1', status: 'active', merged: false, flags: [] },
+    ]);
+    expect(await seenByFree()).toEqual(['B-1']);
+    // Day 40: both stale; the usual order (A, the older) decides again.
+    expect(await refreshStaleUnlessImporting(t.db, day(40))).toEqual({ flagged: 1, decidedAgain: 1 });
+    expect(await rows()).toEqual([
+      { ref: 'A-1', status: 'active', merged: false, flags: ['stale'] },
+      { ref: 'B-1', status: 'merged', merged: true, flags: ['stale'] },
+    ]);
+    // Nothing changed: nothing decided again.
+    expect(await refreshStaleUnlessImporting(t.db, day(41))).toEqual({ flagged: 0, decidedAgain: 0 });
   });
 });

@@ -305,6 +305,27 @@ export async function deduplicate(trx: Db, touched: number, formerCanonicals: st
   return { merged: outcome.merged, newlyFlagged: outcome.flagged, evaluated: outcome.evaluated };
 }
 
+// Listings whose rank for their group's public listing changed (their stale flag came or
+// went: compareCanonical): those in a group or matched with a look-alike (a stored pair that
+// counted) are decided again, as if they had changed. Returns how many.
+export async function touchReranked(trx: Db, ids: string[]): Promise<number> {
+  await trx.raw(`CREATE TEMP TABLE IF NOT EXISTS ingest_touched (id text PRIMARY KEY) ON COMMIT DROP`);
+  let n = 0;
+  for (let i = 0; i < ids.length; i += 20000) {
+    const res = await trx.raw(
+      `INSERT INTO ingest_touched
+       SELECT x.id FROM unnest(?::text[]) x (id)
+        WHERE EXISTS (SELECT 1 FROM listing_dedup_pairs p WHERE p.a = x.id AND p.kind <> 'crowded')
+           OR EXISTS (SELECT 1 FROM listing_dedup_pairs p WHERE p.b = x.id AND p.kind <> 'crowded')
+       ON CONFLICT DO NOTHING`,
+      [ids.slice(i, i + 20000)],
+    );
+    n += res.rowCount ?? 0;
+  }
+  if (n > 0) await trx.raw(`ANALYZE ingest_touched`);
+  return n;
+}
+
 async function storePairs(trx: Db, stored: { a: string; b: string; kind: 'merge' | 'possible' | 'crowded'; discrepancy: number }[]): Promise<void> {
   for (let i = 0; i < stored.length; i += 20000) {
     const part = stored.slice(i, i + 20000);

@@ -26,6 +26,8 @@ export interface DedupNode {
   image_count: number;
   has_source_url: boolean;
   created_at: Date;
+  // Flagged stale: its source has not confirmed it for 14 days (flags.ts).
+  stale: boolean;
 }
 
 // Reference points of the places a listing can name (communes.csv, localities.csv).
@@ -223,12 +225,20 @@ function completeness(n: DedupNode): number {
   );
 }
 
-// The representative (public listing) of a group: the most complete record (area, rooms,
-// a real position, locality, photos, origin link: one point each), then the oldest
-// (created_at, the source's own date), then the smallest id. Every criterion is a property
-// of the records alone, so the choice does not depend on the order of the imports.
+// The representative (public listing) of a group: a record its source still confirms (not
+// stale) before one it has stopped confirming, since a stale public listing would hide from
+// Free and Starter keys a property another source still lists; then the most complete
+// record (area, rooms, a real position, locality, photos, origin link: one point each), then
+// the oldest (created_at, the source's own date), then the smallest id. Every criterion is a
+// property of the records alone (and of the clock, for stale), so the choice does not
+// depend on the order of the imports.
 export function compareCanonical(a: DedupNode, b: DedupNode): number {
-  return completeness(b) - completeness(a) || a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return (
+    Number(a.stale) - Number(b.stale) ||
+    completeness(b) - completeness(a) ||
+    a.created_at.getTime() - b.created_at.getTime() ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
 }
 
 export interface Resolution {
