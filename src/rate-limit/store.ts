@@ -101,7 +101,11 @@ class GuardedStore implements Store {
     }
   }
   async resetKey(key: string): Promise<void> {
-    await this.bounded(() => this.inner.resetKey(key));
+    try {
+      await this.bounded(() => this.inner.resetKey(key));
+    } catch (err) {
+      this.fail(err);
+    }
   }
   async get(key: string) {
     return this.bounded(() => this.inner.get?.(key));

@@ -44,7 +44,8 @@ const SIGNED_OUT_NOTICES = new Map([['sign-in', 'Please sign in first.']]);
 
 export function keysRouter(deps: KeysRouterDeps): Router {
   const r = Router();
-  const { perIp, perEmail } = signInThrottles(deps);
+  const throttles = signInThrottles(deps);
+  const { perIp, perEmail } = throttles;
   // Loaded from the database once, on the first request that needs them.
   let secretsOnce: Promise<string[]> | null = null;
   const secrets = () =>
@@ -127,9 +128,11 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     const matches = await verifyPassword(body.password, account?.password_hash ?? (await dummy()));
     if (!account || !account.password_hash || !matches) {
       // One answer for an unknown email, an account without a password and a wrong password.
+      throttles.failedSignIn(res);
       return renderSignedOut(req, res, 400, { signIn: { email: typed, error: WRONG_CREDENTIALS } });
     }
     await startSignedInSession(req, account);
+    throttles.signedIn(req, res);
     res.redirect(303, '/api-keys');
   });
 

@@ -86,7 +86,23 @@ export function pagesLimit(deps: ThrottleDeps & { perMinute: number }): RequestH
 // address (failed sign-ins only, so a person who gets in is not held back by earlier typos).
 // The counters live in Redis when it is configured, like the API's quotas; if Redis is down
 // the attempts pass (logged and counted by the store): an outage never locks people out.
-export function signInThrottles(deps: ThrottleDeps): { perIp: RequestHandler; perEmail: RequestHandler } {
+//
+// Per email, express-rate-limit counts every attempt first (so parallel guesses cannot
+// outrun the count) and takes back, when the answer is sent, those the route did not settle:
+// a 503 while the database is down, a form error, the 429 itself. The route settles a failed
+// sign-in by keeping it counted (`failedSignIn`), and a successful one by clearing the
+// address's count (`signedIn`): against a hung Redis the counts of attempts that passed
+// land late (with rate-limit-redis's retry) and nothing would take them back, so a person
+// who signs in correctly is not locked out by them afterwards. The clearing is sent after
+// the attempt's own count, which the limiter awaited, and nothing is taken back after it.
+export interface SignInThrottles {
+  perIp: RequestHandler;
+  perEmail: RequestHandler;
+  failedSignIn(res: Response): void;
+  signedIn(req: Request, res: Response): void;
+}
+
+export function signInThrottles(deps: ThrottleDeps): SignInThrottles {
   const { options } = deps;
   const common = {
     windowMs: options.throttleWindowMs,
@@ -112,8 +128,20 @@ export function signInThrottles(deps: ThrottleDeps): { perIp: RequestHandler; pe
     keyGenerator: (req) => emailKey(req) ?? '',
     skip: (req) => emailKey(req) === null,
     skipSuccessfulRequests: true,
-    requestWasSuccessful: (_req, res) => res.statusCode < 400,
+    requestWasSuccessful: (_req, res) => res.locals.signInSettled !== true,
     handler: throttled('account'),
   });
-  return { perIp, perEmail };
+  return {
+    perIp,
+    perEmail,
+    failedSignIn(res) {
+      res.locals.signInSettled = true;
+    },
+    signedIn(req, res) {
+      res.locals.signInSettled = true;
+      const key = emailKey(req);
+      // Counted and logged by the store when it fails; the answer does not wait for it.
+      if (key !== null) Promise.resolve(perEmail.resetKey(key)).catch(() => undefined);
+    },
+  };
 }

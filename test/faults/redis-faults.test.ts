@@ -10,6 +10,7 @@ import { createRedis, waitForRedis } from '../../src/redis.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey, silentLogger } from '../helpers/factory.js';
 import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { buildWebApp, pageToken, PASSWORD, signUp, uniqueEmail } from '../web/helpers.js';
 
 // docs/spec/contract.md section 6: "If Redis is unreachable, requests are still served (quota not
 // enforced, an error logged and counted); Redis trouble never turns into a 5xx or a hung
@@ -272,5 +273,37 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     } finally {
       await live.close();
     }
+  });
+});
+
+describe('sign-ins while Redis hangs', () => {
+  it('correct sign-ins made while Redis is hung (their counts applied late, when it resumes) pause nobody afterwards', async () => {
+    const srv = await startRedis();
+    const { logger } = captureLogger();
+    const redis = createRedis(srv.url, { timeoutMs: TIMEOUT_MS, logger });
+    clients.push(redis);
+    await vi.waitFor(async () => expect(await waitForRedis(redis, 1000)).toBe(true), WAIT);
+    const app = await buildWebApp(t.db, { redis, logger, redisPrefix: 'lf-test-hung-sign-in:', web: { failuresPerEmail: 3, attemptsPerIp: 1000 } });
+    const email = uniqueEmail('hung');
+    expect(await signUp(request.agent(app), email)).toHaveStatus(303);
+    const signIn = async () => {
+      const agent = request.agent(app);
+      const _csrf = await pageToken(agent);
+      return agent.post('/api-keys/sign-in').type('form').send({ _csrf, email, password: PASSWORD }).timeout(HANG_BOUND_MS);
+    };
+    // Three times: a sign-in while Redis is hung (its count, sent before the store gave up
+    // and let it pass, is applied when Redis resumes), then Redis back.
+    for (let i = 0; i < 3; i++) {
+      expect(await signIn(), `sign-in ${i} with Redis answering`).toHaveStatus(303);
+      srv.pause();
+      try {
+        expect(await signIn(), `sign-in ${i} while Redis is hung`).toHaveStatus(303);
+      } finally {
+        srv.resume();
+      }
+      await vi.waitFor(async () => expect(await redis.ping()).toBe('PONG'), WAIT);
+    }
+    // Those late counts pause nobody: every sign-in cleared its address's count.
+    expect(await signIn(), 'a sign-in after Redis came back').toHaveStatus(303);
   });
 });

@@ -1,6 +1,8 @@
+import net from 'node:net';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/knex.js';
 import { useTestContext } from '../helpers/context.js';
 import { buildWebApp, pageToken, PASSWORD, signUp, uniqueEmail } from './helpers.js';
 
@@ -74,6 +76,57 @@ describe('sign-in throttling (Redis)', () => {
     expect(signUpBlocked).toHaveStatus(429);
     expect(await attempt(agent, newIp(), uniqueEmail('spray'), 'guessing password 1')).toHaveStatus(400);
     expect((await t.redis.keys(`${t.redisPrefix}web-attempts-ip:*`)).length).toBeGreaterThan(0);
+  });
+
+  it('counts only sign-ins whose credentials were wrong: answers of a database outage (503) never pause the address', async () => {
+    // The app reaches PostgreSQL through a proxy this test cuts and restores.
+    const pgPort = Number(new URL(t.url).port || 5432);
+    const sockets = new Set<net.Socket>();
+    let up = true;
+    const proxy = net.createServer((client) => {
+      if (!up) return void client.destroy();
+      const upstream = net.connect(pgPort, '127.0.0.1');
+      for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+        sockets.add(from);
+        from.on('data', (chunk) => void to.write(chunk));
+        from.on('error', () => {});
+        from.on('close', () => (sockets.delete(from), to.destroy()));
+      }
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const url = new URL(t.url);
+    url.port = String((proxy.address() as net.AddressInfo).port);
+    const db = createDb(url.toString(), { poolMax: 2 });
+    try {
+      const app = await buildWebApp(db, { redis: t.redis, redisPrefix: `${t.redisPrefix}outage-pg:`, web: { failuresPerEmail: 3, attemptsPerIp: 1000, bcryptCost: 4 } });
+      const email = uniqueEmail('pg-outage');
+      expect(await signUp(request.agent(app), email)).toHaveStatus(303);
+      const agent = request.agent(app);
+      const _csrf = await pageToken(agent);
+      up = false;
+      for (const s of sockets) s.destroy();
+      for (let i = 0; i < 5; i++) {
+        const res = await agent.post('/api-keys/sign-in').type('form').send({ _csrf, email, password: PASSWORD });
+        expect(res).toHaveStatus(503);
+      }
+      up = true;
+      expect(await agent.post('/api-keys/sign-in').type('form').send({ _csrf, email, password: PASSWORD })).toHaveStatus(303);
+    } finally {
+      await db.destroy();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it('a successful sign-in clears the address\'s failures (counts that landed late, after a hung Redis, lock nobody out)', async () => {
+    const email = uniqueEmail('clears');
+    await signUp(request.agent(t.app), email);
+    for (let i = 0; i < 2; i++) expect(await attempt(request.agent(t.app), newIp(), email, `typo ${i}`)).toHaveStatus(400);
+    expect(await attempt(request.agent(t.app), newIp(), email, PASSWORD)).toHaveStatus(303);
+    // Two more wrong ones would have paused it (3 in all, the second refused) had the earlier
+    // two stayed counted: what a hung Redis leaves, counts applied after the attempts passed.
+    for (let i = 0; i < 2; i++) expect(await attempt(request.agent(t.app), newIp(), email, `typo again ${i}`)).toHaveStatus(400);
+    expect(await attempt(request.agent(t.app), newIp(), email, PASSWORD)).toHaveStatus(303);
   });
 
   it('lets people sign in while Redis is unreachable (no 500, throttling resumes with Redis)', async () => {
