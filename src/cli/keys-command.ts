@@ -157,7 +157,7 @@ async function run(argv: string[], io: KeysCliIo): Promise<number> {
         const t = check(tier, rest[1]);
         const ok = await setApiKeyTier(db, rest[0], t);
         if (!ok) {
-          io.stderr(`No key with id ${rest[0]}\n`);
+          io.stderr(`No active key with id ${rest[0]}\n`);
           return 1;
         }
         out(`Key ${rest[0]} is now ${t}`, { id: rest[0], tier: t });

@@ -142,13 +142,20 @@ export function describePeriod(interval: MarketInterval, start: string): { perio
 
 // from..to of a history request: to defaults to today; from to the start of the period 11
 // months (month) or 25 weeks (week) before to's, so that the default is 12 months or 26 weeks.
+// The first day any date parameter may name (PostgreSQL has no year 0; nothing the service
+// holds is older than this).
+export const EARLIEST_DAY = '1900-01-01';
+
+// The days of a history: `from` defaults to 12 months or 26 weeks back from `to`, never before
+// EARLIEST_DAY (a `from` given before it is refused by the parameter's check).
 export function historyRange(interval: MarketInterval, today: string, q: { from?: string; to?: string }): { from: string; to: string } {
   const to = q.to ?? today;
   if (q.from) return { from: q.from, to };
   const start = day(periodStart(interval, to));
   const from =
     interval === 'month' ? utc(start.getUTCFullYear(), start.getUTCMonth() - 11, 1) : new Date(start.getTime() - 25 * 7 * DAY_MS);
-  return { from: ymd(from), to };
+  const fromDay = ymd(from);
+  return { from: fromDay < EARLIEST_DAY ? EARLIEST_DAY : fromDay, to };
 }
 
 export function utcDay(d: Date): string {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EARLIEST_DAY } from '../domain/market.js';
 import { hasControlCharacter } from '../lib/text.js';
 import { ApiError, type ParamError } from './errors.js';
 
@@ -98,19 +99,22 @@ function textParamSchema(maxLength: number) {
     );
 }
 
-// A calendar day, YYYY-MM-DD (a real date: 2026-02-30 is refused).
-export const MIN_DATE = '1900-01-01';
+// A calendar day, YYYY-MM-DD (a real date: 2026-02-30 is refused), not before EARLIEST_DAY.
+// The checks after the form's apply only to a string of that form: `+2026-11-28` is "must be
+// a date", not also "not a calendar date" and "before 1900-01-01".
+export const MIN_DATE = EARLIEST_DAY;
+const DAY_FORM = /^\d{4}-\d{2}-\d{2}$/;
 
 export function dateParam(doc: ParamDoc = {}) {
   const schema = z
     .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD')
+    .regex(DAY_FORM, 'must be a date, YYYY-MM-DD')
     .refine((s) => {
+      if (!DAY_FORM.test(s)) return true;
       const d = new Date(`${s}T00:00:00Z`);
       return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
     }, 'is not a calendar date')
-    // (PostgreSQL has no year 0; nothing the service holds is older than this.)
-    .refine((s) => s >= MIN_DATE, `must not be before ${MIN_DATE}`);
+    .refine((s) => !DAY_FORM.test(s) || s >= MIN_DATE, `must not be before ${MIN_DATE}`);
   return documented(schema, { type: 'string', format: 'date' }, { ...doc, description: `${doc.description ?? ''} Not before ${MIN_DATE}.`.trim() });
 }
 

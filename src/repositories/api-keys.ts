@@ -105,8 +105,9 @@ export async function revokeApiKey(db: Knex | Knex.Transaction, id: string, now:
   return n > 0;
 }
 
+// An active key's tier (a revoked key keeps the tier it had); false when there is none.
 export async function setApiKeyTier(db: Knex | Knex.Transaction, id: string, tier: Tier): Promise<boolean> {
-  const n = await db('api_keys').where({ id }).update({ tier });
+  const n = await db('api_keys').where({ id }).whereNull('revoked_at').update({ tier });
   return n > 0;
 }
 

@@ -127,6 +127,8 @@ describe('GET /api/v1/market/history', () => {
       ['commune=Strassen&from=0001-01-01', 'from', 'must not be before 1900-01-01'],
       ['commune=Strassen&from=0000-01-01&to=0001-01-01', 'from', 'must not be before 1900-01-01'],
       ['commune=Strassen&to=0099-12-31', 'to', 'must not be before 1900-01-01'],
+      // Not of the form: said once, as such (not also "not a calendar date", "before 1900").
+      ['commune=Strassen&from=%2B2026-11-28', 'from', 'must be a date, YYYY-MM-DD'],
       ['commune=Strassen&rooms=6', 'rooms', 'must be between 0 and 5'],
       ['commune=Strassen&listing_type=lease', 'listing_type', 'must be one of'],
       // zod's own wording ("Invalid input: expected string, received undefined") never shows.
@@ -143,6 +145,15 @@ describe('GET /api/v1/market/history', () => {
     expect(early).toHaveStatus(200);
     expect(early.body.meta).toMatchObject({ from: '1900-01-01', to: '1900-12-31' });
     expect(early.body.data).toEqual([]);
+    // A default from that would fall before 1900-01-01 starts there instead, as a from given
+    // before it could not.
+    for (const [query, from] of [['to=1900-01-01', '1900-01-01'], ['to=1900-03-05&interval=week', '1900-01-01']]) {
+      const floor = await get(`/api/v1/market/history?commune=Strassen&${query}`);
+      expect(floor, query).toHaveStatus(200);
+      expect(floor.body.meta.from, query).toBe(from);
+    }
+    const plus = await get('/api/v1/market/history?commune=Strassen&from=%2B2026-11-28');
+    expect(plus.body.errors).toEqual([{ param: 'from', message: 'must be a date, YYYY-MM-DD' }]);
   });
 
   it('computes periods the same way in every year, the first centuries included', () => {

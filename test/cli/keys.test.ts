@@ -84,6 +84,10 @@ describe('npm run keys', () => {
     expect(revoked).toHaveStatus(401);
     expect(revoked.body.code).toBe('invalid_key');
     expect((await keys('revoke', key.id)).code).toBe(1);
+    // A revoked key keeps the tier it had: set-tier refuses it as revoke does.
+    const again = await keys('set-tier', key.id, 'enterprise');
+    expect([again.code, again.stderr]).toEqual([1, `No active key with id ${key.id}\n`]);
+    expect((await t.db('api_keys').where({ id: key.id }).first()).tier).toBe('starter');
   });
 
   it('answers usage errors with exit code 2 and the usage text', async () => {

@@ -339,6 +339,19 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     expect([...resolveGroups(nodes(a, c), relisted, none).possibleDuplicate]).toEqual([]);
   });
 
+  it('a listing hesitating between look-alikes whose sources stopped confirming them is not hidden for them: they rank after it', () => {
+    const x = node({ id: 'x', source: 'R', stale: true, created_at: new Date('2026-10-01') });
+    const y = node({ id: 'y', source: 'R', stale: true, created_at: new Date('2026-10-01'), lat: 49.62812 });
+    const q = node({ id: 'q', source: 'Q' });
+    const pairs: ScoredPair[] = [
+      { a: 'q', b: 'x', kind: 'possible', discrepancy: 0.1, flag: 'q' },
+      { a: 'q', b: 'y', kind: 'possible', discrepancy: 0.1, flag: 'q' },
+    ];
+    expect([...resolveGroups(nodes(x, y, q), pairs, none).possibleDuplicate]).toEqual([]);
+    // The same look-alikes confirmed: q, the later record, is the one flagged.
+    expect([...resolveGroups(nodes({ ...x, stale: false }, { ...y, stale: false }, q), pairs, none).possibleDuplicate]).toEqual(['q']);
+  });
+
   it('a group is not flagged for a look-alike that one of its members contradicts (positions far apart)', () => {
     // b (no position) hesitates and is merged into a; its look-alike c lies 1.7 km from a.
     const a = node({ id: 'a', source: 'A', created_at: new Date('2026-10-01') });
