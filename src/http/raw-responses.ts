@@ -33,26 +33,9 @@ function answerProblem(res: ServerResponse, status: number, title: string, detai
   res.end(body);
 }
 
-// Until the app is ready (the embedded database and the demo data can take seconds, and a
-// start waits for PostgreSQL), the port is held and answers 503 rather than letting
-// connections hang; but /healthz says the process is alive (it checks no dependency,
-// docs/operations.md), so a liveness probe does not kill an instance that is only waiting
-// for its database. /readyz is the 503.
-export const startingListener: RequestListener = (req, res) => {
-  const path = (req.url ?? '').split('?')[0];
-  if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-    const body = '{"status":"ok"}';
-    res.writeHead(200, {
-      'X-Request-Id': randomUUID(),
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': Buffer.byteLength(body),
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': NOSNIFF,
-      ...CORS,
-    });
-    res.end(req.method === 'HEAD' ? undefined : body);
-    return;
-  }
+// Until the app is ready (the embedded database and the demo data can take seconds), the
+// port is held and answers 503 rather than letting connections hang.
+export const startingListener: RequestListener = (_req, res) => {
   answerProblem(res, 503, 'Service unavailable', 'The service is starting; retry in a moment', { 'Retry-After': '1' });
 };
 
