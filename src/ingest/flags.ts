@@ -37,7 +37,9 @@ export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]>
   );
   const res = await db.raw(
     `WITH base AS (
-       SELECT l.id, l.commune, c.canton, l.listing_type, coalesce(least(l.rooms, 6), -1) AS rk,
+       SELECT l.id, l.commune, c.canton, l.listing_type,
+              -- (not least(l.rooms, 6): LEAST skips a NULL, and unknown rooms would be 6 and more)
+              CASE WHEN l.rooms IS NULL THEN -1 ELSE least(l.rooms, 6) END AS rk,
               CASE WHEN l.area_m2 > 0 THEN l.price_eur / l.area_m2 END AS ppm,
               ln(greatest(l.price_eur, 1)) AS lp
          FROM listings l JOIN communes c ON c.name = l.commune

@@ -60,13 +60,14 @@ describe('price_outlier', () => {
       rent('BER-OK', 'Bertrange', 73, 35),
       // Clervaux canton has 1 rental: judged against the country.
       rent('CLV-CHEAP', 'Clervaux', 90, 5),
+      // Neither area nor rooms: judged against every rental of Strassen.
       csvRow({ ref: 'NO-AREA', place: 'Strassen', price: '99999' }),
     ];
     const r = await importFeed(t.db, { source: 'outliers', format: 'csv', input: { text: csvFeed(rows) }, now: NOW, gazetteer: gazetteer() });
     expect(r.counts.rejected).toBe(0);
     const flagged = await t.db('listings').whereRaw(`'price_outlier' = ANY (flags)`).orderBy('external_id').pluck('external_id');
-    expect(flagged).toEqual(['BER-DEAR', 'CLV-CHEAP', 'STR-CHEAP', 'STR-DEAR']);
-    expect(r.counts.flagged).toBe(4);
+    expect(flagged).toEqual(['BER-DEAR', 'CLV-CHEAP', 'NO-AREA', 'STR-CHEAP', 'STR-DEAR']);
+    expect(r.counts.flagged).toBe(5);
     // Flags follow the data: a corrected price clears the flag.
     const fixed = rows.map((row) => (row.startsWith('STR-DEAR;') ? rent('STR-DEAR', 'Strassen', 50, 31) : row));
     await importFeed(t.db, { source: 'outliers', format: 'csv', input: { text: csvFeed(fixed) }, now: NOW, gazetteer: gazetteer() });
@@ -107,6 +108,30 @@ describe('price_outlier without an area', () => {
     expect(r.counts.rejected).toBe(0);
     const flagged = await t.db('listings').whereRaw(`'price_outlier' = ANY (flags)`).orderBy('external_id').pluck('external_id');
     expect(flagged).toEqual(['NOAREA-CHEAP', 'NOAREA-DEAR', 'NOAREA-STUDIO-TYPO']);
+  });
+
+  it('judges a listing that states neither area nor rooms against every rental of its commune, not against the large homes', async () => {
+    // Flats of 1-5 rooms in Dudelange at 1,035-3,413 EUR; `houses`: also ten 6-room houses
+    // at 6,000-6,450 EUR.
+    const flagged = async (houses: boolean, extra: string[]) => {
+      const db = await createTestDb();
+      try {
+        const rows = [
+          ...Array.from({ length: 30 }, (_, i) => withArea(`DUD-${i}`, 'Dudelange', i % 5, 40 + i * 3, 1035 + i * 82)),
+          ...(houses ? Array.from({ length: 10 }, (_, i) => noArea(`DUD-6R-${i}`, 'Dudelange', 5, 6000 + i * 50)) : []),
+          ...extra,
+        ];
+        const r = await importFeed(db.db, { source: 'norooms', format: 'csv', input: { text: csvFeed(rows) }, now: NOW, gazetteer: gazetteer() });
+        expect(r.counts.rejected).toBe(0);
+        return await db.db('listings').whereRaw(`'price_outlier' = ANY (flags)`).orderBy('external_id').pluck('external_id');
+      } finally {
+        await db.drop();
+      }
+    };
+    // An ordinary rent is not judged against the houses (a fifth of theirs), and ten times the
+    // flats' rents is judged at all (there are no large homes to compare it with).
+    expect(await flagged(true, [csvRow({ ref: 'PLAIN', place: 'Dudelange', price: '1200' })])).toEqual([]);
+    expect(await flagged(false, [csvRow({ ref: 'PLAIN', place: 'Dudelange', price: '1200' }), csvRow({ ref: 'DEAR', place: 'Dudelange', price: '25000' })])).toEqual(['DEAR']);
   });
 
   it('leaves no price_outlier on a listing that is no longer active (the flag is derived, never left over)', async () => {
