@@ -11,6 +11,10 @@ import { parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parse
 export const MAX_TITLE_CHARS = 300;
 export const MAX_IMAGES = 100;
 const MAX_PRICE_EUR = 100_000_000;
+// Under these a price is a placeholder ("1 €" for a price on request) or a slip: no month's
+// rent of a dwelling, no sale.
+const MIN_RENT_EUR = 50;
+const MIN_SALE_EUR = 1_000;
 
 export type NormalizeResult = { ok: true; listing: NormalizedListing } | { ok: false; reason: string };
 
@@ -125,6 +129,9 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   const priceEur = Math.round(amount);
   if (priceEur <= 0) return fail(`price ${show(r.price)} is not positive`);
   if (priceEur > MAX_PRICE_EUR) return fail(`price ${show(r.price)} is not plausible`);
+  if (r.listingType === 'SALE' ? priceEur < MIN_SALE_EUR : priceEur < MIN_RENT_EUR) {
+    return fail(`price ${show(r.price)} is not plausible for ${r.listingType === 'SALE' ? 'a sale' : "a month's rent"} (under ${r.listingType === 'SALE' ? MIN_SALE_EUR : MIN_RENT_EUR} EUR)`);
+  }
 
   const area = parseArea(r.area);
   if (!area.ok) return fail(area.reason);

@@ -104,11 +104,14 @@ const NOTE_WORDS = [
   String.raw`(?:hors|sans|plus|\+|incl\.?|excl\.?|including|excluding)\s*charges`,
   String.raw`(?:frais\s+d['’]\s*agence|honoraires)\s+(?:inclus|compris)`, String.raw`hors\s+(?:frais(?:\s+d['’]\s*agence)?|honoraires)`,
   String.raw`(?:inkl\.?|zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)`,
+  // The charges stated beside the rent: "(charges: 200 €)", "charges 150 €/mois".
+  String.raw`(?:charges?|nk|nebenkosten)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`,
   'kalt', 'warm', 'kaltmiete', 'warmmiete', String.raw`\*+`,
 ];
-// Charges added to the rent: "+ 200 € charges", "+ 150 €/mois de charges", "zzgl. 200 € NK".
+// Charges added to the rent: "+ 200 € charges", "+ 150 €/mois de charges", "+ 150 € ch.",
+// "zzgl. 200 € NK".
 // The price is the rent without them.
-const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|nk|nebenkosten|bk|betriebskosten)`;
+const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
 const PRICE_NOTE = new RegExp(String.raw`\s*[,;–-]?\s*(?<!\p{L})(?:${[...NOTE_WORDS, ADDED_CHARGES].join('|')})\s*$`, 'iu');
 // A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
 const BRACKETED = /\s*\(([^()]*)\)\s*$/;
@@ -204,7 +207,10 @@ export function parseArea(v: unknown): Parsed<number> {
   if (n < 0) return bad(`area ${show(v)} is negative`);
   if (n > 100_000) return bad(`area ${show(v)} m2 is not plausible for a dwelling`);
   const area = Math.round(n * 100) / 100; // to the hundredth: 0.001 is no more a surface than 0
-  return ok(area === 0 ? null : area);
+  if (area === 0) return ok(null);
+  // Not even a room (1.05 m2, "3"): a slip, not a figure to publish or to compare.
+  if (area < MIN_PLAUSIBLE_M2) return bad(`area ${show(v)} m2 is not plausible for a dwelling`);
+  return ok(area);
 }
 
 // The words agencies write after a count of rooms or bedrooms ("3 pièces", "3 Zimmer",

@@ -60,7 +60,7 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
     for (const [offer, band] of OFFERS.flatMap((o) => [1, 1.35, 1.8].map((x) => [o, x] as const))) {
       if (rnd() < 0.2) continue;
       k++;
-      const area = 12 + rnd() * 200;
+      const area = 15 + rnd() * 200; // B's at least 6 m2: under 5 an area is refused
       const sign = rnd() < 0.5 ? -1 : 1;
       const areaB = area + sign * pick([0, 0.2, 0.4, 0.5, 0.6, 0.9, 1, 1.4, 1.6, 2, 2.4, 3, 3.5, 4.5, 6, 9]);
       const price = Math.round(band * (offer.price[0] + rnd() * (offer.price[1] / 1.8 - offer.price[0])));

@@ -104,7 +104,8 @@ describe('areas, rooms and bedrooms', () => {
   it('parses an area number as is', () => expect(parseArea(74.0)).toEqual({ ok: true, value: 74 }));
   it('reads an area that rounds to 0 m2 (stored to the hundredth) as not given, like 0', () => {
     expect(['0', '0,001', 0.004, '0.00'].map((a) => parseArea(a))).toEqual(Array(4).fill({ ok: true, value: null }));
-    expect(parseArea('0,4')).toEqual({ ok: true, value: 0.4 });
+    // Above it but under 5 m2: not even a room, refused (the record is rejected with the reason).
+    expect(parseArea('0,4')).toEqual({ ok: false, reason: 'area "0,4" m2 is not plausible for a dwelling' });
   });
 
   it('takes rooms when given, else bedrooms + 1 (a studio with 0 bedrooms has 1 room)', async () => {
@@ -427,6 +428,13 @@ describe('each reject reason', () => {
     [{ price: '' }, /^no price$/],
     [{ price: 'sur demande' }, /price "sur demande" is not a number/],
     [{ price: '0' }, /is not positive/],
+    // Placeholders and slips: a rent of 1 EUR (a price on request), a sale at 3 EUR.
+    [{ price: '1' }, /price "1" is not plausible for a month's rent \(under 50 EUR\)/],
+    [{ price: '0,5' }, /is not plausible for a month's rent/],
+    [{ offer: 'Vente', price: '2.5' }, /price "2.5" is not plausible for a sale \(under 1000 EUR\)/],
+    // Not even a room: 1.05 m2, 3 m2 (0 is "not given").
+    [{ area: '1,05' }, /area "1,05" m2 is not plausible for a dwelling/],
+    [{ area: '3' }, /area "3" m2 is not plausible/],
     [{ price: '4 900 CHF' }, /only EUR/],
     [{ area: 'grand' }, /area "grand" is not a number/],
     [{ area: '-5' }, /area "-5" is negative/],

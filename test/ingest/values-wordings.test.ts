@@ -45,7 +45,10 @@ describe('prices with a note after the figure', () => {
     expect((await csvListing({ price })).price_eur).toBe(eur);
   });
 
-  it.each([['1.850 € + 200 € charges', 1850], ['1850 € (+ 150 € charges)', 1850], ['1850 €/mois + 150 €/mois de charges', 1850]])(
+  it.each([
+    ['1.850 € + 200 € charges', 1850], ['1850 € (+ 150 € charges)', 1850], ['1850 €/mois + 150 €/mois de charges', 1850],
+    ['1850 € HC + 150 € ch.', 1850], ['1 850 € (charges: 200 €)', 1850], ['1850 € charges 150 €/mois', 1850],
+  ])(
     'reads %j as the rent without the charges added to it',
     async (price, eur) => {
       expect((await csvListing({ price })).price_eur).toBe(eur);
@@ -116,9 +119,9 @@ describe('areas', () => {
   );
 
   it('keeps a decimal mark where it gives a plausible area, or is not followed by three digits', () => {
-    expect(['85.5', '85,5', '9,5', '1.05', '10.500'].map((a) => parseArea(a))).toEqual(
-      [85.5, 85.5, 9.5, 1.05, 10.5].map((value) => ({ ok: true, value })),
-    );
+    expect(['85.5', '85,5', '9,5', '10.500'].map((a) => parseArea(a))).toEqual([85.5, 85.5, 9.5, 10.5].map((value) => ({ ok: true, value })));
+    // 1.05 m2 (two decimals: no thousands reading) is no dwelling: refused.
+    expect(parseArea('1.05').ok).toBe(false);
   });
 });
 
