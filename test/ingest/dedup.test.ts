@@ -330,9 +330,11 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     // is hidden: d stays visible, so whatever d is, a Free key still sees it.
     expect([...r.possibleDuplicate]).toEqual(['c']);
     // The side that is not ambiguous is never flagged, even when it ranks lower: it may be
-    // the other property of the two its look-alike hesitates between.
+    // the other property of the two its look-alike hesitates between. The ambiguous side is,
+    // even when it ranks higher, once its look-alike surely stays visible (c hesitates over
+    // nothing, so nothing can flag it): otherwise a Free key would see that flat twice.
     const other = resolveGroups(nodes(a, b, c, d), [{ a: 'a', b: 'c', kind: 'possible', discrepancy: 1, flag: 'a' }], none);
-    expect([...other.possibleDuplicate]).toEqual([]);
+    expect([...other.possibleDuplicate]).toEqual(['a']);
     // A relisted rent or a twin flat (a possible verdict of the pair rule) flags nobody.
     const relisted = decideMatches(nodes(a, c), [{ a: 'a', b: 'c', level: 'possible', discrepancy: 1 }]);
     expect(relisted).toEqual([{ a: 'a', b: 'c', kind: 'possible', discrepancy: 1, flag: null }]);
@@ -508,6 +510,33 @@ describe('a possible duplicate through the importer and the API', () => {
         { external_id: 'D-1', status: 'active', flags: [] },
       ]);
       expect(await db.db('listing_dedup_pairs').pluck('kind')).toEqual(['possible']);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('flags the listing that hesitates between twin flats even when it is the more complete record: a Free key sees two flats, not three listings', async () => {
+    const db = await createTestDb();
+    try {
+      const twinApp = await buildTestApp(db.db);
+      // Agency A lists the twins (no origin link); agency B one of them, with photos and a link.
+      const twin = (ref: string, lat: string, extra: Parameters<typeof csvRow>[0] = {}) =>
+        csvRow({ ref, price: '2000', area: '75', rooms: '3', place: 'Hesperange', lat, lng: '6.15500', date: '01/11/2026 10:00', ...extra });
+      for (const [source, rows] of [
+        ['agence-a', [twin('A-T1', '49.57000'), twin('A-T2', '49.57002')]],
+        ['agence-b', [twin('B-T', '49.57001', { photos: 'https://img.example/b.jpg', link: 'https://b.example/B-T' })]],
+      ] as const) {
+        const r = await importFeed(db.db, { source, format: 'csv', input: { text: csvFeed([...rows]) }, now: NOW, gazetteer: gazetteer() });
+        expect(r.counts.rejected).toBe(0);
+      }
+      expect(await db.db('listings').orderBy('external_id').select('external_id', 'status', 'flags')).toEqual([
+        { external_id: 'A-T1', status: 'active', flags: [] },
+        { external_id: 'A-T2', status: 'active', flags: [] },
+        { external_id: 'B-T', status: 'active', flags: ['possible_duplicate'] },
+      ]);
+      const free = (await createKey(db.db, 'free')).key;
+      const res = await request(twinApp).get('/api/v1/listings?commune=Hesperange').set(bearer(free));
+      expect(res.body.data.map((l: { external_id: string }) => l.external_id).sort()).toEqual(['A-T1', 'A-T2']);
     } finally {
       await db.drop();
     }
