@@ -119,7 +119,6 @@ const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 // "1,25 Mio €", "1,25 million €", "1,5 Millionen": the figure is in millions, with a decimal mark.
 const MILLIONS = /\s*(?:mio\.?|millions?|millionen)\s*$/i;
 
-
 interface PriceParts { head: string; notes: string[]; periods: string[] }
 
 // Splits off, from the end, the notes and periods written after the figure, in any order
@@ -199,17 +198,13 @@ function areaFigure(text: string): number | null {
 // "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm", "+/- 85 m² hab.", "1.050 m²".
 export function parseArea(v: unknown): Parsed<number> {
   if (isBlank(v)) return ok(null);
-  let n: number | null;
-  if (typeof v === 'number') n = v;
-  else if (typeof v === 'string') n = areaFigure(v);
-  else n = null;
+  const n = typeof v === 'number' ? v : typeof v === 'string' ? areaFigure(v) : null;
   if (n === null || !Number.isFinite(n)) return bad(`area ${show(v)} is not a number`);
   if (n < 0) return bad(`area ${show(v)} is negative`);
-  if (n > 100_000) return bad(`area ${show(v)} m2 is not plausible for a dwelling`);
   const area = Math.round(n * 100) / 100; // to the hundredth: 0.001 is no more a surface than 0
   if (area === 0) return ok(null);
-  // Not even a room (1.05 m2, "3"): a slip, not a figure to publish or to compare.
-  if (area < MIN_PLAUSIBLE_M2) return bad(`area ${show(v)} m2 is not plausible for a dwelling`);
+  // Over 100,000 m2, or not even a room (1.05 m2, "3"): a slip, not a figure to publish.
+  if (area > 100_000 || area < MIN_PLAUSIBLE_M2) return bad(`area ${show(v)} m2 is not plausible for a dwelling`);
   return ok(area);
 }
 
@@ -260,7 +255,6 @@ export function parseCount(v: unknown, what: string): Parsed<number> {
 function twoDigitYear(yy: number): number {
   return 2000 + yy <= new Date().getUTCFullYear() + 1 ? 2000 + yy : 1900 + yy;
 }
-
 
 export function parseCoordinate(v: unknown): number | null {
   if (isBlank(v)) return null;
@@ -351,7 +345,6 @@ function readEpoch(n: number): DateTime | null {
   if (!Number.isFinite(n)) return null;
   return DateTime.fromMillis(n > 1e11 ? n : n * 1000, { zone: 'UTC' });
 }
-
 
 function readDate(v: unknown): DateTime | null {
   if (typeof v === 'number') return readEpoch(v);
