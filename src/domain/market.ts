@@ -140,14 +140,13 @@ export function describePeriod(interval: MarketInterval, start: string): { perio
   return { period: `${isoYear}-W${String(week).padStart(2, '0')}`, period_start: start, period_end: ymd(new Date(s.getTime() + 6 * DAY_MS)) };
 }
 
-// from..to of a history request: to defaults to today; from to the start of the period 11
-// months (month) or 25 weeks (week) before to's, so that the default is 12 months or 26 weeks.
 // The first day any date parameter may name (PostgreSQL has no year 0; nothing the service
 // holds is older than this).
 export const EARLIEST_DAY = '1900-01-01';
 
-// The days of a history: `from` defaults to 12 months or 26 weeks back from `to`, never before
-// EARLIEST_DAY (a `from` given before it is refused by the parameter's check).
+// from..to of a history request: to defaults to today; from to the start of the period 11
+// months (month) or 25 weeks (week) before to's, so that the default is 12 months or 26 weeks,
+// but never before EARLIEST_DAY (a from given before it is refused by the parameter's check).
 export function historyRange(interval: MarketInterval, today: string, q: { from?: string; to?: string }): { from: string; to: string } {
   const to = q.to ?? today;
   if (q.from) return { from: q.from, to };
