@@ -127,10 +127,17 @@ export async function refreshStaleFlags(db: Db, now: Date): Promise<{ newlyFlagg
 // write lock, tried, not waited for: an import refreshes the flag itself), so the two never
 // deadlock. Returns the listings flagged for the first time and how many were decided
 // again, or null when an import held the lock.
-export async function refreshStaleUnlessImporting(db: Knex, now: Date): Promise<{ flagged: number; decidedAgain: number } | null> {
+// `onBackend` is given the PostgreSQL backend running it, so that a server shutting down can
+// end it (pg_terminate_backend: the work rolls back and is done again at the next start).
+export async function refreshStaleUnlessImporting(
+  db: Knex,
+  now: Date,
+  onBackend?: (pid: number) => void,
+): Promise<{ flagged: number; decidedAgain: number } | null> {
   return db.transaction(async (trx) => {
-    const [{ ok }] = (await trx.raw(`SELECT pg_try_advisory_xact_lock(?, hashtext('*')) AS ok`, [LOCK_WRITE])).rows as { ok: boolean }[];
+    const [{ ok, pid }] = (await trx.raw(`SELECT pg_try_advisory_xact_lock(?, hashtext('*')) AS ok, pg_backend_pid() AS pid`, [LOCK_WRITE])).rows as { ok: boolean; pid: number }[];
     if (!ok) return null;
+    onBackend?.(pid);
     // A scan of the listings (no index on last_seen_at), longer than a request's bound at 1,000,000.
     await trx.raw(`SET LOCAL statement_timeout = '120s'`);
     // As in an import (import-feed.ts): deduplication's candidate search is not worth compiling.

@@ -40,6 +40,10 @@ export async function takeAfterImport(db: Knex, counts: ImportCounts, now: Date)
 export class MarketSnapshotScheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  // The backend of a stale check in progress (it can take minutes when a large source goes
+  // stale: its groups are decided again), and whether the scheduler is stopping.
+  private staleBackend: number | null = null;
+  private stopping = false;
 
   constructor(private readonly deps: { db: Knex; logger: Logger; clock?: () => Date; intervalMs?: number; staleCheck?: boolean }) {}
 
@@ -53,7 +57,8 @@ export class MarketSnapshotScheduler {
   check(): Promise<void> {
     if (this.running) return this.running;
     const now = (this.deps.clock ?? (() => new Date()))();
-    this.running = (this.deps.staleCheck === false ? Promise.resolve(null) : refreshStaleUnlessImporting(this.deps.db, now))
+    const stale = () => refreshStaleUnlessImporting(this.deps.db, now, (pid) => (this.staleBackend = pid)).finally(() => (this.staleBackend = null));
+    this.running = (this.deps.staleCheck === false ? Promise.resolve(null) : stale())
       .then((stale) => {
         if (stale && stale.flagged + stale.decidedAgain > 0) {
           this.deps.logger.info(stale, 'stale: listings not confirmed by their source for 14 days flagged, their groups decided again');
@@ -63,16 +68,24 @@ export class MarketSnapshotScheduler {
       .then((r) => {
         if (r === 'taken') this.deps.logger.info({ day: utcDay(now) }, 'market snapshot taken');
       })
-      .catch((err) => this.deps.logger.warn({ err }, 'stale flags or market snapshot failed; retrying at the next check'))
+      .catch((err) =>
+        this.stopping
+          ? this.deps.logger.info('stale check ended by the shutdown; done again at the next start')
+          : this.deps.logger.warn({ err }, 'stale flags or market snapshot failed; retrying at the next check'),
+      )
       .finally(() => {
         this.running = null;
       });
     return this.running;
   }
 
+  // Stops the schedule. A stale check in progress is ended rather than waited for (its
+  // transaction rolls back); a snapshot being taken is waited for.
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.staleBackend !== null) await this.deps.db.raw('SELECT pg_terminate_backend(?)', [this.staleBackend]).catch(() => undefined);
     await this.running;
   }
 }

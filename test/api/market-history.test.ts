@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { describePeriod, periodStart } from '../../src/domain/market.js';
+import { createDb } from '../../src/db/knex.js';
 import { MarketSnapshotScheduler, ensureTodaysSnapshot } from '../../src/services/market-snapshots.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing, silentLogger } from '../helpers/factory.js';
@@ -215,6 +216,33 @@ describe('the snapshot schedule', () => {
     await new MarketSnapshotScheduler({ db: t.db, logger: silentLogger, clock: () => day, staleCheck: false }).check();
     expect((await t.db('listings').where({ id: old.id }).first()).flags).toEqual([]);
     await t.db('listings').whereIn('id', [old.id, fresh.id]).del();
+  });
+
+  it('a stale check in progress is ended by stop(), not waited for (it can take minutes), and what it did rolls back', async () => {
+    const day = new Date('2026-12-20T00:10:00Z');
+    const old = await insertListing(t.db, { commune: 'Mersch', last_seen_at: new Date('2026-12-05T00:00:00Z') });
+    // The scheduler on a pool of its own: its connection is ended under it.
+    const db = createDb(t.url, { poolMax: 2 });
+    const blocker = await t.db.transaction();
+    try {
+      // Holds the check in its first UPDATE, as a long check would be held in its work.
+      await blocker.raw('LOCK TABLE listings IN SHARE MODE');
+      const scheduler = new MarketSnapshotScheduler({ db, logger: silentLogger, clock: () => day, intervalMs: 60_000 });
+      const checking = scheduler.check();
+      await vi.waitFor(async () => {
+        const [{ n }] = (await t.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows;
+        expect(n).toBeGreaterThan(0);
+      }, { timeout: 30_000, interval: 50 });
+      // stop() returns while the lock is still held: it did not wait for the check.
+      const stopped = await Promise.race([scheduler.stop().then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), 20_000))]);
+      expect(stopped).toBe('stopped');
+      await checking;
+    } finally {
+      await blocker.rollback();
+      await db.destroy();
+    }
+    expect((await t.db('listings').where({ id: old.id }).first()).flags).toEqual([]);
+    await t.db('listings').where({ id: old.id }).del();
   });
 
   it('the server takes the first snapshot when there is none, on its clock, and every day after', async () => {
