@@ -148,3 +148,9 @@ export async function refreshStaleUnlessImporting(
     return { flagged: stale.newlyFlagged.length, decidedAgain };
   });
 }
+
+// Ends a stale check in progress from another connection (a server shutting down): its
+// transaction rolls back.
+export async function endStaleCheck(db: Knex, pid: number): Promise<void> {
+  await db.raw('SELECT pg_terminate_backend(?)', [pid]);
+}

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { utcDay } from '../domain/market.js';
-import { refreshStaleUnlessImporting } from '../ingest/index.js';
+import { endStaleCheck, refreshStaleUnlessImporting } from '../ingest/index.js';
 import type { ImportCounts } from '../ingest/types.js';
 import { currentDataVersion } from '../repositories/data-version.js';
 import { snapshotDay, takeMarketSnapshot } from '../repositories/market-snapshots.js';
@@ -85,7 +85,7 @@ export class MarketSnapshotScheduler {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    if (this.staleBackend !== null) await this.deps.db.raw('SELECT pg_terminate_backend(?)', [this.staleBackend]).catch(() => undefined);
+    if (this.staleBackend !== null) await endStaleCheck(this.deps.db, this.staleBackend).catch(() => undefined);
     await this.running;
   }
 }
