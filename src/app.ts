@@ -42,7 +42,7 @@ import type { WebOptions } from './web/options.js';
 import { webRouter } from './web/index.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'PAGES_RATE_LIMIT_PER_MINUTE' | 'DB_STATEMENT_TIMEOUT_MS'>>;
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'TRUST_PROXY' | 'STATS_RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'PAGES_RATE_LIMIT_PER_MINUTE' | 'DB_STATEMENT_TIMEOUT_MS' | 'EXPORT_CLIENT_TIMEOUT_MS' | 'DB_POOL_MAX'>>;
   db: Knex;
   redis: Redis | null;
   logger: Logger;
@@ -185,7 +185,15 @@ export function buildApp(deps: AppDeps): App {
   const search = createListingSearch({ db: deps.db, reads: deps.reads, caches, readModel: deps.readModel, rows });
   keyed.get(
     '/listings/export',
-    exportRoute({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, stallMs: (deps.config.DB_STATEMENT_TIMEOUT_MS ?? 10_000) + NO_ANSWER_MARGIN_MS, logger: deps.logger }),
+    exportRoute({
+      db: deps.db,
+      baseUrl: deps.config.PUBLIC_BASE_URL,
+      stallMs: (deps.config.DB_STATEMENT_TIMEOUT_MS ?? 10_000) + NO_ANSWER_MARGIN_MS,
+      clientTimeoutMs: deps.config.EXPORT_CLIENT_TIMEOUT_MS ?? 30_000,
+      // Half the pool, so that exports never take the connections every other request needs.
+      maxExports: Math.max(1, Math.floor((deps.config.DB_POOL_MAX ?? 10) / 2)),
+      logger: deps.logger,
+    }),
   );
   keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, rows, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   keyed.use('/changes', changesRouter({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));

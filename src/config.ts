@@ -46,6 +46,9 @@ export const configSchema = z.object({
   PAGES_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
+  // An export whose client takes nothing for this long is cut (it holds a pool connection
+  // and a snapshot while it waits).
+  EXPORT_CLIENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(50).max(5000).default(300),
   // Prometheus metrics listen here, apart from the public API port. -1 turns them off.
   METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9464),

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
@@ -5,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ApiListing } from '../../src/http/schemas/responses.js';
 import { importFeed } from '../../src/ingest/index.js';
 import { useTestContext } from '../helpers/context.js';
-import { bearer, ensureSource } from '../helpers/factory.js';
+import { bearer, buildTestApp, ensureSource } from '../helpers/factory.js';
 import { crawl, emptyMirror, sorted, sync } from '../helpers/mirror.js';
 import { csvFeed, csvRow, gazetteer } from '../ingest/helpers.js';
 
@@ -112,5 +113,44 @@ describe('GET /api/v1/listings/export', () => {
       },
       { timeout: 60_000, interval: 50 },
     );
+  }, 180_000);
+
+  it('one export at a time per key (429), at most half the pool per server (503); a client that takes nothing is cut after EXPORT_CLIENT_TIMEOUT_MS', async () => {
+    // The 15,000 listings of the test before (12 MB): far more than a receive window of 4 KB
+    // and the server's send buffer hold. A pool of 2 takes one export at a time.
+    const app = await buildTestApp(t.db, { config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 60, EXPORT_CLIENT_TIMEOUT_MS: 1000, DB_POOL_MAX: 2 } });
+    const { port } = await t.listen(app);
+    const pool = (t.db.client as unknown as { pool: { numUsed(): number } }).pool;
+    // A client that asks for the export and reads nothing, with a small receive buffer (Node
+    // cannot set SO_RCVBUF, and loopback windows grow to tens of MB): python3, as the README
+    // says the tests need.
+    const request_ = `GET /api/v1/listings/export HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.keys.pro}\r\n\r\n`;
+    const stalled = spawn('python3', ['-c', [
+      'import socket, sys, time',
+      'c = socket.socket()',
+      'c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)',
+      `c.connect(("127.0.0.1", ${port}))`,
+      `c.sendall(${JSON.stringify(request_)}.encode())`,
+      'time.sleep(120)',
+    ].join('\n')], { stdio: 'ignore' });
+    try {
+      await vi.waitFor(() => expect(pool.numUsed(), 'the export holds a connection').toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
+      const same = await request(app).get('/api/v1/listings/export').set(bearer(t.keys.pro));
+      expect(same).toHaveStatus(429);
+      expect([same.body.code, Number(same.headers['retry-after']) > 0]).toEqual(['rate_limited', true]);
+      const other = await request(app).get('/api/v1/listings/export').set(bearer(t.keys.enterprise));
+      expect(other).toHaveStatus(503);
+      expect(other.body.code).toBe('unavailable');
+      // Other requests are served meanwhile.
+      expect(await request(app).get('/api/v1/listings?per_page=1').set(bearer(t.keys.starter))).toHaveStatus(200);
+      // The client that reads nothing is cut (while it still reads nothing): the pool's
+      // connection is given back, and the key may export again.
+      await vi.waitFor(() => expect(pool.numUsed(), 'connections in use').toBe(0), { timeout: 60_000, interval: 50 });
+      const next = await request(app).get('/api/v1/listings/export').set(bearer(t.keys.pro));
+      expect(next).toHaveStatus(200);
+      expect(next.text.split('\n').filter((l) => l !== '').length).toBeGreaterThan(15_000);
+    } finally {
+      stalled.kill('SIGKILL');
+    }
   }, 180_000);
 });

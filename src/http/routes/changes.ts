@@ -78,10 +78,16 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
 // stallMs: how long the export waits for rows from PostgreSQL while the client is taking what
 // it is sent; past that the answer is cut (a frozen server would otherwise hold it, and its
 // connection, for as long as it is frozen: the export runs without a statement timeout).
-export function exportRoute(deps: { db: Knex; baseUrl: string; stallMs: number; logger?: Logger }) {
+// An export holds a pool connection (and a snapshot) for as long as its client takes to read
+// it: one at a time per key (429 rate_limited), at most `maxExports` at once per process (503
+// unavailable: the rest of the pool stays for every other request), and one whose client
+// takes nothing for `clientTimeoutMs` is cut. Without these, ten exports left unread took
+// every connection of the default pool and every other request got 503.
+export function exportRoute(deps: { db: Knex; baseUrl: string; stallMs: number; clientTimeoutMs: number; maxExports: number; logger?: Logger }) {
+  const running = new Set<string>();
   return async (req: import('express').Request, res: import('express').Response) => {
     validateQuery(z.object({}), req.query);
-    const tier = res.locals.apiKey!.tier;
+    const { tier, id: keyId } = res.locals.apiKey!;
     if (!SEES_FLAGGED[tier]) {
       throw new ApiError({ status: 403, code: 'forbidden_for_tier', detail: 'The export needs a Pro or Enterprise key; other tiers mirror the feed through GET /api/v1/changes' });
     }
@@ -92,56 +98,83 @@ export function exportRoute(deps: { db: Knex; baseUrl: string; stallMs: number; 
       res.status(200).type('application/x-ndjson; charset=utf-8').end();
       return;
     }
-    const exp = await openListingsExport(deps.db, { includeFlagged: true });
-    const opts = { baseUrl: deps.baseUrl, showFlags: true };
-    res.status(200);
-    res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
-    res.setHeader('X-Changes-Cursor', encodeCursor({ seq: exp.version }, 'a'));
-    res.setHeader('Vary', 'Accept-Encoding');
-    // Lines are sent in chunks of about 64 KB: one write (and one compression call) per
-    // listing would cost more than the listing itself.
-    let chunk = '';
-    // When a row last came, or the client last asked for more (a client that reads slowly
-    // holds the rows back; that is no stall).
-    let lastProgress = Date.now();
-    const lines = new Transform({
-      writableObjectMode: true,
-      transform(row: PublicListingRow, _enc, done) {
-        lastProgress = Date.now();
-        chunk += JSON.stringify(presentListing(row, opts)) + '\n';
-        if (chunk.length < 65_536) return done();
-        const out = chunk;
-        chunk = '';
-        done(null, out);
-      },
-      flush(done) {
-        done(null, chunk || undefined);
-      },
-    });
-    res.on('drain', () => (lastProgress = Date.now()));
-    const watchdog = setInterval(
-      () => {
-        if (res.writableNeedDrain) lastProgress = Date.now();
-        else if (Date.now() - lastProgress > deps.stallMs) {
-          deps.logger?.warn({ stall_ms: deps.stallMs }, 'export: no rows from PostgreSQL in time (its connection lost, or not answering); the answer is cut');
-          exp.stream.destroy(new Error('export stalled: no rows from PostgreSQL'));
-        }
-      },
-      Math.min(1000, Math.max(50, deps.stallMs / 4)),
-    );
+    if (running.has(keyId)) {
+      throw new ApiError({ status: 429, code: 'rate_limited', detail: 'An export of this key is already running: one at a time per key', headers: { 'Retry-After': '10' } });
+    }
+    if (running.size >= deps.maxExports) {
+      throw new ApiError({ status: 503, code: 'unavailable', detail: `This server is running ${running.size} exports, the most it takes at once; retry in a moment`, headers: { 'Retry-After': '10' } });
+    }
+    running.add(keyId);
     try {
-      // Backpressure end to end: the cursor is read only as fast as the client takes the
-      // body. A client that goes away destroys the pipeline, which closes the cursor; the
-      // connection goes back to the pool at once.
-      await pipeline(exp.stream, lines, res);
-    } catch (e) {
-      if (!res.headersSent) throw e;
-      // The body is cut short (no last chunk): the client sees a failed transfer, never a
-      // complete-looking export.
-      res.destroy();
+      await streamExport(deps, res);
     } finally {
-      clearInterval(watchdog);
-      await exp.release();
+      running.delete(keyId);
     }
   };
+}
+
+async function streamExport(deps: { db: Knex; baseUrl: string; stallMs: number; clientTimeoutMs: number; logger?: Logger }, res: import('express').Response): Promise<void> {
+  const exp = await openListingsExport(deps.db, { includeFlagged: true });
+  const opts = { baseUrl: deps.baseUrl, showFlags: true };
+  res.status(200);
+  res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+  res.setHeader('X-Changes-Cursor', encodeCursor({ seq: exp.version }, 'a'));
+  res.setHeader('Vary', 'Accept-Encoding');
+  // Lines are sent in chunks of about 64 KB: one write (and one compression call) per
+  // listing would cost more than the listing itself.
+  let chunk = '';
+  // When a row last came, or the client last asked for more (a client that reads slowly
+  // holds the rows back; that is no stall).
+  let lastProgress = Date.now();
+  const lines = new Transform({
+    writableObjectMode: true,
+    transform(row: PublicListingRow, _enc, done) {
+      lastProgress = Date.now();
+      chunk += JSON.stringify(presentListing(row, opts)) + '\n';
+      if (chunk.length < 65_536) return done();
+      const out = chunk;
+      chunk = '';
+      done(null, out);
+    },
+    flush(done) {
+      done(null, chunk || undefined);
+    },
+  });
+  // Since when the client has taken nothing (the body waits for it to read), or null.
+  let blockedSince: number | null = null;
+  res.on('drain', () => {
+    lastProgress = Date.now();
+    blockedSince = null;
+  });
+  const watchdog = setInterval(
+    () => {
+      const now = Date.now();
+      if (res.writableNeedDrain) {
+        lastProgress = now;
+        blockedSince ??= now;
+        if (now - blockedSince > deps.clientTimeoutMs) {
+          deps.logger?.warn({ client_timeout_ms: deps.clientTimeoutMs }, 'export: the client took nothing in time; the answer is cut');
+          exp.stream.destroy(new Error('export stalled: the client stopped reading'));
+        }
+      } else if (now - lastProgress > deps.stallMs) {
+        deps.logger?.warn({ stall_ms: deps.stallMs }, 'export: no rows from PostgreSQL in time (its connection lost, or not answering); the answer is cut');
+        exp.stream.destroy(new Error('export stalled: no rows from PostgreSQL'));
+      }
+    },
+    Math.min(1000, Math.max(50, Math.min(deps.stallMs, deps.clientTimeoutMs) / 4)),
+  );
+  try {
+    // Backpressure end to end: the cursor is read only as fast as the client takes the
+    // body. A client that goes away destroys the pipeline, which closes the cursor; the
+    // connection goes back to the pool at once.
+    await pipeline(exp.stream, lines, res);
+  } catch (e) {
+    if (!res.headersSent) throw e;
+    // The body is cut short (no last chunk): the client sees a failed transfer, never a
+    // complete-looking export.
+    res.destroy();
+  } finally {
+    clearInterval(watchdog);
+    await exp.release();
+  }
 }
