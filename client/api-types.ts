@@ -941,7 +941,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Daily quota exceeded (code: quota_exceeded) */
+            /** @description Daily quota exceeded, or an export of this key is still running (one at a time per key) (code: quota_exceeded, rate_limited) */
             429: {
                 headers: {
                     /** @description Seconds to wait */
@@ -961,7 +961,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable (code: unavailable) */
+            /** @description The database is unreachable, or the server runs as many exports as it takes (half its pool) (code: unavailable) */
             503: {
                 headers: {
                     /** @description Seconds to wait */

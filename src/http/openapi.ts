@@ -190,6 +190,8 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
               content: { 'application/x-ndjson': { schema: ref('Listing') } },
             },
             ...keyedErrors({ '403': problem('The export needs a Pro or Enterprise key', ['forbidden_for_tier']) }),
+            '429': problem('Daily quota exceeded, or an export of this key is still running (one at a time per key)', ['quota_exceeded', 'rate_limited'], retryAfter),
+            '503': problem('The database is unreachable, or the server runs as many exports as it takes (half its pool)', ['unavailable'], retryAfter),
           },
         },
       },
