@@ -160,8 +160,10 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       if (issue.code === 'unrecognized_keys') return bad(`Unknown parameter: ${issue.keys.join(', ')}. This page takes sort, commune and rooms.`);
-      // A parameter given twice arrives as an array: zod's own wording would say "expected string".
-      if (issue.code === 'invalid_type') return bad(`${String(issue.path[0])} must be given once.`);
+      // A parameter given twice arrives as an array: said as such, whatever check refused it
+      // (zod's own wording would say "expected string", or list sort's values).
+      const twice = parsed.error.issues.map((i) => String(i.path[0])).find((k) => Array.isArray(req.query[k]));
+      if (twice) return bad(`${twice} must be given once.`);
       return bad(issue.message);
     }
     const place = deps.gazetteer.resolve(parsed.data.commune ?? DEFAULT_COMMUNE);

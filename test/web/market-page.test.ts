@@ -76,7 +76,8 @@ describe('GET /market (public, no key)', () => {
       ['commune=Atlantis', 'Atlantis is not a commune of Luxembourg'],
       ['commune=Kirchberg', 'Kirchberg is a locality of Luxembourg: this page shows figures per commune (commune=Luxembourg).'],
       ['colour=red', 'Unknown parameter: colour'],
-      ['sort=commune&sort=listings', 'sort must be one of'],
+      ['sort=commune&sort=listings', 'sort must be given once.'],
+      ['sort=colour', 'sort must be one of'],
       ['commune=Mamer&commune=Strassen', 'commune must be given once.'],
       ['rooms=1&rooms=2', 'rooms must be given once.'],
     ]) {
