@@ -79,7 +79,7 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
 // it is sent; past that the answer is cut (a frozen server would otherwise hold it, and its
 // connection, for as long as it is frozen: the export runs without a statement timeout).
 // An export holds a pool connection (and a snapshot) for as long as its client takes to read
-// it: one at a time per key (429 rate_limited), at most `maxExports` at once per process (503
+// it: one at a time per key in this process (429 rate_limited), at most `maxExports` at once (503
 // unavailable: the rest of the pool stays for every other request), and one whose client
 // takes nothing for `clientTimeoutMs` is cut. Without these, ten exports left unread took
 // every connection of the default pool and every other request got 503.
