@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
@@ -15,6 +16,15 @@ const feed = (source: string, n: number, over: (i: number) => Parameters<typeof 
   csvFeed(Array.from({ length: n }, (_, k) => k + 1).map((i) => csvRow({ ref: `${source}-${i}`, place: PLACES[i % 8], price: String(1400 + i * 37), area: String(30 + i * 2), bedrooms: '1', ...over(i) })));
 
 const parseNdjson = (text: string): ApiListing[] => text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ApiListing);
+
+// An export client with a 4 KB receive buffer (Node cannot set SO_RCVBUF, and loopback
+// windows grow to tens of MB): python3, as the README says the tests need. `then`: what it
+// does once the request is sent (python), with the socket `c`.
+function exportClient(port: number, key: string, then: string) {
+  const request_ = `GET /api/v1/listings/export HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+  const lines = ['import socket, sys, time', 'c = socket.socket()', 'c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)', `c.connect(("127.0.0.1", ${port}))`, `c.sendall(${JSON.stringify(request_)}.encode())`, then];
+  return spawn('python3', ['-c', lines.join('\n')], { stdio: ['ignore', 'pipe', 'ignore'] });
+}
 
 describe('GET /api/v1/listings/export', () => {
   const t = useTestContext({ app: 'api', keys: ['free', 'starter', 'pro', 'enterprise'] });
@@ -121,18 +131,8 @@ describe('GET /api/v1/listings/export', () => {
     const app = await buildTestApp(t.db, { config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 60, EXPORT_CLIENT_TIMEOUT_MS: 1000, DB_POOL_MAX: 2 } });
     const { port } = await t.listen(app);
     const pool = (t.db.client as unknown as { pool: { numUsed(): number } }).pool;
-    // A client that asks for the export and reads nothing, with a small receive buffer (Node
-    // cannot set SO_RCVBUF, and loopback windows grow to tens of MB): python3, as the README
-    // says the tests need.
-    const request_ = `GET /api/v1/listings/export HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.keys.pro}\r\n\r\n`;
-    const stalled = spawn('python3', ['-c', [
-      'import socket, sys, time',
-      'c = socket.socket()',
-      'c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)',
-      `c.connect(("127.0.0.1", ${port}))`,
-      `c.sendall(${JSON.stringify(request_)}.encode())`,
-      'time.sleep(120)',
-    ].join('\n')], { stdio: 'ignore' });
+    // A client that asks for the export and reads nothing.
+    const stalled = exportClient(port, t.keys.pro, 'time.sleep(120)');
     try {
       await vi.waitFor(() => expect(pool.numUsed(), 'the export holds a connection').toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
       const same = await request(app).get('/api/v1/listings/export').set(bearer(t.keys.pro));
@@ -152,5 +152,30 @@ describe('GET /api/v1/listings/export', () => {
     } finally {
       stalled.kill('SIGKILL');
     }
+  }, 180_000);
+
+  it('a client that reads slowly is never cut, however long it waits between reads', async () => {
+    const app = await buildTestApp(t.db, { config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 60, EXPORT_CLIENT_TIMEOUT_MS: 1000, DB_POOL_MAX: 2 } });
+    const { port } = await t.listen(app);
+    // 4 KB every 100 ms for 6 s (six times the timeout), then how much came and whether the
+    // server ended the answer meanwhile.
+    const slow = exportClient(port, t.keys.pro, [
+      'got, ended = 0, False',
+      'for _ in range(60):',
+      '    b = c.recv(4096)',
+      '    if not b:',
+      '        ended = True',
+      '        break',
+      '    got += len(b)',
+      '    time.sleep(0.1)',
+      'print(got, ended)',
+    ].join('\n'));
+    let out = '';
+    slow.stdout!.on('data', (d) => (out += d));
+    const [code] = (await once(slow, 'exit')) as [number];
+    expect(code).toBe(0);
+    const [got, ended] = out.trim().split(' ');
+    expect(ended, 'the server did not end the answer').toBe('False');
+    expect(Number(got)).toBeGreaterThan(100_000);
   }, 180_000);
 });

@@ -140,23 +140,33 @@ async function streamExport(deps: { db: Knex; baseUrl: string; stallMs: number; 
       done(null, chunk || undefined);
     },
   });
-  // Since when the client has taken nothing (the body waits for it to read), or null.
-  let blockedSince: number | null = null;
-  res.on('drain', () => {
-    lastProgress = Date.now();
-    blockedSince = null;
-  });
+  // What the client has taken: the bytes handed to the kernel (the socket's count of bytes
+  // written, less those still buffered in the process). A client that reads, however
+  // slowly, moves it; one that reads nothing does not, once the kernel's buffers are full.
+  const taken = () => (res.socket ? res.socket.bytesWritten - res.socket.writableLength : 0);
+  let lastTaken = taken();
+  let lastTakenAt = Date.now();
+  // Cut once (the watchdog may run again before the pipeline has ended).
+  let cut = false;
+  res.on('drain', () => (lastProgress = Date.now()));
   const watchdog = setInterval(
     () => {
       const now = Date.now();
+      const t = taken();
+      // The client is waited for only while the answer waits for it to read.
+      if (t !== lastTaken || !res.writableNeedDrain) {
+        lastTaken = t;
+        lastTakenAt = now;
+      }
       if (res.writableNeedDrain) {
         lastProgress = now;
-        blockedSince ??= now;
-        if (now - blockedSince > deps.clientTimeoutMs) {
+        if (now - lastTakenAt > deps.clientTimeoutMs && !cut) {
+          cut = true;
           deps.logger?.warn({ client_timeout_ms: deps.clientTimeoutMs }, 'export: the client took nothing in time; the answer is cut');
           exp.stream.destroy(new Error('export stalled: the client stopped reading'));
         }
-      } else if (now - lastProgress > deps.stallMs) {
+      } else if (now - lastProgress > deps.stallMs && !cut) {
+        cut = true;
         deps.logger?.warn({ stall_ms: deps.stallMs }, 'export: no rows from PostgreSQL in time (its connection lost, or not answering); the answer is cut');
         exp.stream.destroy(new Error('export stalled: no rows from PostgreSQL'));
       }
