@@ -320,12 +320,14 @@ export function resolveGroups(
   const ranked = [...new Set([...links.keys(), ...[...links.values()].flatMap((s) => [...s])])].map((id) => nodes.get(id)!).sort(compareCanonical);
   const possibleDuplicate = new Set<string>();
   for (const rep of ranked) {
-    // Flagged when a look-alike surely stays visible: one that never hesitates itself (it is
-    // never flagged for it) and is confirmed by its source (not stale: a stale listing is
-    // hidden from Free and Starter keys), whatever the ranks; or one that ranks above it and
-    // was left visible (better ranked, so already decided; a stale one ranks below any other).
+    // Flagged when every look-alike it may be surely stays visible (so flagging it hides no
+    // property it could be): each one never hesitates itself (it is never flagged for it) and
+    // is confirmed by its source (not stale: a stale listing is hidden from Free and Starter
+    // keys), whatever the ranks; or ranks above it and was left visible (better ranked, so
+    // already decided; a stale one ranks below any other).
     const visible = (o: string) => (!links.has(o) && !nodes.get(o)!.stale) || (!possibleDuplicate.has(o) && compareCanonical(nodes.get(o)!, rep) < 0);
-    if ([...(links.get(rep.id) ?? [])].some(visible)) possibleDuplicate.add(rep.id);
+    const mine = [...(links.get(rep.id) ?? [])];
+    if (mine.length > 0 && mine.every(visible)) possibleDuplicate.add(rep.id);
   }
   return { canonical, possibleDuplicate };
 }
