@@ -102,7 +102,6 @@ function textParamSchema(maxLength: number) {
 // A calendar day, YYYY-MM-DD (a real date: 2026-02-30 is refused), not before EARLIEST_DAY.
 // The checks after the form's apply only to a string of that form: `+2026-11-28` is "must be
 // a date", not also "not a calendar date" and "before 1900-01-01".
-export const MIN_DATE = EARLIEST_DAY;
 const DAY_FORM = /^\d{4}-\d{2}-\d{2}$/;
 
 export function dateParam(doc: ParamDoc = {}) {
@@ -114,8 +113,8 @@ export function dateParam(doc: ParamDoc = {}) {
       const d = new Date(`${s}T00:00:00Z`);
       return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
     }, 'is not a calendar date')
-    .refine((s) => !DAY_FORM.test(s) || s >= MIN_DATE, `must not be before ${MIN_DATE}`);
-  return documented(schema, { type: 'string', format: 'date' }, { ...doc, description: `${doc.description ?? ''} Not before ${MIN_DATE}.`.trim() });
+    .refine((s) => !DAY_FORM.test(s) || s >= EARLIEST_DAY, `must not be before ${EARLIEST_DAY}`);
+  return documented(schema, { type: 'string', format: 'date' }, { ...doc, description: `${doc.description ?? ''} Not before ${EARLIEST_DAY}.`.trim() });
 }
 
 // A value the route checks itself (an opaque token): any string reaches it as it was sent.

@@ -120,6 +120,15 @@ export async function refreshStaleFlags(db: Db, now: Date): Promise<{ newlyFlagg
   };
 }
 
+// The stale flag refreshed, and the listings whose flag came or went put among those
+// deduplication decides again (ingest_touched): a group's public listing is one its source
+// still confirms when there is one. For an import and for the server's check alike; the
+// caller runs deduplicate.
+export async function refreshStaleAndRerank(trx: Db, now: Date): Promise<{ newlyFlagged: string[]; reranked: number }> {
+  const stale = await refreshStaleFlags(trx, now);
+  return { newlyFlagged: stale.newlyFlagged, reranked: await touchReranked(trx, stale.changed) };
+}
+
 // The stale flag (docs/spec/contract.md section 7: not confirmed by its source for 14 days)
 // is set at every import, but a source that stops delivering runs no import: the server
 // refreshes it at each check too, and decides again the groups whose public listing may
@@ -142,10 +151,9 @@ export async function refreshStaleUnlessImporting(
     await trx.raw(`SET LOCAL statement_timeout = '120s'`);
     // As in an import (import-feed.ts): deduplication's candidate search is not worth compiling.
     await trx.raw(`SET LOCAL jit = off`);
-    const stale = await refreshStaleFlags(trx, now);
-    const decidedAgain = await touchReranked(trx, stale.changed);
-    if (decidedAgain > 0) await deduplicate(trx, decidedAgain, [], now);
-    return { flagged: stale.newlyFlagged.length, decidedAgain };
+    const stale = await refreshStaleAndRerank(trx, now);
+    if (stale.reranked > 0) await deduplicate(trx, stale.reranked, [], now);
+    return { flagged: stale.newlyFlagged.length, decidedAgain: stale.reranked };
   });
 }
 

@@ -7,9 +7,9 @@ import { loadGazetteer } from '../reference/load.js';
 import { finishRun, insertRunningRun, markInterruptedRuns, reserveRun, type RunOutcome } from '../repositories/import-runs.js';
 import { loadListingIds } from '../repositories/listing-ids.js';
 import { decodeText, FILE_READERS, readNativePosts } from './adapters/index.js';
-import { deduplicate, touchReranked } from './dedup/driver.js';
+import { deduplicate } from './dedup/driver.js';
 import { FeedParseError, IngestUsageError } from './errors.js';
-import { refreshPriceOutliers, refreshStaleFlags } from './flags.js';
+import { refreshPriceOutliers, refreshStaleAndRerank } from './flags.js';
 import { DEFAULT_MAX_INPUT_BYTES, type FeedInput, openInput } from './input.js';
 import { acquireLock, runPatiently } from './locks.js';
 import { type BatchEvent, externalIds, planBatch } from './plan.js';
@@ -163,13 +163,11 @@ async function writeStaged(
   await registerSource(trx, opts.source, opts.format);
   const life = await applyLifecycle(trx, opts.source, full, now);
   await refreshListingStatistics(trx, life.touched);
-  // The stale flag before deduplication: a group's public listing is one its source still
-  // confirms when there is one, so the groups of listings that went or stopped being stale
-  // are decided again too.
-  const stale = await refreshStaleFlags(trx, now);
-  const reranked = await touchReranked(trx, stale.changed);
+  // The stale flag before deduplication, which decides again the groups of listings that
+  // went or stopped being stale too.
+  const stale = await refreshStaleAndRerank(trx, now);
   progress({ phase: 'write', step: 'deduplication' });
-  const dd = await deduplicate(trx, life.touched + reranked, life.formerCanonicals, now);
+  const dd = await deduplicate(trx, life.touched + stale.reranked, life.formerCanonicals, now);
   progress({ phase: 'write', step: 'flags' });
   const flaggedIds = new Set([...stale.newlyFlagged, ...dd.newlyFlagged]);
   for (const fid of await refreshPriceOutliers(trx, now)) flaggedIds.add(fid);

@@ -129,9 +129,8 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   const priceEur = Math.round(amount);
   if (priceEur <= 0) return fail(`price ${show(r.price)} is not positive`);
   if (priceEur > MAX_PRICE_EUR) return fail(`price ${show(r.price)} is not plausible`);
-  if (r.listingType === 'SALE' ? priceEur < MIN_SALE_EUR : priceEur < MIN_RENT_EUR) {
-    return fail(`price ${show(r.price)} is not plausible for ${r.listingType === 'SALE' ? 'a sale' : "a month's rent"} (under ${r.listingType === 'SALE' ? MIN_SALE_EUR : MIN_RENT_EUR} EUR)`);
-  }
+  const [floor, what] = r.listingType === 'SALE' ? [MIN_SALE_EUR, 'a sale'] : [MIN_RENT_EUR, "a month's rent"];
+  if (priceEur < floor) return fail(`price ${show(r.price)} is not plausible for ${what} (under ${floor} EUR)`);
 
   const area = parseArea(r.area);
   if (!area.ok) return fail(area.reason);

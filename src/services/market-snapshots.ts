@@ -57,8 +57,8 @@ export class MarketSnapshotScheduler {
   check(): Promise<void> {
     if (this.running) return this.running;
     const now = (this.deps.clock ?? (() => new Date()))();
-    const stale = () => refreshStaleUnlessImporting(this.deps.db, now, (pid) => (this.staleBackend = pid)).finally(() => (this.staleBackend = null));
-    this.running = (this.deps.staleCheck === false ? Promise.resolve(null) : stale())
+    const checkStale = () => refreshStaleUnlessImporting(this.deps.db, now, (pid) => (this.staleBackend = pid)).finally(() => (this.staleBackend = null));
+    this.running = (this.deps.staleCheck === false ? Promise.resolve(null) : checkStale())
       .then((stale) => {
         if (stale && stale.flagged + stale.decidedAgain > 0) {
           this.deps.logger.info(stale, 'stale: listings not confirmed by their source for 14 days flagged, their groups decided again');

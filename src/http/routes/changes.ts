@@ -83,7 +83,16 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
 // unavailable: the rest of the pool stays for every other request), and one whose client
 // takes nothing for `clientTimeoutMs` is cut. Without these, ten exports left unread took
 // every connection of the default pool and every other request got 503.
-export function exportRoute(deps: { db: Knex; baseUrl: string; stallMs: number; clientTimeoutMs: number; maxExports: number; logger?: Logger }) {
+interface ExportDeps {
+  db: Knex;
+  baseUrl: string;
+  stallMs: number;
+  clientTimeoutMs: number;
+  maxExports: number;
+  logger?: Logger;
+}
+
+export function exportRoute(deps: ExportDeps) {
   const running = new Set<string>();
   return async (req: import('express').Request, res: import('express').Response) => {
     validateQuery(z.object({}), req.query);
@@ -113,7 +122,7 @@ export function exportRoute(deps: { db: Knex; baseUrl: string; stallMs: number; 
   };
 }
 
-async function streamExport(deps: { db: Knex; baseUrl: string; stallMs: number; clientTimeoutMs: number; logger?: Logger }, res: import('express').Response): Promise<void> {
+async function streamExport(deps: ExportDeps, res: import('express').Response): Promise<void> {
   const exp = await openListingsExport(deps.db, { includeFlagged: true });
   const opts = { baseUrl: deps.baseUrl, showFlags: true };
   res.status(200);
