@@ -37,8 +37,8 @@ async function holdPort(): Promise<number> {
   return (holder.address() as AddressInfo).port;
 }
 
-function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+function startServer(env: Record<string, string>, command: [string, string[]] = [process.execPath, ['--import', 'tsx', 'src/server.ts']]) {
+  const child = spawn(command[0], command[1], {
     cwd: projectRoot,
     env: { ...process.env, REDIS_URL: '', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,6 +56,19 @@ const jsonLines = (s: string) =>
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as { level: number; msg: string; port?: number });
+
+// The "listening" line, which gives the port the OS chose.
+function listeningLine(child: ChildProcess, out: { stdout: string }) {
+  return vi.waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`the server exited: ${JSON.stringify(out)}`);
+      const line = jsonLines(out.stdout).find((l) => /^listening on/.test(l.msg));
+      if (!line) throw new Error('not listening yet');
+      return line;
+    },
+    { timeout: 90_000, interval: 100 },
+  );
+}
 
 describe('a taken PORT', () => {
   it('exits 1 with the one line "port N is in use; set PORT", before any demo key or "listening" line', async () => {
@@ -93,15 +106,7 @@ describe('a taken METRICS_PORT', () => {
     const metricsPort = await holdPort();
     const { child, out, exited } = startServer({ DATABASE_URL: t.url, PORT: '0', METRICS_PORT: String(metricsPort) });
     // Started: the "listening" line gives the port the OS chose.
-    const listening = await vi.waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`the server exited: ${JSON.stringify(out)}`);
-        const line = jsonLines(out.stdout).find((l) => /^listening on/.test(l.msg));
-        if (!line) throw new Error('not listening yet');
-        return line;
-      },
-      { timeout: 90_000, interval: 100 },
-    );
+    const listening = await listeningLine(child, out);
     const base = `http://127.0.0.1:${listening.port}`;
     await vi.waitFor(() => expect(jsonLines(out.stdout).some((l) => /metrics/.test(l.msg) && l.level === 40)).toBe(true), { timeout: 30_000, interval: 50 });
     expect(await fetch(`${base}/healthz`)).toHaveStatus(200);
@@ -118,5 +123,22 @@ describe('a taken METRICS_PORT', () => {
     expect(Object.keys(metricsLines[0]).sort()).toEqual(['level', 'msg', 'time']);
     expect(lines.filter((l) => l.level >= 50), out.stdout).toEqual([]);
     expect(out.stdout + out.stderr).not.toMatch(/\n\s+at /);
+  }, 150_000);
+});
+
+// An outside probe: SIGTERM to `npm start` (what a process manager sends) stopped npm and its
+// shell but left the server itself serving, orphaned. The script now execs tsx, which hands
+// the signal on to the server: it shuts down gracefully and the port is free.
+describe('SIGTERM to npm start', () => {
+  it('stops the server itself, gracefully', async () => {
+    const { child, out, exited } = startServer({ DATABASE_URL: t.url, PORT: '0', METRICS_PORT: '-1' }, ['npm', ['start', '--silent']]);
+    const listening = await listeningLine(child, out);
+    const base = `http://127.0.0.1:${listening.port}`;
+    expect(await fetch(`${base}/healthz`)).toHaveStatus(200);
+
+    child.kill('SIGTERM');
+    await exited;
+    await vi.waitFor(() => expect(jsonLines(out.stdout).map((l) => l.msg)).toContain('stopped'), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(async () => expect(await fetch(`${base}/healthz`).then(() => 'served', () => 'refused')).toBe('refused'), { timeout: 30_000, interval: 100 });
   }, 150_000);
 });
