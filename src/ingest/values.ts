@@ -112,7 +112,8 @@ const NOTE_WORDS = [
 // "zzgl. 200 € NK".
 // The price is the rent without them.
 const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
-const PRICE_NOTE = new RegExp(String.raw`\s*[,;–-]?\s*(?<!\p{L})(?:${[...NOTE_WORDS, ADDED_CHARGES].join('|')})\s*$`, 'iu');
+// A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
+const PRICE_NOTE = new RegExp(String.raw`\s*[,;–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES].join('|')})\s*$`, 'iu');
 // A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
 const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 

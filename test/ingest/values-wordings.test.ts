@@ -48,6 +48,7 @@ describe('prices with a note after the figure', () => {
   it.each([
     ['1.850 € + 200 € charges', 1850], ['1850 € (+ 150 € charges)', 1850], ['1850 €/mois + 150 €/mois de charges', 1850],
     ['1850 € HC + 150 € ch.', 1850], ['1 850 € (charges: 200 €)', 1850], ['1850 € charges 150 €/mois', 1850],
+    ['1850€ HC+150€ ch.', 1850], ['1850€+150€ charges', 1850],
   ])(
     'reads %j as the rent without the charges added to it',
     async (price, eur) => {
