@@ -5,6 +5,7 @@ import { tokens, type Gazetteer } from '../reference/gazetteer.js';
 import { CONTROL_CHARACTERS, INVISIBLE_FORMATTING } from '../lib/text.js';
 import { MAX_EXTERNAL_ID } from './errors.js';
 import { fixCoordinates, resolvePlace } from './place.js';
+import { offerNotAHome } from './adapters/common.js';
 import type { NormalizedListing, RawRecord } from './types.js';
 import { parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parsePrice, show, webAddress } from './values.js';
 
@@ -100,7 +101,11 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   if (externalId.length > MAX_EXTERNAL_ID) return fail(`external id ${show(externalId)} is longer than ${MAX_EXTERNAL_ID} characters`);
 
   if (!r.listingType) {
-    return fail(r.typeText ? `unknown kind of offer ${show(r.typeText)}` : 'the kind of offer (rent, sale, flatshare, sublet) is missing');
+    if (r.typeReason) return fail(r.typeReason);
+    if (!r.typeText) return fail('the kind of offer (rent, sale, flatshare, sublet) is missing');
+    // An office, a garage, a plot, a holiday let, a business or a deal already done.
+    if (offerNotAHome(r.typeText)) return fail(`the offer ${show(r.typeText)} is not a home to rent or buy`);
+    return fail(`unknown kind of offer ${show(r.typeText)}`);
   }
 
   const title = pickTitle(r.title);

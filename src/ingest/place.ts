@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities';
 import { haversineKm, placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
@@ -103,9 +104,11 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
   // Parts that name places of different communes ("Esch-sur-Alzette, Dudelange"): the
   // coordinates may still settle it; if not, the reason says so.
   let differing: string[] | null = null;
+  let abroad: string | null = null;
   if (!ambiguous) {
     const parts = fromParts(gz, [town, quarter], postcode, input.coords);
     if (parts && 'differing' in parts) differing = parts.differing;
+    else if (parts && 'abroad' in parts) abroad = parts.abroad;
     else if (parts) return { ok: true, ...parts, by: 'text' };
   }
   if (!ambiguous && postcode !== null && postcode >= 1000 && postcode < 3000) {
@@ -135,6 +138,9 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
   const shown = town ?? quarter ?? '';
   if (differing) {
     return { ok: false, reason: `"${shown.slice(0, 80)}" names places of different communes (${differing.join(', ')}); give one, or coordinates` };
+  }
+  if (abroad) {
+    return { ok: false, reason: `"${shown.slice(0, 80)}" names a place abroad ("${abroad.slice(0, 40)}"): the record may not be in Luxembourg; give the commune alone, or coordinates` };
   }
   const hints = gz.suggest(shown, 3);
   return {
@@ -185,7 +191,7 @@ function fromParts(
   texts: (string | null)[],
   postcode: number | null,
   coords: { lat: number; lng: number } | null,
-): { commune: string; locality: string | null } | { differing: string[] } | null {
+): { commune: string; locality: string | null } | { differing: string[] } | { abroad: string } | null {
   // Each part that names a place: the communes it may be in, and the localities it names.
   const named: { communes: string[]; localities: { locality: string; commune: string }[]; shortName: boolean }[] = [];
   let country: string[] | null = null;
@@ -193,7 +199,7 @@ function fromParts(
     const parts = text ? text.split(PART_SEPARATORS).map((p) => p.trim()).filter(Boolean) : [];
     if (parts.length < 2) continue;
     for (const part of parts) {
-      if (ABROAD.has(placeKey(part.replace(FOREIGN_POSTCODE, ' ')))) return null;
+      if (ABROAD.has(placeKey(part.replace(FOREIGN_POSTCODE, ' ')))) return { abroad: part };
       const p = gz.resolve(part);
       if (!p) continue;
       if (COUNTRY_KEYS.has(placeKey(part))) {
@@ -236,7 +242,9 @@ function postcodeIn(text: string | null): number | null {
 
 function clean(s: string | null | undefined): string | null {
   if (typeof s !== 'string') return null;
-  const t = s.replace(/\s+/g, ' ').trim();
+  // HTML's entities, which an XML parser leaves as written ("Wiltz&nbsp;", "P&eacute;tange"),
+  // read as titles' are (normalize.ts).
+  const t = (s.includes('&') ? decodeHTML(s) : s).replace(/\s+/g, ' ').trim();
   return t === '' ? null : t.slice(0, 200);
 }
 

@@ -17,6 +17,9 @@ export interface RawRecord {
   listingType: ListingType | null;
   // The format's own words for the type, quoted in the reject reason when unknown.
   typeText?: string | null;
+  // Why the format's fields give no kind, when the adapter knows (a property type that is not
+  // a home, an OpenImmo vermarktungsart that says both or neither): the whole reject reason.
+  typeReason?: string | null;
   title?: unknown;
   price?: unknown;
   currency?: string | null;

@@ -205,7 +205,7 @@ export function parseArea(v: unknown): Parsed<number> {
   const area = Math.round(n * 100) / 100; // to the hundredth: 0.001 is no more a surface than 0
   if (area === 0) return ok(null);
   // Over 100,000 m2, or not even a room (1.05 m2, "3"): a slip, not a figure to publish.
-  if (area > 100_000 || area < MIN_PLAUSIBLE_M2) return bad(`area ${show(v)} m2 is not plausible for a dwelling`);
+  if (area > 100_000 || area < MIN_PLAUSIBLE_M2) return bad(`area ${show(v)} is not plausible for a dwelling (read as ${area} m2)`);
   return ok(area);
 }
 

@@ -105,7 +105,7 @@ describe('areas, rooms and bedrooms', () => {
   it('reads an area that rounds to 0 m2 (stored to the hundredth) as not given, like 0', () => {
     expect(['0', '0,001', 0.004, '0.00'].map((a) => parseArea(a))).toEqual(Array(4).fill({ ok: true, value: null }));
     // Above it but under 5 m2: not even a room, refused (the record is rejected with the reason).
-    expect(parseArea('0,4')).toEqual({ ok: false, reason: 'area "0,4" m2 is not plausible for a dwelling' });
+    expect(parseArea('0,4')).toEqual({ ok: false, reason: 'area "0,4" is not plausible for a dwelling (read as 0.4 m2)' });
   });
 
   it('takes rooms when given, else bedrooms + 1 (a studio with 0 bedrooms has 1 room)', async () => {
@@ -433,8 +433,9 @@ describe('each reject reason', () => {
     [{ price: '0,5' }, /is not plausible for a month's rent/],
     [{ offer: 'Vente', price: '2.5' }, /price "2.5" is not plausible for a sale \(under 1000 EUR\)/],
     // Not even a room: 1.05 m2, 3 m2 (0 is "not given").
-    [{ area: '1,05' }, /area "1,05" m2 is not plausible for a dwelling/],
-    [{ area: '3' }, /area "3" m2 is not plausible/],
+    [{ area: '1,05' }, /area "1,05" is not plausible for a dwelling \(read as 1.05 m2\)/],
+    [{ area: '3' }, /area "3" is not plausible/],
+    [{ area: '1.000.000 m²' }, /^area "1.000.000 m²" is not plausible for a dwelling \(read as 1000000 m2\)$/],
     [{ price: '4 900 CHF' }, /only EUR/],
     [{ area: 'grand' }, /area "grand" is not a number/],
     [{ area: '-5' }, /area "-5" is negative/],
@@ -464,6 +465,21 @@ describe('each reject reason', () => {
     const c = (await parseCsvFeed(csvFeed(['C1;Location;Appartement'])));
     expect(c.rejects[0]).toMatchObject({ external_id: 'C1', position: 'line 2' });
     expect(c.rejects[0].reason).toMatch(/has 3 fields, 16 expected/);
+  });
+
+  // An outside probe: a garage was "unknown kind of offer "Location (Garage: not a home)"", a
+  // text the file does not hold; a ref of the wrong type was "missing".
+  it('what is not a home says so, quoting the file', async () => {
+    expect(reason(await csvOne({ offer: 'Location bureau' }))).toBe('the offer "Location bureau" is not a home to rent or buy');
+    expect(reason(await jsonOne({ offer: 'holiday let' }))).toBe('the offer "holiday let" is not a home to rent or buy');
+    expect(reason(await csvOne({ kind: 'Garage' }))).toBe('property type "Garage" is not a home');
+    expect(reason(norm(await parseOpenImmo(immobilie('', { art: '<buero_praxen/>' })))[0])).toBe('objektart buero_praxen is not a home');
+  });
+
+  it('json: a ref that is neither a text nor a number is said to be so, not missing', async () => {
+    const j = await parseJsonFeed(JSON.stringify({ mode: 'full', listings: [{ ref: ['EX-805'], offer: 'rent' }, { id: { x: 1 } }] }));
+    expect(j.rejects.map((r) => r.reason)).toEqual(['ref ["EX-805"] is not a text or a number', 'ref {"x":1} is not a text or a number']);
+    expect(reason(await jsonOne({ ref: undefined }))).toBe('no external id (the agency reference is missing)');
   });
 
   it('openimmo: neither rent nor sale', async () => {

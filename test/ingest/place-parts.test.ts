@@ -55,8 +55,11 @@ describe('a place text in several parts', () => {
       'Audun-le-Tiche / Esch-sur-Alzette', 'Villerupt, Esch-sur-Alzette', 'Trier (Wasserbillig)', 'Rodange / Athus', 'Apach - Schengen',
       'Nennig - Remich', 'Longwy - Frontière', 'Thionville, proche Luxembourg', 'B-6700 Arlon, Luxembourg', 'Messancy, Luxembourg (Belgique)',
     ]) {
-      expect(place(t), t).toMatch(/^rejected: unknown commune or locality/);
+      // The reason names the place abroad (a probe: "unknown commune or locality" for
+      // "Arlon / Steinfort" told the operator that Steinfort was unknown).
+      expect(place(t), t).toMatch(/^rejected: ".+" names a place abroad \(".+"\): the record may not be in Luxembourg; give the commune alone, or coordinates$/);
     }
+    expect(place('Arlon / Steinfort')).toBe('rejected: "Arlon / Steinfort" names a place abroad ("Arlon"): the record may not be in Luxembourg; give the commune alone, or coordinates');
     // A postcode outside the City settles against the country's name.
     expect(place('Rue de Luxembourg, Luxembourg', { postcode: 'L-8077' })).toMatch(/^rejected/);
   });
@@ -66,9 +69,17 @@ describe('a place text in several parts', () => {
     expect(place('Belval, Sanem')).toBe('rejected: "Belval, Sanem" names places of different communes (Esch-sur-Alzette, Sanem); give one, or coordinates');
     // Coordinates settle it.
     expect(place('Belval, Sanem', { coords: { lat: 49.5035, lng: 5.9482 } })).toEqual(['Esch-sur-Alzette', null]);
-    expect(place('Arlon, Belgique')).toMatch(/^rejected: unknown commune or locality/);
-    expect(place('Thionville (Moselle)')).toMatch(/^rejected: unknown commune or locality/);
+    expect(place('Arlon, Belgique')).toMatch(/^rejected: "Arlon, Belgique" names a place abroad/);
+    expect(place('Thionville (Moselle)')).toMatch(/^rejected: "Thionville \(Moselle\)" names a place abroad/);
     expect(place('Rue de la Gare 12, Paris')).toMatch(/^rejected: unknown commune or locality/);
+  });
+});
+
+describe("HTML's entities in a place text (an XML parser leaves them as written)", () => {
+  it('are read: "Wiltz&nbsp;" is Wiltz, "P&eacute;tange" Pétange', () => {
+    expect(place('Wiltz&nbsp;')).toEqual(['Wiltz', null]);
+    expect(place('P&eacute;tange')).toEqual(['Pétange', null]);
+    expect(place('Esch-sur-Alzette &ndash; Lallange')).toEqual(['Esch-sur-Alzette', 'Lalleng']);
   });
 });
 

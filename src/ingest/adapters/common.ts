@@ -333,6 +333,12 @@ export function notAHome(text: string): boolean {
   return NOT_HOME_WORDS.has(first) || (['local', 'locaux', 'surface', 'surfaces'].includes(first) && NOT_HOME_WORDS.has(second));
 }
 
+// Whether the words of an offer name something that is not a home ("Location bureau",
+// "Location de vacances", "Let agreed").
+export function offerNotAHome(words: string[] | string): boolean {
+  return (typeof words === 'string' ? tokens(words) : words).some((w) => NOT_HOME_WORDS.has(w));
+}
+
 function offerWord(word: string): ListingType | undefined {
   // Plurals: "Locations", "Ventes", "Rentals".
   return OFFER_WORDS[word] ?? (word.endsWith('s') ? OFFER_WORDS[word.slice(0, -1)] : undefined);
@@ -343,7 +349,7 @@ function offerWord(word: string): ListingType | undefined {
 // rent-to-own; "Location ou vente") contradict each other: null, like text that names none.
 export function offerType(text: string): ListingType | null {
   const words = tokens(text);
-  if (words.some((w) => NOT_HOME_WORDS.has(w))) return null;
+  if (offerNotAHome(words)) return null;
   const kinds = new Set<ListingType>();
   let room = false;
   // The word before position i, links ("de", "of") passed over.

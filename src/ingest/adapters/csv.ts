@@ -2,7 +2,7 @@ import { CsvError, parse } from 'csv-parse';
 import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
-import { isHttpUrl } from '../values.js';
+import { isHttpUrl, show } from '../values.js';
 import { cleanExternalId, collectFeed, notAHome, offerType } from './common.js';
 
 export const CSV_HEADER = [
@@ -127,7 +127,8 @@ function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEven
       externalId: cleanExternalId(f[0]),
       action: 'upsert',
       listingType: offer ?? null,
-      typeText: notAHome(f[2]) ? `${offerText.trim()} (${f[2].trim()}: not a home)` : offerText.trim() || null,
+      typeText: offerText.trim() || null,
+      typeReason: notAHome(f[2]) ? `property type ${show(f[2].trim())} is not a home` : null,
       title: f[3],
       price: f[4],
       area: f[5],

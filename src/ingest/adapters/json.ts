@@ -1,6 +1,7 @@
 import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
+import { show } from '../values.js';
 import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, offerType, SizeGuard, str, TextPosition } from './common.js';
 
 type Obj = Record<string, unknown>;
@@ -150,7 +151,12 @@ function toEvent(item: unknown, position: string): FeedEvent {
 }
 
 function toRecord(item: Obj, position: string): RawRecord | Reject {
-  const externalId = cleanExternalId(item.ref ?? item.id);
+  const ref = item.ref ?? item.id;
+  // A reference that is there but no text or number (["EX-805"], {}) is not "missing".
+  if (ref !== undefined && ref !== null && typeof ref !== 'string' && typeof ref !== 'number') {
+    return { external_id: null, position, reason: `ref ${show(ref)} is not a text or a number` };
+  }
+  const externalId = cleanExternalId(ref);
   const status = (str(item.status) ?? 'available').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
   if (status === 'deleted') return { position, externalId, action: 'delete', listingType: null };
   if (GONE.has(status)) return { position, externalId, action: 'withdraw', listingType: null };

@@ -160,7 +160,7 @@ function toRecord(node: Node, position: string): RawRecord {
     externalId,
     action: 'upsert',
     listingType,
-    typeText: why,
+    typeReason: why,
     title: text(obj(node.freitexte)?.objekttitel),
     price,
     currency: str(obj(preise?.waehrung)?.['@_iso_waehrung']),
@@ -211,7 +211,7 @@ function kindOf(
   const verm = obj(kat?.vermarktungsart);
   // Offices, shops, restaurants, plots, parking, halls, farms: no homes, no listings of this feed.
   const otherArt = Object.keys(art ?? {}).find((k) => NOT_HOME_ARTS.has(k));
-  if (otherArt) return { listingType: null, why: `objektart ${otherArt}: not a home` };
+  if (otherArt) return { listingType: null, why: `objektart ${otherArt} is not a home` };
   if (art?.zimmer !== undefined) return { listingType: 'FLATSHARE', why: null };
   if (yes(fields.get('untervermietung'))) return { listingType: 'SUBLET', why: null };
   const sale = yes(verm?.['@_KAUF']);
