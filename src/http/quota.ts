@@ -3,6 +3,7 @@ import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import onHeaders from 'on-headers';
 import { DAILY_QUOTA } from '../domain/tiers.js';
 import { dailyQuotaKey, secondsUntilUtcMidnight } from '../rate-limit/quota-counters.js';
+import { NearLimitGate } from '../rate-limit/near-limit-gate.js';
 import { QuotaRefusals } from '../rate-limit/quota-refusals.js';
 import { limiterLogger } from '../rate-limit/store.js';
 import { ApiError, type ApiErrorInit } from './errors.js';
@@ -60,9 +61,13 @@ export function quotaExceededProblem(limit: number): ApiErrorInit {
 // A key whose quota is used up gets 429 for conditional requests too: the limiter decides
 // before the answer (and so its status) exists. A key the store has just refused is refused
 // again without asking it for up to a second (src/rate-limit/quota-refusals.ts), and its
-// refusals are offered to the replay of repeated answers (src/http/replay.ts).
-export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: QuotaRefusals }): RequestHandler {
+// refusals are offered to the replay of repeated answers (src/http/replay.ts). Near its
+// limit, a key's requests are decided one at a time in this process, each once the one before
+// it has been answered and taken back (src/rate-limit/near-limit-gate.ts), so that
+// revalidations in flight do not get other requests refused.
+export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: QuotaRefusals; gate?: NearLimitGate }): RequestHandler {
   const refusals = deps.refusals ?? new QuotaRefusals();
+  const gate = deps.gate ?? new NearLimitGate();
   const limiter = rateLimit({
     windowMs: DAY_MS + 3_600_000, // counters outlive their day by an hour, then expire
     limit: (_req: Request, res: Response) => DAILY_QUOTA[res.locals.apiKey!.tier] ?? Number.MAX_SAFE_INTEGER,
@@ -79,6 +84,7 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
       const now = deps.clock();
       const info = (req as Request & { rateLimit: QuotaInfo & { key: string } }).rateLimit;
       refusals.refuse(res.locals.apiKey!.id, info.key, info.limit, now.getTime());
+      gate.saw(res.locals.apiKey!.id, 0);
       (req.app.locals.replay as RefusalRecorder | undefined)?.recordRefusal(req, res);
       throw quotaExceeded(res, info.limit, now);
     },
@@ -90,14 +96,20 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
     const info = (req as Request & { rateLimit?: QuotaInfo }).rateLimit;
     if (info) {
       const now = deps.clock();
+      const keyId = res.locals.apiKey!.id;
       setQuotaHeaders(res, info, now);
+      gate.saw(keyId, info.remaining);
       // A 304 is taken back from the count: its headers say what remains without it, and the
       // key may be under its limit again.
       onHeaders(res, () => {
         if (countsAgainstQuota(res.statusCode)) return;
         setQuotaHeaders(res, { ...info, used: info.used - 1 }, now);
-        refusals.forget(res.locals.apiKey!.id);
+        refusals.forget(keyId);
+        gate.tookBack(keyId);
       });
+    } else if (res.locals.apiKey && DAILY_QUOTA[res.locals.apiKey.tier] !== null) {
+      // The store did not answer: served without limiting.
+      gate.unanswered(res.locals.apiKey.id);
     }
     res.setHeader('Cache-Control', PRIVATE);
     next();
@@ -110,7 +122,17 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
     if (limit === null) return passed(req, res, next);
     const now = deps.clock();
     if (refusals.refuses(key.id, dailyQuotaKey(key.id, now), limit, now.getTime())) return next(quotaExceeded(res, limit, now));
-    return limiter(req, res, (err?: unknown) => (err ? next(err) : passed(req, res, next)));
+    gate.enter(key.id, (release) => {
+      // Released once the answer is sent: by then the limiter has sent its take-back of a 304
+      // or 429 to the store (on 'finish', a few microtasks on), ahead of the next request's
+      // increment on the same connection.
+      if (res.destroyed || req.socket.destroyed) return release(); // the client left while it waited
+      res.once('close', () => setImmediate(release));
+      // (Refused meanwhile by the request before it?)
+      const at = deps.clock();
+      if (refusals.refuses(key.id, dailyQuotaKey(key.id, at), limit, at.getTime())) return next(quotaExceeded(res, limit, at));
+      limiter(req, res, (err?: unknown) => (err ? next(err) : passed(req, res, next)));
+    });
   };
 }
 

@@ -16,10 +16,13 @@ export interface StoreHealth {
   errors: number;
   timeouts: number;
   lastError: Date | null;
+  // Increments past their deadline not yet settled: each is taken back if the store applies
+  // it after all (GuardedStore.increment).
+  late: number;
 }
 
 export function newStoreHealth(): StoreHealth {
-  return { operations: 0, errors: 0, timeouts: 0, lastError: null };
+  return { operations: 0, errors: 0, timeouts: 0, lastError: null, late: 0 };
 }
 
 class StoreDeadlineError extends Error {}
@@ -74,21 +77,37 @@ class GuardedStore implements Store {
     }
     throw err;
   }
-  private bounded<T>(op: () => T | Promise<T>): Promise<T> {
+  private bounded<T>(op: () => T | Promise<T>, late?: (run: Promise<T>) => void): Promise<T> {
     this.health.operations++;
     const run = new Promise<T>((resolve) => resolve(op())); // a synchronous throw rejects too
     const ms = this.deadlineMs;
     if (ms === null) return run;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreDeadlineError(`rate-limit store did not answer within ${ms} ms`)), ms);
+      timer = setTimeout(() => {
+        reject(new StoreDeadlineError(`rate-limit store did not answer within ${ms} ms`));
+        late?.(run);
+      }, ms);
     });
     // Promise.race subscribes to op's promise, so its late rejection is never unhandled.
     return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
   }
   async increment(key: string): Promise<IncrementResponse> {
     try {
-      return await this.bounded(() => this.inner.increment(key));
+      // An increment that answers after the deadline has still counted a request that was
+      // served without limiting, and that nothing will take back (a 304, a 429): it is taken
+      // back at once, so that "served without limiting" is also "not counted" (an outside
+      // probe saw a Free key's count end 2 above its requests after a burst on a busy machine).
+      return await this.bounded(
+        () => this.inner.increment(key),
+        (run) => {
+          this.health.late++;
+          void run
+            .then(() => this.inner.decrement(key))
+            .catch(() => undefined)
+            .finally(() => this.health.late--);
+        },
+      );
     } catch (err) {
       this.fail(err);
     }

@@ -186,6 +186,35 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     }
   });
 
+  // An outside probe: with 2 requests left, 20 revalidations sent at once with a plain GET got
+  // 14-15 of the revalidations and the GET refused ("quota used up", Retry-After to midnight),
+  // since the revalidations in flight stood in the count until each was taken back.
+  it('near the limit, revalidations in flight get no other request refused', async () => {
+    const { base, prefix } = await serve(kind);
+    const k = await createKey(t.db, 'free');
+    const auth = bearer(k.key);
+    let etag = '';
+    for (let i = 0; i < 98; i++) {
+      const res = await fetch(`${base}/api/v1/listings?per_page=5`, { headers: auth });
+      expect(res).toHaveStatus(200);
+      etag = res.headers.get('etag')!;
+      await res.arrayBuffer();
+    }
+    const send = async (conditional: boolean) => {
+      const res = await fetch(`${base}/api/v1/listings?per_page=5`, { headers: conditional ? { ...auth, 'If-None-Match': etag } : auth });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    const statuses = await Promise.all([...Array.from({ length: 20 }, () => send(true)), send(false), ...Array.from({ length: 20 }, () => send(true))]);
+    expect(statuses.filter((s) => s === 304)).toHaveLength(40);
+    expect(statuses[20]).toBe(200);
+    if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(99), { timeout: 30_000, interval: 20 });
+    // The last one of the day, then the refusal.
+    expect(await send(false)).toBe(200);
+    expect(await send(false)).toBe(429);
+    expect(await send(true)).toBe(429);
+  });
+
   it('a key whose quota is used up gets 429 for a conditional request too (the limiter decides before the answer exists)', async () => {
     const { base } = await serve(kind);
     const k = await createKey(t.db, 'free');

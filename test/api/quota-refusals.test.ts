@@ -2,6 +2,7 @@ import { MemoryStore, type Store } from 'express-rate-limit';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { dailyQuotaKey } from '../../src/rate-limit/quota-counters.js';
+import { NearLimitGate } from '../../src/rate-limit/near-limit-gate.js';
 import { QuotaRefusals } from '../../src/rate-limit/quota-refusals.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey } from '../helpers/factory.js';
@@ -109,5 +110,65 @@ describe('the daily quota with refusals held', () => {
     const up = await get(free.key);
     expect(up).toHaveStatus(200);
     expect(up.headers['ratelimit-limit']).toBe('5000');
+  });
+});
+
+// Near its limit a key's requests are admitted one at a time (src/rate-limit/near-limit-gate.ts).
+describe('NearLimitGate', () => {
+  const order = () => {
+    const admitted: string[] = [];
+    const releases = new Map<string, () => void>();
+    const admit = (name: string) => (release: () => void) => {
+      admitted.push(name);
+      releases.set(name, release);
+    };
+    return { admitted, releases, admit };
+  };
+
+  it('a key it has not seen, or near its limit: one at a time, in arrival order', () => {
+    const g = new NearLimitGate(10);
+    const { admitted, releases, admit } = order();
+    g.enter('k', admit('a'));
+    g.enter('k', admit('b'));
+    g.enter('k', admit('c'));
+    g.enter('other', admit('x')); // another key is not held back by this one
+    expect(admitted).toEqual(['a', 'x']);
+    g.saw('k', 5);
+    releases.get('a')!();
+    releases.get('a')!(); // a second release changes nothing
+    expect(admitted).toEqual(['a', 'x', 'b']);
+    releases.get('b')!();
+    expect(admitted).toEqual(['a', 'x', 'b', 'c']);
+  });
+
+  it('far from the limit: admitted at once, and a release that finds the key far lets every waiting request go', () => {
+    const g = new NearLimitGate(10);
+    const { admitted, releases, admit } = order();
+    g.saw('k', 50);
+    g.enter('k', admit('a'));
+    g.enter('k', admit('b'));
+    expect(admitted).toEqual(['a', 'b']);
+    g.saw('k', 3);
+    g.enter('k', admit('c'));
+    g.enter('k', admit('d'));
+    g.enter('k', admit('e'));
+    expect(admitted).toEqual(['a', 'b', 'c']);
+    g.unanswered('k'); // the store did not answer: nobody waits for the one before
+    releases.get('c')!();
+    expect(admitted).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('a take-back raises what is left; a refusal is near', () => {
+    const g = new NearLimitGate(2);
+    const { admitted, admit } = order();
+    g.saw('k', 2);
+    g.tookBack('k');
+    g.enter('k', admit('a'));
+    g.enter('k', admit('b'));
+    expect(admitted).toEqual(['a', 'b']); // 3 left: far
+    g.saw('k', 0);
+    g.enter('k', admit('c'));
+    g.enter('k', admit('d'));
+    expect(admitted).toEqual(['a', 'b', 'c']);
   });
 });

@@ -1,0 +1,98 @@
+// Requests of a key near its daily quota, admitted to the quota store one at a time in this
+// process (an outside probe, hardening).
+//
+// The store counts every request on arrival and takes back a 304 (and a 429) once it has
+// been answered (src/http/quota.ts). So while revalidations of a key are in flight its count
+// stands higher than it will end: with 2 requests left, 20 revalidations sent at once pushed
+// it to 118, and the revalidations past the limit, and a plain GET sent with them, were told
+// the key's quota was used up until midnight, though 304s cost nothing and the count ended
+// at 98. Near the limit, where that matters, a key's requests now wait for the one before
+// them to be answered and taken back, so each is decided on the count as it ends.
+//
+// "Near" is `near` requests left or fewer, as this process last saw the key's count (a key
+// it has not seen yet counts as near: its count is unknown). A key far from its limit is
+// not held back; a key over its quota is refused from the quota's refusals
+// (src/rate-limit/quota-refusals.ts) before it gets here, so it queues only for the one
+// request a second that asks the store again. Other processes and instances count in the
+// same store, unserialized: the gate covers one process's concurrent requests.
+export const NEAR_LIMIT = 64;
+
+const noop = () => undefined;
+type Admit = (release: () => void) => void;
+
+interface KeyState {
+  remaining: number | null;
+  busy: boolean;
+  queue: Admit[];
+}
+
+export class NearLimitGate {
+  private readonly keys = new Map<string, KeyState>();
+
+  constructor(
+    private readonly near = NEAR_LIMIT,
+    private readonly maxKeys = 10_000,
+  ) {}
+
+  private state(keyId: string): KeyState {
+    let s = this.keys.get(keyId);
+    if (s === undefined) {
+      // Keys at rest (none busy, none queued) are dropped when the map is full.
+      if (this.keys.size >= this.maxKeys) for (const [id, k] of this.keys) if (!k.busy && k.queue.length === 0) this.keys.delete(id);
+      s = { remaining: null, busy: false, queue: [] };
+      this.keys.set(keyId, s);
+    }
+    return s;
+  }
+
+  // Runs `admit` now, or once the request before it has been answered when the key is near
+  // its limit; `admit` must call the release it is given exactly once, when its request has
+  // been answered and taken back (or has failed).
+  enter(keyId: string, admit: Admit): void {
+    const s = this.state(keyId);
+    if (this.far(s)) admit(noop);
+    else if (s.busy) s.queue.push(admit);
+    else this.run(s, admit);
+  }
+
+  private far(s: KeyState): boolean {
+    return s.remaining !== null && s.remaining > this.near;
+  }
+
+  private run(s: KeyState, admit: Admit): void {
+    s.busy = true;
+    let released = false;
+    admit(() => {
+      if (released) return;
+      released = true;
+      s.busy = false;
+      // Far from the limit now (or the store is not answering): every request waiting goes.
+      if (this.far(s)) for (const waiting of s.queue.splice(0)) waiting(noop);
+      else {
+        const next = s.queue.shift();
+        if (next) this.run(s, next);
+      }
+    });
+  }
+
+  // What the store said is left of the key's quota (after its take-backs).
+  saw(keyId: string, remaining: number): void {
+    this.state(keyId).remaining = remaining;
+  }
+
+  // The store did not answer for the key (a request served without limiting): its requests
+  // are not held back until it answers again, or each would wait out the one before it.
+  unanswered(keyId: string): void {
+    this.state(keyId).remaining = Number.POSITIVE_INFINITY;
+  }
+
+  // A request of the key was taken back from its count.
+  tookBack(keyId: string): void {
+    const s = this.keys.get(keyId);
+    if (s?.remaining != null) s.remaining++;
+  }
+
+  get size(): number {
+    return this.keys.size;
+  }
+}
