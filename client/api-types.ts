@@ -1187,7 +1187,7 @@ export interface operations {
                  * @example 2
                  */
                 rooms?: number;
-                /** @description Length of a period: ISO week (Monday to Sunday) or calendar month. A period’s figures are those of the last daily snapshot taken in it (within from..to). */
+                /** @description Length of a period: ISO week (Monday to Sunday) or calendar month. A period’s figures are those of the last daily snapshot taken in it (within from..to). Any letter case. */
                 interval?: "week" | "month";
                 /**
                  * @description First day, inclusive (UTC). Default: the start of the period 11 months (month) or 25 weeks (week) before to’s. Not before 1900-01-01.

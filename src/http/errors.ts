@@ -84,7 +84,9 @@ export function sendProblem(res: Response, err: ApiError): void {
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(new ApiError({ status: 404, code: 'not_found', detail: `No route for ${req.method} ${req.path}` }));
+  // The path as sent (a router's req.path drops its mount point: "/api/v1" was "/").
+  const path = req.originalUrl.split('?')[0];
+  next(new ApiError({ status: 404, code: 'not_found', detail: `No route for ${req.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}` }));
 };
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -109,7 +111,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (status >= 400 && status < 500) {
-      sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', detail: 'The request could not be understood' }));
+      // A path segment that is not percent-encoded UTF-8 ("/listings/%FF"): Express's router
+      // fails to decode it.
+      const detail = err instanceof URIError ? 'The path holds a percent-encoding that is not UTF-8' : 'The request could not be understood';
+      sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', title: 'Bad request', detail }));
       return;
     }
     // A value PostgreSQL refuses is bad input that slipped past validation, not a server

@@ -25,7 +25,9 @@ export function parseQuery(str: string): ParsedUrlQuery {
     throw new ApiError({
       status: 400,
       code: 'invalid_parameter',
-      detail: 'The query string holds a percent-encoding that is not UTF-8: write each value in UTF-8 and percent-encode its bytes',
+      detail: /%(?![0-9a-f]{2})/i.test(str)
+        ? 'The query string holds a "%" not followed by two hexadecimal digits: write a literal % as %25'
+        : 'The query string holds a percent-encoding that is not UTF-8: write each value in UTF-8 and percent-encode its bytes',
     });
   }
   return query;

@@ -124,9 +124,10 @@ export function opaqueParam(maxLength: number, doc: ParamDoc = {}) {
 
 export function enumParam<const T extends readonly [string, ...string[]]>(values: T, opts: { caseInsensitive?: boolean } = {}, doc: ParamDoc = {}) {
   const msg = `must be one of ${values.join(', ')}`;
+  const lower = values.every((v) => v === v.toLowerCase());
   const schema = z
     .string()
-    .transform((s) => (opts.caseInsensitive ? s.toUpperCase() : s))
+    .transform((s) => (opts.caseInsensitive ? (lower ? s.toLowerCase() : s.toUpperCase()) : s))
     .pipe(z.enum(values, msg));
   const description = opts.caseInsensitive ? `${doc.description ?? ''} Any letter case.`.trim() : doc.description;
   return documented(schema, { type: 'string', enum: [...values] }, { ...doc, description });
@@ -155,7 +156,9 @@ export function validateQuery<S extends Shape>(schema: S, query: Record<string, 
       return { param, message: `is not a known parameter${hint ? ` (did you mean ${hint}?)` : ''}` };
     });
     const first = errors[0];
-    const more = unknown.length > MAX_NAMED ? ` (and ${unknown.length - MAX_NAMED} more unknown parameters)` : '';
+    // The others are counted (each is in `errors`, up to 20).
+    const others = unknown.length - 1;
+    const more = others > 0 ? ` (and ${others} more unknown parameter${others === 1 ? '' : 's'}${unknown.length > MAX_NAMED ? `, the first ${MAX_NAMED} in errors` : ': see errors'})` : '';
     throw new ApiError({
       status: 400,
       code: 'unknown_parameter',

@@ -40,7 +40,13 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     const many = await request(t.app).get(`/api/v1/listings?${Array.from({ length: 500 }, (_, i) => `p${i}=1`).join('&')}`).set(bearer(t.keys.pro));
     expect(many).toHaveStatus(400);
     expect(many.body.errors.map((e: { param: string }) => e.param)).toEqual(Array.from({ length: 20 }, (_, i) => `p${i}`));
-    expect(many.body.detail).toContain('(and 480 more unknown parameters)');
+    expect(many.body.detail).toContain('p0 is not a known parameter (and 499 more unknown parameters, the first 20 in errors)');
+    // A few: counted too (an outside probe: three unknown names, the detail named only one).
+    const three = await request(t.app).get('/api/v1/listings?foo=1&bar=2&baz=3').set(bearer(t.keys.pro));
+    expect(three.body.detail).toMatch(/^foo is not a known parameter \(and 2 more unknown parameters: see errors\); allowed parameters: /);
+    expect(three.body.errors.map((e: { param: string }) => e.param)).toEqual(['foo', 'bar', 'baz']);
+    const two = await request(t.app).get('/api/v1/listings?foo=1&bar=2').set(bearer(t.keys.pro));
+    expect(two.body.detail).toMatch(/^foo is not a known parameter \(and 1 more unknown parameter: see errors\); /);
   });
 
   it('reads every parameter however many separators pad the query: 1,000 empty ones hide no filter and no unknown parameter', async () => {
@@ -59,6 +65,16 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
       expect(res, qs).toHaveStatus(400);
       expect(res.body, qs).toMatchObject({ code: 'invalid_parameter', detail: expect.stringMatching(/UTF-8/) });
     }
+    // A "%" that begins no escape at all is said to be so (an outside probe: it was "not UTF-8").
+    for (const qs of ['?commune=%', '?commune=%zz', '?commune=100%']) {
+      const res = await get(qs);
+      expect(res, qs).toHaveStatus(400);
+      expect(res.body.detail, qs).toBe('The query string holds a "%" not followed by two hexadecimal digits: write a literal % as %25');
+    }
+    // The path's own: a bad request, said so (its title was "Invalid query parameter").
+    const path = await request(t.app).get('/api/v1/listings/%FF').set(bearer(t.keys.pro));
+    expect(path).toHaveStatus(400);
+    expect(path.body).toMatchObject({ code: 'invalid_parameter', title: 'Bad request', detail: 'The path holds a percent-encoding that is not UTF-8' });
     // Encoded UTF-8 and a + for a space are read as before.
     expect(await get('?commune=Esch%2Dsur%2DAlzette')).toHaveStatus(200);
     expect(await get('?commune=L%C3%ABtzebuerg')).toHaveStatus(200);
@@ -192,6 +208,22 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     }
     const [{ count }] = await t.db('listings').count<{ count: number }[]>('* as count');
     expect(Number(count)).toBe(1);
+  });
+
+  it("market history's interval in any letter case, as listing_type", async () => {
+    const res = await request(t.app).get('/api/v1/market/history?commune=Luxembourg&interval=WEEK').set(bearer(t.keys.pro));
+    expect(res).toHaveStatus(200);
+    expect(res.body.meta.interval).toBe('week');
+    const bad = await request(t.app).get('/api/v1/market/history?commune=Luxembourg&interval=Day').set(bearer(t.keys.pro));
+    expect(bad.body.errors).toEqual([{ param: 'interval', message: 'must be one of week, month' }]);
+  });
+
+  it('a path no route serves is named whole in the 404 (the API prefix was dropped)', async () => {
+    for (const p of ['/api/v1', '/api/v1/', '/api/v1//listings', '/api/v1/nothing-here']) {
+      const res = await request(t.app).get(`${p}?x=1`).set(bearer(t.keys.pro));
+      expect(res, p).toHaveStatus(404);
+      expect(res.body, p).toMatchObject({ code: 'not_found', detail: `No route for GET ${p}` });
+    }
   });
 
   it('the single-listing route refuses query parameters and answers 404 for odd ids', async () => {

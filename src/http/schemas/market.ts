@@ -45,7 +45,7 @@ export const marketHistoryQueryShape = z.object({
   }),
   listing_type: listingTypeParam.optional(),
   rooms: roomsParam.optional(),
-  interval: enumParam(MARKET_INTERVALS, {}, {
+  interval: enumParam(MARKET_INTERVALS, { caseInsensitive: true }, {
     description: 'Length of a period: ISO week (Monday to Sunday) or calendar month. A period’s figures are those of the last daily snapshot taken in it (within from..to).',
     default: 'month',
   }).optional(),
