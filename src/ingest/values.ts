@@ -90,6 +90,8 @@ const APPROX = /^\s*(?:ca\.?|circa|env\.?|environ|approx\.?|~|±|\+\s*\/?\s*-)\s
 
 // "from" before an asking price ("à partir de 495.000 €", "ab 495.000 €"): the figure asked.
 const FROM = /^\s*(?:[àa]\s+partir\s+de|dès|ab|from|starting\s+(?:at|from))\s+/i;
+// A label before the figure: "Loyer : 1850 €", "Prix: 695.000 €", "Kaltmiete: 1.850 €".
+const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|rent|miete|kaltmiete|warmmiete|mietpreis|kaufpreis)\s*:\s*/i;
 
 // "/mois", "par mois", "per month", "p.m.", "/Monat", "mtl.", "/semaine", "per week", "/Woche".
 const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b)?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|semaine|hebdomadaire|week|weekly|woche|wöchentlich)\b\.?\s*$/i;
@@ -104,8 +106,10 @@ const NOTE_WORDS = [
   String.raw`(?:hors|sans|plus|\+|incl\.?|excl\.?|including|excluding)\s*charges`,
   String.raw`(?:frais\s+d['’]\s*agence|honoraires)\s+(?:inclus|compris)`, String.raw`hors\s+(?:frais(?:\s+d['’]\s*agence)?|honoraires)`,
   String.raw`(?:inkl\.?|zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)`,
-  // The charges stated beside the rent: "(charges: 200 €)", "charges 150 €/mois".
+  // The charges stated beside the rent: "(charges: 200 €)", "charges 150 €/mois",
+  // "200 € de charges" (after a comma or a slash), "(dont 200 € de charges)" (included).
   String.raw`(?:charges?|nk|nebenkosten)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`,
+  String.raw`(?:dont\s+)?\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)charges?`,
   'kalt', 'warm', 'kaltmiete', 'warmmiete', String.raw`\*+`,
 ];
 // Charges added to the rent: "+ 200 € charges", "+ 150 €/mois de charges", "+ 150 € ch.",
@@ -113,7 +117,7 @@ const NOTE_WORDS = [
 // The price is the rent without them.
 const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
 // A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
-const PRICE_NOTE = new RegExp(String.raw`\s*[,;–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES].join('|')})\s*$`, 'iu');
+const PRICE_NOTE = new RegExp(String.raw`\s*[,;/–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES].join('|')})\s*$`, 'iu');
 // A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
 const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 
@@ -153,7 +157,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (isBlank(v)) return ok(null);
   if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null }) : bad(`price ${show(v)} is not a number`);
   if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return bad(`price ${show(v)} is not a number`);
-  const parts = splitPriceNotes(v.replace(FROM, '').replace(APPROX, ''));
+  const parts = splitPriceNotes(v.replace(LABEL, '').replace(FROM, '').replace(APPROX, ''));
   if (!parts) return bad(`price ${show(v)} is not a number`);
   const kinds = new Set(parts.periods.map((p) => (WEEKLY.has(p) ? 'week' : 'month')));
   if (kinds.size > 1) return bad(`price ${show(v)} says both a week and a month`);

@@ -49,6 +49,9 @@ describe('prices with a note after the figure', () => {
     ['1.850 € + 200 € charges', 1850], ['1850 € (+ 150 € charges)', 1850], ['1850 €/mois + 150 €/mois de charges', 1850],
     ['1850 € HC + 150 € ch.', 1850], ['1 850 € (charges: 200 €)', 1850], ['1850 € charges 150 €/mois', 1850],
     ['1850€ HC+150€ ch.', 1850], ['1850€+150€ charges', 1850],
+    // An outside probe's French forms: a label, charges after a slash or a comma, charges included.
+    ['Loyer: 1850 € / Charges: 200 €', 1850], ['1850 € HC, 200 € de charges', 1850], ['1850 € (dont 200 € de charges)', 1850],
+    ['Prix : 1.850 €', 1850],
   ])(
     'reads %j as the rent without the charges added to it',
     async (price, eur) => {
