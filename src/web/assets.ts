@@ -81,6 +81,8 @@ svg.chart text { font: 13px system-ui, -apple-system, "Segoe UI", Roboto, sans-s
 svg.chart text.period { fill: var(--ink); }
 svg.chart text.n { font-size: 11px; }
 svg.chart .band { fill: #cfe0f3; }
+svg.chart .band-bar { stroke: #cfe0f3; stroke-width: 12; }
+svg.chart text.year { font-size: 11px; font-weight: 600; }
 svg.chart .line { fill: none; stroke: var(--accent); stroke-width: 2.5; stroke-linejoin: round; }
 svg.chart .dot { fill: var(--accent); }
 svg.chart .dot.low { fill: #fff; stroke: var(--accent); stroke-width: 2; }

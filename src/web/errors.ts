@@ -30,9 +30,11 @@ export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     const e = (err ?? {}) as { code?: unknown; name?: unknown; status?: unknown; statusCode?: unknown; type?: unknown };
+    // Back to the page the request was for: the market prices, or the key page.
+    const back = req.originalUrl.startsWith('/market') ? { href: '/market', label: 'Back to the market prices' } : undefined;
     const send = (status: number, title: string, message: string, extra: Record<string, string> = {}) => {
       for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
-      res.status(status).type('html').send(messagePage({ title, message }));
+      res.status(status).type('html').send(messagePage({ title, message, back }));
     };
     if (e.code === 'EBADCSRFTOKEN') {
       send(403, 'This form has expired', 'The form was not sent from a page of ours, or it is too old. Reload the page and try again.');
@@ -44,7 +46,10 @@ export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (status >= 400 && status < 500) {
-      send(400, 'Bad request', 'The request could not be understood. Go back and try again.');
+      // The query parser's own words (its ApiError: a percent-encoding that is not UTF-8) say
+      // what was wrong.
+      const detail = (err as { detail?: unknown } | null)?.detail;
+      send(400, 'Bad request', typeof detail === 'string' && detail !== '' ? `${detail}.` : 'The request could not be understood. Go back and try again.');
       return;
     }
     const requestId = res.locals.requestId ?? '';

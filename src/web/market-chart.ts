@@ -7,6 +7,7 @@ import { html, type SafeHtml } from './html.js';
 
 export interface ChartPoint {
   label: string; // under the x axis: "Nov"
+  year?: string; // under the label, where the year starts or changes: "2026"
   title: string; // the point's tooltip: "November 2026: median 1,650 € (1,270–2,270), 608 listings"
   n: number;
   median: number | null;
@@ -16,7 +17,7 @@ export interface ChartPoint {
 
 const W = 420;
 const H = 270;
-const M = { left: 52, right: 10, top: 14, bottom: 50 };
+const M = { left: 52, right: 10, top: 14, bottom: 58 };
 // Room inside the plot before the first and after the last period, for their labels.
 const INSET = 16;
 
@@ -59,22 +60,24 @@ export function lineChart(opts: { id: string; title: string; points: ChartPoint[
     runs[runs.length - 1].push({ i, p });
   });
   const lines = runs.filter((r) => r.length > 0);
+  // The quartiles' band over a run; a period alone with its quartiles gets a bar of its own.
   const band = (r: { i: number; p: ChartPoint }[]) => {
     const withQ = r.filter(({ p }) => p.p25 !== null && p.p75 !== null);
-    if (withQ.length < 2) return '';
+    if (withQ.length === 0) return '';
+    if (withQ.length === 1) {
+      const [{ i, p }] = withQ;
+      return html`<line class="band-bar" x1="${f1(x(i))}" x2="${f1(x(i))}" y1="${f1(y(p.p25!))}" y2="${f1(y(p.p75!))}"/>`;
+    }
     const top = withQ.map(({ i, p }) => `${f1(x(i))},${f1(y(p.p75!))}`);
     const bottom = withQ.reverse().map(({ i, p }) => `${f1(x(i))},${f1(y(p.p25!))}`);
-    return [...top, ...bottom].join(' ');
+    return html`<polygon class="band" points="${[...top, ...bottom].join(' ')}"/>`;
   };
   const every = points.length > 14 ? Math.ceil(points.length / 13) : 1;
 
   return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${opts.id}-title" preserveAspectRatio="xMidYMid meet">
 <title id="${opts.id}-title">${opts.title}</title>
 ${ticks.map((v) => html`<line class="grid" x1="${M.left}" x2="${W - M.right}" y1="${f1(y(v))}" y2="${f1(y(v))}"/><text class="tick" x="${M.left - 6}" y="${f1(y(v) + 4)}" text-anchor="end">${opts.format(v, step)}</text>`)}
-${lines.map((r) => {
-  const b = band(r);
-  return b ? html`<polygon class="band" points="${b}"/>` : '';
-})}
+${lines.map(band)}
 ${lines.map((r) =>
   r.length > 1 ? html`<polyline class="line" points="${r.map(({ i, p }) => `${f1(x(i))},${f1(y(p.median!))}`).join(' ')}"/>` : '',
 )}
@@ -88,6 +91,7 @@ ${points.map((p, i) =>
     ? html`<text class="period" x="${f1(x(i))}" y="${H - M.bottom + 18}" text-anchor="middle">${p.label}</text><text class="n" x="${f1(x(i))}" y="${H - M.bottom + 34}" text-anchor="middle">${p.n}</text>`
     : '',
 )}
+${points.map((p, i) => (p.year ? html`<text class="year" x="${f1(x(i))}" y="${H - M.bottom + 50}" text-anchor="middle">${p.year}</text>` : ''))}
 <text class="n" x="${M.left - 6}" y="${H - M.bottom + 34}" text-anchor="end">n =</text>
 </svg>`;
 }

@@ -111,10 +111,10 @@ function historySection(commune: string, rooms: number | null, rows: ReturnType<
     title: `${r.long}: median ${perM2(r.f.median_price_per_m2_eur)} per m², ${r.f.listings_with_area} listings with an area`,
   }));
   return html`<div class="grid-2">
-<figure class="card chart-card"><figcaption><strong>Median monthly rent</strong>, ${commune}, ${what}. Band: the middle half of the listings (p25–p75); under each month, the listings counted (n).</figcaption>
+<figure class="card chart-card"><figcaption><strong>Median monthly rent</strong>, ${commune}, ${what}. Band: the middle half of the listings (p25–p75); under each month, the listings counted (n); a hollow dot: fewer than 10 listings.</figcaption>
 ${lineChart({ id: 'chart-rent', title: `Median monthly rent in ${commune}, ${what}, by month`, points: rent, format: (v) => eur.format(v) })}
 </figure>
-<figure class="card chart-card"><figcaption><strong>Median rent per m²</strong>, ${commune}, ${what}; n: the listings with an area.</figcaption>
+<figure class="card chart-card"><figcaption><strong>Median rent per m²</strong>, ${commune}, ${what}; n: the listings with an area; a hollow dot: fewer than 10 of them.</figcaption>
 ${lineChart({ id: 'chart-m2', title: `Median rent per m² in ${commune}, ${what}, by month`, points: area, format: (v, step) => v.toFixed(Number.isInteger(step) ? 0 : 1) })}
 </figure>
 </div>
@@ -129,11 +129,16 @@ ${lineChart({ id: 'chart-m2', title: `Median rent per m² in ${commune}, ${what}
 }
 
 function historyPoints(rows: Awaited<ReturnType<typeof marketHistory>>, rooms: number | null) {
-  return rows.map((r) => {
+  const periods = rows.map((r) => describePeriod('month', r.period_start).period);
+  // A January within the first three months: the first one's year would collide with its.
+  const januarySoon = periods.slice(1, 3).some((p) => p.endsWith('-01'));
+  return rows.map((r, index) => {
     const p = describePeriod('month', r.period_start);
     const month = Number(p.period.slice(5, 7)) - 1;
     const f = publishFigures(r, 'RENT', rooms) as RentFigures;
-    const base: Omit<ChartPoint, 'median' | 'p25' | 'p75' | 'title'> = { label: MONTHS[month], n: f.listings };
+    // The year under each January, and under the first month unless a January follows it closely.
+    const year = month === 0 || (index === 0 && !januarySoon) ? p.period.slice(0, 4) : undefined;
+    const base: Omit<ChartPoint, 'median' | 'p25' | 'p75' | 'title'> = { label: MONTHS[month], year, n: f.listings };
     return { base, f, day: r.snapshot_date, long: `${MONTHS[month]} ${p.period.slice(0, 4)}` };
   });
 }

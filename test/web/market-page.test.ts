@@ -48,6 +48,10 @@ describe('GET /market (public, no key)', () => {
     expect(periods.at(11)![2]).toBe('24'); // today's snapshot: every Strassen rental
     expect(res.text).toContain('<polyline class="line"');
     expect(res.text).toContain('<polygon class="band"');
+    // The year under January (an outside probe: Dec..Nov with no year); the first month, Dec,
+    // is next to it and gets none.
+    expect([...res.text.matchAll(/<text class="year"[^>]*>(\d{4})<\/text>/g)].map((m) => m[1])).toEqual(['2026', '2026']);
+    expect(res.text).toContain('a hollow dot: fewer than 10 listings');
   });
 
   it('sorts by link, suppressed figures last', async () => {
@@ -80,11 +84,16 @@ describe('GET /market (public, no key)', () => {
       ['sort=colour', 'sort must be one of'],
       ['commune=Mamer&commune=Strassen', 'commune must be given once.'],
       ['rooms=1&rooms=2', 'rooms must be given once.'],
+      // The query parser's own words, with the way back to this page (an outside probe: a
+      // vague message and a link to the key page).
+      ['commune=K%E4erjeng', 'The query string holds a percent-encoding that is not UTF-8'],
+      ['commune=%', 'The query string holds a &quot;%&quot; not followed by two hexadecimal digits'],
     ]) {
       const res = await request(app).get(`/market?${query}`);
       expect(res, query).toHaveStatus(400);
       expect(res.headers['content-type']).toMatch(/text\/html/);
       expect(res.text, query).toContain(text);
+      expect(res.text, query).toContain('<a href="/market">Back to the market prices</a>');
     }
   });
 
