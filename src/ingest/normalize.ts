@@ -7,7 +7,8 @@ import { MAX_EXTERNAL_ID } from './errors.js';
 import { fixCoordinates, resolvePlace } from './place.js';
 import { offerNotAHome } from './adapters/common.js';
 import type { NormalizedListing, RawRecord } from './types.js';
-import { parseArea, parseBool, parseCoordinate, parseCount, parseFeedDate, parsePrice, show, webAddress } from './values.js';
+import { parseFeedDate } from './feed-dates.js';
+import { parseArea, parseBool, parseCoordinate, parseCount, parsePrice, show, webAddress } from './values.js';
 
 export const MAX_TITLE_CHARS = 300;
 export const MAX_IMAGES = 100;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsvFeed, parseJsonFeed } from '../../src/ingest/adapters/index.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
-import { parseArea, parseCoordinate, parseCount, parseFeedDate, parsePrice } from '../../src/ingest/values.js';
+import { parseFeedDate } from '../../src/ingest/feed-dates.js';
+import { parseArea, parseCoordinate, parseCount, parsePrice } from '../../src/ingest/values.js';
 import { accepted, csvFeed, csvRow, normalizeFeed, rejectReason, TEST_NOW } from './helpers.js';
 
 // Values as Luxembourg agencies type them (an audit of realistic feeds): each used to reject
