@@ -26,15 +26,23 @@ async function migrate(db: Knex): Promise<void> {
 
 // A server that stops answering without closing its connections (frozen, or a network that
 // drops packets): a proxy in front of it that keeps every connection open but, frozen, passes
-// no byte either way.
-async function freezingProxy(pgUrl: string, pgPort: number): Promise<{ url: string; freeze(on: boolean): void; close(): Promise<void> }> {
+// no byte either way. `onClientBytes` sees what the service sends before it is passed on (and
+// may freeze the proxy first, so that those bytes are lost: a statement that never arrives).
+async function freezingProxy(
+  pgUrl: string,
+  pgPort: number,
+  onClientBytes?: (text: string, freeze: () => void) => void,
+): Promise<{ url: string; freeze(on: boolean): void; close(): Promise<void> }> {
   let frozen = false;
   const sockets = new Set<net.Socket>();
   const proxy = net.createServer((client) => {
     const upstream = net.connect(pgPort, '127.0.0.1');
     for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
       sockets.add(from);
-      from.on('data', (chunk) => void (frozen || to.write(chunk)));
+      from.on('data', (chunk: Buffer) => {
+        if (from === client) onClientBytes?.(chunk.toString('latin1'), () => void (frozen = true));
+        if (!frozen) to.write(chunk);
+      });
       from.on('error', () => {});
       from.on('close', () => (sockets.delete(from), to.destroy()));
     }
@@ -224,6 +232,47 @@ describe('PostgreSQL going away and coming back', () => {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
       }
+    } finally {
+      proxy.freeze(false);
+      await proxy.close();
+      await db.destroy();
+    }
+  }, 120_000);
+
+  // An outside probe: a stall in the export's first milliseconds (its opening: BEGIN, the
+  // snapshot's settings, the data version) held the request as long as the stall lasted (70 s),
+  // and one just after (the export open, no row yet) gave an empty reply instead of a 503.
+  it.each([
+    ['its opening (the data version asked, no answer)', 'opening'],
+    ['its first rows (the export open, the rows asked, no answer)', 'rows'],
+  ] as const)('an export whose database stops answering at %s is a 503 the client can read, within the bound', async (_label, when) => {
+    let opened = false;
+    const proxy = await freezingProxy(pg!.url, port, (text, freeze) => {
+      // The export's statements: the data version, then the listings it reads.
+      if (when === 'opening' && text.includes('SELECT version FROM data_state')) freeze();
+      else if (when === 'rows' && opened) freeze();
+      else if (text.includes('SELECT version FROM data_state')) opened = true;
+    });
+    const statementTimeoutMs = 500;
+    const db = createDb(proxy.url, { poolMax: 4, statementTimeoutMs });
+    try {
+      await migrate(db);
+      await insertListing(db, { source: 'export-stall-open' });
+      const app = await buildTestApp(db, {
+        config: { PUBLIC_BASE_URL: 'https://api.example.test', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000, DB_STATEMENT_TIMEOUT_MS: statementTimeoutMs },
+      });
+      const key = (await createKey(db, 'pro')).key;
+      opened = false;
+      const started = Date.now();
+      // Without the bound the answer waits as long as the proxy stays frozen: the request's
+      // own timeout (30 s) ends the test.
+      const res = await request(app).get('/api/v1/listings/export').set(bearer(key)).timeout(30_000);
+      expect(res).toHaveStatus(503);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ code: 'unavailable', status: 503 });
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.headers['x-changes-cursor']).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(30_000);
     } finally {
       proxy.freeze(false);
       await proxy.close();

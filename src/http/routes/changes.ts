@@ -122,8 +122,32 @@ export function exportRoute(deps: ExportDeps) {
   };
 }
 
+// The 503 of an export that got nothing from PostgreSQL before its first byte was sent.
+function exportUnavailable(): ApiError {
+  return new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } });
+}
+
 async function streamExport(deps: ExportDeps, res: import('express').Response): Promise<void> {
-  const exp = await openListingsExport(deps.db, { includeFlagged: true });
+  // Opening (BEGIN, the snapshot's settings, the data version) gets the same bound as the rows:
+  // a database that stops answering then is a 503, not a request that waits as long as it
+  // does (an outside probe: a stall begun 15 ms into an export held it 70 s). An opening that
+  // completes after all is released at once.
+  const opening = openListingsExport(deps.db, { includeFlagged: true });
+  let openTimer: NodeJS.Timeout | undefined;
+  const exp = await Promise.race([
+    opening,
+    new Promise<never>((_, reject) => {
+      openTimer = setTimeout(() => reject(exportUnavailable()), deps.stallMs);
+    }),
+  ])
+    .catch((e: unknown) => {
+      if (e instanceof ApiError) {
+        deps.logger?.warn({ stall_ms: deps.stallMs }, 'export: PostgreSQL did not answer its opening in time; 503');
+        void opening.then((late) => late.release(), () => undefined);
+      }
+      throw e;
+    })
+    .finally(() => clearTimeout(openTimer));
   const opts = { baseUrl: deps.baseUrl, showFlags: true };
   res.status(200);
   res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
@@ -158,6 +182,14 @@ async function streamExport(deps: ExportDeps, res: import('express').Response): 
   // Cut once (the watchdog may run again before the pipeline has ended).
   let cut = false;
   res.on('drain', () => (lastProgress = Date.now()));
+  // The client gone: the rows stop (the cursor closes, the connection goes back to the pool).
+  let clientGone = false;
+  const onClose = () => {
+    if (res.writableFinished) return;
+    clientGone = true;
+    lines.destroy();
+  };
+  res.on('close', onClose);
   const watchdog = setInterval(
     () => {
       const now = Date.now();
@@ -184,16 +216,32 @@ async function streamExport(deps: ExportDeps, res: import('express').Response): 
   );
   try {
     // Backpressure end to end: the cursor is read only as fast as the client takes the
-    // body. A client that goes away destroys the pipeline, which closes the cursor; the
-    // connection goes back to the pool at once.
-    await pipeline(exp.stream, lines, res);
+    // body (lines.pipe(res) pauses the lines while the response waits to drain). The
+    // response is kept out of the pipeline, so that a failure before its first byte leaves it
+    // free for a 503 rather than destroyed (an empty reply).
+    const body = pipeline(exp.stream, lines);
+    lines.pipe(res);
+    await body;
+    if (!res.writableEnded && !clientGone) await new Promise<void>((resolve) => res.once('finish', resolve).once('close', resolve));
   } catch (e) {
-    if (!res.headersSent) throw e;
+    if (clientGone) {
+      deps.logger?.info('export: the client went away before the end');
+      return;
+    }
+    lines.unpipe(res);
+    if (!res.headersSent) {
+      // Nothing sent yet: a 503 the client can read (an outside probe: a stall before the
+      // first row gave an empty reply), or what the error handler makes of the error.
+      res.removeHeader('X-Changes-Cursor');
+      throw cut ? exportUnavailable() : e;
+    }
     // The body is cut short (no last chunk): the client sees a failed transfer, never a
     // complete-looking export.
     res.destroy();
+    if (!cut) deps.logger?.warn({ err: { message: (e as Error)?.message } }, 'export: cut short by an error');
   } finally {
     clearInterval(watchdog);
+    res.off('close', onClose);
     await exp.release();
   }
 }
