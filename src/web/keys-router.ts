@@ -180,7 +180,16 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     }
     const name = parsed.name;
     // New keys from the web page are Free; tiers change through the admin command line.
-    const created = await createAccountKey(deps.db, { accountId: req.session.accountId!, tier: 'free', name, maxActive: MAX_ACTIVE_KEYS });
+    let created: Awaited<ReturnType<typeof createAccountKey>>;
+    try {
+      created = await createAccountKey(deps.db, { accountId: req.session.accountId!, tier: 'free', name, maxActive: MAX_ACTIVE_KEYS });
+    } catch (err) {
+      // Nothing was made (the database is unavailable: a 503 page that says to try again): the
+      // form stays usable, so that sending it again makes the key rather than saying the form
+      // was used (an outside probe).
+      req.session.createNonce = expected;
+      throw err;
+    }
     if (!created.ok) {
       return renderKeys(req, res, 400, {
         create: { name, error: 'You already have 5 active keys, the most an account can have. Revoke one you no longer use, then create the new one.' },

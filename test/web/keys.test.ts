@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KeyUsageTracker } from '../../src/auth/key-usage.js';
+import { createDb } from '../../src/db/knex.js';
 import { setApiKeyTier } from '../../src/repositories/api-keys.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing, silentLogger, testRedis } from '../helpers/factory.js';
@@ -87,6 +88,37 @@ describe('creating a key', () => {
     const after = await agent.get('/api-keys');
     expect(after.text).toContain('no new key was made');
     expect(after.text).not.toMatch(/<code id="new-key">/);
+  });
+
+  // An outside probe: a key asked for while the database was stalled got the 503 page, and the
+  // same form sent again once it was back said it "had already been sent" and made nothing.
+  it('a form whose key could not be made (database unavailable) makes it when sent again', async () => {
+    const db = createDb(t.url, { statementTimeoutMs: 300 });
+    try {
+      const app = await buildWebApp(db, { keyUsage });
+      const { agent, email } = await signedInAgent(app, 'retry');
+      const page = await agent.get('/api-keys');
+      const form = { _csrf: csrfFrom(page.text), nonce: nonceFrom(page.text), name: 'after the outage' };
+      // The keys' table held by another transaction: the insert runs past its statement timeout.
+      const lock = await t.db.transaction();
+      try {
+        await lock.raw('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
+        const failed = await agent.post('/api-keys/keys').type('form').send(form);
+        expect(failed).toHaveStatus(503);
+      } finally {
+        await lock.rollback();
+      }
+      expect(await activeKeys(email)).toBe(0);
+      const again = await agent.post('/api-keys/keys').type('form').send(form);
+      expect(again).toHaveStatus(201);
+      expect(again.text).toMatch(/<code id="new-key">lfk_/);
+      expect(await activeKeys(email)).toBe(1);
+      // And the form is used now.
+      expect(await agent.post('/api-keys/keys').type('form').send(form)).toHaveStatus(303);
+      expect(await activeKeys(email)).toBe(1);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('needs a name, shown as an error next to the field; names are escaped', async () => {
