@@ -1,6 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
+import { pino } from 'pino';
 import { loadConfig } from '../config.js';
 import { createDb } from '../db/knex.js';
 import { runningServer } from '../db/open.js';
@@ -100,7 +101,9 @@ async function main(argv: string[]): Promise<number> {
       return usage(`cannot write the rejects file ${v.rejects}: ${(e as Error).message}`);
     }
   }
-  const db = createDb(url, { poolMax: 2 });
+  // knex's own warnings silenced: a connection it could not open was printed with its stack
+  // before the command's one line saying so (exit 4; an outside probe).
+  const db = createDb(url, { poolMax: 2, logger: pino({ enabled: false }) });
   const ui = progressUi(v.json);
   try {
     const file = positionals[0];

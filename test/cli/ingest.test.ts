@@ -1,11 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
 import { useTestContext } from '../helpers/context.js';
 import { fixture } from '../ingest/helpers.js';
+import { freePort } from '../helpers/redis-server.js';
 
 interface Run {
   code: number;
@@ -104,6 +106,27 @@ describe('npm run ingest (the CLI)', { timeout: 120_000 }, () => {
     expect(control.code).toBe(2);
     expect(control.stderr).toMatch(/--source contains a control character \(U\+001B\); control characters cannot be used/);
     expect(control.stderr).not.toContain('\u001b');
+  });
+
+  // An outside probe: knex printed its own warning ("Acquire connection error", with a stack)
+  // before the command's line, for a database whose connections were cut.
+  it('exit 4 when the database cannot be reached, in words, without a stack', async () => {
+    const url = new URL(t.url);
+    url.port = String(await freePort()); // nothing listens there
+    const refused = await ingest(['--source', 'moselle-immo', '--format', 'csv', fixture('moselle-immo.csv')], { DATABASE_URL: url.toString() });
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(refused.stderr).toBe(`ingest: moselle-immo: import failed, nothing was changed: connect ECONNREFUSED 127.0.0.1:${url.port}\n`);
+    // A server that takes the connection and drops it at once.
+    const cutter = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => cutter.listen(0, '127.0.0.1', resolve));
+    try {
+      url.port = String((cutter.address() as net.AddressInfo).port);
+      const cut = await ingest(['--source', 'moselle-immo', '--format', 'csv', fixture('moselle-immo.csv')], { DATABASE_URL: url.toString() });
+      expect(cut.code, cut.stderr).toBe(4);
+      expect(cut.stderr).toMatch(/^ingest: moselle-immo: import failed, nothing was changed: [^\n]+\n$/);
+    } finally {
+      await new Promise((resolve) => cutter.close(resolve));
+    }
   });
 
   it('exit 3 when the withdrawal guard refuses a snapshot; --allow-mass-withdrawal overrides it', async () => {
