@@ -1,10 +1,14 @@
+import express from 'express';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApiCaches } from '../../src/cache/api-caches.js';
+import { errorHandler } from '../../src/http/errors.js';
+import { changesRouter } from '../../src/http/routes/changes.js';
 import { importFeed, type ImportOptions } from '../../src/ingest/index.js';
 import type { ApiChange } from '../../src/http/schemas/responses.js';
 import { encodeCursor } from '../../src/http/changes-cursor.js';
 import { useTestContext } from '../helpers/context.js';
-import { bearer, createKey, insertListing } from '../helpers/factory.js';
+import { bearer, createKey, insertListing, silentLogger } from '../helpers/factory.js';
 import { emptyMirror, expectMirrorEqualsCrawl, sync, syncPage, type Mirror } from '../helpers/mirror.js';
 import { csvFeed, csvRow, gazetteer } from '../ingest/helpers.js';
 
@@ -253,5 +257,35 @@ describe('GET /api/v1/changes: cursors cut short', () => {
       const res = await request(t.app).get(`/api/v1/changes?since=${twin}`).set(bearer(t.keys.pro));
       expect(res, twin).toHaveStatus(400);
     }
+  });
+});
+
+// An outside probe: while PostgreSQL stopped answering, a request queued for one of the
+// process's page slots waited for the requests in them to fail (12 s each) and then for its
+// own read, and was answered 200 after 22 s. A request that gets no slot within the database's
+// bound is answered 503.
+describe('GET /api/v1/changes: a request that gets no slot in time', () => {
+  const t = useTestContext({ keys: ['pro'] });
+
+  it('is answered 503 unavailable, and the one holding the slot is still served', async () => {
+    await insertListing(t.db, { source: 'slot-wait' });
+    const app = express();
+    app.use((_req, res, next) => ((res.locals.apiKey = { id: 'k', tier: 'pro' } as never), next()));
+    app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce: 1, waitMs: 300 }));
+    app.use(errorHandler(silentLogger));
+    // The changes' table held by another transaction: the first page's read waits for it.
+    const lock = await t.db.transaction();
+    await lock.raw('LOCK TABLE listing_changes IN ACCESS EXCLUSIVE MODE');
+    const first = request(app).get('/changes').then((r) => r);
+    // It holds the slot once its read waits for the lock.
+    await vi.waitFor(async () => expect((await t.db.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'listing_changes'::regclass`)).rows[0].n).toBe(1), { timeout: 30_000, interval: 20 });
+    const queued = await request(app).get('/changes');
+    expect(queued).toHaveStatus(503);
+    expect(queued.body).toMatchObject({ code: 'unavailable' });
+    expect(queued.headers['retry-after']).toBe('5');
+    await lock.rollback();
+    const served = await first;
+    expect(served).toHaveStatus(200);
+    expect(served.body.data.length).toBeGreaterThan(0);
   });
 });

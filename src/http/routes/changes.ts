@@ -40,17 +40,36 @@ const tierChanged = (sawFlagged: boolean) =>
   'so start a new walk without since';
 
 // GET /api/v1/changes: what changed after a cursor, for mirrors.
-export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCaches; pagesAtOnce?: number }): Router {
+// `waitMs`: the longest a request waits for a slot, the bound of a database statement (while
+// the database stops answering, the slots' requests take that long each to fail, and the ones
+// queued behind them must not wait for them in turn: 503 instead).
+export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCaches; pagesAtOnce?: number; waitMs?: number }): Router {
   const router = Router();
   const slot = pLimit(deps.pagesAtOnce ?? CHANGES_PAGES_AT_ONCE);
   router.get('/', async (req, res) => {
     const q = validateQuery(changesQuery, req.query);
+    let gaveUp = false;
+    let timer: NodeJS.Timeout | undefined;
+    // Set before the slot is asked for, so that a slot given at once clears it.
+    const waited =
+      deps.waitMs === undefined
+        ? null
+        : new Promise<never>((_, reject) => {
+            timer = setTimeout(() => {
+              gaveUp = true;
+              reject(new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } }));
+            }, deps.waitMs);
+          });
+    waited?.catch(() => undefined); // (settled by the race below, or never looked at)
     // A slot is held from the read until the answer has left (or the client has gone).
-    await slot(async () => {
-      if (res.destroyed) return; // the client left while it waited
+    const served = slot(async () => {
+      clearTimeout(timer);
+      if (res.destroyed || gaveUp) return; // the client left, or was answered 503, while it waited
       await sendPage(res, q);
       if (!res.writableFinished && !res.destroyed) await new Promise((resolve) => res.once('close', resolve));
     });
+    // An answer begun is never given up: the timer is cleared when the slot comes.
+    await (waited ? Promise.race([served, waited]) : served);
   });
   const sendPage = async (res: Response, q: z.infer<typeof changesQuery>) => {
     const showFlags = SEES_FLAGGED[res.locals.apiKey!.tier];
