@@ -16,6 +16,7 @@ import type { ReadsAt } from './db/read-replica.js';
 import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
 import { useConditionalGet } from './http/conditional.js';
+import { describeCompressedGet } from './http/head-encoding.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
 import { parseQuery } from './http/query-string.js';
 import { dailyQuota, STATS_WINDOW_MS, statsClientKey, statsLimit } from './http/quota.js';
@@ -113,16 +114,18 @@ export function buildApp(deps: AppDeps): App {
   // to send (listings, market prices, stats) carry their compressed forms already
   // (src/http/send-cached-body.ts): the compression middleware stays out of their way.
   // NDJSON (the export) too, which the default filter does not know as compressible.
-  const compress = compression({
+  const compressionOptions = {
     threshold: 1024,
-    filter: (req, res) => /^application\/x-ndjson\b/.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res),
-  });
+    filter: (req: express.Request, res: express.Response) => /^application\/x-ndjson\b/.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res),
+  };
+  const compress = compression(compressionOptions);
   // Vary: Accept-Encoding on every answer the middleware may compress, 304s included (RFC 9110
   // §15.4.5: a 304 carries the Vary its 200 would). The middleware adds it only to answers of
   // a compressible type, and Express strips a 304's Content-Type before the middleware looks.
   app.use((req, res, next) => {
     if (SELF_COMPRESSED.test(req.url)) return next();
     res.vary('Accept-Encoding');
+    if (req.method === 'HEAD') describeCompressedGet(req, res, compressionOptions);
     compress(req, res, next);
   });
   const withIds = (line: object, res: express.Response) => ({ ...line, request_id: res.locals.requestId, key_id: res.locals.apiKey?.id });

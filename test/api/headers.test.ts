@@ -151,3 +151,30 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
     }
   });
 });
+
+// RFC 9110 §9.3.2: a HEAD carries the headers of the GET it describes. The compression
+// middleware leaves HEAD alone, so HEAD said an uncompressed length and no Content-Encoding
+// where the GET was gzip (an outside probe; src/http/head-encoding.ts).
+describe('HEAD describes the GET: the same Content-Encoding, Content-Length, Vary, ETag and type', () => {
+  it.each(['/api/v1/communes', '/api/v1/openapi.json', '/market', '/api/v1/changes?limit=1', '/api/v1/listings?per_page=3'])('%s', async (path) => {
+    for (const accept of ['gzip', 'br, gzip', 'gzip, deflate, br', 'deflate', 'identity', 'gzip;q=0, br;q=0.5', undefined]) {
+      const send = (method: 'get' | 'head') => {
+        const r = request(t.app)[method](path).set(bearer(t.keys.pro));
+        return accept === undefined ? r.set('Accept-Encoding', '') : r.set('Accept-Encoding', accept);
+      };
+      const get = await send('get');
+      const head = await send('head');
+      expect(get, `${path} ${accept}`).toHaveStatus(200);
+      expect(head, `${path} ${accept}`).toHaveStatus(200);
+      const pick = (r: request.Response) => ({
+        encoding: r.headers['content-encoding'],
+        length: r.headers['content-encoding'] ? undefined : r.headers['content-length'],
+        chunked: r.headers['content-encoding'] ? r.headers['content-length'] === undefined : undefined,
+        vary: r.headers.vary,
+        etag: r.headers.etag,
+        type: r.headers['content-type'],
+      });
+      expect(pick(head), `${path} Accept-Encoding: ${accept}`).toEqual(pick(get));
+    }
+  });
+});
