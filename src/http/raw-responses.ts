@@ -57,6 +57,13 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     socket.destroy();
     return;
   }
+  // The request was answered already, its body refused only after (a POST with
+  // `Transfer-Encoding: gzip`: its 405 sent, then the parser's error): one answer a request,
+  // so the connection is closed once that answer has gone (an outside probe saw a 400 after it).
+  if ((socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent) {
+    socket.end();
+    return;
+  }
   const code = err.code ?? '';
   const [status, reason, title, detail] = NOT_PARSE_ERRORS[code] ?? [400, 'Bad Request', 'Bad request', `The request could not be parsed: ${PARSE_ERRORS[code] ?? (code === '' ? PARSE_ERRORS.HPE_INVALID_URL : 'it is not well-formed HTTP/1.1')}`];
   const id = randomUUID();

@@ -106,6 +106,18 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
         expect(res.headers['x-request-id'], framing).toMatch(/^[0-9a-f-]{36}$/);
       }
 
+      // A body framed by a transfer coding other than chunked: the request is answered (here the
+      // 503 of a starting server; a running one says 405), and that is the only answer.
+      const teGzip = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write('POST /api/v1/stats HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n'));
+        let got = '';
+        sock.setEncoding('latin1');
+        sock.on('data', (d) => (got += d));
+        sock.on('end', () => resolve(got));
+        sock.on('error', reject);
+      });
+      expect(teGzip.match(/HTTP\/1\.1 \d{3} /g), teGzip).toHaveLength(1);
+
       // HTTP/1.1 without Host (RFC 9112 §3.2); HTTP/1.0 needs none.
       const hostless = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\n\r\n');
       expect(hostless.status).toBe(400);
@@ -155,6 +167,19 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
 // RFC 9110 §9.3.2: a HEAD carries the headers of the GET it describes. The compression
 // middleware leaves HEAD alone, so HEAD said an uncompressed length and no Content-Encoding
 // where the GET was gzip (an outside probe; src/http/head-encoding.ts).
+// A health answer is no-store: no ETag, never a 304 (an outside probe).
+describe('/healthz and /readyz', () => {
+  it('carry no ETag and answer a conditional request in full', async () => {
+    for (const path of ['/healthz', '/readyz']) {
+      const res = await request(t.app).get(path).set('If-None-Match', '*');
+      expect(res, path).toHaveStatus(200);
+      expect(res.headers.etag, path).toBeUndefined();
+      expect(res.headers['cache-control'], path).toBe('no-store');
+      expect(res.body.status, path).toBe('ok');
+    }
+  });
+});
+
 describe('HEAD describes the GET: the same Content-Encoding, Content-Length, Vary, ETag and type', () => {
   it.each(['/api/v1/communes', '/api/v1/openapi.json', '/market', '/api/v1/changes?limit=1', '/api/v1/listings?per_page=3'])('%s', async (path) => {
     for (const accept of ['gzip', 'br, gzip', 'gzip, deflate, br', 'deflate', 'identity', 'gzip;q=0, br;q=0.5', undefined]) {
