@@ -752,6 +752,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Daily quota exceeded (code: quota_exceeded) */
             429: {
                 headers: {
@@ -857,6 +868,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Daily quota exceeded (code: quota_exceeded) */
             429: {
                 headers: {
@@ -935,6 +957,17 @@ export interface operations {
             /** @description The export needs a Pro or Enterprise key (code: forbidden_for_tier) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1030,6 +1063,17 @@ export interface operations {
                 headers: {
                     /** @description Bearer realm="api" (with error="invalid_token" for a bad key) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1133,6 +1177,17 @@ export interface operations {
                 headers: {
                     /** @description Bearer realm="api" (with error="invalid_token" for a bad key) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1254,6 +1309,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Daily quota exceeded (code: quota_exceeded) */
             429: {
                 headers: {
@@ -1344,6 +1410,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Daily quota exceeded (code: quota_exceeded) */
             429: {
                 headers: {
@@ -1425,6 +1502,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests from this address (code: rate_limited) */
             429: {
                 headers: {
@@ -1470,10 +1558,30 @@ export interface operations {
             /** @description The OpenAPI 3.1 document */
             200: {
                 headers: {
+                    /** @description Entity tag (weak) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1500,6 +1608,17 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getReadiness: {
@@ -1522,6 +1641,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description GET, HEAD */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description A dependency is down: checks says which */

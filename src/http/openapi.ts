@@ -109,7 +109,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
   ].join('\n');
 
   const keyed = [{ bearerAuth: [] as string[] }];
-  return {
+  const doc = {
     openapi: '3.1.0',
     info: {
       title: 'Luxembourg listings feed API',
@@ -271,7 +271,10 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           tags: ['operations'],
           summary: 'This document (no key)',
           security: [],
-          responses: { '200': { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+          responses: {
+            '200': { description: 'The OpenAPI 3.1 document', headers: { ETag: { description: 'Entity tag (weak)', schema: { type: 'string' } } }, content: { 'application/json': { schema: { type: 'object' } } } },
+            '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+          },
         },
       },
       '/healthz': {
@@ -303,6 +306,15 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
       },
     },
   };
+  // Every operation: 405 for any other method (the API is read-only), with the methods served.
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item) as { responses: Record<string, unknown> }[]) {
+      op.responses['405'] ??= problem('A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only', ['method_not_allowed'], {
+        Allow: { description: 'GET, HEAD', schema: { type: 'string' } },
+      });
+    }
+  }
+  return doc;
 }
 
 // JSON Schema details that are noise in an API description: zod's safe-integer bounds on

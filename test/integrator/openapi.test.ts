@@ -63,6 +63,15 @@ describe('OpenAPI document', () => {
     );
   });
 
+  // An outside probe: the document never named the 405 every route gives to other methods.
+  it('documents 405 method_not_allowed, with Allow, on every operation', () => {
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops as Record<string, { responses: Record<string, { headers?: object }> }>)) {
+        expect(op.responses['405'], `${method} ${path}`).toMatchObject({ headers: { Allow: expect.anything() } });
+      }
+    }
+  });
+
   it('documents every query parameter with its rules, from the zod schemas', () => {
     const params = (doc.paths['/api/v1/listings'].get as unknown as { parameters: { name: string; schema: Record<string, unknown> }[] }).parameters;
     const byName = Object.fromEntries(params.map((p) => [p.name, p.schema]));
