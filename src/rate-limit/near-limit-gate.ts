@@ -16,6 +16,11 @@
 // request a second that asks the store again. Other processes and instances count in the
 // same store, unserialized: the gate covers one process's concurrent requests.
 export const NEAR_LIMIT = 64;
+// The longest a request waits for the one before it: a client that does not read its answer
+// holds its turn until the answer has left, and must not hold up the key's other requests for
+// as long (an outside probe: 150 s). Past this wait the request is decided as it would be
+// without the gate.
+export const NEAR_LIMIT_MAX_WAIT_MS = 1_000;
 
 const noop = () => undefined;
 type Admit = (release: () => void) => void;
@@ -32,6 +37,7 @@ export class NearLimitGate {
   constructor(
     private readonly near = NEAR_LIMIT,
     private readonly maxKeys = 10_000,
+    private readonly maxWaitMs = NEAR_LIMIT_MAX_WAIT_MS,
   ) {}
 
   private state(keyId: string): KeyState {
@@ -51,8 +57,22 @@ export class NearLimitGate {
   enter(keyId: string, admit: Admit): void {
     const s = this.state(keyId);
     if (this.far(s)) admit(noop);
-    else if (s.busy) s.queue.push(admit);
-    else this.run(s, admit);
+    else if (s.busy) {
+      // Waits its turn, or at most maxWaitMs: then it goes, outside the turns.
+      let waiting: Admit | null = null;
+      const timer = setTimeout(() => {
+        const i = s.queue.indexOf(waiting!);
+        if (i === -1) return;
+        s.queue.splice(i, 1);
+        admit(noop);
+      }, this.maxWaitMs);
+      timer.unref();
+      waiting = (release) => {
+        clearTimeout(timer);
+        admit(release);
+      };
+      s.queue.push(waiting);
+    } else this.run(s, admit);
   }
 
   private far(s: KeyState): boolean {

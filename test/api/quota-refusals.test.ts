@@ -1,6 +1,6 @@
 import { MemoryStore, type Store } from 'express-rate-limit';
 import request from 'supertest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { dailyQuotaKey } from '../../src/rate-limit/quota-counters.js';
 import { NearLimitGate } from '../../src/rate-limit/near-limit-gate.js';
 import { QuotaRefusals } from '../../src/rate-limit/quota-refusals.js';
@@ -156,6 +156,31 @@ describe('NearLimitGate', () => {
     g.unanswered('k'); // the store did not answer: nobody waits for the one before
     releases.get('c')!();
     expect(admitted).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  // An outside probe: a client that read nothing held its turn, and every other request of
+  // the key waited 150 s.
+  it('a request waits its turn at most maxWaitMs, then goes outside the turns', () => {
+    vi.useFakeTimers();
+    try {
+      const g = new NearLimitGate(10, 10_000, 1_000);
+      const { admitted, releases, admit } = order();
+      g.enter('k', admit('a')); // holds the turn and never releases it
+      g.enter('k', admit('b'));
+      g.enter('k', admit('c'));
+      vi.advanceTimersByTime(999);
+      expect(admitted).toEqual(['a']);
+      vi.advanceTimersByTime(1);
+      expect(admitted).toEqual(['a', 'b', 'c']);
+      // Their releases are no-ops; the turn is still a's, and the next request waits for it.
+      releases.get('b')!();
+      g.enter('k', admit('d'));
+      expect(admitted).toEqual(['a', 'b', 'c']);
+      releases.get('a')!();
+      expect(admitted).toEqual(['a', 'b', 'c', 'd']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a take-back raises what is left; a refusal is near', () => {
