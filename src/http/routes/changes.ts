@@ -31,6 +31,8 @@ export const changesQuery = z.object({
 // the CPU being the limit either way. With 4 at once a process whose caches were full from
 // other traffic still reached 307-315 MB; with 3, 289 MB at 59 pages a second (60 with 4).
 export const CHANGES_PAGES_AT_ONCE = 3;
+// How long a slot stays held once its page is written, waiting for the client to take it.
+const SLOT_HOLD_AFTER_SEND_MS = 2_000;
 
 // A cursor given in the other view (the key changed tier since): what came into view or went
 // out of it with the change is not in the feed after the cursor.
@@ -66,7 +68,14 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
       clearTimeout(timer);
       if (res.destroyed || gaveUp) return; // the client left, or was answered 503, while it waited
       await sendPage(res, q);
-      if (!res.writableFinished && !res.destroyed) await new Promise((resolve) => res.once('close', resolve));
+      // Until the page has left, but not for a client that does not read it: three such
+      // clients held every slot and /changes was 503 for everyone (an outside probe).
+      if (!res.writableFinished && !res.destroyed) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, SLOT_HOLD_AFTER_SEND_MS);
+          res.once('close', () => (clearTimeout(t), resolve()));
+        });
+      }
     });
     // An answer begun is never given up: the timer is cleared when the slot comes.
     await (waited ? Promise.race([served, waited]) : served);
@@ -162,7 +171,9 @@ async function streamExport(deps: ExportDeps, res: import('express').Response): 
     .catch((e: unknown) => {
       if (e instanceof ApiError) {
         deps.logger?.warn({ stall_ms: deps.stallMs }, 'export: PostgreSQL did not answer its opening in time; 503');
-        void opening.then((late) => late.release(), () => undefined);
+        // The cursor's query first, then the transaction (a ROLLBACK sent while the cursor's
+        // query runs is one query too many on the connection).
+        void opening.then((late) => (late.stream.destroy(), late.release()), () => undefined);
       }
       throw e;
     })
@@ -261,6 +272,9 @@ async function streamExport(deps: ExportDeps, res: import('express').Response): 
   } finally {
     clearInterval(watchdog);
     res.off('close', onClose);
-    await exp.release();
+    // Cut for a stall: the ROLLBACK waits as long as the database does; the 503 or the cut does
+    // not wait for it (an outside probe: the 503 came at 10 s instead of 4).
+    const released = exp.release();
+    if (!cut) await released;
   }
 }
