@@ -16,11 +16,12 @@
 // request a second that asks the store again. Other processes and instances count in the
 // same store, unserialized: the gate covers one process's concurrent requests.
 export const NEAR_LIMIT = 64;
-// The longest a request waits for the one before it: a client that does not read its answer
-// holds its turn until the answer has left, and must not hold up the key's other requests for
-// as long (an outside probe: 150 s). Past this wait the request is decided as it would be
-// without the gate.
-export const NEAR_LIMIT_MAX_WAIT_MS = 1_000;
+// The longest a request holds the key's turn: a client that does not read its answer would
+// hold it until the answer has left, and hold up the key's other requests for as long (an
+// outside probe: 150 s). Past this the turn passes to the next request, and the key's requests
+// go on one at a time (letting them all go at once, as a first version did, brought back the
+// refusals the gate is for).
+export const NEAR_LIMIT_MAX_HOLD_MS = 1_000;
 
 const noop = () => undefined;
 type Admit = (release: () => void) => void;
@@ -37,7 +38,7 @@ export class NearLimitGate {
   constructor(
     private readonly near = NEAR_LIMIT,
     private readonly maxKeys = 10_000,
-    private readonly maxWaitMs = NEAR_LIMIT_MAX_WAIT_MS,
+    private readonly maxHoldMs = NEAR_LIMIT_MAX_HOLD_MS,
   ) {}
 
   private state(keyId: string): KeyState {
@@ -57,22 +58,8 @@ export class NearLimitGate {
   enter(keyId: string, admit: Admit): void {
     const s = this.state(keyId);
     if (this.far(s)) admit(noop);
-    else if (s.busy) {
-      // Waits its turn, or at most maxWaitMs: then it goes, outside the turns.
-      let waiting: Admit | null = null;
-      const timer = setTimeout(() => {
-        const i = s.queue.indexOf(waiting!);
-        if (i === -1) return;
-        s.queue.splice(i, 1);
-        admit(noop);
-      }, this.maxWaitMs);
-      timer.unref();
-      waiting = (release) => {
-        clearTimeout(timer);
-        admit(release);
-      };
-      s.queue.push(waiting);
-    } else this.run(s, admit);
+    else if (s.busy) s.queue.push(admit);
+    else this.run(s, admit);
   }
 
   private far(s: KeyState): boolean {
@@ -82,9 +69,13 @@ export class NearLimitGate {
   private run(s: KeyState, admit: Admit): void {
     s.busy = true;
     let released = false;
-    admit(() => {
+    // The turn passes on after maxHoldMs, whether or not its request has been answered.
+    const expiry = setTimeout(() => release(), this.maxHoldMs);
+    expiry.unref();
+    const release = () => {
       if (released) return;
       released = true;
+      clearTimeout(expiry);
       s.busy = false;
       // Far from the limit now (or the store is not answering): every request waiting goes.
       if (this.far(s)) for (const waiting of s.queue.splice(0)) waiting(noop);
@@ -92,7 +83,8 @@ export class NearLimitGate {
         const next = s.queue.shift();
         if (next) this.run(s, next);
       }
-    });
+    };
+    admit(release);
   }
 
   // What the store said is left of the key's quota (after its take-backs).

@@ -158,9 +158,10 @@ describe('NearLimitGate', () => {
     expect(admitted).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
-  // An outside probe: a client that read nothing held its turn, and every other request of
-  // the key waited 150 s.
-  it('a request waits its turn at most maxWaitMs, then goes outside the turns', () => {
+  // Outside probes: a client that read nothing held its turn, and every other request of the
+  // key waited 150 s; a first cap let the waiting requests all go at once after 1 s, which
+  // brought back the wrong refusals. The turn now passes on after maxHoldMs, one at a time.
+  it('a turn passes to the next request after maxHoldMs, and the requests still go one at a time', () => {
     vi.useFakeTimers();
     try {
       const g = new NearLimitGate(10, 10_000, 1_000);
@@ -171,12 +172,13 @@ describe('NearLimitGate', () => {
       vi.advanceTimersByTime(999);
       expect(admitted).toEqual(['a']);
       vi.advanceTimersByTime(1);
+      expect(admitted).toEqual(['a', 'b']);
+      releases.get('b')!(); // answered at once: the next goes at once
       expect(admitted).toEqual(['a', 'b', 'c']);
-      // Their releases are no-ops; the turn is still a's, and the next request waits for it.
-      releases.get('b')!();
+      releases.get('a')!(); // a late release of an expired turn changes nothing
       g.enter('k', admit('d'));
       expect(admitted).toEqual(['a', 'b', 'c']);
-      releases.get('a')!();
+      vi.advanceTimersByTime(1_000);
       expect(admitted).toEqual(['a', 'b', 'c', 'd']);
     } finally {
       vi.useRealTimers();

@@ -1,0 +1,52 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import express from 'express';
+import { describe, expect, it, vi } from 'vitest';
+import { oneAnswerAtATime } from '../../src/http/one-answer-at-a-time.js';
+
+// Requests pipelined on one connection are handled one after the other
+// (src/http/one-answer-at-a-time.ts): a client that pipelined requests and read nothing held a
+// /changes page turn for each, and the key's near-limit turn (outside probes).
+describe('requests pipelined on one connection', () => {
+  it('each starts once the answer before it on that connection has left; other connections are not held', async () => {
+    const started: string[] = [];
+    const app = express();
+    app.use(oneAnswerAtATime);
+    // An answer larger than the sockets' buffers: it cannot leave while the client reads nothing.
+    const big = Buffer.alloc(16 * 1024 * 1024, 'x');
+    app.get('/big/:n', (req, res) => {
+      started.push(String(req.params.n));
+      res.end(big);
+    });
+    const server = createServer(app);
+    let parsed = 0;
+    server.on('request', () => parsed++);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const sock = net.connect(port, '127.0.0.1');
+    try {
+      await once(sock, 'connect');
+      sock.pause(); // reads nothing
+      sock.write('GET /big/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /big/2 HTTP/1.1\r\nHost: x\r\n\r\nGET /big/3 HTTP/1.1\r\nHost: x\r\n\r\n');
+      // Node has read all three requests; only the first is being answered.
+      await vi.waitFor(() => expect(parsed).toBe(3), { timeout: 30_000, interval: 10 });
+      expect(started).toEqual(['1']);
+      // Another connection is served meanwhile.
+      const other = await fetch(`http://127.0.0.1:${port}/big/other`);
+      expect((await other.arrayBuffer()).byteLength).toBe(big.length);
+      expect(started).toEqual(['1', 'other']);
+      // Reading lets the answers leave, one after the other.
+      let got = 0;
+      sock.on('data', (d: Buffer) => (got += d.length));
+      sock.resume();
+      await vi.waitFor(() => expect(started).toEqual(['1', 'other', '2', '3']), { timeout: 30_000, interval: 10 });
+      await vi.waitFor(() => expect(got).toBeGreaterThan(3 * big.length), { timeout: 30_000, interval: 10 });
+    } finally {
+      sock.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
