@@ -59,7 +59,7 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
         : new Promise<never>((_, reject) => {
             timer = setTimeout(() => {
               gaveUp = true;
-              reject(new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } }));
+              reject(databaseUnavailable());
             }, deps.waitMs);
           });
     waited?.catch(() => undefined); // (settled by the race below, or never looked at)
@@ -150,8 +150,9 @@ export function exportRoute(deps: ExportDeps) {
   };
 }
 
-// The 503 of an export that got nothing from PostgreSQL before its first byte was sent.
-function exportUnavailable(): ApiError {
+// The 503 of a request that got nothing from PostgreSQL in time (as the error handler answers
+// a database that does not answer): an export before its first byte, a page that got no turn.
+function databaseUnavailable(): ApiError {
   return new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } });
 }
 
@@ -165,7 +166,7 @@ async function streamExport(deps: ExportDeps, res: import('express').Response): 
   const exp = await Promise.race([
     opening,
     new Promise<never>((_, reject) => {
-      openTimer = setTimeout(() => reject(exportUnavailable()), deps.stallMs);
+      openTimer = setTimeout(() => reject(databaseUnavailable()), deps.stallMs);
     }),
   ])
     .catch((e: unknown) => {
@@ -264,7 +265,7 @@ async function streamExport(deps: ExportDeps, res: import('express').Response): 
       // Nothing sent yet: a 503 the client can read (an outside probe: a stall before the
       // first row gave an empty reply), or what the error handler makes of the error.
       res.removeHeader('X-Changes-Cursor');
-      throw cut ? exportUnavailable() : e;
+      throw cut ? databaseUnavailable() : e;
     }
     // The body is cut short (no last chunk): the client sees a failed transfer, never a
     // complete-looking export.
