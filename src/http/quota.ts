@@ -123,15 +123,29 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
     const now = deps.clock();
     if (refusals.refuses(key.id, dailyQuotaKey(key.id, now), limit, now.getTime())) return next(quotaExceeded(res, limit, now));
     gate.enter(key.id, (release) => {
-      // Released once the answer is sent: by then the limiter has sent its take-back of a 304
-      // or 429 to the store (on 'finish', a few microtasks on), ahead of the next request's
-      // increment on the same connection.
       if (res.destroyed || req.socket.destroyed) return release(); // the client left while it waited
-      res.once('close', () => setImmediate(release));
       // (Refused meanwhile by the request before it?)
       const at = deps.clock();
-      if (refusals.refuses(key.id, dailyQuotaKey(key.id, at), limit, at.getTime())) return next(quotaExceeded(res, limit, at));
-      limiter(req, res, (err?: unknown) => (err ? next(err) : passed(req, res, next)));
+      if (refusals.refuses(key.id, dailyQuotaKey(key.id, at), limit, at.getTime())) {
+        release();
+        return next(quotaExceeded(res, limit, at));
+      }
+      // Only a revalidation may be taken back (as a 304): it holds the turn until it has its
+      // answer. If that answer counts, the count is final when its headers are written; if it
+      // is a 304 (or a 429), once it has been sent, when the limiter has sent its take-back to
+      // the store (on 'finish', a few microtasks on), ahead of the next request's increment.
+      // Any other request's count is final once the limiter has decided: the turn passes on
+      // then, so that slow answers (an outside probe: a /changes page waiting for its turn)
+      // hold up nothing.
+      const revalidation = req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
+      if (revalidation) {
+        res.once('close', () => setImmediate(release));
+        onHeaders(res, () => countsAgainstQuota(res.statusCode) && release());
+      }
+      limiter(req, res, (err?: unknown) => {
+        if (!revalidation) setImmediate(release);
+        return err ? next(err) : passed(req, res, next);
+      });
     });
   };
 }

@@ -7,7 +7,8 @@
 // it to 118, and the revalidations past the limit, and a plain GET sent with them, were told
 // the key's quota was used up until midnight, though 304s cost nothing and the count ended
 // at 98. Near the limit, where that matters, a key's requests now wait for the one before
-// them to be answered and taken back, so each is decided on the count as it ends.
+// them to be decided for good (a revalidation: answered, and taken back if a 304), so each is
+// decided on the count as it ends.
 //
 // "Near" is `near` requests left or fewer, as this process last saw the key's count (a key
 // it has not seen yet counts as near: its count is unknown). A key far from its limit is
@@ -16,12 +17,11 @@
 // request a second that asks the store again. Other processes and instances count in the
 // same store, unserialized: the gate covers one process's concurrent requests.
 export const NEAR_LIMIT = 64;
-// The longest a request holds the key's turn: a client that does not read its answer would
-// hold it until the answer has left, and hold up the key's other requests for as long (an
-// outside probe: 150 s). Past this the turn passes to the next request, and the key's requests
-// go on one at a time (letting them all go at once, as a first version did, brought back the
-// refusals the gate is for).
-export const NEAR_LIMIT_MAX_HOLD_MS = 1_000;
+// The longest a request holds the key's turn (src/http/quota.ts releases it once the
+// request's count is final: at once for most, when its answer is known for a revalidation).
+// A bound against an answer that never comes: past it the turn passes to the next request,
+// and the key's requests go on one at a time. The database's own bound, 12 s by default.
+export const NEAR_LIMIT_MAX_HOLD_MS = 12_000;
 
 const noop = () => undefined;
 type Admit = (release: () => void) => void;

@@ -215,6 +215,43 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     expect(await send(true)).toBe(429);
   });
 
+  // An outside probe: with the turn passed on after 1 s, a revalidation slower than that (a
+  // /changes page waiting on the database) got the requests after it refused, the last
+  // request of the day among them.
+  it('near the limit, a slow revalidation gets no request after it refused', async () => {
+    const { base, prefix } = await serve(kind);
+    const k = await createKey(t.db, 'free');
+    const auth = bearer(k.key);
+    for (let i = 0; i < 98; i++) {
+      const res = await fetch(`${base}/api/v1/listings?per_page=5`, { headers: auth });
+      expect(res).toHaveStatus(200);
+      await res.arrayBuffer();
+    }
+    const page = await fetch(`${base}/api/v1/changes?limit=1`, { headers: auth });
+    expect(page).toHaveStatus(200);
+    const etag = page.headers.get('etag')!;
+    await page.arrayBuffer();
+    // 99 used, 1 left. The revalidation's read waits on a lock for well over a second.
+    const lock = await t.db.transaction();
+    try {
+      await lock.raw('LOCK TABLE listing_changes IN ACCESS EXCLUSIVE MODE');
+      const slow = fetch(`${base}/api/v1/changes?limit=1`, { headers: { ...auth, 'If-None-Match': etag } });
+      await vi.waitFor(async () => expect((await t.db.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'listing_changes'::regclass`)).rows[0].n).toBe(1), { timeout: 30_000, interval: 20 });
+      const last = fetch(`${base}/api/v1/listings?per_page=6`, { headers: auth });
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // longer than the old cap
+      await lock.rollback();
+      expect(await slow).toHaveStatus(304);
+      const res = await last;
+      expect(res).toHaveStatus(200);
+      await res.arrayBuffer();
+    } finally {
+      await lock.rollback().catch(() => undefined);
+    }
+    if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(100), { timeout: 30_000, interval: 20 });
+    const over = await fetch(`${base}/api/v1/listings?per_page=7`, { headers: auth });
+    expect(over).toHaveStatus(429);
+  });
+
   it('a key whose quota is used up gets 429 for a conditional request too (the limiter decides before the answer exists)', async () => {
     const { base } = await serve(kind);
     const k = await createKey(t.db, 'free');

@@ -31,8 +31,10 @@ export const changesQuery = z.object({
 // the CPU being the limit either way. With 4 at once a process whose caches were full from
 // other traffic still reached 307-315 MB; with 3, 289 MB at 59 pages a second (60 with 4).
 export const CHANGES_PAGES_AT_ONCE = 3;
-// How long a slot stays held once its page is written, waiting for the client to take it.
-const SLOT_HOLD_AFTER_SEND_MS = 2_000;
+// How long a slot stays held once its page is written, waiting for the client to take it
+// (each connection has one page in flight at most: src/http/one-answer-at-a-time.ts; 16
+// connections that read nothing held the slots 2 s each with a longer hold: an outside probe).
+const SLOT_HOLD_AFTER_SEND_MS = 250;
 
 // A cursor given in the other view (the key changed tier since): what came into view or went
 // out of it with the change is not in the feed after the cursor.
