@@ -57,17 +57,44 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     socket.destroy();
     return;
   }
-  // The request was answered already, its body refused only after (a POST with
-  // `Transfer-Encoding: gzip`: its 405 sent, then the parser's error): one answer a request,
-  // so the connection is closed once that answer has gone (an outside probe saw a 400 after it).
-  if ((socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent) {
-    socket.end();
+  // Answers still owed on this connection come first (outside probes):
+  // - a request answered already, its body refused only after (a POST with
+  //   `Transfer-Encoding: gzip`: its 405 sent, then the parser's error): one answer a request,
+  //   so the connection is closed once the answers owed have gone, without a 400;
+  // - a malformed request pipelined after valid ones whose answers are not written yet: they
+  //   are sent, in order, and then the 400 (it came first, and they were lost).
+  const current = (socket as Tracked)._httpMessage;
+  if (current) {
+    const answeredAlready = current.headersSent === true;
+    whenAnswered(socket as Tracked, () => {
+      if (!socket.writable) return void socket.destroy();
+      if (answeredAlready) return void socket.end();
+      answerClientError(err, socket);
+    });
     return;
   }
   const code = err.code ?? '';
   const [status, reason, title, detail] = NOT_PARSE_ERRORS[code] ?? [400, 'Bad Request', 'Bad request', `The request could not be parsed: ${PARSE_ERRORS[code] ?? (code === '' ? PARSE_ERRORS.HPE_INVALID_URL : 'it is not well-formed HTTP/1.1')}`];
   const id = randomUUID();
   endWithProblem(socket, `${status} ${reason}`, '', id, problem(status, title, detail, id));
+}
+
+type Tracked = Duplex & { _httpMessage?: (NodeJS.EventEmitter & { headersSent?: boolean; writableFinished?: boolean }) | null };
+
+// Runs `then` once every answer Node holds for this connection has been written (Node's
+// http server makes each pipelined answer the socket's _httpMessage in turn).
+function whenAnswered(socket: Tracked, then: () => void): void {
+  const m = socket._httpMessage;
+  if (!m) return then();
+  let moved = false;
+  const next = () => {
+    if (moved) return;
+    moved = true;
+    setImmediate(() => whenAnswered(socket, then));
+  };
+  if (m.writableFinished) return next();
+  m.once('finish', next);
+  m.once('close', next);
 }
 
 // Writes a whole answer on the socket and closes it.

@@ -50,3 +50,33 @@ describe('requests pipelined on one connection', () => {
     }
   });
 });
+
+// An outside probe: a malformed request pipelined after valid ones got its 400 written first,
+// and the valid ones' answers were lost.
+describe('a malformed request pipelined after valid ones', () => {
+  it('is answered 400 after their answers, in order', async () => {
+    const { answerClientError } = await import('../../src/http/raw-responses.js');
+    const server = createServer((req, res) => setTimeout(() => res.end(`answer ${req.url}\n`), 100));
+    server.on('clientError', answerClientError);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const got = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () =>
+          sock.write('GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'),
+        );
+        let text = '';
+        sock.setEncoding('latin1');
+        sock.on('data', (d) => (text += d));
+        sock.on('end', () => resolve(text));
+        sock.on('error', reject);
+      });
+      expect([...got.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['200', '200', '400']);
+      expect(got.indexOf('answer /a')).toBeLessThan(got.indexOf('answer /b'));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
