@@ -183,6 +183,8 @@ export function buildApp(deps: AppDeps): App {
   // Keys the quota store has just refused, shared by the quota and the replay.
   const refusals = new QuotaRefusals();
   const keyed = express.Router();
+  // How long a request waits for PostgreSQL before it is answered 503 (src/db/knex.ts).
+  const databaseBoundMs = (deps.config.DB_STATEMENT_TIMEOUT_MS ?? 10_000) + NO_ANSWER_MARGIN_MS;
   // The key, then its daily quota (which also marks keyed answers private: src/http/quota.ts).
   // Requests pipelined on one connection one after the other (src/http/one-answer-at-a-time.ts).
   keyed.use(oneAnswerAtATime, requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock, refusals }));
@@ -193,7 +195,7 @@ export function buildApp(deps: AppDeps): App {
     exportRoute({
       db: deps.db,
       baseUrl: deps.config.PUBLIC_BASE_URL,
-      stallMs: (deps.config.DB_STATEMENT_TIMEOUT_MS ?? 10_000) + NO_ANSWER_MARGIN_MS,
+      stallMs: databaseBoundMs,
       clientTimeoutMs: deps.config.EXPORT_CLIENT_TIMEOUT_MS ?? 30_000,
       // Half the pool, so that exports never take the connections every other request needs.
       maxExports: Math.max(1, Math.floor((deps.config.DB_POOL_MAX ?? 10) / 2)),
@@ -201,7 +203,7 @@ export function buildApp(deps: AppDeps): App {
     }),
   );
   keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, rows, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
-  keyed.use('/changes', changesRouter({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, caches, waitMs: (deps.config.DB_STATEMENT_TIMEOUT_MS ?? 10_000) + NO_ANSWER_MARGIN_MS }));
+  keyed.use('/changes', changesRouter({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, caches, waitMs: databaseBoundMs }));
   const prices = createMarketPrices({ db: deps.db, reads: deps.reads, logger: deps.logger });
   keyed.use('/market', marketRouter({ db: deps.db, reads: deps.reads, gazetteer: deps.gazetteer, caches, clock, live: deps.live, prices }));
   keyed.use('/communes', communesRouter(deps));

@@ -83,6 +83,11 @@ export function sendProblem(res: Response, err: ApiError): void {
   res.status(err.status).type('application/problem+json').send(problemJson(err, res.locals.requestId ?? null));
 }
 
+// The 503 of a database that cannot be reached or does not answer in time.
+export function databaseUnavailable(): ApiError {
+  return new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } });
+}
+
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   // The path as sent (a router's req.path drops its mount point: "/api/v1" was "/").
   const path = req.originalUrl.split('?')[0];
@@ -127,10 +132,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const cause = unavailableCause(err);
     if (cause) {
       logger.error({ err: logged(err, cause), cause, request_id: res.locals.requestId }, 'dependency unavailable');
-      sendProblem(
-        res,
-        new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } }),
-      );
+      sendProblem(res, databaseUnavailable());
       return;
     }
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');

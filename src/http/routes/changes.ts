@@ -13,7 +13,7 @@ import type { PublicListingRow } from '../../repositories/listings.js';
 import { lastUpdatedAt } from '../../services/last-updated.js';
 import { decodeCursor, encodeCursor, invalidCursor } from '../changes-cursor.js';
 import { dataVersion } from '../data-version.js';
-import { ApiError } from '../errors.js';
+import { ApiError, databaseUnavailable } from '../errors.js';
 import { presentChange, presentListing } from '../present.js';
 import type { ApiChangesPage } from '../schemas/responses.js';
 import { intParam, opaqueParam, validateQuery } from '../validate.js';
@@ -150,12 +150,6 @@ export function exportRoute(deps: ExportDeps) {
       running.delete(keyId);
     }
   };
-}
-
-// The 503 of a request that got nothing from PostgreSQL in time (as the error handler answers
-// a database that does not answer): an export before its first byte, a page that got no turn.
-function databaseUnavailable(): ApiError {
-  return new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } });
 }
 
 async function streamExport(deps: ExportDeps, res: import('express').Response): Promise<void> {
