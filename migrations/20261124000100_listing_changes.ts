@@ -28,24 +28,23 @@ const PUBLIC = [
 ];
 const row = (alias: string) => `(${PUBLIC.map((c) => `${alias}.${c}`).join(', ')})`;
 
-export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`SET LOCAL statement_timeout = 0`);
-  await knex.raw(`
-    CREATE TABLE listing_changes (
-      listing_id text PRIMARY KEY,
-      seq bigint NOT NULL,
-      active boolean NOT NULL,
-      flagged boolean NOT NULL
-    )`);
-  await knex.raw(`CREATE INDEX listing_changes_seq_idx ON listing_changes (seq, listing_id)`);
-  await knex.raw(`CREATE INDEX listing_changes_active_seq_idx ON listing_changes (seq, listing_id) WHERE active`);
+// A statement that wrote no row changes nothing: no version (migrations/20261129000100).
+const NO_ROWS_NO_VERSION = `
+      IF TG_OP = 'INSERT' OR TG_OP = 'UPDATE' THEN
+        IF NOT EXISTS (SELECT 1 FROM new_rows) THEN RETURN NULL; END IF;
+      ELSIF TG_OP = 'DELETE' THEN
+        IF NOT EXISTS (SELECT 1 FROM old_rows) THEN RETURN NULL; END IF;
+      END IF;`;
 
+// The trigger function (shared with migrations/20261129000100_no_version_without_rows.ts, which
+// brings databases migrated before it to the same function).
+export function recordListingChangesFunction(o: { skipNoRows: boolean } = { skipNoRows: true }): string {
   const upsert = `ON CONFLICT (listing_id) DO UPDATE SET seq = EXCLUDED.seq, active = EXCLUDED.active, flagged = EXCLUDED.flagged`;
-  await knex.raw(`
-    CREATE FUNCTION record_listing_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+  return `
+    CREATE OR REPLACE FUNCTION record_listing_changes() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE v bigint;
     BEGIN
-      -- The bump of migrations/20261122003000_data_version.ts, done here for listings so that
+${o.skipNoRows ? NO_ROWS_NO_VERSION : ''}      -- The bump of migrations/20261122003000_data_version.ts, done here for listings so that
       -- the version this statement wrote is the sequence number of its changes.
       UPDATE data_state SET version = version + 1, changed_at = now() RETURNING version INTO v;
       IF TG_OP = 'INSERT' THEN
@@ -66,7 +65,22 @@ export async function up(knex: Knex): Promise<void> {
         UPDATE listing_changes SET seq = v, active = false, flagged = false WHERE active;
       END IF;
       RETURN NULL;
-    END $$`);
+    END $$`;
+}
+
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`SET LOCAL statement_timeout = 0`);
+  await knex.raw(`
+    CREATE TABLE listing_changes (
+      listing_id text PRIMARY KEY,
+      seq bigint NOT NULL,
+      active boolean NOT NULL,
+      flagged boolean NOT NULL
+    )`);
+  await knex.raw(`CREATE INDEX listing_changes_seq_idx ON listing_changes (seq, listing_id)`);
+  await knex.raw(`CREATE INDEX listing_changes_active_seq_idx ON listing_changes (seq, listing_id) WHERE active`);
+
+  await knex.raw(recordListingChangesFunction());
   await knex.raw(`DROP TRIGGER IF EXISTS listings_bump_data_version ON listings`);
   await knex.raw(`
     CREATE TRIGGER listings_changes_insert AFTER INSERT ON listings
