@@ -63,7 +63,15 @@ export function sessionMiddleware(deps: { db: Knex; logger: Logger; secureCookie
     ready.then(
       (mw) =>
         mw(req, res, (err?: unknown) => {
-          if (!err) saveBeforeRedirect(req, res, next);
+          if (!err) {
+            saveBeforeRedirect(req, res, next);
+            return next();
+          }
+          // The store could not read the session (the database unavailable): nothing is known
+          // of it, so nothing may be done to it. Without its id, express-session neither deletes
+          // it as the 503 ends (unset: 'destroy' reads an unread session as one signed out) nor
+          // sets a cookie; the user is still signed in once the database is back.
+          delete (req as { sessionID?: string }).sessionID;
           next(err);
         }),
       next,

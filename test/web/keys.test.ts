@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { KeyUsageTracker } from '../../src/auth/key-usage.js';
 import { createDb } from '../../src/db/knex.js';
 import { setApiKeyTier } from '../../src/repositories/api-keys.js';
@@ -116,6 +116,47 @@ describe('creating a key', () => {
       // And the form is used now.
       expect(await agent.post('/api-keys/keys').type('form').send(form)).toHaveStatus(303);
       expect(await activeKeys(email)).toBe(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  // An outside probe (stop 38): a session that could not be read (the sessions' table held
+  // past the statement timeout) was deleted as the 503 ended, signing the user out, and the form
+  // sent again once the database was back was refused as expired.
+  it('a session that could not be read stays: the page is 503, then signed in again, and the form sent again makes the key', async () => {
+    const db = createDb(t.url, { statementTimeoutMs: 300 });
+    try {
+      const app = await buildWebApp(db, { keyUsage });
+      const { agent, email } = await signedInAgent(app, 'session-outage');
+      const page = await agent.get('/api-keys');
+      const form = { _csrf: csrfFrom(page.text), nonce: nonceFrom(page.text), name: 'after the session outage' };
+      const sessions = async () => Number((await t.db('web_sessions').count<{ n: number }[]>('* as n'))[0].n);
+      const before = await sessions();
+      // The read held until it times out, and the table free again right after: whatever the
+      // request then does to the session (the old code deleted it) goes through.
+      const reading = async () =>
+        Number((await t.db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE query ILIKE 'select sess%web_sessions%' AND wait_event_type = 'Lock'`)).rows[0].n);
+      for (const send of [() => agent.get('/api-keys'), () => agent.post('/api-keys/keys').type('form').send(form)]) {
+        const lock = await t.db.transaction();
+        let answer: Promise<request.Response>;
+        try {
+          await lock.raw('LOCK TABLE web_sessions IN ACCESS EXCLUSIVE MODE');
+          answer = send().then((r) => r);
+          await vi.waitFor(async () => expect(await reading()).toBe(1), { timeout: 10_000, interval: 5 });
+          await vi.waitFor(async () => expect(await reading()).toBe(0), { timeout: 10_000, interval: 5 });
+        } finally {
+          await lock.rollback();
+        }
+        expect(await answer!).toHaveStatus(503);
+        expect(await sessions()).toBe(before);
+      }
+      const again = await agent.post('/api-keys/keys').type('form').send(form);
+      expect(again).toHaveStatus(201);
+      expect(await activeKeys(email)).toBe(1);
+      const back = await agent.get('/api-keys');
+      expect(back).toHaveStatus(200);
+      expect(back.text).toContain(email);
     } finally {
       await db.destroy();
     }
