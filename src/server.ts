@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { LiveState } from './cache/live-state.js';
@@ -111,13 +111,21 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   server.keepAliveTimeout = 65_000;
   // Requests in flight, so that shutdown can wait for them (server.close() alone only stops
   // accepting; the pool must not close under a request that is still running).
-  let inFlight = 0;
+  // Once shutting down, every answer not yet begun says `Connection: close` and its connection
+  // closes after it: a keep-alive client then opens a new connection (to another process or
+  // instance) for its next request, instead of sending it into a socket about to close.
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
   let onDrained: (() => void) | null = null;
+  const closeAfter = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
   server.on('request', (_req, res) => {
-    inFlight++;
+    inFlight.add(res);
+    if (stopping) closeAfter(res);
     res.once('close', () => {
-      inFlight--;
-      if (inFlight === 0) onDrained?.();
+      inFlight.delete(res);
+      if (inFlight.size === 0) onDrained?.();
     });
   });
   const address = server.address();
@@ -144,7 +152,6 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     process.stdout.write(lines.join('\n') + '\n');
   }
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -152,12 +159,13 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     metricsServer?.close();
     server.close();
     server.closeIdleConnections();
-    if (inFlight > 0) {
+    for (const res of inFlight) closeAfter(res);
+    if (inFlight.size > 0) {
       const drained = new Promise<boolean>((resolve) => {
         onDrained = () => resolve(true);
         setTimeout(() => resolve(false), 10_000).unref();
       });
-      if (!(await drained)) logger.warn({ in_flight: inFlight }, 'requests still running after 10 s; closing them');
+      if (!(await drained)) logger.warn({ in_flight: inFlight.size }, 'requests still running after 10 s; closing them');
     }
     server.closeAllConnections();
     await readModel?.close();
@@ -172,7 +180,9 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
       await new Promise((r) => setTimeout(r, 50));
     }
     await keyUsage.stop();
-    await database.close();
+    // A database that stopped answering holds its connections' ends: the process does not
+    // wait for them past 2 s (an outside probe saw 26.7 s with PostgreSQL frozen).
+    await Promise.race([database.close(), new Promise((r) => setTimeout(r, 2_000).unref())]);
     if (redis) await redis.quit().catch(() => redis?.disconnect());
     logger.info('stopped');
     process.exit(0);

@@ -155,3 +155,37 @@ describe('SIGTERM to npm start', () => {
     await vi.waitFor(async () => expect(await fetch(`${base}/healthz`).then(() => 'served', () => 'refused')).toBe('refused'), { timeout: 30_000, interval: 100 });
   }, 150_000);
 });
+
+// An outside probe (stop 38): answers sent while the server was shutting down still said
+// `Connection: keep-alive`, then the socket closed; keep-alive clients sent their next request
+// into it and lost it. An answer begun after the signal now says `Connection: close`.
+describe('SIGTERM with a keep-alive client', () => {
+  it('the answer in flight says Connection: close, and the connection closes after it', async () => {
+    const { createKey } = await import('../helpers/factory.js');
+    const pro = await createKey(t.db, 'pro');
+    const { child, out, exited } = startServer({ DATABASE_URL: t.url, PORT: '0', METRICS_PORT: '-1' });
+    const listening = await listeningLine(child, out);
+    // The export waits on the listings held by another transaction: in flight, nothing sent yet.
+    const lock = await t.db.transaction();
+    await lock.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+    const socket = net.connect(listening.port!, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d) => (received += d));
+    const closed = once(socket, 'close');
+    socket.write(`GET /api/v1/listings/export HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pro.key}\r\nConnection: keep-alive\r\n\r\n`);
+    await vi.waitFor(
+      async () => expect(Number((await t.db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0].n)).toBeGreaterThan(0),
+      { timeout: 30_000, interval: 20 },
+    );
+    child.kill('SIGTERM');
+    await vi.waitFor(() => expect(jsonLines(out.stdout).map((l) => l.msg)).toContain('shutting down'), { timeout: 30_000, interval: 20 });
+    await lock.rollback();
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    const head = received.slice(0, received.indexOf('\r\n\r\n')).toLowerCase();
+    expect(head).toContain('connection: close');
+    expect(head).not.toContain('keep-alive');
+    const [code] = await exited;
+    expect(code, out.stdout + out.stderr).toBe(0);
+  }, 150_000);
+});
