@@ -310,6 +310,10 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     expect(compareCanonical(a, node({ id: 'y', image_count: 5 }))).toBeGreaterThan(0); // more photos is no more complete
     expect(compareCanonical(a, node({ id: 'y', created_at: new Date('2026-10-01') }))).toBeGreaterThan(0);
     expect(compareCanonical(a, node({ id: 'y' }))).toBeGreaterThan(0);
+    // A real position outweighs an origin link (an older record without one loses).
+    const located = node({ id: 'y', has_source_url: false });
+    const unlocatedOlder = node({ id: 'x', located: false, created_at: new Date('2026-10-01') });
+    expect(compareCanonical(located, unlocatedOlder)).toBeLessThan(0);
   });
 
   it('possible_duplicate goes on the ambiguous side when it ranks lower, never on a merged row, and every flagged one has a visible look-alike', () => {

@@ -214,11 +214,14 @@ export function discrepancy(a: DedupNode, b: DedupNode, km: number | null): numb
   return area + relDiff(a.price_eur, b.price_eur) / RULE.priceClose + (km === null ? 1 : km / RULE.nearKm);
 }
 
+// A real position counts two points: without one, the property is out of every radius search
+// (an outside probe found groups whose public listing had none while a member had one, after a
+// tie with an origin link that OpenImmo feeds do not carry).
 function completeness(n: DedupNode): number {
   return (
     (n.area_m2 ? 1 : 0) +
     (n.rooms !== null ? 1 : 0) +
-    (n.located ? 1 : 0) +
+    (n.located ? 2 : 0) +
     (n.locality !== null ? 1 : 0) +
     (n.image_count > 0 ? 1 : 0) +
     (n.has_source_url ? 1 : 0)
@@ -228,7 +231,8 @@ function completeness(n: DedupNode): number {
 // The representative (public listing) of a group: a record its source still confirms (not
 // stale) before one it has stopped confirming, since a stale public listing would hide from
 // Free and Starter keys a property another source still lists; then the most complete
-// record (area, rooms, a real position, locality, photos, origin link: one point each), then
+// record (area, rooms, locality, photos, origin link: one point each; a real position two),
+// then
 // the oldest (created_at, the source's own date), then the smallest id. Every criterion is a
 // property of the records alone (and of the clock, for stale), so the choice does not
 // depend on the order of the imports.
