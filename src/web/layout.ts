@@ -12,6 +12,7 @@ export function page(opts: { title: string; main: SafeHtml; copyScript?: boolean
 <meta name="robots" content="noindex">
 <title>${opts.title} · ${SITE}</title>
 <link rel="stylesheet" href="${STYLE_PATH}">
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
 ${opts.copyScript ? html`<script src="${COPY_SCRIPT_PATH}" defer></script>` : ''}
 </head>
 <body>

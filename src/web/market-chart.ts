@@ -9,7 +9,7 @@ export interface ChartPoint {
   label: string; // under the x axis: "Nov"
   year?: string; // under the label, where the year starts or changes: "2026"
   title: string; // the point's tooltip: "November 2026: median 1,650 € (1,270–2,270), 608 listings"
-  n: number;
+  n: number | null; // null: a period without a snapshot (shown as –)
   median: number | null;
   p25: number | null;
   p75: number | null;
@@ -84,11 +84,11 @@ ${lines.map((r) =>
 ${points.map((p, i) =>
   p.median === null
     ? ''
-    : html`<circle class="dot${p.n < 10 ? ' low' : ''}" cx="${f1(x(i))}" cy="${f1(y(p.median))}" r="4"><title>${p.title}</title></circle>`,
+    : html`<circle class="dot${(p.n ?? 0) < 10 ? ' low' : ''}" cx="${f1(x(i))}" cy="${f1(y(p.median))}" r="4"><title>${p.title}</title></circle>`,
 )}
 ${points.map((p, i) =>
   i % every === 0 || i === points.length - 1
-    ? html`<text class="period" x="${f1(x(i))}" y="${H - M.bottom + 18}" text-anchor="middle">${p.label}</text><text class="n" x="${f1(x(i))}" y="${H - M.bottom + 34}" text-anchor="middle">${p.n}</text>`
+    ? html`<text class="period" x="${f1(x(i))}" y="${H - M.bottom + 18}" text-anchor="middle">${p.label}</text><text class="n" x="${f1(x(i))}" y="${H - M.bottom + 34}" text-anchor="middle">${p.n ?? '–'}</text>`
     : '',
 )}
 ${points.map((p, i) => (p.year ? html`<text class="year" x="${f1(x(i))}" y="${H - M.bottom + 50}" text-anchor="middle">${p.year}</text>` : ''))}

@@ -101,8 +101,8 @@ ${rows.map(
 function historySection(commune: string, rooms: number | null, rows: ReturnType<typeof historyPoints>): SafeHtml {
   const what = rooms === null ? 'all rentals' : rooms === ROOMS_TOP_BUCKET ? `${ROOMS_TOP_BUCKET} rooms or more` : `${rooms}-room rentals`;
   if (rows.length === 0) return html`<p class="muted">No history yet for ${commune}: the service takes a snapshot of the figures every day.</p>`;
-  const rent = rows.map((r) => ({ ...r.base, median: r.f.median_rent_eur, p25: r.f.p25_rent_eur, p75: r.f.p75_rent_eur, title: `${r.long}: median rent ${money(r.f.median_rent_eur)}, ${r.f.listings} listings` }));
-  const area = rows.map((r) => ({
+  const rent = withGaps(rows, (r) => ({ ...r.base, median: r.f.median_rent_eur, p25: r.f.p25_rent_eur, p75: r.f.p75_rent_eur, title: `${r.long}: median rent ${money(r.f.median_rent_eur)}, ${r.f.listings} listings` }));
+  const area = withGaps(rows, (r) => ({
     ...r.base,
     n: r.f.listings_with_area,
     median: r.f.median_price_per_m2_eur,
@@ -128,6 +128,24 @@ ${lineChart({ id: 'chart-m2', title: `Median rent per m² in ${commune}, ${what}
 </details>`;
 }
 
+// The chart's points, with a point without figures for each month that has no snapshot
+// between two that have one: the line breaks there instead of joining them as if consecutive
+// (an outside probe).
+function withGaps(rows: ReturnType<typeof historyPoints>, point: (r: ReturnType<typeof historyPoints>[number]) => ChartPoint): ChartPoint[] {
+  const out: ChartPoint[] = [];
+  const index = (period: string) => Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
+  rows.forEach((r, i) => {
+    if (i > 0) {
+      for (let m = index(rows[i - 1].period) + 1; m < index(r.period); m++) {
+        const year = String(Math.floor(m / 12));
+        out.push({ label: MONTHS[m % 12], year: m % 12 === 0 ? year : undefined, n: null, median: null, p25: null, p75: null, title: `${MONTHS[m % 12]} ${year}: no snapshot` });
+      }
+    }
+    out.push(point(r));
+  });
+  return out;
+}
+
 function historyPoints(rows: Awaited<ReturnType<typeof marketHistory>>, rooms: number | null) {
   const periods = rows.map((r) => describePeriod('month', r.period_start).period);
   // A January within the first three months: the first one's year would collide with its.
@@ -139,7 +157,7 @@ function historyPoints(rows: Awaited<ReturnType<typeof marketHistory>>, rooms: n
     // The year under each January, and under the first month unless a January follows it closely.
     const year = month === 0 || (index === 0 && !januarySoon) ? p.period.slice(0, 4) : undefined;
     const base: Omit<ChartPoint, 'median' | 'p25' | 'p75' | 'title'> = { label: MONTHS[month], year, n: f.listings };
-    return { base, f, day: r.snapshot_date, long: `${MONTHS[month]} ${p.period.slice(0, 4)}` };
+    return { base, f, day: r.snapshot_date, long: `${MONTHS[month]} ${p.period.slice(0, 4)}`, period: p.period };
   });
 }
 

@@ -104,6 +104,26 @@ describe('GET /market (public, no key)', () => {
   });
 });
 
+// Last in the file: it deletes snapshots. An outside probe: with March and April missing, the
+// chart joined February to May as if they were consecutive months.
+describe('GET /market, months without a snapshot', () => {
+  it('are shown as gaps: the line breaks there and their count is –', async () => {
+    await t.db('market_snapshot_days').whereRaw(`day >= '2026-03-01' AND day < '2026-05-01'`).delete();
+    const fresh = await buildWebApp(t.db, { clock: () => now });
+    const res = await request(fresh).get('/market?commune=Strassen');
+    expect(res).toHaveStatus(200);
+    const rent = res.text.slice(res.text.indexOf('<svg class="chart"'), res.text.indexOf('</svg>'));
+    const periods = [...rent.matchAll(/<text class="period"[^>]*>([A-Z][a-z]{2})<\/text><text class="n"[^>]*>([^<]+)<\/text>/g)].map((m) => [m[1], m[2]]);
+    expect(periods.map((p) => p[0])).toEqual(['Dec', 'Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov']);
+    expect(periods[2][1]).not.toBe('–');
+    expect([periods[3][1], periods[4][1]]).toEqual(['–', '–']);
+    // Two lines: Dec-Feb and May-Nov.
+    expect(rent.match(/<polyline class="line"/g)).toHaveLength(2);
+    expect(res.text).toContain('<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">');
+    expect(await request(fresh).get('/docs/assets/favicon-32x32.png')).toHaveStatus(200);
+  });
+});
+
 async function key(): Promise<string> {
   return (await createKey(t.db, 'pro')).key;
 }
