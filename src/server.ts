@@ -51,7 +51,9 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // primary has checked the port).
   // A request without Host gets a problem body too (requireHost), not Node's empty 400.
   const starting = requireHost(startingListener);
-  const server: Server = createServer({ requireHostHeader: false }, starting);
+  // A request (headers and body) must arrive within 60 s, the headers' own bound, not Node's
+  // default of 5 minutes: a form cut short is answered 408 then (src/http/raw-responses.ts).
+  const server: Server = createServer({ requireHostHeader: false, headersTimeout: 60_000, requestTimeout: 60_000 }, starting);
   // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);

@@ -64,7 +64,11 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   // - a malformed request pipelined after valid ones whose answers are not written yet: they
   //   are sent, in order, and then the 400 (it came first, and they were lost).
   const current = (socket as Tracked)._httpMessage;
-  if (current) {
+  // A request whose body did not arrive in time is the one whose answer is owed: nothing will
+  // come to answer it (its handler waits for the body), so it gets the 408 now (an outside
+  // probe: a form POST with a body cut short was held open for good).
+  const timedOut = current && err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && !current.headersSent && current.req?.complete === false;
+  if (current && !timedOut) {
     const answeredAlready = current.headersSent === true;
     whenAnswered(socket as Tracked, () => {
       if (!socket.writable) return void socket.destroy();
@@ -79,7 +83,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   endWithProblem(socket, `${status} ${reason}`, '', id, problem(status, title, detail, id));
 }
 
-type Tracked = Duplex & { _httpMessage?: (NodeJS.EventEmitter & { headersSent?: boolean; writableFinished?: boolean }) | null };
+type Tracked = Duplex & { _httpMessage?: (NodeJS.EventEmitter & { headersSent?: boolean; writableFinished?: boolean; req?: { complete: boolean } }) | null };
 
 // Runs `then` once every answer Node holds for this connection has been written (Node's
 // http server makes each pipelined answer the socket's _httpMessage in turn).

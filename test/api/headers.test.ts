@@ -162,6 +162,26 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  // An outside probe: a form POST whose body stopped short was never answered (the answer owed
+  // was the one still waiting for that body).
+  it('a request whose body does not arrive in time gets 408 too', async () => {
+    const server = createServer({ connectionsCheckingInterval: 50, headersTimeout: 300, requestTimeout: 300 }, (req, res) => {
+      req.on('data', () => undefined);
+      req.on('end', () => res.end('read'));
+    });
+    server.on('clientError', answerClientError);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const cut = await exchange(port, 'POST /api-keys/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nemail=');
+      expect(cut.status).toBe(408);
+      expect(JSON.parse(cut.body)).toMatchObject({ status: 408 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
 
 // RFC 9110 §9.3.2: a HEAD carries the headers of the GET it describes. The compression
