@@ -75,16 +75,20 @@ export async function findAccountKey(db: Knex, accountId: number, keyId: string)
   return (await listApiKeys(db, { accountId, id: keyId }))[0] ?? null;
 }
 
-export type CreateAccountKeyResult = { ok: true; record: ApiKeyRecord; key: string } | { ok: false; reason: 'limit' };
+export type CreateAccountKeyResult = { ok: true; record: ApiKeyRecord; key: string } | { ok: false; reason: 'limit' | 'used' };
 
 // A key for an account that has fewer than `maxActive` active keys. The account row is locked
 // while counting, so two requests at once cannot go over the limit.
+// `claim`, when given, runs in the same transaction once the account is locked: false (the
+// form that asked was used already) creates nothing; a failure later rolls the claim back.
 export async function createAccountKey(
   db: Knex,
   input: { accountId: number; tier: Tier; name: string; maxActive: number },
+  claim?: (trx: Knex.Transaction) => Promise<boolean>,
 ): Promise<CreateAccountKeyResult> {
   return db.transaction(async (trx) => {
     await trx('accounts').select('id').where({ id: input.accountId }).forUpdate().first();
+    if (claim && !(await claim(trx))) return { ok: false, reason: 'used' } as const;
     const [{ count }] = await trx('api_keys').where({ account_id: input.accountId }).whereNull('revoked_at').count<{ count: number }[]>('* as count');
     if (Number(count) >= input.maxActive) return { ok: false, reason: 'limit' } as const;
     const { record, key } = await createApiKey(trx, { accountId: input.accountId, tier: input.tier, name: input.name });

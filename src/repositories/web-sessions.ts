@@ -23,6 +23,17 @@ export function sessionStorePool(db: Knex) {
   };
 }
 
+// Takes a session's single-use create-form nonce in one statement: true for exactly one of
+// several requests that send the same form at once (each holds its own copy of the session;
+// the row is what they share). express-session writes each request's copy afterwards.
+export async function takeCreateNonce(db: Knex, sid: string, nonce: string): Promise<boolean> {
+  const res = await db.raw(
+    `UPDATE ${SESSION_TABLE} SET sess = (sess::jsonb - 'createNonce')::json WHERE sid = ? AND sess::jsonb ->> 'createNonce' = ? RETURNING sid`,
+    [sid, nonce],
+  );
+  return res.rows.length === 1;
+}
+
 // The cookie-signing secrets live in the database (newest first), so every instance of the
 // service and every restart agree on them without another setting to manage. They also key
 // the CSRF tokens (src/web/csrf.ts).

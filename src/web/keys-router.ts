@@ -10,7 +10,7 @@ import { KEY_NAME_MAX_CHARS, parseKeyName } from '../domain/key-name.js';
 import { usageToday } from '../rate-limit/quota-counters.js';
 import { createAccount, findAccountByEmail } from '../repositories/accounts.js';
 import { createAccountKey, findAccountKey, listApiKeys, revokeAccountKey } from '../repositories/api-keys.js';
-import { loadWebSecrets } from '../repositories/web-sessions.js';
+import { loadWebSecrets, takeCreateNonce } from '../repositories/web-sessions.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
 import { refuseControlCharacters } from './input.js';
 import { confirmRevokePage, keyLabel, keysPage, MAX_ACTIVE_KEYS, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
@@ -168,11 +168,12 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     const body = createBody.parse(req.body ?? {});
     const expected = req.session.createNonce;
     delete req.session.createNonce;
-    if (!expected || body.nonce !== expected) {
+    const alreadySent = () => {
       // The form was already used (or is from an older page): nothing is created.
       req.session.notice = 'That form had already been sent, so no new key was made. Your keys are below.';
-      return res.redirect(303, '/api-keys');
-    }
+      res.redirect(303, '/api-keys');
+    };
+    if (!expected || body.nonce !== expected) return alreadySent();
     const parsed = parseKeyName(body.name);
     if (!parsed.ok) {
       const error = parsed.problem === 'too_long' ? `Use at most ${KEY_NAME_MAX_CHARS} characters.` : 'Give the key a name.';
@@ -182,7 +183,12 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     // New keys from the web page are Free; tiers change through the admin command line.
     let created: Awaited<ReturnType<typeof createAccountKey>>;
     try {
-      created = await createAccountKey(deps.db, { accountId: req.session.accountId!, tier: 'free', name, maxActive: MAX_ACTIVE_KEYS });
+      // The same form sent twice at once (a double click): each request holds the nonce in its
+      // own copy of the session, so the stored session decides which one takes it, in the
+      // key's transaction (an outside probe: two concurrent posts made two keys).
+      created = await createAccountKey(deps.db, { accountId: req.session.accountId!, tier: 'free', name, maxActive: MAX_ACTIVE_KEYS }, (trx) =>
+        takeCreateNonce(trx, req.sessionID, expected),
+      );
     } catch (err) {
       // Nothing was made (the database is unavailable: a 503 page that says to try again): the
       // form stays usable, so that sending it again makes the key rather than saying the form
@@ -190,6 +196,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
       req.session.createNonce = expected;
       throw err;
     }
+    if (!created.ok && created.reason === 'used') return alreadySent();
     if (!created.ok) {
       return renderKeys(req, res, 400, {
         create: { name, error: 'You already have 5 active keys, the most an account can have. Revoke one you no longer use, then create the new one.' },

@@ -90,6 +90,16 @@ describe('creating a key', () => {
     expect(after.text).not.toMatch(/<code id="new-key">/);
   });
 
+  // An outside probe: the same form sent twice at once (a double click) made two keys.
+  it('the same form sent several times at once makes one key', async () => {
+    const { agent, email } = await signedInAgent(t.app, 'double-click');
+    const page = await agent.get('/api-keys');
+    const form = { _csrf: csrfFrom(page.text), nonce: nonceFrom(page.text), name: 'double click' };
+    const answers = await Promise.all(Array.from({ length: 4 }, () => agent.post('/api-keys/keys').type('form').send(form)));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 303, 303, 303]);
+    expect(await activeKeys(email)).toBe(1);
+  });
+
   // An outside probe: a key asked for while the database was stalled got the 503 page, and the
   // same form sent again once it was back said it "had already been sent" and made nothing.
   it('a form whose key could not be made (database unavailable) makes it when sent again', async () => {
