@@ -147,14 +147,17 @@ describe('pair rule: agreement accumulates, a missing field is neutral', () => {
     expect(verdict({ area_m2: 19, price_eur: 950 }, { area_m2: 20, price_eur: 950, lat: north(12) }).match).toBe('merge');
   });
 
-  it('both located, an area and a price each only close but within 1.5 m2 and 2 %: one flat as two agencies measure and price it', () => {
+  it('both located, an area and a price each only close but within 2 m2 and 3 %: one flat as two agencies measure and price it', () => {
     // 62 vs 63.4 m2 is beyond what the rounding of 62 allows; 1,000 vs 1,018 EUR is 1.8 %.
     expect(areaClass(62, 63.4)).toBe('close');
     const a = { area_m2: 62, price_eur: 1000 };
-    expect(verdict(a, { area_m2: 63.4, price_eur: 1018, lat: north(20) })).toMatchObject({ match: 'merge', reason: 'area and price close, within 1.5 m2 and 2 %, located together' });
-    // Contradiction cases: 1.6 m2 apart, 2.5 % apart, or one side unlocated.
-    expect(verdict(a, { area_m2: 63.6, price_eur: 1018, lat: north(20) })).toMatchObject({ match: null, contradiction: false });
-    expect(verdict(a, { area_m2: 63.4, price_eur: 1025, lat: north(20) })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict(a, { area_m2: 63.4, price_eur: 1018, lat: north(20) })).toMatchObject({ match: 'merge', reason: 'area and price close, within 2 m2 and 3 %, located together' });
+    // An outside probe's pair: 27 m apart, 72 vs 73.3 m2, 2,770 vs 2,700 EUR (2.5 %), 2 rooms.
+    expect(verdict({ area_m2: 72, price_eur: 2770 }, { area_m2: 73.3, price_eur: 2700, lat: north(27) }).match).toBe('merge');
+    expect(verdict(a, { area_m2: 63.9, price_eur: 1029, lat: north(20) }).match).toBe('merge');
+    // Not enough: 2.1 m2 apart, 3.2 % apart, or one side unlocated.
+    expect(verdict(a, { area_m2: 64.1, price_eur: 1018, lat: north(20) })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict(a, { area_m2: 63.4, price_eur: 1033, lat: north(20) })).toMatchObject({ match: null, contradiction: false });
     expect(verdict({ ...a, ...unlocated }, { area_m2: 63.4, price_eur: 1018 })).toMatchObject({ match: null, contradiction: false });
   });
 

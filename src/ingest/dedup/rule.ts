@@ -183,10 +183,10 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   } else if (strong) {
     if (areaAgrees || price === 'same') return verdict('merge', `area ${area}, price ${price}`);
     // Both figures only close, but each within what feeds do to one flat's figures: the area
-    // within 1.5 m2 as stated (habitable vs usable surface, one agency's rounding) and the
-    // price within 2 % (charges, rounding).
+    // within 2 m2 as stated (habitable vs usable surface, one agency's rounding) and the
+    // price within 3 % (charges, rounding).
     if (Math.abs(a.area_m2! - b.area_m2!) <= RULE.areaNearAbs + 1e-9 && relDiff(a.price_eur, b.price_eur) <= RULE.priceNear + 1e-9) {
-      return verdict('merge', 'area and price close, within 1.5 m2 and 2 %');
+      return verdict('merge', 'area and price close, within 2 m2 and 3 %');
     }
   } else if (area === 'exact' && price === 'same') {
     return verdict('merge', 'area exact, price same');

@@ -16,8 +16,10 @@ export const RULE = {
   areaWideRel: 0.06,
   // Located together, an area within this many m2 as stated and a price within priceNear:
   // two agencies' measures and roundings of one flat, each at the edge of a class.
-  areaNearAbs: 1.5,
-  priceNear: 0.02,
+  // 2 m2 and 3 % since stop 38 (1.5 and 2 % before): what issue 13 says of the pairs missed on
+  // the feeds we had not seen, and what an outside probe's own feeds did (docs/feed-operators.md).
+  areaNearAbs: 2.0,
+  priceNear: 0.03,
   priceSame: 0.01,
   priceClose: 0.035,
   priceRelisted: 0.06,
