@@ -184,6 +184,8 @@ describe('communes and localities', () => {
     // A postcode typed into the place, a "centre", the country's name after the place.
     ['L-4410 Belvaux', 'Sanem', 'Belvaux'], ['Belvaux (4410)', 'Sanem', 'Belvaux'], ['Dudelange Centre', 'Dudelange', null],
     ['Wiltz-Centre', 'Wiltz', null], ['Esch/Alzette - Centre', 'Esch-sur-Alzette', null], ['Bertrange, Luxembourg', 'Bertrange', null],
+    // The capital's postal form (an outside probe: refused as "l"): the L goes with the number.
+    ['L-1855 Luxembourg', 'Luxembourg', null], ['L-1855 Lëtzebuerg', 'Luxembourg', null], ['L-1855, Luxembourg', 'Luxembourg', null],
     ['Strassen / Lux', 'Strassen', null], ['Mamer, Grand-Duché de Luxembourg', 'Mamer', null], ['Lux-Kirchberg', 'Luxembourg', 'Kirchberg'],
     // A district the reference data lacks, and two names of one quarter.
     ["Cloche d'Or", 'Luxembourg', 'Gasperich'], ["Gasperich/Cloche d'Or", 'Luxembourg', 'Gasperich'],
