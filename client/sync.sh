@@ -17,6 +17,10 @@ apply() {
 save_cursor() { printf '%s\n' "$1" > "$dir/cursor.tmp" && mv "$dir/cursor.tmp" "$dir/cursor"; }
 
 cursor=$(cat "$dir/cursor" 2>/dev/null || true)
+# No cursor stored: the mirror is loaded from scratch. What a run cut short before its first
+# cursor left behind goes first (it could hold listings withdrawn since, which no later change
+# would name).
+if [ -z "$cursor" ]; then rm -rf "$dir/listings"; mkdir -p "$dir/listings"; fi
 if [ -z "$cursor" ] && [ "${EXPORT:-0}" = 1 ]; then
   # The whole set in one request, from one snapshot; /changes goes on from X-Changes-Cursor.
   curl -sS --fail-with-body --compressed -D "$dir/export.headers" -H "$auth" "$BASE/api/v1/listings/export" \

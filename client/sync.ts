@@ -12,6 +12,7 @@ export interface Mirror {
   cursor(): Promise<string | undefined>; // the cursor stored by the last run, if any
   upsert(listing: Listing): Promise<void>;
   remove(id: string): Promise<void>;
+  clear(): Promise<void>; // drop every listing: a load from scratch (no cursor stored yet)
   saveCursor(cursor: string): Promise<void>; // store it with the changes before it (one transaction, ideally)
 }
 
@@ -28,6 +29,9 @@ async function get(url: string, key: string): Promise<Response> {
 // which /changes goes on exactly after it.
 export async function exportAll(baseUrl: string, key: string, mirror: Mirror): Promise<number> {
   const res = await get(`${baseUrl}/api/v1/listings/export`, key);
+  // From scratch: what an export cut short left behind may hold listings withdrawn since,
+  // which no later change would name.
+  await mirror.clear();
   const decoder = new TextDecoder();
   let rest = '';
   let n = 0;
@@ -51,6 +55,7 @@ export async function exportAll(baseUrl: string, key: string, mirror: Mirror): P
 // by page until up to date. Each page counts as one request against the daily quota.
 export async function syncChanges(baseUrl: string, key: string, mirror: Mirror): Promise<{ pages: number; changes: number }> {
   let cursor = await mirror.cursor();
+  if (cursor === undefined) await mirror.clear(); // from scratch, as above
   let pages = 0;
   let changes = 0;
   for (;;) {
@@ -77,6 +82,7 @@ export function memoryMirror(): Mirror & { listings: Map<string, Listing> } {
     cursor: async () => stored,
     upsert: async (l) => void listings.set(l.id, l),
     remove: async (id) => void listings.delete(id),
+    clear: async () => listings.clear(),
     saveCursor: async (c) => void (stored = c),
   };
 }
