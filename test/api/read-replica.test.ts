@@ -48,3 +48,25 @@ it('reads from the primary while the replica lags behind, and from the replica a
   await vi.waitFor(() => expect(reads.version).toBe(next), { timeout: 10_000, interval: 10 });
   expect(await mamer()).toBe(5);
 });
+
+// An outside probe: the read model loaded from the replica whatever its version, again and
+// again while it lagged (133 loads a minute), and never from the primary.
+it('the read model loads from the replica once it has the version asked for, else from the primary', async () => {
+  const { ListingReadModel } = await import('../../src/read-model/read-model.js');
+  // `db` the replica, as the server had it: the source decides.
+  const model = new ListingReadModel(replicaDb.db, silentLogger, 10, undefined, reads.at);
+  try {
+    await insertListing(t.db, { commune: 'Mamer' }); // the replica lags behind this version
+    const lagging = await currentDataVersion(t.db);
+    model.seen(lagging);
+    const index = await model.ready(lagging);
+    expect(index.version).toBe(lagging); // loaded from the primary: the replica is behind
+    await setReplicaVersion(lagging);
+    await vi.waitFor(() => expect(reads.version).toBe(lagging), { timeout: 10_000, interval: 10 });
+    const builds = model.info().builds;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(model.info().builds).toBe(builds); // not loaded again at a version it holds
+  } finally {
+    await model.close();
+  }
+});
