@@ -69,7 +69,10 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   // probe: a form POST with a body cut short was held open for good).
   const timedOut = current && err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && !current.headersSent && current.req?.complete === false;
   if (current && !timedOut) {
-    const answeredAlready = current.headersSent === true;
+    // Answered already: the request whose body the parser refused (it has not all arrived). A
+    // complete request answered at once (the replay writes its answer in the same turn) is an
+    // earlier one; the refused request still gets its 400.
+    const answeredAlready = current.headersSent === true && current.req?.complete !== true;
     whenAnswered(socket as Tracked, () => {
       if (!socket.writable) return void socket.destroy();
       if (answeredAlready) return void socket.end();

@@ -79,4 +79,29 @@ describe('a malformed request pipelined after valid ones', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  // An outside probe: after an answer written at once (as the replay writes a repeated one), the
+  // malformed request's 400 was dropped.
+  it('is answered 400 after an answer written at once', async () => {
+    const { answerClientError } = await import('../../src/http/raw-responses.js');
+    const server = createServer((req, res) => res.end(`answer ${req.url}\n`));
+    server.on('clientError', answerClientError);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const got = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write('GET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nX-Bad: \u0001\r\n\r\n'));
+        let text = '';
+        sock.setEncoding('latin1');
+        sock.on('data', (d) => (text += d));
+        sock.on('end', () => resolve(text));
+        sock.on('error', reject);
+      });
+      expect([...got.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['200', '400']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
