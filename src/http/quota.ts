@@ -82,6 +82,8 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
     logger: limiterLogger(deps.store),
     handler: (req: Request, res: Response) => {
       const now = deps.clock();
+      // A keyed answer like any other (an outside probe: the 429 had no Cache-Control).
+      res.setHeader('Cache-Control', PRIVATE);
       const info = (req as Request & { rateLimit: QuotaInfo & { key: string } }).rateLimit;
       refusals.refuse(res.locals.apiKey!.id, info.key, info.limit, now.getTime());
       gate.saw(res.locals.apiKey!.id, 0);

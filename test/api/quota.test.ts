@@ -96,6 +96,7 @@ describe.each(['redis', 'memory'] as const)('quotas with the %s store', (kind) =
     expect(over.headers['ratelimit-limit']).toBe('100');
     expect(over.headers['ratelimit-remaining']).toBe('0');
     expect(over.headers['ratelimit-reset']).toBe('30');
+    expect(over.headers['cache-control']).toBe('private, max-age=0, must-revalidate');
 
     // More 429s later that day: Retry-After follows the injected clock.
     for (const [at, retry] of [
