@@ -93,7 +93,14 @@ async function run(argv: string[], io: KeysCliIo): Promise<number> {
     if (values.name !== undefined) {
       const name = parseKeyName(values.name);
       if (name.ok) keyName = name.name;
-      else problems.push(name.problem === 'too_long' ? `--name: at most ${KEY_NAME_MAX_CHARS} characters` : '--name: give a name, or leave --name out');
+      else
+        problems.push(
+          name.problem === 'too_long'
+            ? `--name: at most ${KEY_NAME_MAX_CHARS} characters`
+            : name.problem === 'control_character'
+              ? '--name: visible characters only (no control or text-direction characters)'
+              : '--name: give a name, or leave --name out',
+        );
     }
     if (rest.length) problems.push(`create takes no positional argument (got ${rest.map((a) => JSON.stringify(a)).join(' ')})`);
     if (problems.length) throw new UsageError(problems.join('\n'));

@@ -7,8 +7,13 @@ export const KEY_NAME_MAX_CHARS = 60;
 
 export type KeyName = { ok: true; name: string } | { ok: false; problem: 'empty' | 'too_long' | 'control_character' };
 
+// Nor a character that turns the direction of the text around it (U+202A-202E, U+2066-2069,
+// U+200E-200F): shown raw in the keys table and `keys list`, it makes one key's name read as
+// another's (an outside probe).
+const DIRECTION = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 export function parseKeyName(raw: string): KeyName {
-  if (hasControlCharacter(raw)) return { ok: false, problem: 'control_character' };
+  if (hasControlCharacter(raw) || DIRECTION.test(raw)) return { ok: false, problem: 'control_character' };
   const name = raw.trim().replace(/\s+/g, ' ');
   if (!name) return { ok: false, problem: 'empty' };
   if (name.length > KEY_NAME_MAX_CHARS) return { ok: false, problem: 'too_long' };

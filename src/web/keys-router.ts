@@ -176,7 +176,12 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     if (!expected || body.nonce !== expected) return alreadySent();
     const parsed = parseKeyName(body.name);
     if (!parsed.ok) {
-      const error = parsed.problem === 'too_long' ? `Use at most ${KEY_NAME_MAX_CHARS} characters.` : 'Give the key a name.';
+      const error =
+        parsed.problem === 'too_long'
+          ? `Use at most ${KEY_NAME_MAX_CHARS} characters.`
+          : parsed.problem === 'control_character'
+            ? 'Use visible characters only: no control or text-direction characters.'
+            : 'Give the key a name.';
       return renderKeys(req, res, 400, { create: { name: body.name.trim().replace(/\s+/g, ' '), error } });
     }
     const name = parsed.name;

@@ -182,6 +182,11 @@ describe('creating a key', () => {
     expect(res.text).not.toContain('<img src=x');
     expect(res.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(await activeKeys(email)).toBe(1);
+    // A text-direction override would make the name read as another (an outside probe).
+    ({ res } = await createKeyInUi(agent, 'prod \u202egnitset'));
+    expect(res).toHaveStatus(400);
+    expect(res.text).toContain('no control or text-direction characters');
+    expect(await activeKeys(email)).toBe(1);
   });
 
   it('allows at most 5 active keys, with a clear message; revoking one makes room', async () => {
