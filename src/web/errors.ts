@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { isInvalidInputError, unavailableCause, unavailableLogger } from '../db/errors.js';
 import { html } from './html.js';
-import { messagePage } from './layout.js';
+import { backFor, messagePage } from './layout.js';
 
 // The HTML pages answer in HTML, errors included; the JSON API keeps its problem+json.
 
@@ -31,7 +31,7 @@ export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     const e = (err ?? {}) as { code?: unknown; name?: unknown; status?: unknown; statusCode?: unknown; type?: unknown };
     // Back to the page the request was for: the market prices, or the key page.
-    const back = req.originalUrl.startsWith('/market') ? { href: '/market', label: 'Back to the market prices' } : undefined;
+    const back = backFor(req.originalUrl);
     const send = (status: number, title: string, message: string, extra: Record<string, string> = {}) => {
       for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
       res.status(status).type('html').send(messagePage({ title, message, back }));

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { hasControlCharacter } from '../lib/text.js';
-import { messagePage } from './layout.js';
+import { backFor, messagePage } from './layout.js';
 
 function decoded(path: string): string {
   try {
@@ -41,6 +41,7 @@ export const refuseControlCharacters: RequestHandler = (req, res, next) => {
       messagePage({
         title: 'Bad request',
         message: 'The address or the form contained control characters (invisible characters such as NUL), which cannot be used here. Go back and try again.',
+        back: backFor(req.originalUrl),
       }),
     );
 };

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { normalizeEmail } from '../domain/email.js';
 import { createStore, limiterLogger, type StoreHealth } from '../rate-limit/store.js';
-import { messagePage } from './layout.js';
+import { backFor, messagePage } from './layout.js';
 import type { WebOptions } from './options.js';
 
 export interface ThrottleDeps {
@@ -76,6 +76,7 @@ export function pagesLimit(deps: ThrottleDeps & { perMinute: number }): RequestH
           messagePage({
             title: 'Too many requests',
             message: `There have been too many requests for pages from your network. Please wait about ${seconds} second${seconds === 1 ? '' : 's'} and try again.`,
+            back: backFor(req.originalUrl),
           }),
         );
     },

@@ -54,6 +54,11 @@ describe('control characters at the edge of the HTML pages', () => {
     const _csrf = await pageToken(agent);
     const raw = await agent.post('/api-keys/sign-in').type('form').send(`_csrf=${encodeURIComponent(_csrf)}&email=alice%00%40example.com&password=x`);
     expect(raw).toHaveStatus(400);
+    expect(raw.text).toContain('<a href="/api-keys">Back to your API keys</a>');
+    // On /market, the way back is to the market prices (an outside probe).
+    const market = await request(t.app).get('/market?commune=%00');
+    expect(market).toHaveStatus(400);
+    expect(market.text).toContain('<a href="/market">Back to the market prices</a>');
     expect(errorLines()).toEqual([]);
     expect(await t.db('accounts').whereRaw(`strpos(email, chr(7)) > 0`)).toEqual([]);
   });
