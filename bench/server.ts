@@ -16,11 +16,14 @@ export function freePort(): Promise<number> {
   });
 }
 
-// node itself (not npx/tsx wrappers), so that the pid measured is the server's. The heap cap
-// the container image uses too: V8 then collects before the process grows past the memory
-// target instead of whenever it pleases.
+// node itself (not npx/tsx wrappers), so that the pid measured is the server's. The heap
+// flags the container image uses too (Dockerfile): V8 then collects before the process grows
+// past the memory target instead of whenever it pleases. BENCH_NODE_FLAGS adds node flags for a
+// run (e.g. `--trace-gc`).
+export const HEAP_FLAGS = ['--max-old-space-size=256', '--heap-growing-percent=60'];
 export function serverArgs(nodeFlags: string[] = []): string[] {
-  return ['--max-old-space-size=256', ...nodeFlags, 'dist/src/server.js'];
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  return [...HEAP_FLAGS, ...extra, ...nodeFlags, 'dist/src/server.js'];
 }
 
 export function serverEnv(o: { dbUrl: string; redisUrl: string; port: number; workers: number }): NodeJS.ProcessEnv {
