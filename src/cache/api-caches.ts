@@ -1,4 +1,3 @@
-import { Doorkeeper } from './doorkeeper.js';
 import { VersionedCache } from './versioned-cache.js';
 import { cachedBodyWeight, type CachedBody } from './cached-body.js';
 
@@ -24,12 +23,10 @@ export interface ApiCaches {
 export function createApiCaches(): ApiCaches {
   const MB = 1024 * 1024;
   return {
-    // Searches, pages and single listings are kept from their second request on: under varied
-    // traffic most are asked for once (src/cache/doorkeeper.ts).
-    pages: new VersionedCache<CachedBody>(5_000, cachedBodyWeight, 12 * MB, new Doorkeeper()),
+    pages: new VersionedCache<CachedBody>(5_000, cachedBodyWeight, 12 * MB),
     // Weighed with the body it keeps alive: the pages cache may have let go of it already.
-    pageUrls: new VersionedCache<{ body: CachedBody; link: string }>(5_000, (e) => cachedBodyWeight(e.body) + 2 * e.link.length + 200, 12 * MB, new Doorkeeper()),
-    listings: new VersionedCache<CachedBody | null>(20_000, (b) => (b ? cachedBodyWeight(b) : 1), 12 * MB, new Doorkeeper()),
+    pageUrls: new VersionedCache<{ body: CachedBody; link: string }>(5_000, (e) => cachedBodyWeight(e.body) + 2 * e.link.length + 200, 12 * MB),
+    listings: new VersionedCache<CachedBody | null>(20_000, (b) => (b ? cachedBodyWeight(b) : 1), 12 * MB),
     counts: new VersionedCache<number>(10_000),
     market: new VersionedCache<CachedBody>(500, cachedBodyWeight, 4 * MB),
     marketHistory: new VersionedCache<CachedBody>(2_000, cachedBodyWeight, 4 * MB),

@@ -1,22 +1,16 @@
-import type { Doorkeeper } from './doorkeeper.js';
-
 // Answers computed from the data at one data version, reused only while the version is the
 // same (so every answer stays exact), bounded in size: at most `maxEntries` entries and, when
 // a weigher is given, at most `maxWeight` in total (least recently used entries go first).
-// Concurrent misses for the same key share one computation. With a doorkeeper, an answer is
-// kept only from its key's second sight on (src/cache/doorkeeper.ts).
+// Concurrent misses for the same key share one computation.
 export class VersionedCache<T> {
   private version = -1;
   private entries = new Map<string, { value: Promise<T>; weight: number; done?: { value: T } }>();
-  // Computations not admitted, shared while they run.
-  private inflight = new Map<string, Promise<T>>();
   private totalWeight = 0;
 
   constructor(
     private readonly maxEntries = 5000,
     private readonly weigh?: (value: T) => number,
     private readonly maxWeight = Infinity,
-    private readonly doorkeeper?: Doorkeeper,
   ) {}
 
   async get(version: number, key: string, compute: () => Promise<T>): Promise<T> {
@@ -25,7 +19,6 @@ export class VersionedCache<T> {
     if (version < this.version) return compute();
     if (version > this.version) {
       this.entries.clear();
-      this.inflight.clear();
       this.totalWeight = 0;
       this.version = version;
     }
@@ -34,17 +27,6 @@ export class VersionedCache<T> {
       this.entries.delete(key); // re-insert: most recently used last
       this.entries.set(key, hit);
       return hit.value;
-    }
-    const flying = this.inflight.get(key);
-    if (flying) return flying;
-    if (this.doorkeeper && !this.doorkeeper.admit(key)) {
-      const once = compute();
-      this.inflight.set(key, once);
-      const settle = () => {
-        if (this.inflight.get(key) === once) this.inflight.delete(key);
-      };
-      once.then(settle, settle);
-      return once;
     }
     const pending = compute();
     const entry: { value: Promise<T>; weight: number; done?: { value: T } } = { value: pending, weight: 0 };

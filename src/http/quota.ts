@@ -46,6 +46,8 @@ function countsAgainstQuota(status: number): boolean {
 // (429 quota_exceeded with Retry-After to 00:00 UTC).
 function quotaExceeded(res: Response, limit: number, now: Date): ApiError {
   setQuotaHeaders(res, { limit, used: limit, remaining: 0 }, now);
+  // A keyed answer like any other (an outside probe: the 429 had no Cache-Control).
+  res.setHeader('Cache-Control', PRIVATE);
   return new ApiError({ ...quotaExceededProblem(limit), headers: { 'Retry-After': String(secondsUntilUtcMidnight(now)) } });
 }
 
@@ -82,8 +84,6 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
     logger: limiterLogger(deps.store),
     handler: (req: Request, res: Response) => {
       const now = deps.clock();
-      // A keyed answer like any other (an outside probe: the 429 had no Cache-Control).
-      res.setHeader('Cache-Control', PRIVATE);
       const info = (req as Request & { rateLimit: QuotaInfo & { key: string } }).rateLimit;
       refusals.refuse(res.locals.apiKey!.id, info.key, info.limit, now.getTime());
       gate.saw(res.locals.apiKey!.id, 0);

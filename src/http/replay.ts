@@ -7,7 +7,6 @@ import { hashApiKey } from '../auth/api-key.js';
 import type { KeyUsageTracker } from '../auth/key-usage.js';
 import { cachedBodyWeight, type CachedBody } from '../cache/cached-body.js';
 import type { LiveState } from '../cache/live-state.js';
-import { Doorkeeper } from '../cache/doorkeeper.js';
 import { DAILY_QUOTA } from '../domain/tiers.js';
 import type { Metrics } from '../metrics.js';
 import { dailyQuotaKey, secondsUntilUtcMidnight } from '../rate-limit/quota-counters.js';
@@ -90,7 +89,6 @@ export class AnswerReplay {
   private problems = new Map<number, ApiError>();
   private weight = 0;
   private version = -1;
-  private readonly doorkeeper = new Doorkeeper();
   // Answers sent by the replay (tests and diagnostics read it).
   served = 0;
 
@@ -127,11 +125,9 @@ export class AnswerReplay {
       this.weight = 0;
       this.version = data;
     }
+    const headers = headersOf(res, open ? OWN_OPEN : OWN);
     const id = open ? `* ${req.originalUrl}` : `${key!.tier} ${req.originalUrl}`;
     const previous = this.entries.get(id);
-    // Kept from the second time it is sent (src/cache/doorkeeper.ts).
-    if (!previous && !this.doorkeeper.admit(id)) return;
-    const headers = headersOf(res, open ? OWN_OPEN : OWN);
     if (previous) {
       this.entries.delete(id);
       this.weight -= previous.weight;
