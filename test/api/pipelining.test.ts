@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, it, vi } from 'vitest';
@@ -54,54 +54,44 @@ describe('requests pipelined on one connection', () => {
 // An outside probe: a malformed request pipelined after valid ones got its 400 written first,
 // and the valid ones' answers were lost.
 describe('a malformed request pipelined after valid ones', () => {
-  it('is answered 400 after their answers, in order', async () => {
+  // A server answering with `listener` and the raw answers to `requests` sent at once on one
+  // connection, up to the server's close.
+  async function exchange(listener: RequestListener, requests: string): Promise<string> {
     const { answerClientError } = await import('../../src/http/raw-responses.js');
-    const server = createServer((req, res) => setTimeout(() => res.end(`answer ${req.url}\n`), 100));
+    const server = createServer(listener);
     server.on('clientError', answerClientError);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     try {
       const { port } = server.address() as AddressInfo;
-      const got = await new Promise<string>((resolve, reject) => {
-        const sock = net.connect(port, '127.0.0.1', () =>
-          sock.write('GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'),
-        );
+      return await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write(requests));
         let text = '';
         sock.setEncoding('latin1');
         sock.on('data', (d) => (text += d));
         sock.on('end', () => resolve(text));
         sock.on('error', reject);
       });
-      expect([...got.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['200', '200', '400']);
-      expect(got.indexOf('answer /a')).toBeLessThan(got.indexOf('answer /b'));
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  }
+  const statuses = (got: string) => [...got.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+
+  it('is answered 400 after their answers, in order', async () => {
+    const got = await exchange(
+      (req, res) => setTimeout(() => res.end(`answer ${req.url}\n`), 100),
+      'GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n',
+    );
+    expect(statuses(got)).toEqual(['200', '200', '400']);
+    expect(got.indexOf('answer /a')).toBeLessThan(got.indexOf('answer /b'));
   });
 
   // An outside probe: after an answer written at once (as the replay writes a repeated one), the
   // malformed request's 400 was dropped.
   it('is answered 400 after an answer written at once', async () => {
-    const { answerClientError } = await import('../../src/http/raw-responses.js');
-    const server = createServer((req, res) => res.end(`answer ${req.url}\n`));
-    server.on('clientError', answerClientError);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    try {
-      const { port } = server.address() as AddressInfo;
-      const got = await new Promise<string>((resolve, reject) => {
-        const sock = net.connect(port, '127.0.0.1', () => sock.write('GET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nX-Bad: \u0001\r\n\r\n'));
-        let text = '';
-        sock.setEncoding('latin1');
-        sock.on('data', (d) => (text += d));
-        sock.on('end', () => resolve(text));
-        sock.on('error', reject);
-      });
-      expect([...got.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['200', '400']);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const got = await exchange((req, res) => res.end(`answer ${req.url}\n`), 'GET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nX-Bad: \u0001\r\n\r\n');
+    expect(statuses(got)).toEqual(['200', '400']);
   });
 });
