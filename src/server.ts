@@ -124,7 +124,8 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const closeAfter = (res: ServerResponse) => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
   };
-  server.on('request', (_req, res) => {
+  // Before the app's listener: a repeated answer is written in the same turn (src/http/replay.ts).
+  server.prependListener('request', (_req, res) => {
     inFlight.add(res);
     if (stopping) closeAfter(res);
     res.once('close', () => {
