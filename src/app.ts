@@ -210,7 +210,10 @@ export function buildApp(deps: AppDeps): App {
   keyed.use(notFoundHandler);
   app.use('/api/v1', keyed);
 
-  // /healthz and /readyz (after the API: its requests need not pass them).
+  // /healthz and /readyz (after the API: its requests need not pass them); other methods are
+  // refused as on the API, as the OpenAPI document says (an outside probe: 404, and OPTIONS
+  // answered by Express in plain text).
+  app.use(['/healthz', '/readyz'], readOnly);
   app.use(healthRouter(deps));
 
   // The HTML pages: /api-keys (accounts and keys), /listings/:id, /web/* assets. They read

@@ -198,6 +198,20 @@ describe('/healthz and /readyz', () => {
       expect(res.body.status, path).toBe('ok');
     }
   });
+
+  // openapi.json: 405 with Allow for any other method (an outside probe: 404, and OPTIONS in plain text).
+  it('refuse other methods with 405 and Allow, as the OpenAPI document says', async () => {
+    for (const path of ['/healthz', '/readyz']) {
+      for (const method of ['put', 'post', 'delete', 'patch', 'options'] as const) {
+        const res = await request(t.app)[method](path);
+        expect(res, `${method} ${path}`).toHaveStatus(405);
+        expect(res.headers.allow).toBe('GET, HEAD');
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(res.body.code).toBe('method_not_allowed');
+      }
+      expect(await request(t.app).head(path)).toHaveStatus(200);
+    }
+  });
 });
 
 describe('HEAD describes the GET: the same Content-Encoding, Content-Length, Vary, ETag and type', () => {
