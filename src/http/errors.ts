@@ -118,7 +118,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (status >= 400 && status < 500) {
       // A path segment that is not percent-encoded UTF-8 ("/listings/%FF"): Express's router
       // fails to decode it.
-      const detail = err instanceof URIError ? 'The path holds a percent-encoding that is not UTF-8' : 'The request could not be understood';
+      // A "%" not followed by two hexadecimal digits says so, as in the query string (an
+      // outside probe: "/listings/%ZZ" was said not to be UTF-8).
+      const path = req.originalUrl.split('?')[0];
+      const detail = !(err instanceof URIError)
+        ? 'The request could not be understood'
+        : /%(?![0-9a-f]{2})/i.test(path)
+          ? 'The path holds a "%" not followed by two hexadecimal digits: write a literal % as %25'
+          : 'The path holds a percent-encoding that is not UTF-8';
       sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', title: 'Bad request', detail }));
       return;
     }

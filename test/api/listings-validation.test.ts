@@ -75,6 +75,12 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     const path = await request(t.app).get('/api/v1/listings/%FF').set(bearer(t.keys.pro));
     expect(path).toHaveStatus(400);
     expect(path.body).toMatchObject({ code: 'invalid_parameter', title: 'Bad request', detail: 'The path holds a percent-encoding that is not UTF-8' });
+    // A "%" beginning no escape in the path is said to be so too (an outside probe).
+    for (const p of ['/api/v1/listings/%ZZ', '/api/v1/listings/%']) {
+      const res = await request(t.app).get(p).set(bearer(t.keys.pro));
+      expect(res, p).toHaveStatus(400);
+      expect(res.body.detail, p).toBe('The path holds a "%" not followed by two hexadecimal digits: write a literal % as %25');
+    }
     // Encoded UTF-8 and a + for a space are read as before.
     expect(await get('?commune=Esch%2Dsur%2DAlzette')).toHaveStatus(200);
     expect(await get('?commune=L%C3%ABtzebuerg')).toHaveStatus(200);
