@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
+import { controlCharacterInArguments } from './args.js';
 import { openDatabase } from '../db/open.js';
 import { DEMO_DEFAULT_LISTINGS, DEMO_DEFAULT_SEED } from '../demo/generate.js';
 import { seedDemo } from '../demo/seed.js';
@@ -10,13 +11,32 @@ import { seedDemo } from '../demo/seed.js';
 // demo agencies' feed files and native posts, generated, then imported through the
 // importer (the code path of `npm run ingest`). --feeds-dir keeps the generated files, to
 // look at or to import again by hand with `npm run ingest`.
+const USAGE = 'Usage: npm run db:seed [-- --seed N] [--listings N] [--feeds-dir DIR]';
+
+// A usage error exits 2, as `npm run keys` and `npm run ingest` do (an outside probe: 1).
+class UsageError extends Error {}
+
+function options() {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: { seed: { type: 'string' }, listings: { type: 'string' }, 'feeds-dir': { type: 'string' } },
+      strict: true,
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const control = controlCharacterInArguments(values, []);
+  if (control) throw new UsageError(control);
+  return {
+    seed: positiveInt(values.seed, 'seed') ?? DEMO_DEFAULT_SEED,
+    listings: positiveInt(values.listings, 'listings') ?? DEMO_DEFAULT_LISTINGS,
+    feedsDir: values['feeds-dir'],
+  };
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { seed: { type: 'string' }, listings: { type: 'string' }, 'feeds-dir': { type: 'string' } },
-    strict: true,
-  });
-  const seed = positiveInt(values.seed, 'seed') ?? DEMO_DEFAULT_SEED;
-  const listings = positiveInt(values.listings, 'listings') ?? DEMO_DEFAULT_LISTINGS;
+  const { seed, listings, feedsDir } = options();
 
   const config = loadConfig();
   const database = await openDatabase(config, { role: 'cli' });
@@ -28,7 +48,7 @@ async function main(): Promise<void> {
       now: new Date(),
       seed,
       listings,
-      feedsDir: values['feeds-dir'],
+      feedsDir,
       onStep: (step, r) => {
         const c = r.counts;
         const when = step.at.toISOString().slice(0, 16).replace('T', ' ');
@@ -42,7 +62,7 @@ async function main(): Promise<void> {
     out(
       `Seeded ${active} active of ${total} demo listings (seed ${seed}; ${reports.length} imports, ${rejected} records rejected) into ${where} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-    if (values['feeds-dir']) out(`The feed files are in ${values['feeds-dir']}`);
+    if (feedsDir) out(`The feed files are in ${feedsDir}`);
   } finally {
     await database.close();
   }
@@ -50,7 +70,7 @@ async function main(): Promise<void> {
 
 function positiveInt(v: string | undefined, name: string): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new Error(`--${name} must be a positive integer`);
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--${name} must be a positive integer`);
   return Number(v);
 }
 
@@ -69,6 +89,10 @@ main().then(
   () => process.exit(0),
   (err) => {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    if (err instanceof UsageError) {
+      process.stderr.write(`${USAGE}\n`);
+      process.exit(2);
+    }
     process.exit(1);
   },
 );
