@@ -30,7 +30,9 @@ const pageQuery = z
     commune: z.string().trim().min(1, 'commune must not be empty').max(100, 'commune is too long').optional(),
     rooms: z
       .string()
-      .regex(/^[0-5]$/, `rooms must be a whole number from 0 to ${ROOMS_TOP_BUCKET} (${ROOMS_TOP_BUCKET}: ${ROOMS_TOP_BUCKET} or more)`)
+      // No listing has 0 rooms (a studio counts 1): the page offers 1 to 5 and says so, where it
+      // showed "0-room rentals" and an empty table (an outside probe). The API's rooms=0 finds none.
+      .regex(/^[1-5]$/, `rooms must be a whole number from 1 to ${ROOMS_TOP_BUCKET} (a studio counts 1 room; ${ROOMS_TOP_BUCKET}: ${ROOMS_TOP_BUCKET} or more)`)
       .transform(Number)
       .optional(),
   })

@@ -76,7 +76,8 @@ describe('GET /market (public, no key)', () => {
   it('answers bad parameters with a 400 page, never a 500', async () => {
     for (const [query, text] of [
       ['sort=price', 'sort must be one of commune, -commune'],
-      ['rooms=7', 'rooms must be a whole number from 0 to 5'],
+      ['rooms=7', 'rooms must be a whole number from 1 to 5'],
+      ['rooms=0', 'a studio counts 1 room'],
       ['commune=Atlantis', 'Atlantis is not a commune of Luxembourg'],
       ['commune=Kirchberg', 'Kirchberg is a locality of Luxembourg: this page shows figures per commune (commune=Luxembourg).'],
       ['colour=red', 'Unknown parameter: colour'],
