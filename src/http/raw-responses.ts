@@ -42,10 +42,17 @@ export const startingListener: RequestListener = (_req, res) => {
 // An HTTP/1.1 request without Host is 400 (RFC 9112 §3.2). Node answers it itself with an
 // empty 400 unless the server is created with `requireHostHeader: false` (src/server.ts): then
 // this wrapper answers it with a problem body like every other refusal.
+// Node's parser also lets through what RFC 9112 says a server must refuse (an outside probe):
+// two Host headers (§3.2), and a body framed by a transfer coding whose last is not chunked
+// (§6.3: its length cannot be known); both are 400 here, and the connection is closed.
 export function requireHost(listener: RequestListener): RequestListener {
   return (req, res) => {
+    const bad = (detail: string) => answerProblem(res, 400, 'Bad request', `The request could not be parsed: ${detail}`, { Connection: 'close' });
+    if ((req.headersDistinct.host?.length ?? 0) > 1) return bad('a request must carry one Host header');
+    const te = req.headers['transfer-encoding'];
+    if (te !== undefined && te.split(',').at(-1)!.trim().toLowerCase() !== 'chunked') return bad('a Transfer-Encoding other than chunked cannot frame a request body');
     if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return listener(req, res);
-    answerProblem(res, 400, 'Bad request', 'The request could not be parsed: an HTTP/1.1 request must carry a Host header', { Connection: 'close' });
+    bad('an HTTP/1.1 request must carry a Host header');
   };
 }
 

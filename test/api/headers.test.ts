@@ -107,7 +107,7 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       }
 
       // A body framed by a transfer coding other than chunked: the request is answered (here the
-      // 503 of a starting server; a running one says 405), and that is the only answer.
+      // 400 that says why), and that is the only answer.
       const teGzip = await new Promise<string>((resolve, reject) => {
         const sock = net.connect(port, '127.0.0.1', () => sock.write('POST /api/v1/stats HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n'));
         let got = '';
@@ -117,6 +117,18 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
         sock.on('error', reject);
       });
       expect(teGzip.match(/HTTP\/1\.1 \d{3} /g), teGzip).toHaveLength(1);
+      // ... and that answer is a 400 that says why; two Host headers too (RFC 9112 §3.2, §6.3;
+      // an outside probe: a GET with Transfer-Encoding: gzip and two Hosts were answered 200).
+      expect(teGzip).toMatch(/^HTTP\/1\.1 400 /);
+      for (const [request, said] of [
+        ['GET /api/v1/communes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n', /Transfer-Encoding other than chunked/],
+        ['GET /api/v1/communes HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n', /one Host header/],
+      ] as const) {
+        const res = await exchange(port, request);
+        expect(res.status, request).toBe(400);
+        expect(JSON.parse(res.body).detail, request).toMatch(said);
+      }
+      expect((await exchange(port, 'GET /api/v1/communes HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n')).status).toBe(503);
 
       // HTTP/1.1 without Host (RFC 9112 §3.2); HTTP/1.0 needs none.
       const hostless = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\n\r\n');
