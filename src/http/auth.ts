@@ -6,6 +6,7 @@ import type { KeyUsageTracker } from '../auth/key-usage.js';
 import type { LiveState } from '../cache/live-state.js';
 import { findActiveKeyByHash, type AuthenticatedKey } from '../repositories/api-keys.js';
 import { ApiError } from './errors.js';
+import { headerCount } from './raw-headers.js';
 
 const CHALLENGE = 'Bearer realm="api"';
 const INVALID_TOKEN_CHALLENGE = 'Bearer realm="api", error="invalid_token"';
@@ -32,7 +33,7 @@ function invalidKey(detail: string): ApiError {
 // (src/http/replay.ts). A request with several Authorization headers is refused: Node keeps
 // the first and drops the others, and a proxy in front may have read another one.
 export function requestKey(req: IncomingMessage): string | ApiError {
-  if (hasSeveralAuthorizations(req.rawHeaders)) return unauthorized('Send one Authorization header, not several');
+  if (headerCount(req.rawHeaders, 'authorization') > 1) return unauthorized('Send one Authorization header, not several');
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === '') {
     return unauthorized('Send your API key in the Authorization header: "Authorization: Bearer <key>"');
@@ -43,15 +44,6 @@ export function requestKey(req: IncomingMessage): string | ApiError {
   }
   const key = (m[2] ?? '').trim();
   return KEY_PATTERN.test(key) ? key : invalidKey('The API key is malformed');
-}
-
-function hasSeveralAuthorizations(rawHeaders: string[]): boolean {
-  let seen = 0;
-  for (let k = 0; k < rawHeaders.length; k += 2) {
-    const name = rawHeaders[k];
-    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++seen > 1) return true;
-  }
-  return false;
 }
 
 // With a LiveState, a key verified before (and not revoked or changed since, as the database's

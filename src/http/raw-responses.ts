@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { headerCount } from './raw-headers.js';
 
 // The answers the HTTP server writes without the Express app (src/server.ts): while the app is
 // not ready yet, and for requests Node's own parser refuses. Each carries the headers every
@@ -48,7 +49,7 @@ export const startingListener: RequestListener = (_req, res) => {
 export function requireHost(listener: RequestListener): RequestListener {
   return (req, res) => {
     const bad = (detail: string) => answerProblem(res, 400, 'Bad request', `The request could not be parsed: ${detail}`, { Connection: 'close' });
-    if ((req.headersDistinct.host?.length ?? 0) > 1) return bad('a request must carry one Host header');
+    if (headerCount(req.rawHeaders, 'host') > 1) return bad('a request must carry one Host header');
     const te = req.headers['transfer-encoding'];
     if (te !== undefined && te.split(',').at(-1)!.trim().toLowerCase() !== 'chunked') return bad('a Transfer-Encoding other than chunked cannot frame a request body');
     if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return listener(req, res);
