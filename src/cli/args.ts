@@ -20,3 +20,7 @@ export function controlCharacterInArguments(values: Record<string, unknown>, pos
   }
   return null;
 }
+
+// A command line the command cannot run: the message and the usage, exit code 2 (`npm run
+// keys`, `npm run db:seed`; `npm run ingest` has the importer's IngestUsageError).
+export class UsageError extends Error {}

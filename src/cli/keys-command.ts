@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { controlCharacterInArguments } from './args.js';
+import { controlCharacterInArguments, UsageError } from './args.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import { normalizeEmail } from '../domain/email.js';
@@ -15,8 +15,6 @@ const USAGE = `Usage:
   npm run keys -- revoke ID [--json]
   npm run keys -- set-tier ID free|starter|pro|enterprise [--json]
   npm run keys -- --help`;
-
-class UsageError extends Error {}
 
 // Where the command writes and what it reads: the process's own streams and environment
 // when run as `npm run keys`, buffers in the tests.

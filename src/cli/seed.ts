@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { controlCharacterInArguments } from './args.js';
+import { controlCharacterInArguments, UsageError } from './args.js';
 import { openDatabase } from '../db/open.js';
 import { DEMO_DEFAULT_LISTINGS, DEMO_DEFAULT_SEED } from '../demo/generate.js';
 import { seedDemo } from '../demo/seed.js';
@@ -12,9 +12,6 @@ import { seedDemo } from '../demo/seed.js';
 // importer (the code path of `npm run ingest`). --feeds-dir keeps the generated files, to
 // look at or to import again by hand with `npm run ingest`.
 const USAGE = 'Usage: npm run db:seed [-- --seed N] [--listings N] [--feeds-dir DIR]';
-
-// A usage error exits 2, as `npm run keys` and `npm run ingest` do (an outside probe: 1).
-class UsageError extends Error {}
 
 function options() {
   let values;
@@ -36,6 +33,7 @@ function options() {
 }
 
 async function main(): Promise<void> {
+  // A usage error exits 2, as `npm run keys` and `npm run ingest` do (an outside probe: 1).
   const { seed, listings, feedsDir } = options();
 
   const config = loadConfig();

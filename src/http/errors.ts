@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { isInvalidInputError, unavailableCause, unavailableLogger } from '../db/errors.js';
+import { BARE_PERCENT } from '../lib/text.js';
 import type { ERROR_CODES } from './schemas/responses.js';
 
 // Stable machine-readable codes (docs/spec/contract.md section 2), listed once in ERROR_CODES
@@ -123,7 +124,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       const path = req.originalUrl.split('?')[0];
       const detail = !(err instanceof URIError)
         ? 'The request could not be understood'
-        : /%(?![0-9a-f]{2})/i.test(path)
+        : BARE_PERCENT.test(path)
           ? 'The path holds a "%" not followed by two hexadecimal digits: write a literal % as %25'
           : 'The path holds a percent-encoding that is not UTF-8';
       sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', title: 'Bad request', detail }));

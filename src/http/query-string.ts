@@ -1,5 +1,6 @@
 import { parse, type ParsedUrlQuery } from 'node:querystring';
 import { ApiError } from './errors.js';
+import { BARE_PERCENT } from '../lib/text.js';
 
 // The app's query parser: node's querystring (Express's 'simple': a repeated parameter
 // arrives as an array, which validation refuses), with two of its leniencies removed.
@@ -25,7 +26,7 @@ export function parseQuery(str: string): ParsedUrlQuery {
     throw new ApiError({
       status: 400,
       code: 'invalid_parameter',
-      detail: /%(?![0-9a-f]{2})/i.test(str)
+      detail: BARE_PERCENT.test(str)
         ? 'The query string holds a "%" not followed by two hexadecimal digits: write a literal % as %25'
         : 'The query string holds a percent-encoding that is not UTF-8: write each value in UTF-8 and percent-encode its bytes',
     });

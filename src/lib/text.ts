@@ -24,3 +24,7 @@ export const INVISIBLE_FORMATTING = /[\u202a-\u202e\u2066-\u2069\u200b\ufeff]/g;
 export function escapeControlCharacters(s: string): string {
   return s.replace(CONTROL_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+// A "%" that begins no percent-encoding (not followed by two hexadecimal digits), in a query
+// string or a path: said as such rather than as text that is not UTF-8.
+export const BARE_PERCENT = /%(?![0-9a-f]{2})/i;

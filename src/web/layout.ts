@@ -66,12 +66,12 @@ export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${token}">`;
 }
 
-// A page with a heading, a message and a way back.
 // Back to the page a request was for: the market prices, or (by default) the key page.
 export function backFor(url: string): { href: string; label: string } | undefined {
   return url.startsWith('/market') ? { href: '/market', label: 'Back to the market prices' } : undefined;
 }
 
+// A page with a heading, a message and a way back.
 export function messagePage(opts: { title: string; message: Interpolation; back?: { href: string; label: string } }): string {
   const back = opts.back ?? { href: '/api-keys', label: 'Back to your API keys' };
   return page({
