@@ -170,7 +170,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   }
   const sourceUrl = webAddress(r.sourceUrl);
 
-  const listing: Omit<NormalizedListing, 'content_hash' | 'postcode'> = {
+  const listing: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included'> = {
     id: ctx.listingId(ctx.source, externalId),
     source: ctx.source,
     external_id: externalId,
@@ -194,12 +194,14 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   // of every newest-first list for ever.
   const hash = contentHash(listing);
   if (date.value && date.value > ctx.now) listing.created_at = ctx.now;
-  return { ok: true, listing: { ...listing, postcode: place.postcode, content_hash: hash } };
+  // The price text's own note first ("1 850 € CC"), else what the format's structure says.
+  const charges = r.listingType === 'SALE' ? null : (price.value.chargesIncluded ?? r.chargesIncluded ?? null);
+  return { ok: true, listing: { ...listing, postcode: place.postcode, charges_included: charges, content_hash: hash } };
 }
 
 // Everything that, when it changes, makes the listing "updated". A last-change date
 // (openimmo stand_vom) is not content: it moves on every edit without saying what changed.
-export function contentHash(l: Omit<NormalizedListing, 'content_hash' | 'postcode'>): string {
+export function contentHash(l: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included'>): string {
   const content = [
     l.title, l.price_eur, l.area_m2, l.rooms, l.commune, l.locality, l.lat, l.lng, l.listing_type,
     l.accepts_students, l.images, l.source_url,

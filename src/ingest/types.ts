@@ -24,6 +24,9 @@ export interface RawRecord {
   price?: unknown;
   currency?: string | null;
   pricePeriod?: string | null;
+  // What the format's structure says of the rent's charges (OpenImmo: warmmiete true,
+  // kaltmiete false), when it does; a note in the price text says it otherwise ("CC", "HC").
+  chargesIncluded?: boolean | null;
   area?: unknown;
   rooms?: unknown;
   bedrooms?: unknown;
@@ -68,6 +71,9 @@ export type NormalizedListing = ListingContent & {
   // The postcode the record states, for deduplication only (not public, not in the content
   // hash: see migrations/20261128000100_listing_postcode.ts).
   postcode: number | null;
+  // Whether the rent is stated with its charges included, for deduplication only (not public,
+  // not in the content hash: see migrations/20261129000200_listing_charges_included.ts).
+  charges_included: boolean | null;
   created_at: Date | null;
   created_at_kind: 'created' | 'changed' | null;
   content_hash: string;

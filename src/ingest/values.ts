@@ -80,6 +80,10 @@ export interface PriceValue {
   currency: string | null;
   // A period written after the price ("1850 €/mois", "450 EUR per week"), else null.
   period: 'month' | 'week' | null;
+  // What a note or label says of the charges: included ("CC", "charges comprises",
+  // "Warmmiete:", "dont 200 € de charges"), not included ("HC", "hors charges", "+ 200 €
+  // charges", "Kaltmiete:"), or nothing (null; also when notes say both).
+  chargesIncluded: boolean | null;
 }
 
 // "about" before a figure: "ca. 1850", "env. 85 m²", "~ 85", "± 85", "+/- 85", "+- 85".
@@ -118,6 +122,16 @@ const PRICE_NOTE = new RegExp(String.raw`\s*[,;/–-]?\s*(?:(?<!\p{L})|(?=\+))(?
 // A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
 const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 
+// Which notes say the charges are in the price, and which that they are not.
+const CHARGES_IN = /(?<!\p{L})(?:c\.?\s?c(?!\p{L})|charges?\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s)/iu;
+const CHARGES_OUT = /(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))|^\s*[,;/–-]?\s*(?:\+|plus|zzgl\.?)\s*\d|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d/iu;
+
+function chargesSaid(texts: readonly string[]): boolean | null {
+  const inc = texts.some((t) => CHARGES_IN.test(t));
+  const out = texts.some((t) => CHARGES_OUT.test(t));
+  return inc === out ? null : inc;
+}
+
 // "1,25 Mio €", "1,25 million €", "1,5 Millionen": the figure is in millions, with a decimal mark.
 const MILLIONS = /\s*(?:mio\.?|millions?|millionen)\s*$/i;
 
@@ -152,9 +166,10 @@ function splitPriceNotes(text: string): PriceParts | null {
 // with a note after the figure ("1850 € HC", "1.850 € + 200 € charges", "695.000 € TTC").
 export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (isBlank(v)) return ok(null);
-  if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null }) : bad(`price ${show(v)} is not a number`);
+  if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null, chargesIncluded: null }) : bad(`price ${show(v)} is not a number`);
   if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return bad(`price ${show(v)} is not a number`);
-  const parts = splitPriceNotes(v.replace(LABEL, '').replace(FROM, '').replace(APPROX, ''));
+  const label = LABEL.exec(v)?.[0] ?? '';
+  const parts = splitPriceNotes(v.slice(label.length).replace(FROM, '').replace(APPROX, ''));
   if (!parts) return bad(`price ${show(v)} is not a number`);
   const kinds = new Set(parts.periods.map((p) => (WEEKLY.has(p) ? 'week' : 'month')));
   if (kinds.size > 1) return bad(`price ${show(v)} says both a week and a month`);
@@ -172,7 +187,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   const n = parseDecimal(rest, !millions);
   if (n === null) return bad(`price ${show(v)} is not a number`);
   const amount = millions ? Math.round(n * 100_000_000) / 100 : n;
-  return ok({ amount, currency, period });
+  return ok({ amount, currency, period, chargesIncluded: chargesSaid([label, ...parts.notes]) });
 }
 
 // What agencies write after an area to say which area it is ("85 m² hab.", "85 m2

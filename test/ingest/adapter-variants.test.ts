@@ -187,6 +187,15 @@ describe('openimmo: placeholders, bedrooms, declared encoding', () => {
     expect(ok(await xmlOne({ preise })).price_eur).toBe(eur);
   });
 
+  it('a rent given as warmmiete is kept as including its charges; kaltmiete or nettokaltmiete as not', async () => {
+    expect(ok(await xmlOne({ preise: '<kaltmiete>0.00</kaltmiete><warmmiete>1850.00</warmmiete>' })).charges_included).toBe(true);
+    expect(ok(await xmlOne({ preise: '<warmmiete>1850</warmmiete>' })).charges_included).toBe(true);
+    expect(ok(await xmlOne({ preise: '<kaltmiete>1700</kaltmiete><warmmiete>1850</warmmiete>' })).charges_included).toBe(false);
+    expect(ok(await xmlOne({ preise: '<nettokaltmiete>1700</nettokaltmiete>' })).charges_included).toBe(false);
+    // The price text's own word wins over the element: "1850 HC" in a warmmiete is cold.
+    expect(ok(await xmlOne({ preise: '<warmmiete>1850 HC</warmmiete>' })).charges_included).toBe(false);
+  });
+
   it('all rents 0 or missing: rejected as before', async () => {
     expect(reason(await xmlOne({ preise: '<kaltmiete>0.00</kaltmiete><warmmiete>0</warmmiete>' }))).toMatch(/price "0.00" is not positive/);
     expect(reason(await xmlOne({ preise: '' }))).toBe('no price');

@@ -4,7 +4,7 @@ import { mulberry32 } from '../../src/demo/generate.js';
 import { KM_PER_DEG_LAT } from '../../src/domain/geo.js';
 import { NODE_COLS } from '../../src/ingest/dedup/candidates.js';
 import { loadPlaces } from '../../src/ingest/dedup/driver.js';
-import { classifyPair, type DedupNode } from '../../src/ingest/dedup/rule.js';
+import { classifyPair, relDiff, RULE, type DedupNode } from '../../src/ingest/dedup/rule.js';
 import { importFeed } from '../../src/ingest/index.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
 import { csvFeed, csvRow, gazetteer } from './helpers.js';
@@ -14,7 +14,7 @@ import { csvFeed, csvRow, gazetteer } from './helpers.js';
 // find is never decided, so the SQL must find every pair classifyPair matches. Here random pairs of
 // listings, each alone in its place (by its commune, kind of offer and price), sweep the class
 // boundaries (areas as measured, whole, by 5 or missing, a few tenths to several m2 apart; prices
-// 0-8 % apart; room counts alike, missing or apart; both, one or neither located, 0-800 m apart;
+// 0-12 % apart, each said to include its charges, not to, or neither; room counts alike, missing or apart; both, one or neither located, 0-800 m apart;
 // the commune or a locality named; postcodes): after the import of both sources, every pair the
 // rule merges is merged, every possible duplicate is stored as one, and every other pair is left
 // apart.
@@ -64,7 +64,11 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
       const sign = rnd() < 0.5 ? -1 : 1;
       const areaB = area + sign * pick([0, 0.2, 0.4, 0.5, 0.6, 0.9, 1, 1.4, 1.6, 2, 2.4, 3, 3.5, 4.5, 6, 9]);
       const price = Math.round(band * (offer.price[0] + rnd() * (offer.price[1] / 1.8 - offer.price[0])));
-      const priceB = Math.round(price * (1 + (rnd() < 0.5 ? -1 : 1) * pick([0, 0.004, 0.009, 0.011, 0.02, 0.034, 0.036, 0.05, 0.059, 0.061, 0.08])));
+      const priceB = Math.round(price * (1 + (rnd() < 0.5 ? -1 : 1) * pick([0, 0.004, 0.009, 0.011, 0.02, 0.034, 0.036, 0.05, 0.059, 0.061, 0.08, 0.1, 0.119, 0.121])));
+      // What each rent says of its charges: included (CC), not (HC), or nothing.
+      const charges = () => (offer.word === 'Vente' ? '' : pick(['', '', ' CC', ' HC']));
+      const chargesA = charges();
+      const chargesB = charges();
       const bedrooms = Math.floor(rnd() * 5);
       const r = rnd();
       const bedroomsB = r < 0.7 ? bedrooms : r < 0.85 ? null : r < 0.95 ? Math.max(0, bedrooms + sign) : bedrooms + 2;
@@ -80,14 +84,14 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
       const p = rnd();
       const codeA = p < 0.5 ? undefined : code();
       const codeB = p < 0.5 ? (rnd() < 0.3 ? code() : undefined) : p < 0.8 ? codeA : rnd() < 0.3 ? undefined : code();
-      const side = (src: string, ar: number | null, pr: number, bed: number | null, pos: { lat: number; lng: number } | null, postcode: string | undefined): Side => {
+      const side = (src: string, ar: number | null, pr: number, bed: number | null, pos: { lat: number; lng: number } | null, postcode: string | undefined, note: string): Side => {
         const ref = `${src}-${k}`;
         return {
           ref,
           row: csvRow({
             ref,
             offer: offer.word,
-            price: String(pr),
+            price: `${pr}${note}`,
             area: ar === null ? undefined : written(ar),
             bedrooms: bed === null ? undefined : String(bed),
             place: rnd() < 0.5 ? c.name : pick(places),
@@ -97,8 +101,8 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
           }),
         };
       };
-      a.push(side('A', missing < 0.08 ? null : area, price, bedrooms, posA, codeA));
-      b.push(side('B', missing > 0.92 ? null : areaB, priceB, bedroomsB, posB, codeB));
+      a.push(side('A', missing < 0.08 ? null : area, price, bedrooms, posA, codeA, chargesA));
+      b.push(side('B', missing > 0.92 ? null : areaB, priceB, bedroomsB, posB, codeB, chargesB));
     }
   }
   return { a, b };
@@ -140,6 +144,7 @@ describe('the SQL candidate search finds every pair the rule matches', () => {
       }
     }
     const seen = { merge: 0, possible: 0, apart: 0, notAlone: 0 };
+    let charges = 0;
     const wrong: string[] = [];
     for (let n = 0; n < a.length; n++) {
       const x = byRef.get(a[n].ref)!;
@@ -155,11 +160,14 @@ describe('the SQL candidate search finds every pair the rule matches', () => {
       const got = together ? 'merge' : stored.get(key) === 'possible' ? 'possible' : stored.has(key) ? `stored as ${stored.get(key)}` : 'apart';
       const want = v.match ?? 'apart';
       seen[want]++;
+      // A rent with its charges included matched with one more than 3.5 % under it.
+      if (want !== 'apart' && x.charges_included !== y.charges_included && relDiff(x.price_eur, y.price_eur) > RULE.priceClose) charges++;
       if (got !== want) wrong.push(`${a[n].ref}/${b[n].ref} (${v.reason}): ${got}, the rule says ${want}`);
     }
     expect(wrong).toEqual([]);
     // Enough of each outcome for the sweep to mean something.
-    expect(seen.merge, JSON.stringify(seen)).toBeGreaterThan(150);
+    expect(seen.merge, JSON.stringify(seen)).toBeGreaterThan(120);
+    expect(charges).toBeGreaterThan(0);
     expect(seen.apart, JSON.stringify(seen)).toBeGreaterThan(150);
     expect(seen.possible, JSON.stringify(seen)).toBeGreaterThan(0);
     expect(seen.notAlone, JSON.stringify(seen)).toBeLessThan(a.length / 5);

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   areaClass,
   classifyPair,
+  priceGap,
+  relDiff,
+  RULE,
   compareCanonical,
   decideMatches,
   resolveGroups,
@@ -58,7 +61,7 @@ const PLACES: PlacePoints = (() => {
 // A flat in Kirchberg, located at its building.
 const node = (over: Partial<DedupNode>): DedupNode => ({
   id: 'a', source: 's1', listing_type: 'RENT', commune: 'Luxembourg', locality: 'Kirchberg', postcode: null, lat: 49.6281, lng: 6.154, located: true,
-  area_m2: 74.3, rooms: 3, price_eur: 2200, image_count: 1, has_source_url: true, created_at: new Date('2026-11-01'), stale: false, ...over,
+  area_m2: 74.3, rooms: 3, price_eur: 2200, charges_included: null, image_count: 1, has_source_url: true, created_at: new Date('2026-11-01'), stale: false, ...over,
 });
 const other = (over: Partial<DedupNode>) => node({ id: 'b', source: 's2', ...over });
 // About 11 m north per 0.0001 degree of latitude.
@@ -173,6 +176,28 @@ describe('pair rule: agreement accumulates, a missing field is neutral', () => {
     expect(verdict({ area_m2: 74.3 }, { area_m2: 78.9, price_eur: 2260 })).toMatchObject({ match: null, contradiction: false });
     expect(verdict({ area_m2: 74.3, ...unlocated }, { area_m2: 78.9 })).toMatchObject({ match: null, contradiction: false });
     expect(verdict({ area_m2: 74.3 }, { area_m2: 81 })).toMatchObject({ match: null, contradiction: true, reason: 'areas too far apart' });
+  });
+
+  it('located together, a rent with its charges included is close to one without them up to 12 % under it; not beyond, not unlocated', () => {
+    const warm = { price_eur: 1870, charges_included: true };
+    // An outside probe's flat: warmmiete 1,870 EUR, and { "rent": { "net": 1700 } } 2 m away.
+    expect(verdict(warm, { price_eur: 1700, charges_included: false, lat: north(2) })).toMatchObject({ match: 'merge', reason: 'area exact, price close, located together' });
+    // A rent that does not say is read as without charges.
+    expect(verdict(warm, { price_eur: 1700, lat: north(2) }).match).toBe('merge');
+    expect(verdict({ ...warm, area_m2: 75 }, { price_eur: 1700, area_m2: 73.6, lat: north(40) }).match).toBe('merge');
+    // Not: both warm or both cold (as stated: 9 % apart), the cold one dearer (charges are never
+    // negative), more than 12 % under, the areas only close, or one side unlocated.
+    expect(verdict(warm, { price_eur: 1700, charges_included: true, lat: north(2) })).toMatchObject({ match: null, contradiction: true });
+    expect(verdict({ price_eur: 1870 }, { price_eur: 1700, lat: north(2) })).toMatchObject({ match: null, contradiction: true });
+    expect(verdict({ price_eur: 1700, charges_included: true }, { price_eur: 1870, lat: north(2) })).toMatchObject({ match: null, contradiction: true });
+    expect(verdict(warm, { price_eur: 1660, lat: north(2) })).toMatchObject({ match: null, contradiction: true });
+    expect(verdict({ ...warm, area_m2: 62 }, { price_eur: 1700, area_m2: 63.4, lat: north(2) })).toMatchObject({ match: null, contradiction: false });
+    expect(verdict({ ...warm, ...unlocated }, { price_eur: 1700 })).toMatchObject({ match: null, contradiction: true });
+    // A sale has no charges.
+    expect(verdict({ listing_type: 'SALE', price_eur: 700_000, charges_included: true }, { listing_type: 'SALE', price_eur: 650_000, lat: north(2) }).match).toBeNull();
+    // Within 1 % it is the same price whatever the charges.
+    expect(priceGap('RENT', 1870, true, 1860, null)).toBeCloseTo(relDiff(1870, 1860));
+    expect(priceGap('RENT', 1870, true, 1700, null)).toBe(RULE.priceClose);
   });
 
   it('the same area and a rent 3.5-6 % apart (relisted, or a twin): a possible duplicate, not a merge', () => {
@@ -684,6 +709,86 @@ describe('postcodes through the importer', () => {
       } finally {
         await u.drop();
       }
+    } finally {
+      await t.drop();
+    }
+  });
+});
+
+describe('a rent with its charges included through the importer', () => {
+  // An outside probe's flat in Strassen, listed by two agencies 2 m apart: OpenImmo gives only
+  // the warmmiete (1,870 EUR), the CRM the rent without charges ({ "rent": { "net": 1700 } }).
+  const warm = (lat: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<openimmo><uebertragung umfang="VOLL"/><anbieter><immobilie>
+  <objektkategorie><vermarktungsart KAUF="false" MIETE_PACHT="true"/><objektart><wohnung/></objektart></objektkategorie>
+  <geo><ort>Strassen</ort><geokoordinaten breitengrad="${lat}" laengengrad="6.07520"/></geo>
+  <preise><warmmiete>1870</warmmiete></preise><flaechen><wohnflaeche>74</wohnflaeche><anzahl_zimmer>3</anzahl_zimmer></flaechen>
+  <freitexte><objekttitel>Wohnung</objekttitel></freitexte><verwaltung_techn><objektnr_extern>W-1</objektnr_extern></verwaltung_techn>
+</immobilie></anbieter></openimmo>`;
+  const net = JSON.stringify({ mode: 'full', listings: [{
+    ref: 'N-1', offer: 'rent', status: 'available', title: 'Flat', price: { rent: { net: 1700, charges: 170 }, currency: 'EUR', period: 'month' },
+    surface_m2: 74, bedrooms: 2, address: { locality: 'Strassen', country: 'LU' }, geo: { lat: 49.62002, lon: 6.0752 }, media: [],
+    published_at: '2026-11-20T08:00:00Z', link: 'https://example.lu/n1',
+  }] });
+  const load = async (db: Knex, order: 'forward' | 'reverse', lat = '49.62000') => {
+    const feeds = [
+      { source: 'agence-w', format: 'openimmo' as const, text: warm(lat) },
+      { source: 'agence-n', format: 'json' as const, text: net },
+    ];
+    for (const f of order === 'forward' ? feeds : feeds.reverse()) {
+      await importFeed(db, { source: f.source, format: f.format, input: { text: f.text }, now: NOW, gazetteer: gazetteer() });
+    }
+    const rows: { external_id: string; status: string; charges_included: boolean | null }[] = await db('listings').orderBy('external_id').select('external_id', 'status', 'charges_included');
+    return Object.fromEntries(rows.map((l) => [l.external_id, `${l.status} ${l.charges_included}`]));
+  };
+
+  it('merges it with the same flat\'s rent without charges, in either order; a Free key sees the flat once', async () => {
+    const [one, two] = [await createTestDb(), await createTestDb()];
+    try {
+      const forward = await load(one.db, 'forward');
+      expect(Object.values(forward).map((v) => v.split(' ')[0]).sort()).toEqual(['active', 'merged']);
+      expect(forward).toMatchObject({ 'N-1': expect.stringMatching(/ false$/), 'W-1': expect.stringMatching(/ true$/) });
+      expect(await load(two.db, 'reverse')).toEqual(forward);
+      expect(await one.db('listings').where({ status: 'active' }).whereRaw(`NOT ('possible_duplicate' = ANY (flags))`).count<{ count: number }[]>('* as count')).toEqual([{ count: 1 }]);
+    } finally {
+      await one.drop();
+      await two.drop();
+    }
+  });
+
+  it('not when the two are not located together (a position missing: the prices as stated)', async () => {
+    const t = await createTestDb();
+    try {
+      // 49.63 N is 1.1 km north: two flats.
+      expect(Object.values(await load(t.db, 'forward', '49.63000')).map((v) => v.split(' ')[0])).toEqual(['active', 'active']);
+    } finally {
+      await t.drop();
+    }
+  });
+
+  it('a word on the charges changed alone is stored without a public change, and decides the pair again', async () => {
+    const t = await createTestDb();
+    try {
+      const cold = warm('49.62000').replace('<warmmiete>1870</warmmiete>', '<kaltmiete>1870</kaltmiete>');
+      const later = (h: number) => new Date(NOW.getTime() + h * 3_600_000);
+      const w1 = (text: string, h: number) => importFeed(t.db, { source: 'agence-w', format: 'openimmo', input: { text }, now: later(h), gazetteer: gazetteer() });
+      await w1(cold, 0);
+      const row = async () => t.db('listings').where({ external_id: 'W-1' }).first('id', 'status', 'charges_included', 'updated_at');
+      const seq = async (id: string) => Number((await t.db('listing_changes').where({ listing_id: id }).first('seq')).seq);
+      const first = await row();
+      expect(first.charges_included).toBe(false);
+      // Alone: the warmmiete instead of the kaltmiete, the same figure. Unchanged in public.
+      expect((await w1(warm('49.62000'), 1)).counts).toMatchObject({ unchanged: 1, updated: 0 });
+      expect(await row()).toMatchObject({ status: 'active', charges_included: true, updated_at: first.updated_at });
+      const before = await seq(first.id);
+      expect((await w1(cold, 2)).counts).toMatchObject({ unchanged: 1, updated: 0 });
+      expect(await seq(first.id)).toBe(before);
+      // Beside the same flat's rent without charges: two listings while W-1 says kaltmiete, one
+      // once it says warmmiete again (the pair is decided again though the content is unchanged).
+      await importFeed(t.db, { source: 'agence-n', format: 'json', input: { text: net }, now: later(3), gazetteer: gazetteer() });
+      expect(await t.db('listings').where({ status: 'active' }).count<{ count: number }[]>('* as count')).toEqual([{ count: 2 }]);
+      expect((await w1(warm('49.62000'), 4)).counts).toMatchObject({ unchanged: 1, updated: 0, merged: 1 });
+      expect(await t.db('listings').where({ status: 'active' }).count<{ count: number }[]>('* as count')).toEqual([{ count: 1 }]);
     } finally {
       await t.drop();
     }

@@ -60,14 +60,37 @@ describe('prices with a note after the figure', () => {
     },
   );
 
+  // Kept for deduplication (one flat's rent with and without its charges is 5-15 % apart).
+  it.each([
+    ['1 850 €/mois CC', true], ['1850 € c.c.', true], ['1850€ charges comprises', true], ['1850 € inkl. NK', true], ['1850 € warm', true],
+    ['Warmmiete: 1.850 €', true], ['1850 € (dont 200 € de charges)', true], ['1850 € charges incluses', true],
+    ['1850 € HC', false], ['1850 € hors charges', false], ['1850 € zzgl. NK', false], ['1850 € kalt', false], ['Kaltmiete: 1.850 €', false],
+    ['1.850 € + 200 € charges', false], ['1850 € (+ 150 € charges)', false], ['1 850 € (charges: 200 €)', false], ['1850€+150€ charges', false],
+    ['Loyer: 1850 € / Charges: 200 €', false], ['1850 € HC + 150 € ch.', false], ['1850 € charges 150 €/mois', false],
+    ['1850 €', null], ['1850', null], ['1850€ TTC', null], ['Loyer : 1850 €', null], ['1850 € net', null], ['1850 € HC CC', null],
+  ])('reads what %j says of the charges: %s', (price, included) => {
+    expect(priceOf(price).chargesIncluded).toBe(included);
+  });
+
+  it('a listing keeps what its price says of the charges; a sale and a price as a number say nothing', async () => {
+    expect((await csvListing({ price: '1 850 € CC' })).charges_included).toBe(true);
+    expect((await csvListing({ price: '1 850 € HC' })).charges_included).toBe(false);
+    expect((await csvListing({ price: '1 850 €' })).charges_included).toBeNull();
+    expect((await csvListing({ offer: 'Vente', price: '695.000 € FAI' })).charges_included).toBeNull();
+    expect(ok(await jsonOne({ price: { amount: 1850, currency: 'EUR', period: 'month' } })).charges_included).toBeNull();
+    expect(ok(await jsonOne({ price: { rent: { net: 1700, charges: 200 }, currency: 'EUR' } })).charges_included).toBe(false);
+    expect(ok(await jsonOne({ price: { amount: 1850, currency: 'EUR', charges_included: true } })).charges_included).toBe(true);
+    expect(ok(await jsonOne({ price: { amount: 1850, currency: 'EUR' }, includes_charges: false })).charges_included).toBe(false);
+  });
+
   it('keeps the period written before a note, and its contradiction with the feed\'s period', async () => {
-    expect(priceOf('1 850 €/mois CC')).toEqual({ amount: 1850, currency: 'EUR', period: 'month' });
+    expect(priceOf('1 850 €/mois CC')).toEqual({ amount: 1850, currency: 'EUR', period: 'month', chargesIncluded: true });
     expect(priceOf('450 €/semaine CC').period).toBe('week');
     expect(reason(await jsonOne({ price: { amount: '450 €/semaine CC', currency: 'EUR', period: 'month' } }))).toMatch(/contradicts period "month"/);
   });
 
   it('reads a currency written against the figure (EUR1850, 1850EUR)', async () => {
-    expect(priceOf('EUR1850')).toEqual({ amount: 1850, currency: 'EUR', period: null });
+    expect(priceOf('EUR1850')).toEqual({ amount: 1850, currency: 'EUR', period: null, chargesIncluded: null });
     expect(priceOf('1850EUR').currency).toBe('EUR');
     // Every code reads so: CHF1850 is a Swiss price, rejected as such.
     expect(priceOf('CHF1850').currency).toBe('CHF');

@@ -177,6 +177,7 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     price: priceObj ? priceAmount(priceObj) : price,
     currency: priceObj ? str(priceObj.currency) : null,
     pricePeriod: priceObj ? str(priceObj.period) : null,
+    chargesIncluded: chargesIncluded(priceObj, item),
     area: item.surface_m2 ?? item.area_m2 ?? squareMetres(item.surface) ?? squareMetres(item.area),
     rooms: item.rooms,
     bedrooms: item.bedrooms,
@@ -202,6 +203,18 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
 function priceAmount(p: Obj): unknown {
   const rent = isObj(p.rent) ? p.rent : null;
   return p.amount ?? p.value ?? (rent ? (rent.net ?? rent.amount ?? rent.value) : undefined);
+}
+
+// Whether the rent includes its charges, where a CRM says so: { "rent": { "net": 1700 } } is
+// without them; "charges_included" (or "includes_charges") true or false, in the price object
+// or the listing.
+function chargesIncluded(p: Obj | null, item: Obj): boolean | null {
+  if (p && isObj(p.rent) && p.rent.net !== undefined && p.rent.net !== null) return false;
+  for (const o of [p, item]) {
+    const said = o?.charges_included ?? o?.includes_charges;
+    if (typeof said === 'boolean') return said;
+  }
+  return null;
 }
 
 // An area under another name: a figure, or { "value": 85, "unit": "m2" } (square metres only).

@@ -142,10 +142,11 @@ function toRecord(node: Node, position: string): RawRecord {
   // The rent: kaltmiete (cold rent), else nettokaltmiete (OpenImmo's net cold rent), else
   // warmmiete (charges included). Agency software writes 0 in the elements it does not fill:
   // the first one stated is the rent (all of them 0: the first, for the normalizer to reject).
-  const rents = [preise?.kaltmiete, preise?.nettokaltmiete, preise?.warmmiete].map(text).filter((p) => p !== null);
+  const rents = [preise?.kaltmiete, preise?.nettokaltmiete, preise?.warmmiete].map((p, i) => ({ text: text(p), warm: i === 2 })).filter((p) => p.text !== null);
   const salePrice = text(preise?.kaufpreis);
-  const { listingType, why } = kindOf(kat, fields, rents.some((p) => !isZero(p)), salePrice !== null && !isZero(salePrice));
-  const price = listingType === 'SALE' ? salePrice : (rents.find((p) => !isZero(p)) ?? rents[0] ?? null);
+  const { listingType, why } = kindOf(kat, fields, rents.some((p) => !isZero(p.text!)), salePrice !== null && !isZero(salePrice));
+  const rent = rents.find((p) => !isZero(p.text!)) ?? rents[0] ?? null;
+  const price = listingType === 'SALE' ? salePrice : (rent?.text ?? null);
   const flaechen = obj(node.flaechen);
   const geo = obj(node.geo);
   const koord = obj(geo?.geokoordinaten);
@@ -163,6 +164,8 @@ function toRecord(node: Node, position: string): RawRecord {
     typeReason: why,
     title: text(obj(node.freitexte)?.objekttitel),
     price,
+    // The rent as warmmiete: with its charges.
+    chargesIncluded: listingType === 'SALE' || rent === null ? null : rent.warm,
     currency: str(obj(preise?.waehrung)?.['@_iso_waehrung']),
     area: text(flaechen?.wohnflaeche),
     // 0 rooms is the software's "not filled in": the normalizer reads it so, and bedrooms + 1.

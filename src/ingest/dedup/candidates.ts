@@ -6,7 +6,7 @@ import { RULE } from './tolerances.js';
 
 // The columns of a DedupNode and its standing, for listings aliased `t`.
 export const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.postcode, ${t}.lat, ${t}.lng,
-  (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, jsonb_array_length(${t}.images) AS image_count,
+  (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, ${t}.charges_included, jsonb_array_length(${t}.images) AS image_count,
   (${t}.source_url IS NOT NULL) AS has_source_url, ${t}.created_at, ('stale' = ANY (${t}.flags)) AS stale, ${t}.status, ${t}.merged_into, ${t}.flags`;
 
 // 3 x 3 grid cells around a point (cells are 0.004 deg of latitude by 0.006 deg of
@@ -27,16 +27,23 @@ const areaExact = `${rawArea} <= ${RULE.areaExact + EPS}`;
 const areaSame = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= ${RULE.areaSame + EPS}`;
 const areaClose = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaCloseAbs}, ${RULE.areaCloseRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
 const areaWide = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaWideAbs}, ${RULE.areaWideRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
-const priceWithin = (tol: number) => `abs(c.price_eur - f.price_eur) <= ${tol + EPS} * greatest(c.price_eur, f.price_eur)`;
 const rentLike = `f.listing_type <> 'SALE'`;
+const priceWithin = (tol: number) => `abs(c.price_eur - f.price_eur) <= ${tol + EPS} * greatest(c.price_eur, f.price_eur)`;
+// Located together (tolerances.ts, priceGap): a rent with its charges included and one not said
+// to include them, up to chargesMax under it, are "close".
+const warm = `(CASE WHEN c.charges_included IS TRUE THEN c.price_eur ELSE f.price_eur END)`;
+const other = `(CASE WHEN c.charges_included IS TRUE THEN f.price_eur ELSE c.price_eur END)`;
+const chargesClose = `(${rentLike} AND (c.charges_included IS TRUE) <> (f.charges_included IS TRUE)
+    AND ${other} < ${warm} AND ${other} * ${1 + RULE.chargesMax} >= ${warm} - ${EPS})`;
+const gapWithin = (tol: number) => (tol >= RULE.priceClose ? `(${priceWithin(tol)} OR ${chargesClose})` : priceWithin(tol));
 const roomsSame = `c.rooms = f.rooms`;
 // Both located within RULE.nearKm (a box around it: 0.0028 deg of latitude is 311 m, 0.0044
 // of longitude at least 300 m north to 49.9 N).
 const near = `abs(c.lat - f.lat) <= 0.0028 AND abs(c.lng - f.lng) <= 0.0044`;
-const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${priceWithin(RULE.priceClose)})
+const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${gapWithin(RULE.priceClose)})
     OR (${rawArea} <= ${RULE.areaNearAbs + EPS} AND ${priceWithin(RULE.priceNear)})
     OR (${areaWide} AND ${priceWithin(RULE.priceSame)})
-    OR (${areaExact} AND ${rentLike} AND ${priceWithin(RULE.priceRelisted)}))`;
+    OR (${areaExact} AND ${rentLike} AND ${gapWithin(RULE.priceRelisted)}))`;
 const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${roomsSame}) AND ${priceWithin(RULE.priceSame)}`;
 // A locality named by both, or a postcode stated by both when one of them names no locality
 // (rule.ts: shared 'locality'); no locality, nor postcode of records naming the place alike,
@@ -54,7 +61,14 @@ export const CANDIDATE_SQL = candidateSql();
 
 function candidateSql(): string {
   const live = (t: string) => `${t}.status IN ('active', 'merged')`;
-  const priceIn = (tol: number) => `c.price_eur BETWEEN floor(f.price_eur * ${1 - tol})::integer AND ceil(f.price_eur / ${1 - tol})::integer`;
+  // The prices a candidate may have: within tol; located together, for a rent, also as far as
+  // a rent with its charges included allows (a probe with charges included: cheaper
+  // candidates; one without: dearer ones).
+  const priceIn = (tol: number, charges = false) => {
+    const by = (probe: string) => (charges ? `CASE WHEN f.listing_type <> 'SALE' AND ${probe} THEN ${1 + RULE.chargesMax} ELSE 1 END` : '1');
+    return `c.price_eur BETWEEN floor(f.price_eur * ${1 - tol} / ${by('f.charges_included IS TRUE')})::integer
+      AND ceil(f.price_eur / ${1 - tol} * ${by('f.charges_included IS NOT TRUE')})::integer`;
+  };
   // Every b with |a - b| - rounding(a) - rounding(b) <= max(3, 6 % of the larger) (the
   // widest area class), with roundings of at most 2.5 m2 each.
   const lo = `((f.area_m2 - 5) * (1 - ${RULE.areaWideRel}) - ${RULE.areaWideAbs})`;
@@ -62,7 +76,7 @@ function candidateSql(): string {
   const area = `c.area_m2 BETWEEN ${lo} AND ${hi}`;
   const buckets = `c.dedup_area_bucket = ANY (ARRAY(SELECT generate_series(floor(ln(greatest(${lo}, 1)) / ln(1.06))::integer, floor(ln(${hi}) / ln(1.06))::integer)))`;
   const cells = `c.dedup_cell = ANY (ARRAY(SELECT f.dedup_cell + o FROM unnest(${CELL_OFFSETS}) o))`;
-  const located = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceRelisted)} AND c.dedup_cell IS NOT NULL AND ${cells}`;
+  const located = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceRelisted, true)} AND c.dedup_cell IS NOT NULL AND ${cells}`;
   // Without positions on both sides there is no relisting class: a narrower price range.
   const commune = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceClose)} AND c.dedup_area_bucket IS NOT NULL AND c.commune = f.commune AND ${buckets} AND ${area}`;
   const branches = [

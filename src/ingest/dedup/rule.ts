@@ -1,8 +1,8 @@
 import { haversineKm } from '../../reference/gazetteer.js';
 import type { ScoredPair } from './clear-matches.js';
-import { areaClass, priceClass, relDiff, RENT_LIKE, RULE } from './tolerances.js';
+import { areaClass, gapClass, priceGap, relDiff, RENT_LIKE, RULE } from './tolerances.js';
 
-export { areaClass, areaRounding, priceClass, relDiff, RULE, type AreaClass, type PriceClass } from './tolerances.js';
+export { areaClass, areaRounding, gapClass, priceClass, priceGap, relDiff, RULE, type AreaClass, type PriceClass } from './tolerances.js';
 export { decideMatches, type MatchPair, type ScoredPair } from './clear-matches.js';
 
 // The facts deduplication looks at, for one live listing.
@@ -23,6 +23,9 @@ export interface DedupNode {
   area_m2: number | null;
   rooms: number | null;
   price_eur: number;
+  // The rent is stated with its charges included (true), without them (false), or the record
+  // does not say (null): see priceGap.
+  charges_included: boolean | null;
   image_count: number;
   has_source_url: boolean;
   created_at: Date;
@@ -59,7 +62,9 @@ export interface PlacePoints {
 //   max(1.5 m2, 4 %): habitable vs usable surface), "wide" (within max(3 m2, 6 %): surface
 //   utile vs habitable, cellar or loggia counted or not);
 // - price: "same" (1 %: rounding to 10, 50 or 5,000 EUR, weekly rents made monthly),
-//   "close" (3.5 %: charges included or not), "relisted" (6 %, rents only).
+//   "close" (3.5 %: charges included or not, unsaid), "relisted" (6 %, rents only); located
+//   together, a rent said to include its charges is "close" to one not said to that is up to
+//   12 % under it (tolerances.ts, priceGap).
 // Both located within nearKm: the area exact or the same and the price close, the area
 // close or wide and the price the same, or both only close but within areaNearAbs m2 and
 // priceNear, merge; an area missing on one side merges with room
@@ -115,7 +120,8 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   if (a.listing_type !== b.listing_type) return no('listing types differ');
 
   const area = areaClass(a.area_m2, b.area_m2);
-  const price = priceClass(a.listing_type, a.price_eur, b.price_eur);
+  const gap = gapOf(a, b);
+  const price = gapClass(a.listing_type, gap);
   const roomsStated = a.rooms !== null && b.rooms !== null;
   const roomsDiff = roomsStated ? Math.abs(a.rooms! - b.rooms!) : 0;
   if (roomsDiff > RULE.roomsSoftDiff) return no('room counts differ');
@@ -185,7 +191,7 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
     // Both figures only close, but each within what feeds do to one flat's figures: the area
     // within 2 m2 as stated (habitable vs usable surface, one agency's rounding) and the
     // price within 3 % (charges, rounding).
-    if (Math.abs(a.area_m2! - b.area_m2!) <= RULE.areaNearAbs + 1e-9 && relDiff(a.price_eur, b.price_eur) <= RULE.priceNear + 1e-9) {
+    if (Math.abs(a.area_m2! - b.area_m2!) <= RULE.areaNearAbs + 1e-9 && gap <= RULE.priceNear + 1e-9) {
       return verdict('merge', 'area and price close, within 2 m2 and 3 %');
     }
   } else if (area === 'exact' && price === 'same') {
@@ -211,7 +217,16 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
 export function discrepancy(a: DedupNode, b: DedupNode, km: number | null): number {
   const areaUnit = (x: number, y: number) => Math.abs(x - y) / Math.max(RULE.areaCloseAbs, RULE.areaCloseRel * Math.max(x, y));
   const area = a.area_m2 && b.area_m2 ? areaUnit(a.area_m2, b.area_m2) : 1;
-  return area + relDiff(a.price_eur, b.price_eur) / RULE.priceClose + (km === null ? 1 : km / RULE.nearKm);
+  return area + gapOf(a, b) / RULE.priceClose + (km === null ? 1 : km / RULE.nearKm);
+}
+
+// The gap between two listings' prices. Located together, a rent with its charges included is
+// read as the cold rents it allows (tolerances.ts, priceGap): a wider tolerance, for strong
+// evidence only; without positions on both sides, the prices as stated.
+function gapOf(a: DedupNode, b: DedupNode): number {
+  return a.located && b.located
+    ? priceGap(a.listing_type, a.price_eur, a.charges_included, b.price_eur, b.charges_included)
+    : relDiff(a.price_eur, b.price_eur);
 }
 
 // A real position counts two points: without one, the property is out of every radius search

@@ -23,6 +23,10 @@ export const RULE = {
   priceSame: 0.01,
   priceClose: 0.035,
   priceRelisted: 0.06,
+  // A rent stated with its charges included (OpenImmo warmmiete, "CC", "charges comprises")
+  // beside one that is not: the charges are up to this share of the cold rent (a flat's
+  // charges in Luxembourg run about 2-4 EUR/m2 a month, 5-15 % of its rent).
+  chargesMax: 0.12,
   // Discrepancy units (see discrepancy()) by which the best match must beat the next.
   clearMargin: 0.2,
   // A listing with more candidates than this not located on both sides is in a crowded
@@ -63,7 +67,24 @@ export function areaClass(a: number | null, b: number | null): AreaClass {
 }
 
 export function priceClass(type: string, a: number, b: number): PriceClass {
+  return gapClass(type, relDiff(a, b));
+}
+
+// The relative gap between two listings' prices, located together (rule.ts). A rent with its
+// charges included, beside one not said to include them (a cold rent, or a rent stated without
+// saying), is the cold rent plus charges of 0 to chargesMax of it: a cold rent up to that much
+// under it reads as "close" at least (not "same" unless within 1 %: the charges are unknown).
+// Further under it, two rents that say the same of their charges, and sales compare as stated.
+export function priceGap(type: string, a: number, aIncludesCharges: boolean | null, b: number, bIncludesCharges: boolean | null): number {
   const d = relDiff(a, b);
+  if (!RENT_LIKE.has(type) || (aIncludesCharges === true) === (bIncludesCharges === true)) return d;
+  const [warm, other] = aIncludesCharges === true ? [a, b] : [b, a];
+  if (other >= warm) return d; // charges are never negative
+  const low = warm / (1 + RULE.chargesMax);
+  return other >= low ? Math.min(d, RULE.priceClose) : d;
+}
+
+export function gapClass(type: string, d: number): PriceClass {
   if (d <= RULE.priceSame + 1e-9) return 'same';
   if (d <= RULE.priceClose + 1e-9) return 'close';
   if (RENT_LIKE.has(type) && d <= RULE.priceRelisted + 1e-9) return 'relisted';
