@@ -59,6 +59,16 @@ export function keysRouter(deps: KeysRouterDeps): Router {
   let dummyHash: Promise<string> | null = null;
   const dummy = () => (dummyHash ??= hashPassword(randomBytes(16).toString('hex'), deps.options.bcryptCost));
 
+  // The session and CSRF cookies belong to /api-keys, and a cookie's path is matched letter
+  // case and all (by browsers and by express-session): under /API-KEYS, which the router
+  // matches too, a visitor has neither. A page asked for there is sent to its own address;
+  // a form posted there is not found (an outside probe got a 500).
+  r.use((req, res, next) => {
+    if (req.originalUrl.startsWith(SESSION_PATH)) return next();
+    if (req.method === 'GET' || req.method === 'HEAD') return res.redirect(308, `${SESSION_PATH}${req.url.replace(/^\/(?=\?|$)/, '')}`);
+    htmlNotFound(req, res, next);
+  });
+
   // Pages with keys, tokens or account data are never stored by a browser or a proxy, nor
   // compressed (no-transform: the compression middleware skips them), so that a response
   // holding a secret cannot be probed through its compressed length (BREACH).

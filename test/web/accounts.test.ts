@@ -44,6 +44,19 @@ describe('the signed-out page', () => {
     expect(gz.headers['content-encoding']).toBeUndefined();
   });
 
+  it('another letter case of /api-keys (its cookies are not sent there) leads to the page: a GET is redirected, a form is not found, never a 500', async () => {
+    for (const [path, to] of [['/API-KEYS', '/api-keys'], ['/Api-Keys?notice=sign-in', '/api-keys?notice=sign-in'], ['/API-KEYS/keys/key_d1b1118fd2e164a7/revoke', '/api-keys/keys/key_d1b1118fd2e164a7/revoke']]) {
+      const res = await request(t.app).get(path);
+      expect(res).toHaveStatus(308);
+      expect(res.headers.location).toBe(to);
+    }
+    const { agent } = await signedInAgent(t.app, 'case');
+    const post = await agent.post('/API-KEYS/keys').type('form').send({ name: 'x' });
+    expect(post).toHaveStatus(404);
+    expect(post.headers['content-type']).toMatch(/^text\/html/);
+    expect((await agent.get('/API-KEYS/keys/key_d1b1118fd2e164a7/revoke'))).toHaveStatus(308);
+  });
+
   it('sets no session cookie, only the CSRF cookie: HttpOnly, SameSite=Strict, scoped to /api-keys, not Secure over http', async () => {
     const res = await request(t.app).get('/api-keys');
     expect(sessionCookie(res)).toBeNull();
