@@ -100,7 +100,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
     '|---|---|---|',
     ...tierLines,
     '',
-    'Quotas count per key and per UTC day and reset at 00:00 UTC; every request counts except those answered 429 or 304 (a revalidation with If-None-Match that found the copy current costs nothing; a key over quota still gets 429). Free and Starter responses carry RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Over quota: 429 quota_exceeded with Retry-After (seconds until midnight UTC).',
+    'Quotas count per key and per UTC day and reset at 00:00 UTC; every request counts except those answered 429 or 304 (a revalidation with If-None-Match naming the tag of the copy it holds, found current, costs nothing; a 304 to If-None-Match: * or to If-Modified-Since counts; a key over quota still gets 429). Free and Starter responses carry RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Over quota: 429 quota_exceeded with Retry-After (seconds until midnight UTC).',
     '',
     'Errors are RFC 9457 problem details (application/problem+json) with a stable `code`.',
     '',

@@ -38,8 +38,16 @@ function setQuotaHeaders(res: Response, info: QuotaInfo, now: Date): void {
 // rather than refetch, as GitHub does). The limiter counts every request on arrival and
 // takes these back once the response has finished (express-rate-limit's skipFailedRequests),
 // so the count stays exact however many requests run at once.
-function countsAgainstQuota(status: number): boolean {
-  return status !== 429 && status !== 304;
+// Only a revalidation naming the tag of a copy the client holds: `If-None-Match: *` needs no
+// copy, and If-Modified-Since any date in the future (an outside probe asked for totals over
+// any filter at no cost that way), so their 304s count.
+function countsAgainstQuota(req: Request, status: number): boolean {
+  return status !== 429 && !(status === 304 && namesHeldCopy(req));
+}
+
+function namesHeldCopy(req: Request): boolean {
+  const tags = req.headers['if-none-match'];
+  return tags !== undefined && tags.trim() !== '*';
 }
 
 // The refusal of a request over the daily quota: its RateLimit fields on `res`, and the error
@@ -79,7 +87,7 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
     legacyHeaders: false,
     passOnStoreError: true,
     skipFailedRequests: true,
-    requestWasSuccessful: (_req: Request, res: Response) => countsAgainstQuota(res.statusCode),
+    requestWasSuccessful: (req: Request, res: Response) => countsAgainstQuota(req, res.statusCode),
     validate: { trustProxy: false, xForwardedForHeader: false, ip: false, singleCount: false },
     logger: limiterLogger(deps.store),
     handler: (req: Request, res: Response) => {
@@ -104,7 +112,7 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
       // A 304 is taken back from the count: its headers say what remains without it, and the
       // key may be under its limit again.
       onHeaders(res, () => {
-        if (countsAgainstQuota(res.statusCode)) return;
+        if (countsAgainstQuota(req, res.statusCode)) return;
         setQuotaHeaders(res, { ...info, used: info.used - 1 }, now);
         refusals.forget(keyId);
         gate.tookBack(keyId);
@@ -139,10 +147,10 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
       // Any other request's count is final once the limiter has decided: the turn passes on
       // then, so that slow answers (an outside probe: a /changes page waiting for its turn)
       // hold up nothing.
-      const revalidation = req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
+      const revalidation = namesHeldCopy(req);
       if (revalidation) {
         res.once('close', () => setImmediate(release));
-        onHeaders(res, () => countsAgainstQuota(res.statusCode) && release());
+        onHeaders(res, () => countsAgainstQuota(req, res.statusCode) && release());
       }
       limiter(req, res, (err?: unknown) => {
         if (!revalidation) setImmediate(release);

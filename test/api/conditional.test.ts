@@ -153,6 +153,22 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     expect(next.headers.get('ratelimit-remaining')).toBe('97');
   });
 
+  it('a 304 to If-None-Match: * or to an If-Modified-Since counts: neither says the client holds a copy', async () => {
+    const { base, prefix } = await serve(kind);
+    const k = await createKey(t.db, 'free');
+    const auth = bearer(k.key);
+    const star = await fetch(`${base}/api/v1/listings?per_page=1&min_price=7`, { headers: { ...auth, 'If-None-Match': '*' } });
+    expect(star).toHaveStatus(304);
+    expect(star.headers.get('ratelimit-remaining')).toBe('99');
+    const since = await fetch(`${base}/api/v1/communes`, { headers: { ...auth, 'If-Modified-Since': 'Fri, 01 Jan 2100 00:00:00 GMT' } });
+    await since.arrayBuffer();
+    expect(since.headers.get('ratelimit-remaining')).toBe('98');
+    if (kind === 'redis') await vi.waitFor(async () => expect(await counted(prefix, k.id)).toBe(2), { timeout: 30_000, interval: 20 });
+    const next = await fetch(`${base}/api/v1/listings?per_page=6`, { headers: auth });
+    await next.arrayBuffer();
+    expect(next.headers.get('ratelimit-remaining')).toBe('97');
+  });
+
   it('stays exact under concurrency: the count equals the answers that were neither 304 nor 429', async () => {
     const { base, prefix, app } = await serve(kind);
     const k = await createKey(t.db, 'free');
