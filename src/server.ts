@@ -16,7 +16,7 @@ import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
 import { recoverInterruptedImports } from './ingest/index.js';
-import { answerClientError, answerConnect, requireHost, startingListener } from './http/raw-responses.js';
+import { answerClientError, answerConnect, answerExpectation, requireHost, startingListener } from './http/raw-responses.js';
 import { createLogger } from './logger.js';
 import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
@@ -53,10 +53,16 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const starting = requireHost(startingListener);
   // A request (headers and body) must arrive within 60 s, the headers' own bound, not Node's
   // default of 5 minutes: a form cut short is answered 408 then (src/http/raw-responses.ts).
-  const server: Server = createServer({ requireHostHeader: false, headersTimeout: 60_000, requestTimeout: 60_000 }, starting);
+  // Node checks those bounds every connectionsCheckingInterval (30 s by default: an outside
+  // probe got its 408 after 79-85 s); every 2 s, it comes within 62 s.
+  const server: Server = createServer(
+    { requireHostHeader: false, headersTimeout: 60_000, requestTimeout: 60_000, connectionsCheckingInterval: 2_000 },
+    starting,
+  );
   // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
+  server.on('checkExpectation', answerExpectation);
   if (!cluster.isWorker) await listen(server, config.PORT, config.HOST);
 
   // A cluster's primary has migrated already (and checked for interrupted imports).

@@ -57,6 +57,12 @@ export function requireHost(listener: RequestListener): RequestListener {
   };
 }
 
+// An Expect other than 100-continue goes to the server's 'checkExpectation' event, not to the
+// app: Node's own answer was a bare 417 (an outside probe). Answered with a problem body.
+export const answerExpectation: RequestListener = (req, res) => {
+  answerProblem(res, 417, 'Expectation failed', `The server cannot meet Expect: ${String(req.headers.expect).slice(0, 40)} (only 100-continue)`, {});
+};
+
 // Requests Node's HTTP parser refuses (raw non-ASCII in the URL, oversized headers, a body
 // framed two ways) and requests too slow to arrive never reach Express: for the server's
 // 'clientError' event, a problem body too rather than an empty 400.

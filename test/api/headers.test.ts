@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { answerClientError, answerConnect, requireHost, startingListener } from '../../src/http/raw-responses.js';
+import { answerClientError, answerConnect, answerExpectation, requireHost, startingListener } from '../../src/http/raw-responses.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing } from '../helpers/factory.js';
 
@@ -150,14 +150,21 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
     }
   });
 
-  it('CONNECT gets 405 naming the methods served; a request whose headers do not arrive in time 408', async () => {
+  it('CONNECT gets 405 naming the methods served; an unknown Expect 417; a request whose headers do not arrive in time 408', async () => {
     // Node checks for late requests every connectionsCheckingInterval: short ones here.
     const server = createServer({ connectionsCheckingInterval: 50, headersTimeout: 300, requestTimeout: 300 }, startingListener);
     server.on('clientError', answerClientError);
     server.on('connect', answerConnect);
+    server.on('checkExpectation', answerExpectation);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
+      // An Expect Node does not know: a problem body, not its bare 417 (an outside probe).
+      const expect417 = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n');
+      expect(expect417.status).toBe(417);
+      expect(expect417.headers['content-type']).toBe('application/problem+json');
+      expect(expect417.headers['access-control-allow-origin']).toBe('*');
+      expect(JSON.parse(expect417.body)).toMatchObject({ status: 417, detail: expect.stringMatching(/Expect: foo/), request_id: expect417.headers['x-request-id'] });
       for (const target of ['/api/v1/listings', 'example.com:443']) {
         const res = await exchange(port, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
         expect(res.status, target).toBe(405);
