@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { LiveState } from './cache/live-state.js';
@@ -130,13 +131,22 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const closeAfter = (res: ServerResponse) => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
   };
+  const settle = (res: ServerResponse) => {
+    if (inFlight.delete(res) && inFlight.size === 0) onDrained?.();
+  };
   // Before the app's listener: a repeated answer is written in the same turn (src/http/replay.ts).
   server.prependListener('request', (_req, res) => {
     inFlight.add(res);
     if (stopping) closeAfter(res);
-    res.once('close', () => {
-      inFlight.delete(res);
-      if (inFlight.size === 0) onDrained?.();
+    res.once('close', () => settle(res));
+  });
+  // An answer queued behind another on its connection (pipelining) has no socket yet, and gets
+  // no 'close' when the client leaves (an outside probe: such answers stayed in flight, and in
+  // memory, for ever): its connection's close settles it.
+  server.on('connection', (socket: Socket) => {
+    socket.once('close', () => {
+      if (inFlight.size === 0) return;
+      for (const res of inFlight) if (res.req.socket === socket) settle(res);
     });
   });
   const address = server.address();

@@ -189,3 +189,39 @@ describe('SIGTERM with a keep-alive client', () => {
     expect(code, out.stdout + out.stderr).toBe(0);
   }, 150_000);
 });
+
+describe('SIGTERM after a client that pipelined and went away', () => {
+  // An outside probe: answers queued behind one still being written (pipelining) never emit
+  // 'close' when the client leaves; they stayed "in flight" (and held in memory) for ever, and
+  // every shutdown waited its full 10 s.
+  it('the answers queued on its connection are not in flight any more: the shutdown does not wait for them', async () => {
+    const { createKey } = await import('../helpers/factory.js');
+    const pro = await createKey(t.db, 'pro');
+    const { child, out, exited } = startServer({ DATABASE_URL: t.url, PORT: '0', METRICS_PORT: '-1' });
+    const listening = await listeningLine(child, out);
+    const lock = await t.db.transaction();
+    await lock.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+    const socket = net.connect(listening.port!, '127.0.0.1');
+    await once(socket, 'connect');
+    const get = (p: string) => `GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pro.key}\r\n\r\n`;
+    // The export waits on the lock; the two after it are answered at once, into the queue.
+    socket.write(get('/api/v1/listings/export') + get('/healthz') + get('/healthz'));
+    await vi.waitFor(
+      async () => expect(Number((await t.db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0].n)).toBeGreaterThan(0),
+      { timeout: 30_000, interval: 20 },
+    );
+    socket.destroy();
+    await lock.rollback();
+    // The export's handler sees its client gone and ends.
+    await vi.waitFor(
+      async () => expect(Number((await t.db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND datname = current_database() AND pid <> pg_backend_pid()`)).rows[0].n)).toBe(0),
+      { timeout: 30_000, interval: 50 },
+    );
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code, out.stdout + out.stderr).toBe(0);
+    const msgs = jsonLines(out.stdout).map((l) => l.msg);
+    expect(msgs).toContain('stopped');
+    expect(msgs.filter((m) => /still running/.test(m))).toEqual([]);
+  }, 150_000);
+});
