@@ -17,7 +17,7 @@ import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
 import { recoverInterruptedImports } from './ingest/index.js';
-import { answerClientError, answerConnect, answerExpectation, requireHost, startingListener } from './http/raw-responses.js';
+import { answerClientError, answerConnect, answerExpectation, requireHost, startingListener, stoppingListener } from './http/raw-responses.js';
 import { createLogger } from './logger.js';
 import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
@@ -117,7 +117,8 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const app = buildApp({ config, db, reads: replica?.at, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
 
   server.off('request', starting);
-  server.on('request', requireHost(app));
+  const serving = requireHost(app);
+  server.on('request', serving);
   if (cluster.isWorker) await listen(server, config.PORT, config.HOST);
   server.keepAliveTimeout = 65_000;
   // Requests in flight, so that shutdown can wait for them (server.close() alone only stops
@@ -178,7 +179,15 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     stopping = true;
     logger.info({ signal }, 'shutting down');
     metricsServer?.close();
-    server.close();
+    if (cluster.isWorker) {
+      // A cluster's primary hands each connection it accepts to a worker. One handed over as
+      // the worker stops listening is passed on to no one and waits, unanswered, until the
+      // primary exits (an outside probe: 10 s, then reset). So a worker keeps its port while it
+      // drains and answers what arrives meanwhile 503 (Retry-After: 1, Connection: close), and
+      // stops listening once drained, just before it exits.
+      server.off('request', serving);
+      server.on('request', requireHost(stoppingListener));
+    } else server.close();
     server.closeIdleConnections();
     for (const res of inFlight) closeAfter(res);
     if (inFlight.size > 0) {
@@ -188,6 +197,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
       });
       if (!(await drained)) logger.warn({ in_flight: inFlight.size }, 'requests still running after 10 s; closing them');
     }
+    if (cluster.isWorker) server.close();
     server.closeAllConnections();
     await readModel?.close();
     await live.close();

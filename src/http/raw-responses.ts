@@ -40,6 +40,12 @@ export const startingListener: RequestListener = (_req, res) => {
   answerProblem(res, 503, 'Service unavailable', 'The service is starting; retry in a moment', { 'Retry-After': '1' });
 };
 
+// A cluster's worker that drains before it stops (src/server.ts) answers what still reaches it
+// at once: another process or instance will serve it.
+export const stoppingListener: RequestListener = (_req, res) => {
+  answerProblem(res, 503, 'Service unavailable', 'This server process is stopping; retry in a moment', { 'Retry-After': '1', Connection: 'close' });
+};
+
 // An HTTP/1.1 request without Host is 400 (RFC 9112 §3.2). Node answers it itself with an
 // empty 400 unless the server is created with `requireHostHeader: false` (src/server.ts): then
 // this wrapper answers it with a problem body like every other refusal.
@@ -48,6 +54,7 @@ export const startingListener: RequestListener = (_req, res) => {
 // (§6.3: its length cannot be known); both are 400 here, and the connection is closed.
 export function requireHost(listener: RequestListener): RequestListener {
   return (req, res) => {
+    (req.socket as Tracked)[LAST_REQUEST] = req;
     const bad = (detail: string) => answerProblem(res, 400, 'Bad request', `The request could not be parsed: ${detail}`, { Connection: 'close' });
     if (headerCount(req.rawHeaders, 'host') > 1) return bad('a request must carry one Host header');
     const te = req.headers['transfer-encoding'];
@@ -78,6 +85,10 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   // - a malformed request pipelined after valid ones whose answers are not written yet: they
   //   are sent, in order, and then the 400 (it came first, and they were lost).
   const current = (socket as Tracked)._httpMessage;
+  // Its answer written and gone, the last request's body refused only after (a GET with a
+  // chunked body, then a chunk of no valid size): one answer a request, so no 400 (an outside
+  // probe got 200, then a 400 it had not asked for).
+  if (!current && (socket as Tracked)[LAST_REQUEST]?.complete === false) return void socket.end();
   // A request whose body did not arrive in time is the one whose answer is owed: nothing will
   // come to answer it (its handler waits for the body), so it gets the 408 now (an outside
   // probe: a form POST with a body cut short was held open for good).
@@ -100,7 +111,8 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   endWithProblem(socket, `${status} ${reason}`, '', id, problem(status, title, detail, id));
 }
 
-type Tracked = Duplex & { _httpMessage?: (NodeJS.EventEmitter & { headersSent?: boolean; writableFinished?: boolean; req?: { complete: boolean } }) | null };
+const LAST_REQUEST = Symbol('last request');
+type Tracked = Duplex & { [LAST_REQUEST]?: { complete: boolean }; _httpMessage?: (NodeJS.EventEmitter & { headersSent?: boolean; writableFinished?: boolean; req?: { complete: boolean } }) | null };
 
 // Runs `then` once every answer Node holds for this connection has been written (Node's
 // http server makes each pipelined answer the socket's _httpMessage in turn).

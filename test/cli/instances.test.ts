@@ -211,6 +211,46 @@ describe('WEB_CONCURRENCY', () => {
     for (const pid of workers) expect(() => process.kill(Number(pid), 0)).toThrow();
   }, 120_000);
 
+  // An outside probe: a connection the primary handed to a worker as it stopped listening was
+  // passed on to no one, and waited unanswered until the drain ended (10 s), then was reset.
+  it('while its workers drain after SIGTERM, every new connection is answered at once (503, Retry-After), none hangs', async () => {
+    const i = start({ WEB_CONCURRENCY: '2', LOG_LEVEL: 'info' }, await freePort());
+    await serving(i);
+    await vi.waitFor(() => expect(i.out.stdout).toContain('2 workers serving'), { timeout: 60_000, interval: 100 });
+    const pro = await createKey(t.db, 'pro');
+    // An export waiting on a lock keeps its worker draining.
+    const lock = await t.db.transaction();
+    try {
+      await lock.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+      const exporting = fetch(`${i.base}/api/v1/listings/export`, { headers: { authorization: `Bearer ${pro.key}` } }).then((r) => r.text(), () => 'cut');
+      await vi.waitFor(
+        async () => expect(Number((await t.db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0].n)).toBeGreaterThan(0),
+        { timeout: 30_000, interval: 20 },
+      );
+      i.child.kill('SIGTERM');
+      await vi.waitFor(() => expect(i.out.stdout).toContain('shutting down'), { timeout: 30_000, interval: 20 });
+      // New connections, one request each, while the export holds the drain.
+      const answer = () =>
+        new Promise<string>((resolve) => {
+          const sock = net.connect(i.port, '127.0.0.1', () => sock.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+          let got = '';
+          sock.setEncoding('latin1');
+          sock.on('data', (d) => (got += d));
+          sock.on('close', () => resolve(got.split('\r\n')[0] || 'closed without an answer'));
+          sock.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+          sock.setTimeout(5_000, () => resolve('no answer within 5 s'));
+        });
+      const seen = await Promise.all(Array.from({ length: 12 }, answer));
+      expect(seen.every((s) => s === 'HTTP/1.1 503 Service Unavailable'), seen.join(', ')).toBe(true);
+      await lock.rollback();
+      await exporting;
+    } finally {
+      await lock.rollback().catch(() => undefined);
+    }
+    const [code] = await i.exited;
+    expect(code, JSON.stringify(i.out).slice(-2000)).toBe(0);
+  }, 120_000);
+
   it('a worker that dies while PostgreSQL is down is replaced once it is back; the primary never gives up', async () => {
     const pg = await pgProxy();
     await pg.open();
