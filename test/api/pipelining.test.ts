@@ -94,4 +94,31 @@ describe('a malformed request pipelined after valid ones', () => {
     const got = await exchange((req, res) => res.end(`answer ${req.url}\n`), 'GET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nX-Bad: \u0001\r\n\r\n');
     expect(statuses(got)).toEqual(['200', '400']);
   });
+
+  // An outside probe: a GET with a chunked body got its 200, then, for a chunk of no valid size
+  // in that body, a 400 it had not asked for. One answer a request: the connection just closes.
+  it('but a request answered already whose own body is then refused gets no second answer', async () => {
+    const { answerClientError, requireHost } = await import('../../src/http/raw-responses.js');
+    const server = createServer(requireHost((req, res) => res.end(`answer ${req.url}\n`)));
+    server.on('clientError', answerClientError);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const got = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write('GET /s HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n'));
+        let text = '';
+        sock.setEncoding('latin1');
+        // The rest once the answer is in: the bad chunk, and another request.
+        sock.once('data', () => setTimeout(() => sock.write('zz\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'), 50));
+        sock.on('data', (d) => (text += d));
+        sock.on('end', () => resolve(text));
+        sock.on('error', reject);
+      });
+      expect(statuses(got)).toEqual(['200']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
