@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CpuShare } from './cpu.js';
+import { HEAP_FLAGS } from './server.js';
 import type { Explained } from './explain.js';
 
 // req/s as the tables give it: whole numbers, and two digits below 10 (the bare baseline at
@@ -128,7 +129,7 @@ export function writeResults(
   md.push(
     `Database \`${info.database}\` (${info.reused ? 'reused; built' : 'built'} in ${info.buildSeconds} s). ${info.generator === 'autocannon' ? 'autocannon' : 'The load generator of bench/load.ts'} in the same process as this runner, ` +
       `${info.connections} connections, ${info.warmup} s warm-up then ${info.duration} s measured per scenario, ` +
-      `${info.gzip ? '`Accept-Encoding: gzip`' : 'no Accept-Encoding (identity)'}; server: \`node --max-old-space-size=256 --heap-growing-percent=60 dist/src/server.js\`, NODE_ENV=production, ` +
+      `${info.gzip ? '`Accept-Encoding: gzip`' : 'no Accept-Encoding (identity)'}; server: \`node ${HEAP_FLAGS.join(' ')} dist/src/server.js\`, NODE_ENV=production, ` +
       `WEB_CONCURRENCY=${info.workers}${info.workers > 1 ? ` (${info.workers} workers under node:cluster; peak RSS and CPU are the largest worker's and all processes' sum)` : ' (one process)'}, LOG_LEVEL=warn, METRICS_PORT=-1, DB_POOL_MAX=${info.poolMax}, the real Redis, STATS_RATE_LIMIT_PER_MINUTE=1000000000 (so scenario 7 measures /stats, not the per-IP limiter); ` +
       `server RSS right after start-up: ${Math.round(info.startRssMb)} MB; listings read model: ${info.readModel}.`,
     '',

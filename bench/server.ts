@@ -20,7 +20,7 @@ export function freePort(): Promise<number> {
 // flags the container image uses too (Dockerfile): V8 then collects before the process grows
 // past the memory target instead of whenever it pleases. BENCH_NODE_FLAGS adds node flags for a
 // run (e.g. `--trace-gc`).
-export const HEAP_FLAGS = ['--max-old-space-size=256', '--heap-growing-percent=60'];
+export const HEAP_FLAGS = ['--max-old-space-size=256', '--heap-growing-percent=60', '--max-semi-space-size=8'];
 export function serverArgs(nodeFlags: string[] = []): string[] {
   const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   return [...HEAP_FLAGS, ...extra, ...nodeFlags, 'dist/src/server.js'];
