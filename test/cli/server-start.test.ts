@@ -159,16 +159,22 @@ describe('SIGTERM to npm start', () => {
 // An outside probe (stop 38): answers sent while the server was shutting down still said
 // `Connection: keep-alive`, then the socket closed; keep-alive clients sent their next request
 // into it and lost it. An answer begun after the signal now says `Connection: close`.
+// The real server on the test database, a Pro key, and the listings locked by another
+// transaction: an export then waits on the lock, in flight, nothing sent yet.
+async function serverWithListingsLocked() {
+  const { createKey } = await import('../helpers/factory.js');
+  const pro = await createKey(t.db, 'pro');
+  const server = startServer({ DATABASE_URL: t.url, PORT: '0', METRICS_PORT: '-1' });
+  const listening = await listeningLine(server.child, server.out);
+  const lock = await t.db.transaction();
+  await lock.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+  return { ...server, pro, port: listening.port!, lock };
+}
+
 describe('SIGTERM with a keep-alive client', () => {
   it('the answer in flight says Connection: close, and the connection closes after it', async () => {
-    const { createKey } = await import('../helpers/factory.js');
-    const pro = await createKey(t.db, 'pro');
-    const { child, out, exited } = startServer({ DATABASE_URL: t.url, PORT: '0', METRICS_PORT: '-1' });
-    const listening = await listeningLine(child, out);
-    // The export waits on the listings held by another transaction: in flight, nothing sent yet.
-    const lock = await t.db.transaction();
-    await lock.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
-    const socket = net.connect(listening.port!, '127.0.0.1');
+    const { child, out, exited, pro, port, lock } = await serverWithListingsLocked();
+    const socket = net.connect(port, '127.0.0.1');
     let received = '';
     socket.on('data', (d) => (received += d));
     const closed = once(socket, 'close');
@@ -195,13 +201,8 @@ describe('SIGTERM after a client that pipelined and went away', () => {
   // 'close' when the client leaves; they stayed "in flight" (and held in memory) for ever, and
   // every shutdown waited its full 10 s.
   it('the answers queued on its connection are not in flight any more: the shutdown does not wait for them', async () => {
-    const { createKey } = await import('../helpers/factory.js');
-    const pro = await createKey(t.db, 'pro');
-    const { child, out, exited } = startServer({ DATABASE_URL: t.url, PORT: '0', METRICS_PORT: '-1' });
-    const listening = await listeningLine(child, out);
-    const lock = await t.db.transaction();
-    await lock.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
-    const socket = net.connect(listening.port!, '127.0.0.1');
+    const { child, out, exited, pro, port, lock } = await serverWithListingsLocked();
+    const socket = net.connect(port, '127.0.0.1');
     await once(socket, 'connect');
     const get = (p: string) => `GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pro.key}\r\n\r\n`;
     // The export waits on the lock; the two after it are answered at once, into the queue.
