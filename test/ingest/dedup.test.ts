@@ -422,6 +422,29 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     const contradicting = resolveGroups(nodes(a, b, c, d), pairs, (x, y) => [x.id, y.id].sort().join() === 'a,d');
     expect(contradicting.canonical.get('d')).toBe('d');
   });
+
+  // An outside probe: an unlocated listing matched equally well with two other agencies'
+  // listings 2 km apart merged with the one whose id sorted first, so two installs (two id
+  // secrets) merged the same feeds differently.
+  it('two merges of one listing about as good, with listings that contradict each other: neither, whatever the ids; it is flagged, they stay visible', () => {
+    const contradict = (x: DedupNode, y: DedupNode) => [x.source, y.source].sort().join() === 'B,C';
+    for (const [xId, yId] of [['x', 'y'], ['y', 'x']]) {
+      const n = node({ id: 'n', source: 'A', created_at: new Date('2026-11-20') });
+      const x = node({ id: xId, source: 'B' });
+      const y = node({ id: yId, source: 'C' });
+      const pairs: ScoredPair[] = [
+        { a: 'n', b: xId, kind: 'merge', discrepancy: 2 },
+        { a: 'n', b: yId, kind: 'merge', discrepancy: 2.1 },
+      ];
+      const r = resolveGroups(nodes(n, x, y), pairs, contradict);
+      expect([r.canonical.get('n'), r.canonical.get(xId), r.canonical.get(yId)]).toEqual(['n', xId, yId]);
+      expect([...r.possibleDuplicate]).toEqual(['n']);
+      // One clearly better (by the margin): it merges, whatever the ids.
+      const clear = resolveGroups(nodes(n, x, y), [pairs[0], { ...pairs[1], discrepancy: 2.3 }], contradict);
+      expect(clear.canonical.get(xId)).toBe(clear.canonical.get('n'));
+      expect(clear.canonical.get(yId)).toBe(yId);
+    }
+  });
 });
 
 describe('deduplication on a generated set with known duplicates and hard negatives', () => {

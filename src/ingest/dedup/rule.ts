@@ -267,6 +267,39 @@ export interface Resolution {
   possibleDuplicate: Set<string>;
 }
 
+// Two clear merges of one listing, with listings of two other sources that cannot be one
+// property (they contradict each other), about as good as each other (within
+// RULE.clearMargin): nothing tells which one it is, and taking the first by the order of ids
+// would decide by the install's id secret (an outside probe: the same feeds merged one way on
+// one database and the other way on another). Neither merges: each is a possible duplicate,
+// flagged on the listing that hesitates (the two it hesitates between stay visible).
+function undecidedMerges(
+  nodes: Map<string, DedupNode>,
+  pairs: ScoredPair[],
+  contradicts: (a: DedupNode, b: DedupNode) => boolean,
+): Map<ScoredPair, ScoredPair> {
+  const byNode = new Map<string, ScoredPair[]>();
+  for (const p of pairs) {
+    if (p.kind !== 'merge') continue;
+    for (const n of [p.a, p.b]) byNode.set(n, [...(byNode.get(n) ?? []), p]);
+  }
+  const undecided = new Map<ScoredPair, ScoredPair>();
+  for (const [n, ps] of byNode) {
+    for (let i = 0; i < ps.length; i++) {
+      for (let j = i + 1; j < ps.length; j++) {
+        const [p, q] = [ps[i], ps[j]];
+        if (Math.abs(p.discrepancy - q.discrepancy) >= RULE.clearMargin) continue;
+        const x = nodes.get(p.a === n ? p.b : p.a)!;
+        const y = nodes.get(q.a === n ? q.b : q.a)!;
+        if (!contradicts(x, y)) continue;
+        // Undecided from both of its ends: neither may carry the flag.
+        for (const r of [p, q]) undecided.set(r, { ...r, kind: 'possible', flag: undecided.has(r) && undecided.get(r)!.flag !== n ? null : n });
+      }
+    }
+  }
+  return undecided;
+}
+
 // Groups the nodes and decides who is public and who is flagged.
 // - Clear matches join groups, closest first (ties by ids), unless the two groups already
 //   hold a listing of one source (an agency does not list one flat twice as far as we are
@@ -301,7 +334,10 @@ export function resolveGroups(
     return r;
   };
   const inRegion = pairs.filter((p) => nodes.has(p.a) && nodes.has(p.b));
-  const merges = inRegion.filter((p) => p.kind === 'merge').sort((x, y) => x.discrepancy - y.discrepancy || pairKey(x).localeCompare(pairKey(y)));
+  const undecided = undecidedMerges(nodes, inRegion, contradicts);
+  const merges = inRegion
+    .filter((p) => p.kind === 'merge' && !undecided.has(p))
+    .sort((x, y) => x.discrepancy - y.discrepancy || pairKey(x).localeCompare(pairKey(y)));
   for (const p of merges) {
     const ra = find(p.a);
     const rb = find(p.b);
@@ -325,8 +361,8 @@ export function resolveGroups(
 
   // links: the group that may carry the flag -> the groups it may be a duplicate of.
   const links = new Map<string, Set<string>>();
-  for (const p of inRegion) {
-    if (p.kind !== 'possible' || !p.flag) continue;
+  for (const p of [...inRegion.filter((q) => q.kind === 'possible'), ...undecided.values()]) {
+    if (!p.flag) continue;
     const mine = canonical.get(p.flag)!;
     const theirs = canonical.get(p.flag === p.a ? p.b : p.a)!;
     if (mine === theirs) continue;
