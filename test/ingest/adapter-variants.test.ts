@@ -178,6 +178,15 @@ describe('the kind of offer, read word by word', () => {
   );
 });
 
+describe('json: an address as one line', () => {
+  it('is read as a CSV Localité is: commune, locality and postcode, with or without coordinates', async () => {
+    const l = await jsonListing({ address: '12 rue de la Poste, L-4410 Belvaux', geo: null });
+    expect([l.commune, l.locality, l.postcode]).toEqual(['Sanem', 'Belvaux', 4410]);
+    const located = await jsonListing({ address: '12 rue de la Poste, L-4410 Belvaux', geo: { lat: 49.5125, lon: 5.9298 } });
+    expect([located.commune, located.locality, located.postcode]).toEqual(['Sanem', 'Belvaux', 4410]);
+  });
+});
+
 describe('openimmo: placeholders, bedrooms, declared encoding', () => {
   it.each([
     ['<kaltmiete>0.00</kaltmiete><warmmiete>1850.00</warmmiete>', 1850],

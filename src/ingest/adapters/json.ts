@@ -166,6 +166,10 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
   const price = item.price;
   const priceObj = isObj(price) ? price : null;
   const address = isObj(item.address) ? item.address : {};
+  // An address as one line ("12 rue de la Poste, L-4410 Belvaux"): read as a CSV's Localité is
+  // (an outside probe: it was ignored, and without coordinates the record was refused as
+  // giving no place).
+  const addressLine = typeof item.address === 'string' ? item.address : null;
   const { lat, lng } = coordinates(item.geo);
   return {
     position,
@@ -181,7 +185,7 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     area: item.surface_m2 ?? item.area_m2 ?? squareMetres(item.surface) ?? squareMetres(item.area),
     rooms: item.rooms,
     bedrooms: item.bedrooms,
-    town: str(address.commune) ?? str(address.city) ?? str(address.locality),
+    town: str(address.commune) ?? str(address.city) ?? str(address.locality) ?? addressLine,
     quarter: str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter),
     postcode: str(address.postcode) ?? str(address.zip) ?? str(address.zipcode) ?? str(address.postal_code),
     country: str(address.country),
