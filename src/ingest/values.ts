@@ -95,15 +95,17 @@ const FROM = /^\s*(?:[àa]\s+partir\s+de|dès|ab|from|starting\s+(?:at|from))\s+
 const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|rent|miete|kaltmiete|warmmiete|mietpreis|kaufpreis)\s*:\s*/i;
 
 // "/mois", "par mois", "per month", "p.m.", "/Monat", "mtl.", "/semaine", "per week", "/Woche".
-const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b)?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|semaine|hebdomadaire|week|weekly|woche|wöchentlich)\b\.?\s*$/i;
-const WEEKLY = new Set(['semaine', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
+const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b)?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich)\b\.?\s*$/i;
+const WEEKLY = new Set(['semaine', 'sem', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
 
 // What agencies write after a price about what it covers, which leaves the figure the price:
 // charges (CC, HC, "charges comprises", "hors charges", German NK, kalt, warm), taxes (TTC,
 // HT, net), the agency's fee (FAI, "frais d'agence inclus"), a footnote mark.
 const NOTE_WORDS = [
   String.raw`c\.?\s?c\.?`, String.raw`h\.?\s?c\.?`, String.raw`t\.?t\.?c\.?`, String.raw`h\.?t\.?`, 'net', 'netto', String.raw`f\.?a\.?i\.?`,
-  String.raw`charges?\s+(?:comprises?|compris|incluses?|inclus|included|excluded)`,
+  String.raw`(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included|excluded)`, String.raw`hors\s+ch\.?`, String.raw`charges\s+en\s+sus`,
+  // A flatshare's rent by the room: "650 € par chambre", "650 €/mois par chambre".
+  String.raw`(?:par|\/)\s*chambre`,
   String.raw`(?:hors|sans|plus|\+|incl\.?|excl\.?|including|excluding)\s*charges`,
   String.raw`(?:frais\s+d['’]\s*agence|honoraires)\s+(?:inclus|compris)`, String.raw`hors\s+(?:frais(?:\s+d['’]\s*agence)?|honoraires)`,
   String.raw`(?:inkl\.?|zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)`,
@@ -118,13 +120,15 @@ const NOTE_WORDS = [
 // The price is the rent without them.
 const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
 // A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
-const PRICE_NOTE = new RegExp(String.raw`\s*[,;/–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES].join('|')})\s*$`, 'iu');
+// The charges named before their figure: "+ charges 200 €", "+ ch. 150 €".
+const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus)\s*(?:charges?|ch\.?)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
+const PRICE_NOTE = new RegExp(String.raw`\s*[,;/–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES, ADDED_CHARGES_NAMED_FIRST].join('|')})\s*$`, 'iu');
 // A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
 const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 
 // Which notes say the charges are in the price, and which that they are not.
-const CHARGES_IN = /(?<!\p{L})(?:c\.?\s?c(?!\p{L})|charges?\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s)/iu;
-const CHARGES_OUT = /(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))|^\s*[,;/–-]?\s*(?:\+|plus|zzgl\.?)\s*\d|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d/iu;
+const CHARGES_IN = /(?<!\p{L})(?:c\.?\s?c(?!\p{L})|(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s)/iu;
+const CHARGES_OUT = /(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))|^\s*[,;/–-]?\s*(?:\+|plus|zzgl\.?)\s*(?:(?:charges?|ch\.?)\s*:?\s*)?\d|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d/iu;
 
 function chargesSaid(texts: readonly string[]): boolean | null {
   const inc = texts.some((t) => CHARGES_IN.test(t));
@@ -192,6 +196,8 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
 
 // What agencies write after an area to say which area it is ("85 m² hab.", "85 m2
 // habitables", "85 m² (habitable)", "85 m² utiles"): not another figure.
+// What is added to the area, not part of it: "85 m² + balcon", "85 m² (+ 8 m² terrasse)".
+const AREA_EXTRA = /\s*(?:\(\s*)?\+\s*(?:\d+(?:[.,]\d+)?\s*(?:m\s?²|m2)\s*)?(?:de\s+|d['’]\s*)?(?:balcons?|terrasses?|loggias?|jardin|cave|caves|garage|parking|grenier)(?:\s*\))?\s*$/iu;
 const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$/iu;
 // The unit: "m²", "m ²", "m2", "m^2", "mq" (Italian), "sqm", "qm", "m" and "m.". Square feet
 // ("sq ft") are not here, nor is "sq m" read as "sq" plus a unit: both stay unread.
@@ -206,7 +212,7 @@ const MIN_PLAUSIBLE_M2 = 5;
 // gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
 function areaFigure(text: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  const s = text.replace(APPROX, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
+  const s = text.replace(APPROX, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
   const n = parseDecimal(s, false);
   if (n !== null && n < MIN_PLAUSIBLE_M2 && ONE_THOUSANDS_GROUP.test(s.replace(NUMBER_SPACES, ''))) return parseDecimal(s, true);
   return n;
@@ -228,7 +234,7 @@ export function parseArea(v: unknown): Parsed<number> {
 // The words agencies write after a count of rooms or bedrooms ("3 pièces", "3 Zimmer",
 // "2 ch.", "2 beds"), and the French T3 / F3 (three rooms), also "T1 bis" and "T3 duplex"
 // (a variant of the type, not another room).
-const COUNT_WORDS = /\s*(pi[eè]ces?|pcs?\.?|p\.|zimmer|zi\.?|rooms?|chambres?|ch\.?|bedrooms?|beds?|schlafzimmer)\s*$/i;
+const COUNT_WORDS = /\s*(pi[eè]ces?|pcs?\.?|p\.?|zimmer|zi\.?|rooms?|chambres?|ch\.?|bedrooms?|beds?|schlafzimmer)\s*$/i;
 const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;
 // What the count includes, in brackets: "3 (dont 1 bureau)", "4 (davon 1 Büro)".
 const COUNT_INCLUDES = /\s*\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)\s*$/i;

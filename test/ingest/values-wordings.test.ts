@@ -53,6 +53,9 @@ describe('prices with a note after the figure', () => {
     // An outside probe's French forms: a label, charges after a slash or a comma, charges included.
     ['Loyer: 1850 € / Charges: 200 €', 1850], ['1850 € HC, 200 € de charges', 1850], ['1850 € (dont 200 € de charges)', 1850],
     ['Prix : 1.850 €', 1850],
+    // A second outside probe's: the charges named before their figure, "ch." for charges, "en sus".
+    ['1850 € + charges 200 €', 1850], ['1850 € + ch. 200 €', 1850], ['1850 € ch. comprises', 1850], ['1850 € / mois (hors ch.)', 1850],
+    ['1850 € (charges en sus)', 1850],
   ])(
     'reads %j as the rent without the charges added to it',
     async (price, eur) => {
@@ -67,6 +70,7 @@ describe('prices with a note after the figure', () => {
     ['1850 € HC', false], ['1850 € hors charges', false], ['1850 € zzgl. NK', false], ['1850 € kalt', false], ['Kaltmiete: 1.850 €', false],
     ['1.850 € + 200 € charges', false], ['1850 € (+ 150 € charges)', false], ['1 850 € (charges: 200 €)', false], ['1850€+150€ charges', false],
     ['Loyer: 1850 € / Charges: 200 €', false], ['1850 € HC + 150 € ch.', false], ['1850 € charges 150 €/mois', false],
+    ['1850 € + charges 200 €', false], ['1850 € ch. comprises', true], ['1850 € / mois (hors ch.)', false], ['1850 € (charges en sus)', false],
     ['1850 €', null], ['1850', null], ['1850€ TTC', null], ['Loyer : 1850 €', null], ['1850 € net', null], ['1850 € HC CC', null],
   ])('reads what %j says of the charges: %s', (price, included) => {
     expect(priceOf(price).chargesIncluded).toBe(included);
@@ -125,6 +129,21 @@ describe('prices with a note after the figure', () => {
       expect(reason(await csvOne({ price }))).toMatch(/is not a number/);
     },
   );
+});
+
+describe('a second outside probe\'s forms', () => {
+  it('a week written "sem.", a flatshare\'s rent by the room, what is added to an area, rooms as "3P"', async () => {
+    expect((await csvListing({ price: '450 €/sem.' })).price_eur).toBe(1950);
+    expect((await csvListing({ offer: 'Colocation', price: '650 € par chambre' })).price_eur).toBe(650);
+    expect((await csvListing({ offer: 'Colocation', price: '650 €/mois par chambre' })).price_eur).toBe(650);
+    expect((await csvListing({ area: '85 m² + balcon' })).area_m2).toBe(85);
+    expect((await csvListing({ area: '85 m² (+ 8 m² terrasse)' })).area_m2).toBe(85);
+    expect((await csvListing({ area: '85,5 m² + cave' })).area_m2).toBe(85.5);
+    expect((await csvListing({ rooms: '3P' })).rooms).toBe(3);
+    // Still refused: a second figure that is not an area ("2 balcons"), two areas added up.
+    expect(reason(await csvOne({ area: '85 m2 + 2 balcons' }))).toMatch(/area .* is not a number/);
+    expect(reason(await csvOne({ area: '85 + 10 m²' }))).toMatch(/area .* is not a number/);
+  });
 });
 
 describe('areas', () => {
