@@ -92,10 +92,10 @@ const APPROX = /^\s*(?:ca\.?|circa|env\.?|environ|approx\.?|~|±|\+\s*\/?\s*-)\s
 // "from" before an asking price ("à partir de 495.000 €", "ab 495.000 €"): the figure asked.
 const FROM = /^\s*(?:[àa]\s+partir\s+de|dès|ab|from|starting\s+(?:at|from))\s+/i;
 // A label before the figure: "Loyer : 1850 €", "Prix: 695.000 €", "Kaltmiete: 1.850 €".
-const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|rent|miete|kaltmiete|warmmiete|mietpreis|kaufpreis)\s*:\s*/i;
+const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|rent|miete|kaltmiete|warmmiete|mietpreis|kaufpreis)\s*(?::\s*|(?=\d))/i;
 
 // "/mois", "par mois", "per month", "p.m.", "/Monat", "mtl.", "/semaine", "per week", "/Woche".
-const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b)?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich)\b\.?\s*$/i;
+const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b)?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich)\b\.?\s*$/i;
 const WEEKLY = new Set(['semaine', 'sem', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
 
 // What agencies write after a price about what it covers, which leaves the figure the price:
@@ -121,14 +121,14 @@ const NOTE_WORDS = [
 const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
 // A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
 // The charges named before their figure: "+ charges 200 €", "+ ch. 150 €".
-const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus)\s*(?:charges?|ch\.?)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
+const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus)\s*(?:(?:un\s+)?acompte\s+(?:sur|de)\s+)?(?:charges?|ch\.?)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
 const PRICE_NOTE = new RegExp(String.raw`\s*[,;/–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES, ADDED_CHARGES_NAMED_FIRST].join('|')})\s*$`, 'iu');
 // A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
 const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 
 // Which notes say the charges are in the price, and which that they are not.
 const CHARGES_IN = /(?<!\p{L})(?:c\.?\s?c(?!\p{L})|(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s)/iu;
-const CHARGES_OUT = /(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))|^\s*[,;/–-]?\s*(?:\+|plus|zzgl\.?)\s*(?:(?:charges?|ch\.?)\s*:?\s*)?\d|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d/iu;
+const CHARGES_OUT = /(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))|^\s*[,;/–-]?\s*(?:\+|plus|zzgl\.?)\s*(?:(?:(?:un\s+)?acompte\s+(?:sur|de)\s+)?(?:charges?|ch\.?)\s*:?\s*)?\d|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d/iu;
 
 function chargesSaid(texts: readonly string[]): boolean | null {
   const inc = texts.some((t) => CHARGES_IN.test(t));

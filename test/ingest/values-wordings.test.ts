@@ -55,7 +55,7 @@ describe('prices with a note after the figure', () => {
     ['Prix : 1.850 €', 1850],
     // A second outside probe's: the charges named before their figure, "ch." for charges, "en sus".
     ['1850 € + charges 200 €', 1850], ['1850 € + ch. 200 €', 1850], ['1850 € ch. comprises', 1850], ['1850 € / mois (hors ch.)', 1850],
-    ['1850 € (charges en sus)', 1850],
+    ['1850 € (charges en sus)', 1850], ['2 500 € + acompte sur charges 130 €', 2500], ["Loyer 2'670 € charges 170 €", 2670],
   ])(
     'reads %j as the rent without the charges added to it',
     async (price, eur) => {
@@ -134,6 +134,7 @@ describe('prices with a note after the figure', () => {
 describe('a second outside probe\'s forms', () => {
   it('a week written "sem.", a flatshare\'s rent by the room, what is added to an area, rooms as "3P"', async () => {
     expect((await csvListing({ price: '450 €/sem.' })).price_eur).toBe(1950);
+    expect((await csvListing({ price: '450 € la semaine' })).price_eur).toBe(1950);
     expect((await csvListing({ offer: 'Colocation', price: '650 € par chambre' })).price_eur).toBe(650);
     expect((await csvListing({ offer: 'Colocation', price: '650 €/mois par chambre' })).price_eur).toBe(650);
     expect((await csvListing({ area: '85 m² + balcon' })).area_m2).toBe(85);
