@@ -3,7 +3,7 @@ import { createServer, type RequestListener } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, it, vi } from 'vitest';
-import { oneAnswerAtATime } from '../../src/http/one-answer-at-a-time.js';
+import { MAX_WAITING, oneAnswerAtATime } from '../../src/http/one-answer-at-a-time.js';
 
 // Requests pipelined on one connection are handled one after the other
 // (src/http/one-answer-at-a-time.ts): a client that pipelined requests and read nothing held a
@@ -45,6 +45,73 @@ describe('requests pipelined on one connection', () => {
       await vi.waitFor(() => expect(got).toBeGreaterThan(3 * big.length), { timeout: 30_000, interval: 10 });
     } finally {
       sock.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+// A second outside probe: hundreds of requests pipelined on each of many connections that read
+// nothing were all held, waiting, past 1 GB; the process died out of memory.
+describe('a connection with more requests waiting than MAX_WAITING', () => {
+  async function serve() {
+    const started: string[] = [];
+    const app = express();
+    app.use(oneAnswerAtATime);
+    const big = Buffer.alloc(16 * 1024 * 1024, 'x');
+    app.get('/big/:n', (req, res) => {
+      started.push(String(req.params.n));
+      res.end(big);
+    });
+    // An answer that has not begun (it waits on something, as a page waits on PostgreSQL): Node
+    // then goes on reading the requests behind it.
+    const hung: (() => void)[] = [];
+    app.get('/hang/:n', (req, res) => {
+      started.push(String(req.params.n));
+      hung.push(() => res.end('late\n'));
+    });
+    app.get('/small/:n', (req, res) => {
+      started.push(String(req.params.n));
+      res.end(`answer ${req.params.n}\n`);
+    });
+    const server = createServer(app);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return { server, started, hung, port: (server.address() as AddressInfo).port };
+  }
+
+  it('is closed: a client that reads nothing cannot make the server hold them', async () => {
+    const { server, started, hung, port } = await serve();
+    const sock = net.connect(port, '127.0.0.1');
+    try {
+      await once(sock, 'connect');
+      sock.pause();
+      const closed = once(sock, 'close');
+      const n = MAX_WAITING + 20;
+      sock.write(Array.from({ length: n }, (_, i) => `GET /hang/${i} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+      await closed;
+      expect(started).toEqual(['0']);
+      for (const end of hung) end();
+    } finally {
+      sock.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('is not reached by a client that pipelines 50 and reads: every answer, in order', async () => {
+    const { server, port } = await serve();
+    try {
+      const got = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write(Array.from({ length: 50 }, (_, i) => `GET /small/${i} HTTP/1.1\r\nHost: x\r\n${i === 49 ? 'Connection: close\r\n' : ''}\r\n`).join('')));
+        let text = '';
+        sock.setEncoding('latin1');
+        sock.on('data', (d) => (text += d));
+        sock.on('end', () => resolve(text));
+        sock.on('error', reject);
+      });
+      expect([...got.matchAll(/answer (\d+)/g)].map((m) => Number(m[1]))).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
