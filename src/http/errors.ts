@@ -108,6 +108,17 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     // Errors from body parsers or Express itself carry a 4xx status (e.g. a malformed URI).
     const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
+    // A static file's refusal comes after its validators and caching were set: an error is not
+    // the file, and no cache may keep it as such (an outside probe: a day, public).
+    if (status >= 400 && status < 500) {
+      for (const h of ['ETag', 'Last-Modified', 'Cache-Control']) res.removeHeader(h);
+      res.setHeader('Cache-Control', 'no-store');
+    }
+    if (status === 412) {
+      // If-Match or If-Unmodified-Since that does not hold for a static file (the docs' assets).
+      sendProblem(res, new ApiError({ status: 412, code: 'invalid_parameter', title: 'Precondition failed', detail: 'If-Match or If-Unmodified-Since does not hold for this file' }));
+      return;
+    }
     if (status === 416) {
       // A Range past the end of a static file (the docs' assets): said as such, with the
       // file's length in Content-Range as RFC 9110 asks.

@@ -176,6 +176,16 @@ describe('operations endpoints', () => {
     expect(past).toHaveStatus(416);
     expect(past.headers['content-range']).toBe(`bytes */${size}`);
     expect(past.body).toMatchObject({ status: 416, title: 'Range not satisfiable' });
+    expect(past.headers['cache-control']).toBe('no-store');
+    // A precondition that does not hold is 412, and no cache keeps it (an outside probe: 400,
+    // with the file's ETag and a day's public caching).
+    for (const [name, value] of [['If-Match', '"zz"'], ['If-Unmodified-Since', 'Mon, 01 Jan 2001 00:00:00 GMT']]) {
+      const res = await request(t.app).get(css).set(name, value);
+      expect(res, name).toHaveStatus(412);
+      expect(res.body).toMatchObject({ status: 412, title: 'Precondition failed' });
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['last-modified']).toBeUndefined();
+    }
   });
 
   it('/metrics is not on the public port; its own listener reports requests, quota rejections, store errors, pool and imports', async () => {
