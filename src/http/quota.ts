@@ -39,8 +39,8 @@ function setQuotaHeaders(res: Response, info: QuotaInfo, now: Date): void {
 // takes these back once the response has finished (express-rate-limit's skipFailedRequests),
 // so the count stays exact however many requests run at once.
 // Only a revalidation naming the tag of a copy the client holds: `If-None-Match: *` needs no
-// copy, and If-Modified-Since any date in the future (an outside probe asked for totals over
-// any filter at no cost that way), so their 304s count.
+// copy (an outside probe asked for totals over any filter at no cost that way), nor does an
+// If-Modified-Since (any date will do), so their 304s count.
 function countsAgainstQuota(req: Request, status: number): boolean {
   return status !== 429 && !(status === 304 && namesHeldCopy(req));
 }

@@ -5,26 +5,43 @@ import express from 'express';
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_WAITING, oneAnswerAtATime } from '../../src/http/one-answer-at-a-time.js';
 
+// A server whose answers wait for the one before on their connection (oneAnswerAtATime):
+// /big/:n larger than the sockets' buffers (it cannot leave while the client reads nothing),
+// /hang/:n not begun until the test ends it, /small/:n at once.
+async function serve() {
+  const started: string[] = [];
+  const app = express();
+  app.use(oneAnswerAtATime);
+  const big = Buffer.alloc(16 * 1024 * 1024, 'x');
+  app.get('/big/:n', (req, res) => {
+    started.push(String(req.params.n));
+    res.end(big);
+  });
+  // An answer that has not begun (it waits on something, as a page waits on PostgreSQL): Node
+  // then goes on reading the requests behind it.
+  const hung: (() => void)[] = [];
+  app.get('/hang/:n', (req, res) => {
+    started.push(String(req.params.n));
+    hung.push(() => res.end('late\n'));
+  });
+  app.get('/small/:n', (req, res) => {
+    started.push(String(req.params.n));
+    res.end(`answer ${req.params.n}\n`);
+  });
+  const server = createServer(app);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, started, big, hung, port: (server.address() as AddressInfo).port };
+}
+
 // Requests pipelined on one connection are handled one after the other
 // (src/http/one-answer-at-a-time.ts): a client that pipelined requests and read nothing held a
 // /changes page turn for each, and the key's near-limit turn (outside probes).
 describe('requests pipelined on one connection', () => {
   it('each starts once the answer before it on that connection has left; other connections are not held', async () => {
-    const started: string[] = [];
-    const app = express();
-    app.use(oneAnswerAtATime);
-    // An answer larger than the sockets' buffers: it cannot leave while the client reads nothing.
-    const big = Buffer.alloc(16 * 1024 * 1024, 'x');
-    app.get('/big/:n', (req, res) => {
-      started.push(String(req.params.n));
-      res.end(big);
-    });
-    const server = createServer(app);
+    const { server, started, big, port } = await serve();
     let parsed = 0;
     server.on('request', () => parsed++);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
     const sock = net.connect(port, '127.0.0.1');
     try {
       await once(sock, 'connect');
@@ -54,32 +71,6 @@ describe('requests pipelined on one connection', () => {
 // A second outside probe: hundreds of requests pipelined on each of many connections that read
 // nothing were all held, waiting, past 1 GB; the process died out of memory.
 describe('a connection with more requests waiting than MAX_WAITING', () => {
-  async function serve() {
-    const started: string[] = [];
-    const app = express();
-    app.use(oneAnswerAtATime);
-    const big = Buffer.alloc(16 * 1024 * 1024, 'x');
-    app.get('/big/:n', (req, res) => {
-      started.push(String(req.params.n));
-      res.end(big);
-    });
-    // An answer that has not begun (it waits on something, as a page waits on PostgreSQL): Node
-    // then goes on reading the requests behind it.
-    const hung: (() => void)[] = [];
-    app.get('/hang/:n', (req, res) => {
-      started.push(String(req.params.n));
-      hung.push(() => res.end('late\n'));
-    });
-    app.get('/small/:n', (req, res) => {
-      started.push(String(req.params.n));
-      res.end(`answer ${req.params.n}\n`);
-    });
-    const server = createServer(app);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return { server, started, hung, port: (server.address() as AddressInfo).port };
-  }
-
   it('is closed: a client that reads nothing cannot make the server hold them', async () => {
     const { server, started, hung, port } = await serve();
     const sock = net.connect(port, '127.0.0.1');
