@@ -108,37 +108,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     // Errors from body parsers or Express itself carry a 4xx status (e.g. a malformed URI).
     const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
-    // A static file's refusal comes after its validators and caching were set: an error is not
-    // the file, and no cache may keep it as such (an outside probe: a day, public).
     if (status >= 400 && status < 500) {
-      for (const h of ['ETag', 'Last-Modified', 'Cache-Control']) res.removeHeader(h);
-      res.setHeader('Cache-Control', 'no-store');
-    }
-    if (status === 412) {
-      // If-Match or If-Unmodified-Since that does not hold for a static file (the docs' assets).
-      sendProblem(res, new ApiError({ status: 412, code: 'invalid_parameter', title: 'Precondition failed', detail: 'If-Match or If-Unmodified-Since does not hold for this file' }));
-      return;
-    }
-    if (status === 416) {
-      // A Range past the end of a static file (the docs' assets): said as such, with the
-      // file's length in Content-Range as RFC 9110 asks.
-      const contentRange = (err as { headers?: Record<string, string> }).headers?.['Content-Range'];
-      const headers = contentRange ? { 'Content-Range': contentRange } : undefined;
-      sendProblem(res, new ApiError({ status: 416, code: 'invalid_parameter', title: 'Range not satisfiable', detail: 'The Range header asks for bytes the file does not have', headers }));
-      return;
-    }
-    if (status >= 400 && status < 500) {
-      // A path segment that is not percent-encoded UTF-8 ("/listings/%FF"): Express's router
-      // fails to decode it.
-      // A "%" not followed by two hexadecimal digits says so, as in the query string (an
-      // outside probe: "/listings/%ZZ" was said not to be UTF-8).
-      const path = req.originalUrl.split('?')[0];
-      const detail = !(err instanceof URIError)
-        ? 'The request could not be understood'
-        : BARE_PERCENT.test(path)
-          ? 'The path holds a "%" not followed by two hexadecimal digits: write a literal % as %25'
-          : 'The path holds a percent-encoding that is not UTF-8';
-      sendProblem(res, new ApiError({ status: 400, code: 'invalid_parameter', title: 'Bad request', detail }));
+      sendProblem(res, clientProblem(err, status, req.originalUrl, res));
       return;
     }
     // A value PostgreSQL refuses is bad input that slipped past validation, not a server
@@ -157,4 +128,31 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error({ err, request_id: res.locals.requestId }, 'unhandled error');
     sendProblem(res, new ApiError({ status: 500, code: 'internal', detail: 'An internal error occurred; quote the request id when reporting it' }));
   };
+}
+
+// The answer to an error of Express, a body parser or the docs' static files that carries a 4xx
+// status. A static file's refusal comes after its validators and caching were set: an error is
+// not the file, and no cache may keep it as such (an outside probe: a day, public).
+function clientProblem(err: unknown, status: number, url: string, res: Response): ApiError {
+  for (const h of ['ETag', 'Last-Modified', 'Cache-Control']) res.removeHeader(h);
+  res.setHeader('Cache-Control', 'no-store');
+  // If-Match or If-Unmodified-Since that does not hold for a static file (the docs' assets).
+  if (status === 412) return new ApiError({ status: 412, code: 'invalid_parameter', title: 'Precondition failed', detail: 'If-Match or If-Unmodified-Since does not hold for this file' });
+  if (status === 416) {
+    // A Range past the end of a static file (the docs' assets): said as such, with the file's
+    // length in Content-Range as RFC 9110 asks.
+    const contentRange = (err as { headers?: Record<string, string> }).headers?.['Content-Range'];
+    const headers = contentRange ? { 'Content-Range': contentRange } : undefined;
+    return new ApiError({ status: 416, code: 'invalid_parameter', title: 'Range not satisfiable', detail: 'The Range header asks for bytes the file does not have', headers });
+  }
+  // A path segment that is not percent-encoded UTF-8 ("/listings/%FF"): Express's router fails
+  // to decode it. A "%" not followed by two hexadecimal digits says so, as in the query string
+  // (an outside probe: "/listings/%ZZ" was said not to be UTF-8).
+  const path = url.split('?')[0];
+  const detail = !(err instanceof URIError)
+    ? 'The request could not be understood'
+    : BARE_PERCENT.test(path)
+      ? 'The path holds a "%" not followed by two hexadecimal digits: write a literal % as %25'
+      : 'The path holds a percent-encoding that is not UTF-8';
+  return new ApiError({ status: 400, code: 'invalid_parameter', title: 'Bad request', detail });
 }
