@@ -63,8 +63,8 @@ export interface PlacePoints {
 //   utile vs habitable, cellar or loggia counted or not);
 // - price: "same" (1 %: rounding to 10, 50 or 5,000 EUR, weekly rents made monthly),
 //   "close" (3.5 %: charges included or not, unsaid), "relisted" (6 %, rents only); located
-//   together, a rent said to include its charges is "close" to one not said to that is up to
-//   at most 12 % of charges on top (10.7 % under; tolerances.ts, priceGap).
+//   together, a rent said to include its charges is "close" to one not said to when the
+//   charges come to at most 12 % of the latter (tolerances.ts, priceGap).
 // Both located within nearKm: the area exact or the same and the price close, the area
 // close or wide and the price the same, or both only close but within areaNearAbs m2 and
 // priceNear, merge; an area missing on one side merges with room
@@ -247,8 +247,7 @@ function completeness(n: DedupNode): number {
 // stale) before one it has stopped confirming, since a stale public listing would hide from
 // Free and Starter keys a property another source still lists; then the most complete
 // record (area, rooms, locality, photos, origin link: one point each; a real position two),
-// then
-// the oldest (created_at, the source's own date), then the smallest id. Every criterion is a
+// then the oldest (created_at, the source's own date), then the smallest id. Every criterion is a
 // property of the records alone (and of the clock, for stale), so the choice does not
 // depend on the order of the imports.
 export function compareCanonical(a: DedupNode, b: DedupNode): number {
@@ -281,7 +280,11 @@ function undecidedMerges(
   const byNode = new Map<string, ScoredPair[]>();
   for (const p of pairs) {
     if (p.kind !== 'merge') continue;
-    for (const n of [p.a, p.b]) byNode.set(n, [...(byNode.get(n) ?? []), p]);
+    for (const n of [p.a, p.b]) {
+      const list = byNode.get(n);
+      if (list) list.push(p);
+      else byNode.set(n, [p]);
+    }
   }
   const undecided = new Map<ScoredPair, ScoredPair>();
   for (const [n, ps] of byNode) {
@@ -292,8 +295,11 @@ function undecidedMerges(
         const x = nodes.get(p.a === n ? p.b : p.a)!;
         const y = nodes.get(q.a === n ? q.b : q.a)!;
         if (!contradicts(x, y)) continue;
-        // Undecided from both of its ends: neither may carry the flag.
-        for (const r of [p, q]) undecided.set(r, { ...r, kind: 'possible', flag: undecided.has(r) && undecided.get(r)!.flag !== n ? null : n });
+        for (const r of [p, q]) {
+          // Undecided from both of its ends: neither may carry the flag.
+          const flag = undecided.has(r) && undecided.get(r)!.flag !== n ? null : n;
+          undecided.set(r, { ...r, kind: 'possible', flag });
+        }
       }
     }
   }
