@@ -128,7 +128,12 @@ const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 
 // Which notes say the charges are in the price, and which that they are not.
 const CHARGES_IN = /(?<!\p{L})(?:c\.?\s?c(?!\p{L})|(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s)/iu;
-const CHARGES_OUT = /(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))|^\s*[,;/–-]?\s*(?:\+|plus|zzgl\.?)\s*(?:(?:(?:un\s+)?acompte\s+(?:sur|de)\s+)?(?:charges?|ch\.?)\s*:?\s*)?\d|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d/iu;
+const CHARGES_OUT = new RegExp(
+  String.raw`(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))` +
+    // Charges added ("+ 200 € charges", "+ charges 200 €"), or stated beside ("charges: 200 €").
+    String.raw`|^\s*[,;/–-]?\s*(?:${ADDED_CHARGES}|${ADDED_CHARGES_NAMED_FIRST})|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d`,
+  'iu',
+);
 
 function chargesSaid(texts: readonly string[]): boolean | null {
   const inc = texts.some((t) => CHARGES_IN.test(t));
