@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,17 @@ describe('X-Content-Type-Options: nosniff on every API response', () => {
   });
 });
 
+// A server of a test on an ephemeral port, and its end.
+async function listening(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+async function closed(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
 // What the server answers without the app (src/http/raw-responses.ts, wired in src/server.ts):
 // requests Node's HTTP parser refuses, and any request while the service is starting.
 describe('X-Content-Type-Options: nosniff on the answers written without the app', () => {
@@ -68,8 +79,7 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
   it('a malformed request gets 400 with a problem body; oversized headers 431; a request while starting 503', async () => {
     const server = createServer({ requireHostHeader: false }, requireHost(startingListener));
     server.on('clientError', answerClientError);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const port = await listening(server);
     try {
       // A raw non-ASCII byte in the request line: Node's parser refuses it before any listener.
       const bad = await exchange(port, 'GET /api/v1/stats?commune=L\u00ebtzebuerg HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -145,8 +155,7 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       expect(bad.headers['access-control-allow-origin']).toBe('*');
       expect(JSON.parse(starting.body)).toMatchObject({ status: 503, code: 'unavailable', request_id: starting.headers['x-request-id'] });
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await closed(server);
     }
   });
 
@@ -156,8 +165,7 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
     server.on('clientError', answerClientError);
     server.on('connect', answerConnect);
     server.on('checkExpectation', answerExpectation);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const port = await listening(server);
     try {
       // An Expect Node does not know: a problem body, not its bare 417 (an outside probe).
       const expect417 = await exchange(port, 'GET /api/v1/listings HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n');
@@ -177,8 +185,7 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       expect(late.status).toBe(408);
       expect(JSON.parse(late.body)).toMatchObject({ status: 408, detail: expect.stringMatching(/in time/) });
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await closed(server);
     }
   });
 
@@ -190,15 +197,13 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       req.on('end', () => res.end('read'));
     });
     server.on('clientError', answerClientError);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const port = await listening(server);
     try {
       const cut = await exchange(port, 'POST /api-keys/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nemail=');
       expect(cut.status).toBe(408);
       expect(JSON.parse(cut.body)).toMatchObject({ status: 408 });
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await closed(server);
     }
   });
 });
