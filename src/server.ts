@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
@@ -17,7 +17,8 @@ import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { seedDemo } from './demo/seed.js';
 import { recoverInterruptedImports } from './ingest/index.js';
-import { answerClientError, answerConnect, answerExpectation, requireHost, startingListener, stoppingListener } from './http/raw-responses.js';
+import { createHttpServer } from './http/http-server.js';
+import { requireHost, startingListener, stoppingListener } from './http/raw-responses.js';
 import { createLogger } from './logger.js';
 import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
 import { createRedis, waitForRedis } from './redis.js';
@@ -52,18 +53,8 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // primary has checked the port).
   // A request without Host gets a problem body too (requireHost), not Node's empty 400.
   const starting = requireHost(startingListener);
-  // A request (headers and body) must arrive within 60 s, the headers' own bound, not Node's
-  // default of 5 minutes: a form cut short is answered 408 then (src/http/raw-responses.ts).
-  // Node checks those bounds every connectionsCheckingInterval (30 s by default: an outside
-  // probe got its 408 after 79-85 s); every 2 s, it comes within 62 s.
-  const server: Server = createServer(
-    { requireHostHeader: false, headersTimeout: 60_000, requestTimeout: 60_000, connectionsCheckingInterval: 2_000 },
-    starting,
-  );
-  // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
-  server.on('checkExpectation', answerExpectation);
+  // Its settings: src/http/http-server.ts.
+  const server: Server = createHttpServer(starting);
   if (!cluster.isWorker) await listen(server, config.PORT, config.HOST);
 
   // A cluster's primary has migrated already (and checked for interrupted imports).

@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll } from 'vitest';
 import type { App, AppDeps } from '../../src/app.js';
 import { TIERS, type Tier } from '../../src/domain/tiers.js';
+import { createHttpServer } from '../../src/http/http-server.js';
+import { requireHost } from '../../src/http/raw-responses.js';
 import { waitForRedis } from '../../src/redis.js';
 import { buildWebApp } from '../web/helpers.js';
 import { buildTestApp, createKey, TEST_REDIS_URL, testRedis } from './factory.js';
@@ -127,7 +129,8 @@ export function useTestContext(options: TestContextOptions = {}): TestContext {
     },
     redisPrefix,
     async listen(other?: App) {
-      const server = (other ?? ready(app, 't.app')).listen(0, '127.0.0.1');
+      // The production server's settings (src/http/http-server.ts) and its Host check.
+      const server = createHttpServer(requireHost(other ?? ready(app, 't.app'))).listen(0, '127.0.0.1');
       servers.push(server);
       await once(server, 'listening');
       const port = (server.address() as AddressInfo).port;
