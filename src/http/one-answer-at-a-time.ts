@@ -13,20 +13,32 @@ import type { RequestHandler } from 'express';
 // Waiting requests are held in memory, and Node stops reading a connection only when answers are
 // written faster than they leave, which waiting ones never are: a client that pipelined hundreds
 // of requests on each of many connections and read nothing had the server hold tens of
-// thousands, past 1 GB (a second outside probe; the process died out of memory). A connection
-// with more than MAX_WAITING requests waiting behind an answer that has not left is closed:
-// such a client is not reading, and HTTP lets it send again what was not answered.
+// thousands, past 1 GB (a second outside probe; the process died out of memory). So a
+// connection with MAX_WAITING requests waiting is read no further until one has gone (the
+// client's further requests wait in its own and the kernel's buffers), and one with more than
+// MAX_HELD waiting, which only a single burst read at once can bring, is closed. It was closed at
+// MAX_WAITING before, which dropped every answer of a client that sent 66 requests in one write
+// and was reading them (a third outside probe).
+//
+// Not reading is done as Node's HTTP server does it when answers are written faster than they
+// leave (node/lib/_http_server.js): the socket paused and marked `_paused`, which has Node pause
+// its parser once it has parsed what it read (a paused socket alone is still parsed: its
+// parser reads the handle itself); resumed the same way, parser and socket. The tests check that
+// the server reads no further (test/api/pipelining.test.ts), so a Node that changed this fails
+// them.
 export const MAX_WAITING = 64;
+export const MAX_HELD = 256;
 
 const LAST = Symbol('the last answer started on this connection');
 const WAITING = Symbol('requests waiting on this connection');
+const PAUSED = Symbol('this connection is not read while so many wait');
 
 interface Answer {
   done: boolean;
   waiting: (() => void) | null;
 }
 
-type Tracked = Socket & { [LAST]?: Answer; [WAITING]?: number };
+type Tracked = Socket & { [LAST]?: Answer; [WAITING]?: number; [PAUSED]?: boolean; _paused?: boolean; parser?: { resume(): void } | null };
 
 export const oneAnswerAtATime: RequestHandler = (req, res, next) => {
   const socket = req.socket as Tracked;
@@ -41,10 +53,20 @@ export const oneAnswerAtATime: RequestHandler = (req, res, next) => {
   });
   if (before === undefined || before.done) return next();
   const waiting = (socket[WAITING] ?? 0) + 1;
-  if (waiting > MAX_WAITING) return void socket.destroy();
+  if (waiting > MAX_HELD) return void socket.destroy();
   socket[WAITING] = waiting;
+  // Again at each one past the mark: Node resumes reading a connection when it finishes an answer.
+  if (waiting >= MAX_WAITING) {
+    socket[PAUSED] = socket._paused = true;
+    socket.pause();
+  }
   before.waiting = () => {
-    socket[WAITING]!--;
+    const left = --socket[WAITING]!;
+    if (socket[PAUSED] && left < MAX_WAITING) {
+      socket[PAUSED] = socket._paused = false;
+      socket.parser?.resume();
+      socket.resume();
+    }
     // Not for a client that has gone (or was closed above).
     if (!res.destroyed && !socket.destroyed) next();
   };

@@ -3,7 +3,7 @@ import { createServer, type RequestListener } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_WAITING, oneAnswerAtATime } from '../../src/http/one-answer-at-a-time.js';
+import { MAX_HELD, MAX_WAITING, oneAnswerAtATime } from '../../src/http/one-answer-at-a-time.js';
 
 // A server whose answers wait for the one before on their connection (oneAnswerAtATime):
 // /big/:n larger than the sockets' buffers (it cannot leave while the client reads nothing),
@@ -69,40 +69,84 @@ describe('requests pipelined on one connection', () => {
 });
 
 // A second outside probe: hundreds of requests pipelined on each of many connections that read
-// nothing were all held, waiting, past 1 GB; the process died out of memory.
-describe('a connection with more requests waiting than MAX_WAITING', () => {
-  it('is closed: a client that reads nothing cannot make the server hold them', async () => {
-    const { server, started, hung, port } = await serve();
-    const sock = net.connect(port, '127.0.0.1');
+// nothing were all held, waiting, past 1 GB; the process died out of memory. A third: closing
+// such a connection at MAX_WAITING dropped every answer of a client that sent 66 requests in one
+// write and was reading them.
+describe('a connection with MAX_WAITING requests waiting', () => {
+  it('is read no further until one has gone: the server holds a bounded number, and a client that reads gets every answer, in order', async () => {
+    const { server, hung, port } = await serve();
+    let parsed = 0;
+    server.on('request', () => parsed++);
+    // Under MAX_HELD in all: what the server has not read arrives in one go once it reads again.
+    const total = 1 + 200;
     try {
-      await once(sock, 'connect');
-      sock.pause();
-      const closed = once(sock, 'close');
-      const n = MAX_WAITING + 20;
-      sock.write(Array.from({ length: n }, (_, i) => `GET /hang/${i} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
-      await closed;
-      expect(started).toEqual(['0']);
-      for (const end of hung) end();
+      const got = new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1');
+        let text = '';
+        sock.setEncoding('latin1');
+        sock.on('data', (d) => (text += d));
+        sock.on('end', () => resolve(text));
+        sock.on('error', reject);
+        // The first answer waits; then bursts of 50 small requests (each burst under MAX_HELD).
+        sock.on('connect', async () => {
+          sock.write('GET /hang/0 HTTP/1.1\r\nHost: x\r\n\r\n');
+          for (let i = 1; i < total; i += 50) {
+            const burst = Array.from({ length: Math.min(50, total - i) }, (_, j) => `GET /small/${i + j} HTTP/1.1\r\nHost: x\r\n${i + j === total - 1 ? 'Connection: close\r\n' : ''}\r\n`);
+            sock.write(burst.join(''));
+            await new Promise((r) => setTimeout(r, 5));
+          }
+        });
+      });
+      await vi.waitFor(() => expect(hung.length).toBe(1), { timeout: 30_000, interval: 10 });
+      // Every burst is sent (into the client's and the kernel's buffers); the server has read
+      // up to the mark and perhaps one burst more, not the rest.
+      await new Promise((r) => setTimeout(r, 5 * (total / 50) + 300));
+      expect(parsed).toBeGreaterThanOrEqual(MAX_WAITING);
+      expect(parsed).toBeLessThan(MAX_WAITING + 50 + 1);
+      hung[0]();
+      const text = await got;
+      expect([...text.matchAll(/answer (\d+)/g)].map((m) => Number(m[1]))).toEqual(Array.from({ length: total - 1 }, (_, i) => i + 1));
+      expect(text.startsWith('HTTP/1.1 200 OK')).toBe(true);
+      expect(parsed).toBe(total);
     } finally {
-      sock.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
   });
 
-  it('is not reached by a client that pipelines 50 and reads: every answer, in order', async () => {
+  it('answers a client that sends MAX_WAITING + 2 requests in one write and reads', async () => {
     const { server, port } = await serve();
     try {
+      const n = MAX_WAITING + 2;
       const got = await new Promise<string>((resolve, reject) => {
-        const sock = net.connect(port, '127.0.0.1', () => sock.write(Array.from({ length: 50 }, (_, i) => `GET /small/${i} HTTP/1.1\r\nHost: x\r\n${i === 49 ? 'Connection: close\r\n' : ''}\r\n`).join('')));
+        const sock = net.connect(port, '127.0.0.1', () => sock.write(Array.from({ length: n }, (_, i) => `GET /small/${i} HTTP/1.1\r\nHost: x\r\n${i === n - 1 ? 'Connection: close\r\n' : ''}\r\n`).join('')));
         let text = '';
         sock.setEncoding('latin1');
         sock.on('data', (d) => (text += d));
         sock.on('end', () => resolve(text));
         sock.on('error', reject);
       });
-      expect([...got.matchAll(/answer (\d+)/g)].map((m) => Number(m[1]))).toEqual(Array.from({ length: 50 }, (_, i) => i));
+      expect([...got.matchAll(/answer (\d+)/g)].map((m) => Number(m[1]))).toEqual(Array.from({ length: n }, (_, i) => i));
     } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('is closed past MAX_HELD waiting (one burst read at once), the answer under way not begun again', async () => {
+    const { server, started, hung, port } = await serve();
+    const sock = net.connect(port, '127.0.0.1');
+    try {
+      await once(sock, 'connect');
+      sock.pause();
+      const closed = once(sock, 'close');
+      const n = MAX_HELD + 20;
+      sock.write(Array.from({ length: n }, (_, i) => `GET /hang/${i} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+      await closed;
+      expect(started).toEqual(['0']);
+      for (const end of hung) end();
+    } finally {
+      sock.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
