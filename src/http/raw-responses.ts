@@ -52,6 +52,8 @@ export const stoppingListener: RequestListener = (_req, res) => {
 // Node's parser also lets through what RFC 9112 says a server must refuse (an outside probe):
 // two Host headers (§3.2), and a body framed by a transfer coding whose last is not chunked
 // (§6.3: its length cannot be known); both are 400 here, and the connection is closed.
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*(.*)$/i;
+
 export function requireHost(listener: RequestListener): RequestListener {
   return (req, res) => {
     (req.socket as Tracked)[LAST_REQUEST] = req;
@@ -59,6 +61,16 @@ export function requireHost(listener: RequestListener): RequestListener {
     if (headerCount(req.rawHeaders, 'host') > 1) return bad('a request must carry one Host header');
     const te = req.headers['transfer-encoding'];
     if (te !== undefined && te.split(',').at(-1)!.trim().toLowerCase() !== 'chunked') return bad('a Transfer-Encoding other than chunked cannot frame a request body');
+    // The absolute form of a request target (`GET http://host/path`, which proxies send and a
+    // server must accept, RFC 9112 section 3.2.2) is made the origin form the app reads
+    // (`/path`): the key page's redirect was built from it as `/api-keyshttp://host` and its forms
+    // were not found (an outside probe). Its authority is not used: the API's own addresses come
+    // from PUBLIC_BASE_URL.
+    if (req.url !== undefined && req.url.charCodeAt(0) !== 0x2f) {
+      const origin = ABSOLUTE_FORM.exec(req.url);
+      if (origin !== null) req.url = origin[1].startsWith('/') ? origin[1] : `/${origin[1]}`;
+      else if (req.url !== '*') return bad('a request target must be a path, an absolute URL or *');
+    }
     if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return listener(req, res);
     bad('an HTTP/1.1 request must carry a Host header');
   };
@@ -159,10 +171,10 @@ const NOT_PARSE_ERRORS: Record<string, [number, string, string, string]> = {
 // What Node's parser refused, by its error code (llhttp's); other codes are told as HTTP that
 // is not well-formed.
 const PARSE_ERRORS: Record<string, string> = {
-  HPE_INVALID_URL: 'characters outside the URL syntax must be percent-encoded',
+  HPE_INVALID_URL: 'the request target must be a path beginning with / (or an absolute URL), with characters outside the URL syntax percent-encoded',
   HPE_INVALID_METHOD: 'the request method is not one HTTP defines',
   HPE_INVALID_HEADER_TOKEN: 'a request header holds characters that headers may not contain',
-  HPE_INVALID_VERSION: 'the HTTP version is not one this server speaks',
+  HPE_INVALID_VERSION: 'the request line must end in HTTP/1.1 (or HTTP/1.0) and CRLF',
   HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length may be sent once only',
   HPE_INVALID_CONTENT_LENGTH: 'Content-Length must be a number',
   HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding must end in chunked and may not come with Content-Length',

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { sameCsrfToken } from '../../src/web/csrf.js';
@@ -55,6 +56,29 @@ describe('the signed-out page', () => {
     expect(post).toHaveStatus(404);
     expect(post.headers['content-type']).toMatch(/^text\/html/);
     expect((await agent.get('/API-KEYS/keys/key_d1b1118fd2e164a7/revoke'))).toHaveStatus(308);
+  });
+
+  // An outside probe: `GET http://host/api-keys` (the absolute form, which proxies send) was
+  // redirected to `/api-keyshttp://host`, and the forms posted so were not found.
+  it('is served to a request in the absolute form, its forms too', async () => {
+    const { port } = await t.listen();
+    const raw = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write(`${head}\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`));
+        let text = '';
+        sock.setEncoding('latin1');
+        sock.on('data', (d) => (text += d));
+        sock.on('end', () => resolve(text));
+        sock.on('error', reject);
+      });
+    expect(await raw(`GET http://127.0.0.1:${port}/api-keys HTTP/1.1`)).toMatch(/^HTTP\/1\.1 200 [^]*action="\/api-keys\/sign-in"/);
+    expect(await raw(`GET http://127.0.0.1:${port}/API-KEYS?notice=sign-in HTTP/1.1`)).toMatch(/^HTTP\/1\.1 308 [^]*\r\nLocation: \/api-keys\?notice=sign-in\r\n/i);
+    // A form without its CSRF token: refused as such (403), not "not found".
+    expect(await raw(`POST http://127.0.0.1:${port}/api-keys/sign-in HTTP/1.1`)).toMatch(/^HTTP\/1\.1 403 /);
+    // Neither a path nor an absolute URL: a 400 that says so.
+    const bad = await raw('GET api-keys HTTP/1.1');
+    expect(bad).toMatch(/^HTTP\/1\.1 400 /);
+    expect(bad).toContain('the request target must be a path beginning with /');
   });
 
   it('sets no session cookie, only the CSRF cookie: HttpOnly, SameSite=Strict, scoped to /api-keys, not Secure over http', async () => {
