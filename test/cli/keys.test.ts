@@ -131,6 +131,8 @@ describe('npm run keys', () => {
       [['revoke', 'key_\u0000'], 'argument 2 contains a control character (U+0000); control characters cannot be used'],
       [['create', '--email', email, '--tier', 'free', '--name', 'x'.repeat(61)], '--name: at most 60 characters'],
       [['create', '--email', email, '--tier', 'free', '--name', '   '], '--name: give a name, or leave --name out'],
+      [['create', '--email', email, '--tier', 'free', '--name', '\u3164'], '--name: give a name, or leave --name out'],
+      [['create', '--email', email, '--tier', 'free', '--name', 'a\u200bb'], '--name: visible characters only (no control or text-direction characters)'],
     ];
     for (const [args, message] of cases) {
       const r = await keys(...args);

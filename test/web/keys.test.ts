@@ -186,6 +186,11 @@ describe('creating a key', () => {
     ({ res } = await createKeyInUi(agent, 'prod \u202egnitset'));
     expect(res).toHaveStatus(400);
     expect(res.text).toContain('no control or text-direction characters');
+    // Nor a name that shows nothing (an outside probe: U+200B made a blank name in the table).
+    for (const invisible of ['\u200b', '\ufeff', '\u3164 \u2800', '\u200d\u2060']) {
+      ({ res } = await createKeyInUi(agent, invisible));
+      expect(res).toHaveStatus(400);
+    }
     expect(await activeKeys(email)).toBe(1);
   });
 
