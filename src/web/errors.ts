@@ -15,7 +15,7 @@ export const htmlNotFound: RequestHandler = (req, res) => {
       messagePage({
         title: listing ? 'Listing not found' : 'Page not found',
         message: listing
-          ? 'This listing is not available any more: it may have been let or sold, or withdrawn by its agency.'
+          ? 'There is no listing at this address, or it is not available any more: it may have been let or sold, or withdrawn by its agency.'
           : 'There is no page at this address.',
         back: listing ? { href: '/docs', label: 'Search the listings through the API' } : undefined,
       }),
