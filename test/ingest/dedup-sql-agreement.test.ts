@@ -64,7 +64,7 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
       const sign = rnd() < 0.5 ? -1 : 1;
       const areaB = area + sign * pick([0, 0.2, 0.4, 0.5, 0.6, 0.9, 1, 1.4, 1.6, 2, 2.4, 3, 3.5, 4.5, 6, 9]);
       const price = Math.round(band * (offer.price[0] + rnd() * (offer.price[1] / 1.8 - offer.price[0])));
-      const priceB = Math.round(price * (1 + (rnd() < 0.5 ? -1 : 1) * pick([0, 0.004, 0.009, 0.011, 0.02, 0.034, 0.036, 0.05, 0.059, 0.061, 0.08, 0.1, 0.119, 0.121])));
+      const priceB = Math.round(price * (1 + (rnd() < 0.5 ? -1 : 1) * pick([0, 0.002, 0.003, 0.004, 0.009, 0.011, 0.02, 0.034, 0.036, 0.05, 0.059, 0.061, 0.08, 0.1, 0.119, 0.121])));
       // What each rent says of its charges: included (CC), not (HC), or nothing.
       const charges = () => (offer.word === 'Vente' ? '' : pick(['', '', ' CC', ' HC']));
       const chargesA = charges();

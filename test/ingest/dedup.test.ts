@@ -79,7 +79,6 @@ describe('pair rule: contradictions rule a pair out, whatever else agrees', () =
     ['two communes, one side unlocated', { ...unlocated }, { commune: 'Strassen', locality: null }, 'communes differ'],
     ['two localities, one side unlocated', { ...unlocated }, { locality: 'Weimerskirch' }, 'localities differ'],
     ['a named locality far from the other position, one side unlocated', { ...unlocated, locality: 'Gasperich' }, { locality: null }, 'a named place is far from the other position'],
-    ['two postcodes (two streets), one side unlocated', { ...unlocated, postcode: 1855 }, { postcode: 1840 }, 'postcodes differ'],
     ['areas beyond every tolerance', {}, { area_m2: 84 }, 'areas too far apart'],
     ['prices beyond every tolerance', {}, { price_eur: 2500 }, 'prices too far apart'],
   ])('%s', (_label, a, b, reason) => {
@@ -113,8 +112,21 @@ describe('pair rule: contradictions rule a pair out, whatever else agrees', () =
     // ... and both naming only the city, one postcode may be the city's own: no shared street.
     const city = { ...unlocated, locality: null, area_m2: 75, price_eur: 2200, postcode: 1855 };
     expect(verdict(city, { locality: null, area_m2: 73.8, postcode: 1855 })).toMatchObject({ match: null, contradiction: false });
-    // Both naming only the commune, two postcodes are two streets.
-    expect(verdict({ ...city, postcode: 1009 }, { locality: null, postcode: 1855 })).toMatchObject({ contradiction: true, reason: 'postcodes differ' });
+    // Both naming only the commune, two postcodes say two streets: evidence against.
+    expect(verdict({ ...city, postcode: 1009 }, { locality: null, postcode: 1855 })).toMatchObject({ match: null, contradiction: false, reason: 'postcodes differ' });
+  });
+
+  // Two outside probes' agencies wrote a locality's (or commune's) one postcode where another
+  // wrote the street's: 110-119 properties of 2,500 were kept apart by it (docs/feed-operators.md).
+  it('two postcodes of records naming the place alike are evidence against, not a contradiction: only an exact area and an identical price outweigh them', () => {
+    const a = { ...unlocated, postcode: 1855, area_m2: 74.3, price_eur: 2200 };
+    expect(verdict(a, { postcode: 1840, area_m2: 74.3, price_eur: 2200 })).toMatchObject({ match: 'merge', contradiction: false, reason: 'area exact, price identical, postcodes differ' });
+    expect(verdict(a, { postcode: 1840, area_m2: 74.5, price_eur: 2205 })).toMatchObject({ match: 'merge' });
+    // The same area and price, as feeds round them, but not identical: apart.
+    expect(verdict(a, { postcode: 1840, area_m2: 74.3, price_eur: 2210 })).toMatchObject({ match: null, contradiction: false, reason: 'postcodes differ' });
+    expect(verdict(a, { postcode: 1840, area_m2: 75, price_eur: 2200 })).toMatchObject({ match: null, contradiction: false, reason: 'postcodes differ' });
+    // The same postcode, or one missing: the usual classes.
+    expect(verdict(a, { postcode: 1855, area_m2: 74.3, price_eur: 2210 })).toMatchObject({ match: 'merge' });
   });
 
   it('a record naming only its commune is placed anywhere near one of its localities: communes are not discs', () => {
@@ -684,9 +696,10 @@ describe('a crowded place singles nothing out', () => {
 
 describe('postcodes through the importer', () => {
   // One flat in Strassen (a commune without quarters) listed by two agencies, neither with
-  // coordinates: the same area and price. Agency Q first types another street's postcode.
+  // coordinates: the same area and price as feeds round them (70.3 and 71 m2, 1,500 and
+  // 1,510 EUR), not identical. Agency Q first types another street's postcode.
   const p = (postcode: string) => csvRow({ ref: 'P-1', place: 'Strassen', postcode, area: '70,3', price: '1500', bedrooms: '1' });
-  const q = (postcode: string) => csvRow({ ref: 'Q-1', place: 'Strassen', postcode, area: '70,3', price: '1500', bedrooms: '1' });
+  const q = (postcode: string, area = '71', price = '1510') => csvRow({ ref: 'Q-1', place: 'Strassen', postcode, area, price, bedrooms: '1' });
   const state = async (db: Knex) =>
     Object.fromEntries((await db('listings').orderBy('external_id').select('external_id', 'status', 'postcode')).map((l) => [l.external_id, `${l.status} ${l.postcode}`]));
   const load = async (db: Knex, feeds: [string, string][], now = NOW) => {
@@ -712,6 +725,19 @@ describe('postcodes through the importer', () => {
       expect(r.counts).toMatchObject({ unchanged: 1, updated: 0 });
       expect(await state(one.db)).toEqual({ 'P-1': 'active 8012', 'Q-1': 'active 8030' });
       expect(await publicOf(one.db, 'P-1')).toEqual(before);
+    } finally {
+      await one.drop();
+      await two.drop();
+    }
+  });
+
+  it('identical figures outweigh two postcodes (an agency writing its locality\'s postcode): the two merge, in either order', async () => {
+    const [one, two] = [await createTestDb(), await createTestDb()];
+    try {
+      const feeds: [string, string][] = [['agence-p', p('L-8011')], ['agence-q', q('L-8030', '70,3', '1500')]];
+      const forward = await load(one.db, feeds);
+      expect(Object.values(forward).map((v) => String(v).split(' ')[0]).sort()).toEqual(['active', 'merged']);
+      expect(Object.values(await load(two.db, [...feeds].reverse())).sort()).toEqual(Object.values(forward).sort());
     } finally {
       await one.drop();
       await two.drop();

@@ -46,10 +46,13 @@ const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${gapWithin(R
     OR (${areaExact} AND ${rentLike} AND ${gapWithin(RULE.priceRelisted)}))`;
 const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${roomsSame}) AND ${priceWithin(RULE.priceSame)}`;
 // A locality named by both, or a postcode stated by both when one of them names no locality
-// (rule.ts: shared 'locality'); no locality, nor postcode of records naming the place alike,
-// stated differently by them (rule.ts explains why a postcode counts only so).
+// (rule.ts: shared 'locality'); no locality stated differently by them, nor a postcode of
+// records naming the place alike unless the area is exact and the price identical (rule.ts
+// explains why a postcode counts only so).
 const samePlace = `(c.locality = f.locality OR (c.postcode = f.postcode AND (c.locality IS NULL) <> (f.locality IS NULL)))`;
-const noOtherPlace = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode OR c.locality IS DISTINCT FROM f.locality)`;
+const postcodesAgree = `(c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode OR c.locality IS DISTINCT FROM f.locality)`;
+const noOtherPlace = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (${postcodesAgree} OR (${areaExact} AND ${priceWithin(RULE.priceIdentical)}))`;
+const noOtherPlaceNoArea = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND ${postcodesAgree}`;
 const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})
     OR ((${samePlace} OR NOT (f.commune = ANY (${cities}))) AND (
          (${areaExact} AND ${priceWithin(RULE.priceClose)})
@@ -97,7 +100,7 @@ function candidateSql(): string {
   const weakNoArea = `c.source <> f.source AND ${live('c')} AND c.listing_type = f.listing_type AND c.commune = f.commune
           AND c.rooms = f.rooms AND ${priceIn(RULE.priceSame)} AND ${priceWithin(RULE.priceSame)} AND (f.dedup_cell IS NULL OR c.dedup_cell IS NULL)
           AND (${samePlace} OR NOT (f.commune = ANY (${CITIES})))
-          AND ${noOtherPlace}
+          AND ${noOtherPlaceNoArea}
         ORDER BY abs(c.price_eur - f.price_eur), c.id LIMIT ${RULE.crowd + 1}`;
   const weakBranches = [
     // A probe with an area: the unlocated listings of its commune in the window.

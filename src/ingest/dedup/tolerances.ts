@@ -21,6 +21,9 @@ export const RULE = {
   areaNearAbs: 2.0,
   priceNear: 0.03,
   priceSame: 0.01,
+  // Prices this close are one figure (up to an agency's rounding of a sale to 5,000 EUR above
+  // 2,000,000): what outweighs two postcodes (rule.ts).
+  priceIdentical: 0.0025,
   priceClose: 0.035,
   priceRelisted: 0.06,
   // A rent stated with its charges included (OpenImmo warmmiete, "CC", "charges comprises")
