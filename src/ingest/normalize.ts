@@ -3,6 +3,7 @@ import { decodeHTML } from 'entities';
 import type { ListingIdFn } from '../domain/listing.js';
 import { tokens, type Gazetteer } from '../reference/gazetteer.js';
 import { CONTROL_CHARACTERS, INVISIBLE_FORMATTING } from '../lib/text.js';
+import { RULE } from './dedup/tolerances.js';
 import { MAX_EXTERNAL_ID } from './errors.js';
 import { fixCoordinates, resolvePlace } from './place.js';
 import { offerNotAHome } from './adapters/common.js';
@@ -170,7 +171,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   }
   const sourceUrl = webAddress(r.sourceUrl);
 
-  const listing: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included'> = {
+  const listing: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included' | 'charges_eur'> = {
     id: ctx.listingId(ctx.source, externalId),
     source: ctx.source,
     external_id: externalId,
@@ -196,12 +197,23 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   if (date.value && date.value > ctx.now) listing.created_at = ctx.now;
   // The price text's own note first ("1 850 € CC"), else what the format's structure says.
   const charges = r.listingType === 'SALE' ? null : (price.value.chargesIncluded ?? r.chargesIncluded ?? null);
-  return { ok: true, listing: { ...listing, postcode: place.postcode, charges_included: charges, content_hash: hash } };
+  // The charges stated beside a rent without them: the price text's own, else the format's.
+  // Over half the rent (RULE.statedChargesMax), they are not a flat's charges (a slip, or another figure).
+  const stated = charges === false && period === 'month' ? (price.value.charges ?? chargesFigure(r.charges)) : null;
+  const chargesEur = stated !== null && stated > 0 && stated <= priceEur * RULE.statedChargesMax ? Math.round(stated) : null;
+  return { ok: true, listing: { ...listing, postcode: place.postcode, charges_included: charges, charges_eur: chargesEur, content_hash: hash } };
+}
+
+// A format's charges field: a figure, or a text read as a price ("200 €").
+function chargesFigure(v: unknown): number | null {
+  if (v === undefined || v === null) return null;
+  const p = parsePrice(v);
+  return p.ok && p.value !== null && p.value.period !== 'week' && (p.value.currency === null || p.value.currency === 'EUR') ? p.value.amount : null;
 }
 
 // Everything that, when it changes, makes the listing "updated". A last-change date
 // (openimmo stand_vom) is not content: it moves on every edit without saying what changed.
-export function contentHash(l: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included'>): string {
+export function contentHash(l: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included' | 'charges_eur'>): string {
   const content = [
     l.title, l.price_eur, l.area_m2, l.rooms, l.commune, l.locality, l.lat, l.lng, l.listing_type,
     l.accepts_students, l.images, l.source_url,

@@ -27,6 +27,10 @@ export interface RawRecord {
   // What the format's structure says of the rent's charges (OpenImmo: warmmiete true,
   // kaltmiete false), when it does; a note in the price text says it otherwise ("CC", "HC").
   chargesIncluded?: boolean | null;
+  // The monthly charges the format states beside a rent without them (OpenImmo nebenkosten,
+  // or warmmiete above kaltmiete; JSON { "rent": { "net", "charges" } }); a note in the price
+  // text states them otherwise ("+ 200 € charges").
+  charges?: unknown;
   area?: unknown;
   rooms?: unknown;
   bedrooms?: unknown;
@@ -74,6 +78,10 @@ export type NormalizedListing = ListingContent & {
   // Whether the rent is stated with its charges included, for deduplication only (not public,
   // not in the content hash: see migrations/20261129000200_listing_charges_included.ts).
   charges_included: boolean | null;
+  // The monthly charges stated beside a rent that does not include them, in EUR, for
+  // deduplication only (not public, not in the content hash: see
+  // migrations/20261129000300_listing_charges_eur.ts).
+  charges_eur: number | null;
   created_at: Date | null;
   created_at_kind: 'created' | 'changed' | null;
   content_hash: string;

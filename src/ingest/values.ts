@@ -84,6 +84,9 @@ export interface PriceValue {
   // "Warmmiete:", "dont 200 € de charges"), not included ("HC", "hors charges", "+ 200 €
   // charges", "Kaltmiete:"), or nothing (null; also when notes say both).
   chargesIncluded: boolean | null;
+  // The monthly charges a note adds to a rent that does not include them ("+ 200 € charges",
+  // "+ charges 200 €", "(charges: 200 €)"), else null.
+  charges: number | null;
 }
 
 // "about" before a figure: "ca. 1850", "env. 85 m²", "~ 85", "± 85", "+/- 85", "+- 85".
@@ -141,6 +144,19 @@ function chargesSaid(texts: readonly string[]): boolean | null {
   return inc === out ? null : inc;
 }
 
+// The figure of the one note that states charges outside the rent, in the price's currency (a
+// note's own currency, if it names one, must be the same); null when none or several do.
+const NOTE_FIGURE = /\d[\d\s.,'’\u00a0\u202f]*?(?=\s*(?:[.,]\s*-)?\s*(?:€|eur|euros?|\/|de\s|d['’]|charges?|ch\.?|nk|nebenkosten|bk|betriebskosten|$|\)))/iu;
+function chargesStated(notes: readonly string[], currency: string | null): number | null {
+  const stating = notes.filter((n) => CHARGES_OUT.test(n) && /\d/.test(n));
+  if (stating.length !== 1) return null;
+  const noted = takeCurrency(stating[0]).currency;
+  if (noted !== null && currency !== null && noted !== currency) return null;
+  const figure = NOTE_FIGURE.exec(stating[0]);
+  const n = figure ? parseDecimal(figure[0].trim(), true) : null;
+  return n !== null && n > 0 ? n : null;
+}
+
 // "1,25 Mio €", "1,25 million €", "1,5 Millionen": the figure is in millions, with a decimal mark.
 const MILLIONS = /\s*(?:mio\.?|millions?|millionen)\s*$/i;
 
@@ -175,7 +191,7 @@ function splitPriceNotes(text: string): PriceParts | null {
 // with a note after the figure ("1850 € HC", "1.850 € + 200 € charges", "695.000 € TTC").
 export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (isBlank(v)) return ok(null);
-  if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null, chargesIncluded: null }) : bad(`price ${show(v)} is not a number`);
+  if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null, chargesIncluded: null, charges: null }) : bad(`price ${show(v)} is not a number`);
   if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return bad(`price ${show(v)} is not a number`);
   const label = LABEL.exec(v)?.[0] ?? '';
   const parts = splitPriceNotes(v.slice(label.length).replace(FROM, '').replace(APPROX, ''));
@@ -196,7 +212,10 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   const n = parseDecimal(rest, !millions);
   if (n === null) return bad(`price ${show(v)} is not a number`);
   const amount = millions ? Math.round(n * 100_000_000) / 100 : n;
-  return ok({ amount, currency, period, chargesIncluded: chargesSaid([label, ...parts.notes]) });
+  const chargesIncluded = chargesSaid([label, ...parts.notes]);
+  // Charges beside a weekly rent: a week's or a month's? Not kept.
+  const charges = chargesIncluded === false && period !== 'week' ? chargesStated(parts.notes, currency) : null;
+  return ok({ amount, currency, period, chargesIncluded, charges });
 }
 
 // What agencies write after an area to say which area it is ("85 m² hab.", "85 m2

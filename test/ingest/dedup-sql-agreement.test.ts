@@ -14,7 +14,8 @@ import { csvFeed, csvRow, gazetteer } from './helpers.js';
 // find is never decided, so the SQL must find every pair classifyPair matches. Here random pairs of
 // listings, each alone in its place (by its commune, kind of offer and price), sweep the class
 // boundaries (areas as measured, whole, by 5 or missing, a few tenths to several m2 apart; prices
-// 0-12 % apart, each said to include its charges, not to, or neither; room counts alike, missing or apart; both, one or neither located, 0-800 m apart;
+// 0-12 % apart, each said to include its charges, not to, or neither, or one including them and
+// the other stating the charges it leaves out; room counts alike, missing or apart; both, one or neither located, 0-800 m apart;
 // the commune or a locality named; postcodes): after the import of both sources, every pair the
 // rule merges is merged, every possible duplicate is stored as one, and every other pair is left
 // apart.
@@ -67,8 +68,16 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
       const priceB = Math.round(price * (1 + (rnd() < 0.5 ? -1 : 1) * pick([0, 0.002, 0.003, 0.004, 0.009, 0.011, 0.02, 0.034, 0.036, 0.05, 0.059, 0.061, 0.08, 0.1, 0.119, 0.121])));
       // What each rent says of its charges: included (CC), not (HC), or nothing.
       const charges = () => (offer.word === 'Vente' ? '' : pick(['', '', ' CC', ' HC']));
-      const chargesA = charges();
-      const chargesB = charges();
+      let chargesA = charges();
+      let chargesB = charges();
+      // Or one rent with its charges included and the other stating the charges it leaves
+      // out, adding up to B's price as swept above (or, at 60 %, beyond what is kept as charges).
+      let coldB = priceB;
+      if (offer.word !== 'Vente' && rnd() < 0.25) {
+        coldB = Math.round(priceB / (1 + pick([0.05, 0.1, 0.2, 0.4, 0.6])));
+        chargesA = ' CC';
+        chargesB = ` + ${priceB - coldB} € charges`;
+      }
       const bedrooms = Math.floor(rnd() * 5);
       const r = rnd();
       const bedroomsB = r < 0.7 ? bedrooms : r < 0.85 ? null : r < 0.95 ? Math.max(0, bedrooms + sign) : bedrooms + 2;
@@ -102,7 +111,7 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
         };
       };
       a.push(side('A', missing < 0.08 ? null : area, price, bedrooms, posA, codeA, chargesA));
-      b.push(side('B', missing > 0.92 ? null : areaB, priceB, bedroomsB, posB, codeB, chargesB));
+      b.push(side('B', missing > 0.92 ? null : areaB, coldB, bedroomsB, posB, codeB, chargesB));
     }
   }
   return { a, b };
@@ -145,6 +154,7 @@ describe('the SQL candidate search finds every pair the rule matches', () => {
     }
     const seen = { merge: 0, possible: 0, apart: 0, notAlone: 0 };
     let charges = 0;
+    let stated = 0;
     const wrong: string[] = [];
     for (let n = 0; n < a.length; n++) {
       const x = byRef.get(a[n].ref)!;
@@ -162,12 +172,15 @@ describe('the SQL candidate search finds every pair the rule matches', () => {
       seen[want]++;
       // A rent with its charges included matched with one more than 3.5 % under it.
       if (want !== 'apart' && x.charges_included !== y.charges_included && relDiff(x.price_eur, y.price_eur) > RULE.priceClose) charges++;
+      // ... and one merged with the charges the other states, not both located.
+      if (want === 'merge' && (x.charges_eur ?? y.charges_eur) !== null && !(x.located && y.located)) stated++;
       if (got !== want) wrong.push(`${a[n].ref}/${b[n].ref} (${v.reason}): ${got}, the rule says ${want}`);
     }
     expect(wrong).toEqual([]);
     // Enough of each outcome for the sweep to mean something.
     expect(seen.merge, JSON.stringify(seen)).toBeGreaterThan(120);
     expect(charges).toBeGreaterThan(0);
+    expect(stated).toBeGreaterThan(0);
     expect(seen.apart, JSON.stringify(seen)).toBeGreaterThan(150);
     expect(seen.possible, JSON.stringify(seen)).toBeGreaterThan(0);
     expect(seen.notAlone, JSON.stringify(seen)).toBeLessThan(a.length / 5);

@@ -62,7 +62,7 @@ describe('prices', () => {
   });
 
   it('reads numbers and amounts without currency as EUR', async () => {
-    expect(parsePrice(1850)).toEqual({ ok: true, value: { amount: 1850, currency: null, period: null, chargesIncluded: null } });
+    expect(parsePrice(1850)).toEqual({ ok: true, value: { amount: 1850, currency: null, period: null, chargesIncluded: null, charges: null } });
   });
 
   it.each([
@@ -70,7 +70,7 @@ describe('prices', () => {
     ['€ 1 850 p.m.', 1850, 'EUR', 'month'], ['1850 mtl.', 1850, null, 'month'], ['450 €/semaine', 450, 'EUR', 'week'],
     ['450 EUR a week', 450, 'EUR', 'week'], ['450,- €/Woche', 450, 'EUR', 'week'],
   ])('reads the period written after a price: %j', (text, amount, currency, period) => {
-    expect(parsePrice(text)).toEqual({ ok: true, value: { amount, currency, period, chargesIncluded: null } });
+    expect(parsePrice(text)).toEqual({ ok: true, value: { amount, currency, period, chargesIncluded: null, charges: null } });
   });
 
   it('a weekly price written as such is made monthly; a period that contradicts the feed\'s is rejected', async () => {

@@ -182,6 +182,7 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     currency: priceObj ? str(priceObj.currency) : null,
     pricePeriod: priceObj ? str(priceObj.period) : null,
     chargesIncluded: chargesIncluded(priceObj, item),
+    charges: priceObj && isObj(priceObj.rent) && priceObj.rent.net !== undefined && priceObj.rent.net !== null ? priceObj.rent.charges : undefined,
     area: item.surface_m2 ?? item.area_m2 ?? squareMetres(item.surface) ?? squareMetres(item.area),
     rooms: item.rooms,
     bedrooms: item.bedrooms,

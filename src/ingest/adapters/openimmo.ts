@@ -2,6 +2,7 @@ import { SaxesParser } from 'saxes';
 import type { ListingType } from '../../domain/listing.js';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord } from '../types.js';
+import { parseDecimal } from '../values.js';
 import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, SizeGuard, str } from './common.js';
 
 // OpenImmo's kinds of property (objektart) that are not homes.
@@ -166,6 +167,8 @@ function toRecord(node: Node, position: string): RawRecord {
     price,
     // The rent as warmmiete: with its charges.
     chargesIncluded: listingType === 'SALE' || rent === null ? null : rent.warm,
+    // Beside a cold rent, its charges: nebenkosten, else what warmmiete adds to it.
+    charges: listingType === 'SALE' || rent === null || rent.warm ? null : (nonZero(text(preise?.nebenkosten)) ?? warmAbove(rent.text!, text(preise?.warmmiete))),
     currency: str(obj(preise?.waehrung)?.['@_iso_waehrung']),
     area: text(flaechen?.wohnflaeche),
     // 0 rooms is the software's "not filled in": the normalizer reads it so, and bedrooms + 1.
@@ -229,6 +232,17 @@ function kindOf(
 
 function isZero(s: string | null): boolean {
   return s !== null && /^\s*0+(?:[.,]0*)?\s*$/.test(s);
+}
+
+function nonZero(s: string | null): string | null {
+  return isZero(s) ? null : s;
+}
+
+// What a warmmiete stated beside the cold rent adds to it: the charges.
+function warmAbove(cold: string, warm: string | null): number | null {
+  if (warm === null || isZero(warm)) return null;
+  const [c, w] = [parseDecimal(cold.trim(), true), parseDecimal(warm.trim(), true)];
+  return c !== null && w !== null && w > c ? w - c : null;
 }
 
 function yes(v: unknown): boolean {

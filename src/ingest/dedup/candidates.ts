@@ -6,7 +6,7 @@ import { RULE } from './tolerances.js';
 
 // The columns of a DedupNode and its standing, for listings aliased `t`.
 export const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.postcode, ${t}.lat, ${t}.lng,
-  (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, ${t}.charges_included, jsonb_array_length(${t}.images) AS image_count,
+  (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, ${t}.charges_included, ${t}.charges_eur, jsonb_array_length(${t}.images) AS image_count,
   (${t}.source_url IS NOT NULL) AS has_source_url, ${t}.created_at, ('stale' = ANY (${t}.flags)) AS stale, ${t}.status, ${t}.merged_into, ${t}.flags`;
 
 // 3 x 3 grid cells around a point (cells are 0.004 deg of latitude by 0.006 deg of
@@ -28,7 +28,12 @@ const areaSame = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= 
 const areaClose = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaCloseAbs}, ${RULE.areaCloseRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
 const areaWide = `${rawArea} - ${slack('c.area_m2')} - ${slack('f.area_m2')} <= greatest(${RULE.areaWideAbs}, ${RULE.areaWideRel} * greatest(c.area_m2, f.area_m2)) + ${EPS}`;
 const rentLike = `f.listing_type <> 'SALE'`;
-const priceWithin = (tol: number) => `abs(c.price_eur - f.price_eur) <= ${tol + EPS} * greatest(c.price_eur, f.price_eur)`;
+// The prices compared (rule.ts, gapOf): a rent with its charges included beside one stating the
+// charges it leaves out compares with that rent plus them.
+const compared = (t: string, o: string) =>
+  `(CASE WHEN ${o}.charges_included IS TRUE AND ${t}.charges_eur IS NOT NULL AND ${rentLike} THEN ${t}.price_eur + ${t}.charges_eur ELSE ${t}.price_eur END)`;
+const [cPrice, fPrice] = [compared('c', 'f'), compared('f', 'c')];
+const priceWithin = (tol: number) => `abs(${cPrice} - ${fPrice}) <= ${tol + EPS} * greatest(${cPrice}, ${fPrice})`;
 // Located together (tolerances.ts, priceGap): a rent with its charges included and one not said
 // to include them, up to chargesMax under it, are "close".
 const warm = `(CASE WHEN c.charges_included IS TRUE THEN c.price_eur ELSE f.price_eur END)`;
@@ -64,13 +69,15 @@ export const CANDIDATE_SQL = candidateSql();
 
 function candidateSql(): string {
   const live = (t: string) => `${t}.status IN ('active', 'merged')`;
-  // The prices a candidate may have: within tol; located together, for a rent, also as far as
-  // a rent with its charges included allows (a probe with charges included: cheaper
-  // candidates; one without: dearer ones).
-  const priceIn = (tol: number, charges = false) => {
-    const by = (probe: string) => (charges ? `CASE WHEN f.listing_type <> 'SALE' AND ${probe} THEN ${1 + RULE.chargesMax} ELSE 1 END` : '1');
-    return `c.price_eur BETWEEN floor(f.price_eur * ${1 - tol} / ${by('f.charges_included IS TRUE')})::integer
-      AND ceil(f.price_eur / ${1 - tol} * ${by('f.charges_included IS NOT TRUE')})::integer`;
+  // The prices a candidate may have: within tol; for a probe with its charges included, as
+  // far under as charges a candidate states allow (gapOf); for a probe stating its charges, a
+  // candidate with them; located together, for a rent, also as far as a rent with its charges
+  // included allows (the band: a probe without: dearer candidates).
+  const priceIn = (tol: number, band = false) => {
+    const under = `CASE WHEN f.listing_type <> 'SALE' AND f.charges_included IS TRUE THEN ${1 + Math.max(RULE.statedChargesMax, RULE.chargesMax)} ELSE 1 END`;
+    const over = band ? `CASE WHEN f.listing_type <> 'SALE' AND f.charges_included IS NOT TRUE THEN ${1 + RULE.chargesMax} ELSE 1 END` : '1';
+    return `c.price_eur BETWEEN floor(f.price_eur * ${1 - tol} / ${under})::integer
+      AND ceil((f.price_eur + coalesce(f.charges_eur, 0)) / ${1 - tol} * ${over})::integer`;
   };
   // Every b with |a - b| - rounding(a) - rounding(b) <= max(3, 6 % of the larger) (the
   // widest area class), with roundings of at most 2.5 m2 each.
@@ -94,14 +101,14 @@ function candidateSql(): string {
   // one more than that tells that the place is crowded (see deduplicate).
   const weak = `c.source <> f.source AND ${commune} AND ${sqlWeak(CITIES)}
           AND ${noOtherPlace} AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms)
-        ORDER BY abs(c.price_eur - f.price_eur), abs(c.area_m2 - f.area_m2), c.id LIMIT ${RULE.crowd + 1}`;
+        ORDER BY abs(${cPrice} - ${fPrice}), abs(c.area_m2 - f.area_m2), c.id LIMIT ${RULE.crowd + 1}`;
   // An area missing on one side, not both located: the same room count and price in the
   // commune, a locality named by both in a city of quarters.
   const weakNoArea = `c.source <> f.source AND ${live('c')} AND c.listing_type = f.listing_type AND c.commune = f.commune
           AND c.rooms = f.rooms AND ${priceIn(RULE.priceSame)} AND ${priceWithin(RULE.priceSame)} AND (f.dedup_cell IS NULL OR c.dedup_cell IS NULL)
           AND (${samePlace} OR NOT (f.commune = ANY (${CITIES})))
           AND ${noOtherPlaceNoArea}
-        ORDER BY abs(c.price_eur - f.price_eur), c.id LIMIT ${RULE.crowd + 1}`;
+        ORDER BY abs(${cPrice} - ${fPrice}), c.id LIMIT ${RULE.crowd + 1}`;
   const weakBranches = [
     // A probe with an area: the unlocated listings of its commune in the window.
     `WHERE f.area_m2 > 0 AND c.dedup_cell IS NULL AND ${weak}`,

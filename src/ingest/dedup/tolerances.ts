@@ -30,6 +30,10 @@ export const RULE = {
   // beside one that is not: the charges are up to this share of the cold rent (a flat's
   // charges in Luxembourg run about 2-4 EUR/m2 a month, 5-15 % of its rent).
   chargesMax: 0.12,
+  // Charges a record states beside a rent without them (normalize.ts keeps them up to this
+  // share of the rent; more is a slip or another figure): that rent plus them is the rent with
+  // charges another agency states (rule.ts, gapOf).
+  statedChargesMax: 0.5,
   // Discrepancy units (see discrepancy()) by which the best match must beat the next.
   clearMargin: 0.2,
   // A listing with more candidates than this not located on both sides is in a crowded
