@@ -121,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
     // The day's market snapshot follows the data (the running server would take it within
     // its next check otherwise). The import is committed whatever happens here.
     if (report.status === 'ok') {
-      await takeAfterImport(db, report.counts, new Date()).catch((e: Error) =>
+      await takeAfterImport(db, new Date()).catch((e: Error) =>
         process.stderr.write(`ingest: ${v.source}: imported, but the market snapshot failed (the server retakes it): ${e.message}\n`),
       );
     }

@@ -2,12 +2,11 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { utcDay } from '../domain/market.js';
 import { endStaleCheck, refreshStaleUnlessImporting } from '../ingest/index.js';
-import type { ImportCounts } from '../ingest/types.js';
 import { currentDataVersion } from '../repositories/data-version.js';
 import { snapshotDay, takeMarketSnapshot } from '../repositories/market-snapshots.js';
 
 // When the daily market snapshots (src/repositories/market-snapshots.ts) are taken:
-// - after an import that changed data (the ingest command, the demo seeding): takeAfterImport;
+// - after an import, when the data changed since today's was taken (the ingest command): takeAfterImport;
 // - by the running server, at start (so the first one is taken when there is none) and then
 //   every SNAPSHOT_CHECK_MS: today's is taken when there is none yet, or when the data
 //   changed since it was taken (native posts). Taking a day again replaces it: idempotent per
@@ -24,14 +23,13 @@ export async function ensureTodaysSnapshot(db: Knex, now: Date): Promise<'taken'
   return 'taken';
 }
 
-export function importChangedData(c: ImportCounts): boolean {
-  return c.created + c.updated + c.reactivated + c.deleted + c.withdrawn + c.merged + c.flagged > 0;
-}
-
-export async function takeAfterImport(db: Knex, counts: ImportCounts, now: Date): Promise<boolean> {
-  if (!importChangedData(counts)) return false;
-  await takeMarketSnapshot(db, { day: utcDay(now), takenAt: now });
-  return true;
+// After an import: today's snapshot again when the data changed since it was taken. By the data
+// version, not by the import's counts: an import that only clears flags (a stale source
+// delivering its listings unchanged) counts nothing as changed, yet puts listings back into
+// the figures (an outside probe: history's current period lagged live prices until the
+// server's next check).
+export async function takeAfterImport(db: Knex, now: Date): Promise<boolean> {
+  return (await ensureTodaysSnapshot(db, now)) === 'taken';
 }
 
 // The server's schedule: one check at start, then one every intervalMs (the stale flag, then

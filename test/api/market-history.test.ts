@@ -2,7 +2,7 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { describePeriod, periodStart } from '../../src/domain/market.js';
 import { createDb } from '../../src/db/knex.js';
-import { MarketSnapshotScheduler, ensureTodaysSnapshot } from '../../src/services/market-snapshots.js';
+import { MarketSnapshotScheduler, ensureTodaysSnapshot, takeAfterImport } from '../../src/services/market-snapshots.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing, silentLogger } from '../helpers/factory.js';
 import { countedListings, recompute } from '../helpers/market.js';
@@ -191,6 +191,20 @@ describe('the snapshot schedule', () => {
     const days = await t.db('market_snapshot_days').where({ day: '2026-11-21' });
     expect(days).toHaveLength(1);
     expect(days[0].taken_at.toISOString()).toBe('2026-11-21T09:00:00.000Z');
+  });
+
+  // An outside probe: an import that only cleared stale flags changed no count, and today's
+  // history lagged live prices until the server's next check.
+  it('after an import, today\'s snapshot is taken again when the data changed since, whatever the import counted', async () => {
+    now = new Date('2026-11-22T05:00:00Z');
+    const back = await rent(2450, 4, { flags: ['stale'] });
+    expect(await takeAfterImport(t.db, now)).toBe(true);
+    expect(await takeAfterImport(t.db, now)).toBe(false);
+    const listings = async () => Number((await t.db('market_snapshots').where({ day: '2026-11-22', commune: 'Strassen', listing_type: 'RENT', rooms: 4 }).first('listings'))?.listings ?? 0);
+    const before = await listings();
+    await t.db('listings').where({ id: back.id }).update({ flags: [] });
+    expect(await takeAfterImport(t.db, now)).toBe(true);
+    expect(await listings()).toBe(before + 1);
   });
 
   it('the server flags stale the listings no import has confirmed for 14 days, at each check (a source that stops delivering runs no import)', async () => {
