@@ -16,8 +16,8 @@ export interface StoreHealth {
   errors: number;
   timeouts: number;
   lastError: Date | null;
-  // Increments past their deadline not yet settled: each is taken back if the store applies
-  // it after all (GuardedStore.increment).
+  // Increments past their deadline, or past the client's command timeout, not yet settled:
+  // each is taken back if the store applies it after all (GuardedStore.increment, createStore).
   late: number;
 }
 
@@ -141,7 +141,24 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
   if (!redis) return new GuardedStore(new MemoryStore(), health, logger, 'memory');
   const store = new RedisStore({
     prefix,
-    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<never>,
+    sendCommand: (command: string, ...args: string[]) => {
+      const sent = redis.call(command, ...args) as Promise<never>;
+      // An increment (rate-limit-redis's EVALSHA of its increment script: sha, 1, key, reset,
+      // window) that the client gave up on (its command timeout) is still in the connection and
+      // is applied when a hung Redis answers again, though its request was served without
+      // limiting; rate-limit-redis then retries it. A DECR sent behind it on the same connection
+      // takes it back after it, or is lost with it if the connection is. (An outside probe: a
+      // 1 s hang left a Free key charged about one request per concurrent request in flight,
+      // 10-20 of its 100.) The store's deadline takes back a retry that answers late (below).
+      if (command === 'EVALSHA' && args.length === 5) {
+        sent.catch((err: unknown) => {
+          if (!isTimeout(err)) return;
+          health.late++;
+          (redis.call('DECR', args[2]) as Promise<unknown>).catch(() => undefined).finally(() => health.late--);
+        });
+      }
+      return sent;
+    },
   });
   // rate-limit-redis loads its Lua scripts in its constructor; with Redis down that promise
   // rejects before anyone awaits it. Mark it handled: the store reloads the script on the
