@@ -14,7 +14,7 @@ import { csvFeed, csvRow, gazetteer } from './helpers.js';
 // find is never decided, so the SQL must find every pair classifyPair matches. Here random pairs of
 // listings, each alone in its place (by its commune, kind of offer and price), sweep the class
 // boundaries (areas as measured, whole, by 5 or missing, a few tenths to several m2 apart; prices
-// 0-12 % apart, each said to include its charges, not to, or neither, or one including them and
+// 0-13 % apart, each said to include its charges, not to, or neither, or one including them and
 // the other stating the charges it leaves out; room counts alike, missing or apart; both, one or neither located, 0-800 m apart;
 // the commune or a locality named; postcodes): after the import of both sources, every pair the
 // rule merges is merged, every possible duplicate is stored as one, and every other pair is left
@@ -65,7 +65,7 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
       const sign = rnd() < 0.5 ? -1 : 1;
       const areaB = area + sign * pick([0, 0.2, 0.4, 0.5, 0.6, 0.9, 1, 1.4, 1.6, 2, 2.4, 3, 3.5, 4.5, 6, 9]);
       const price = Math.round(band * (offer.price[0] + rnd() * (offer.price[1] / 1.8 - offer.price[0])));
-      const priceB = Math.round(price * (1 + (rnd() < 0.5 ? -1 : 1) * pick([0, 0.002, 0.003, 0.004, 0.009, 0.011, 0.02, 0.034, 0.036, 0.05, 0.059, 0.061, 0.08, 0.1, 0.119, 0.121])));
+      const priceB = Math.round(price * (1 + (rnd() < 0.5 ? -1 : 1) * pick([0, 0.002, 0.003, 0.004, 0.009, 0.011, 0.02, 0.034, 0.036, 0.05, 0.059, 0.061, 0.08, 0.1, 0.119, 0.121, 0.129, 0.132])));
       // What each rent says of its charges: included (CC), not (HC), or nothing.
       const charges = () => (offer.word === 'Vente' ? '' : pick(['', '', ' CC', ' HC']));
       let chargesA = charges();

@@ -68,7 +68,7 @@ export interface PlacePoints {
 // - price: "same" (1 %: rounding to 10, 50 or 5,000 EUR, weekly rents made monthly),
 //   "close" (3.5 %: charges included or not, unsaid), "relisted" (6 %, rents only); located
 //   together, a rent said to include its charges is "close" to one not said to when the
-//   charges come to at most 12 % of the latter (tolerances.ts, priceGap).
+//   charges come to at most 15 % of the latter (tolerances.ts, priceGap).
 // Both located within nearKm: the area exact or the same and the price close, the area
 // close or wide and the price the same, or both only close but within areaNearAbs m2 and
 // priceNear, merge; an area missing on one side merges with room
