@@ -76,7 +76,7 @@ const common = {
   rooms: z.int().nullable().meta({ description: `The rooms asked for (${ROOMS_TOP_BUCKET}: ${ROOMS_TOP_BUCKET} or more); null when not split by rooms` }),
   listings: z.int().meta({ description: 'Listings counted: active, unflagged, of this type (and rooms)' }),
   listings_with_area: z.int().meta({ description: 'Of those, listings with an area > 0: the per-m² figures’ sample' }),
-  low_sample: z.boolean().meta({ description: `true when fewer than ${LOW_SAMPLE_BELOW} listings stand behind the figures` }),
+  low_sample: z.boolean().meta({ description: `true when fewer than ${LOW_SAMPLE_BELOW} listings stand behind the figures (listings: the money figures; the per-m² ones rest on listings_with_area, which may be fewer)` }),
   avg_price_per_m2_eur: perM2('Average'),
   median_price_per_m2_eur: perM2('Median (percentile_cont)'),
   p25_price_per_m2_eur: perM2('First quartile (percentile_cont)'),
