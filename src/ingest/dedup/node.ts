@@ -1,0 +1,29 @@
+// The facts deduplication looks at, for one live listing (rule.ts, groups.ts; candidates.ts's NODE_COLS reads them).
+export interface DedupNode {
+  id: string;
+  source: string;
+  listing_type: string;
+  commune: string;
+  locality: string | null;
+  // The postcode the record states (a street or a part of one), or null.
+  postcode: number | null;
+  lat: number | null;
+  lng: number | null;
+  // Coordinates that say where the flat is: given, and not a reference point (a commune's
+  // or locality's point, where geocoders put what they could not place; see the migration
+  // 20261123000200). Unlocated listings are compared by commune only.
+  located: boolean;
+  area_m2: number | null;
+  rooms: number | null;
+  price_eur: number;
+  // The rent is stated with its charges included (true), without them (false), or the record
+  // does not say (null): see priceGap.
+  charges_included: boolean | null;
+  // The charges stated beside a rent without them (charges_included false), else null: see gapOf.
+  charges_eur: number | null;
+  image_count: number;
+  has_source_url: boolean;
+  created_at: Date;
+  // Flagged stale: its source has not confirmed it for 14 days (flags.ts).
+  stale: boolean;
+}
