@@ -123,7 +123,10 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
   if (ambiguous) {
     return {
       ok: false,
-      reason: `"${ambiguous.name}" is a locality of several communes (${ambiguous.communes.join(', ')}); give a postcode or coordinates`,
+      reason:
+        postcode === null
+          ? `"${ambiguous.name}" is a locality of several communes (${ambiguous.communes.join(', ')}); give a postcode or coordinates`
+          : `"${ambiguous.name}" is a locality of several communes (${ambiguous.communes.join(', ')}), and the postcode ${postcode} does not tell them apart; give the commune or coordinates`,
     };
   }
   if (texts.length === 0) {

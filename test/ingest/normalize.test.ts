@@ -205,7 +205,12 @@ describe('communes and localities', () => {
     const gz = gazetteer();
     const wiltzEschweiler = gz.localitiesOf('Wiltz').find((l) => l.locality === 'Eschweiler')!;
     expect((await csvListing({ place: 'Eschweiler', lat: String(wiltzEschweiler.lat), lng: String(wiltzEschweiler.lng) })).commune).toBe('Wiltz');
-    expect(reason(await csvOne({ place: 'Eschweiler' }))).toMatch(/several communes \(Junglinster, Wiltz\)/);
+    expect(reason(await csvOne({ place: 'Eschweiler' }))).toMatch(/several communes \(Junglinster, Wiltz\); give a postcode or coordinates$/);
+    // A postcode of a region both communes lie in does not settle it: the reason says so (an
+    // outside probe's records with a postcode were asked for one).
+    const both = gz.resolve('Kalkesbach');
+    expect(both).toMatchObject({ kind: 'locality' });
+    expect(reason(await csvOne({ place: 'Kalkesbach', postcode: 'L-6158' }))).toMatch(/several communes \(.+\), and the postcode 6158 does not tell them apart; give the commune or coordinates$/);
     // A postcode typed into the place narrows as the postcode column does.
     expect((await csvListing({ place: 'L-9654 Eschweiler' })).commune).toBe('Wiltz');
     expect((await csvListing({ place: 'Eschweiler (6155)' })).commune).toBe('Junglinster');
