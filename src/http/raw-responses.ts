@@ -46,14 +46,15 @@ export const stoppingListener: RequestListener = (_req, res) => {
   answerProblem(res, 503, 'Service unavailable', 'This server process is stopping; retry in a moment', { 'Retry-After': '1', Connection: 'close' });
 };
 
+// A request target in the absolute form: its path and query (requireHost).
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*(.*)$/i;
+
 // An HTTP/1.1 request without Host is 400 (RFC 9112 §3.2). Node answers it itself with an
-// empty 400 unless the server is created with `requireHostHeader: false` (src/server.ts): then
+// empty 400 unless the server is created with `requireHostHeader: false` (src/http/http-server.ts): then
 // this wrapper answers it with a problem body like every other refusal.
 // Node's parser also lets through what RFC 9112 says a server must refuse (an outside probe):
 // two Host headers (§3.2), and a body framed by a transfer coding whose last is not chunked
 // (§6.3: its length cannot be known); both are 400 here, and the connection is closed.
-const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*(.*)$/i;
-
 export function requireHost(listener: RequestListener): RequestListener {
   return (req, res) => {
     (req.socket as Tracked)[LAST_REQUEST] = req;

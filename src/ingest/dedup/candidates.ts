@@ -70,9 +70,9 @@ export const CANDIDATE_SQL = candidateSql();
 function candidateSql(): string {
   const live = (t: string) => `${t}.status IN ('active', 'merged')`;
   // The prices a candidate may have: within tol; for a probe with its charges included, as
-  // far under as charges a candidate states allow (gapOf); for a probe stating its charges, a
-  // candidate with them; located together, for a rent, also as far as a rent with its charges
-  // included allows (the band: a probe without: dearer candidates).
+  // far under as the charges a candidate may state allow (gapOf); for a probe stating its
+  // charges, as dear as its rent plus them; located together, for a rent, also as far as a rent
+  // with its charges included allows (the band: for a probe without them, dearer candidates).
   const priceIn = (tol: number, band = false) => {
     const under = `CASE WHEN f.listing_type <> 'SALE' AND f.charges_included IS TRUE THEN ${1 + Math.max(RULE.statedChargesMax, RULE.chargesMax)} ELSE 1 END`;
     const over = band ? `CASE WHEN f.listing_type <> 'SALE' AND f.charges_included IS NOT TRUE THEN ${1 + RULE.chargesMax} ELSE 1 END` : '1';
