@@ -105,10 +105,11 @@ describe('pair rule: contradictions rule a pair out, whatever else agrees', () =
     expect(verdict({ ...city, postcode: 1855 }, { area_m2: 73.8 })).toMatchObject({ match: null, contradiction: false });
   });
 
-  it('postcodes count only where an agency writing one postcode per place cannot mislead: records naming the place alike', () => {
+  it('a postcode shared places a pair only where an agency writing one postcode per place cannot mislead; two are evidence against, never a contradiction', () => {
     // One names the quarter, the other only the city: their postcodes may be the quarter's
     // and the city's for one flat, so differing ones contradict nothing ...
-    expect(verdict({ ...unlocated, locality: null, postcode: 1009 }, { postcode: 1855 })).toMatchObject({ contradiction: false });
+    expect(verdict({ ...unlocated, locality: null, postcode: 1009 }, { postcode: 1855, price_eur: 2210 })).toMatchObject({ match: null, contradiction: false, reason: 'postcodes differ' });
+    expect(verdict({ ...unlocated, locality: null, postcode: 1009 }, { postcode: 1855, price_eur: 2200 })).toMatchObject({ match: 'merge', reason: 'area exact, price identical, postcodes differ' });
     // ... and both naming only the city, one postcode may be the city's own: no shared street.
     const city = { ...unlocated, locality: null, area_m2: 75, price_eur: 2200, postcode: 1855 };
     expect(verdict(city, { locality: null, area_m2: 73.8, postcode: 1855 })).toMatchObject({ match: null, contradiction: false });
@@ -141,7 +142,12 @@ describe('pair rule: contradictions rule a pair out, whatever else agrees', () =
   it('room counts one apart only when everything else agrees exactly (rooms vs bedrooms + 1, half rooms)', () => {
     expect(verdict({}, { rooms: 2, lat: north(60) })).toMatchObject({ match: 'merge' });
     expect(verdict({}, { rooms: 2, lat: north(60), price_eur: 2260 })).toMatchObject({ match: null, contradiction: false, reason: 'room counts one apart' });
-    expect(verdict({ ...unlocated }, { rooms: 2 })).toMatchObject({ match: null, contradiction: false });
+    // Not located together: the area exact, the price the same and one locality named by both
+    // (an outside probe's agent typed bedrooms as rooms: 20 properties a seed apart for that alone).
+    expect(verdict({ ...unlocated }, { rooms: 2 })).toMatchObject({ match: 'merge', reason: 'area exact, price same, locality shared' });
+    for (const other of [{ area_m2: 75 }, { price_eur: 2240 }, { locality: null }]) {
+      expect(verdict({ ...unlocated }, { rooms: 2, ...other }), JSON.stringify(other)).toMatchObject({ match: null, contradiction: false, reason: 'room counts one apart' });
+    }
   });
 });
 

@@ -51,11 +51,10 @@ const sqlStrong = `${near} AND (((${areaExact} OR ${areaSame}) AND ${gapWithin(R
     OR (${areaExact} AND ${rentLike} AND ${gapWithin(RULE.priceRelisted)}))`;
 const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${roomsSame}) AND ${priceWithin(RULE.priceSame)}`;
 // A locality named by both, or a postcode stated by both when one of them names no locality
-// (rule.ts: shared 'locality'); no locality stated differently by them, nor a postcode of
-// records naming the place alike unless the area is exact and the price identical (rule.ts
-// explains why a postcode counts only so).
+// (rule.ts: shared 'locality'); no locality stated differently by them, nor two postcodes
+// unless the area is exact and the price identical (rule.ts explains why a postcode counts only so).
 const samePlace = `(c.locality = f.locality OR (c.postcode = f.postcode AND (c.locality IS NULL) <> (f.locality IS NULL)))`;
-const postcodesAgree = `(c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode OR c.locality IS DISTINCT FROM f.locality)`;
+const postcodesAgree = `(c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode)`;
 const noOtherPlace = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (${postcodesAgree} OR (${areaExact} AND ${priceWithin(RULE.priceIdentical)}))`;
 const noOtherPlaceNoArea = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND ${postcodesAgree}`;
 // (rule.ts: not located together, a rent with its charges and one without, within the band,
@@ -103,7 +102,8 @@ function candidateSql(): string {
   // Pairs with an unlocated side, nearest figures first, at most RULE.crowd + 1 per branch:
   // one more than that tells that the place is crowded (see deduplicate).
   const weak = `c.source <> f.source AND ${commune} AND ${sqlWeak(CITIES)}
-          AND ${noOtherPlace} AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms)
+          AND ${noOtherPlace}
+          AND (c.rooms IS NULL OR f.rooms IS NULL OR c.rooms = f.rooms OR (abs(c.rooms - f.rooms) = 1 AND c.locality = f.locality AND ${areaExact} AND ${priceWithin(RULE.priceSame)}))
         ORDER BY abs(${cPrice} - ${fPrice}), abs(c.area_m2 - f.area_m2), c.id LIMIT ${RULE.crowd + 1}`;
   // An area missing on one side, not both located: the same room count and price in the
   // commune, a locality named by both in a city of quarters.

@@ -27,9 +27,9 @@ export interface PlacePoints {
 // agrees exactly: agencies count rooms their own way, bedrooms + 1, half rooms); both
 // located and more than `nearKm` apart; a named locality (or, naming none, the commune)
 // far from the other's position; without positions on both sides, two communes or two
-// localities stated; an area or a price beyond every tolerance. Two postcodes stated by records
-// naming the place alike are evidence against: only an exact area and an identical price
-// outweigh them.
+// localities stated; an area or a price beyond every tolerance. Two postcodes stated, not
+// located together, are evidence against: only an exact area and an identical price outweigh
+// them.
 //
 // A missing field is neither for nor against: it only leaves less evidence. Agreement is
 // read in classes, with tolerances the way feeds round and measure:
@@ -129,14 +129,11 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
     if (a.locality !== null && b.locality !== null && a.locality !== b.locality) return no('localities differ');
     // A postcode names a street (or a part of one), when the agency writes the address's own.
     // Some write one postcode for a whole locality or commune instead; then a record naming
-    // only the commune and one naming its locality state two postcodes for one flat. So two
-    // postcodes that differ say two streets only when both records name the place alike
-    // (the same locality, or none), and one postcode stated by both places the pair like a
-    // shared locality only when one of them names no locality (when both name none, it may be
-    // the commune's own code). Located together, the positions decide, as over the names.
-    // Even named alike, two postcodes are not a contradiction but evidence against (below):
-    // agencies writing their locality's one postcode beside others writing the street's kept
-    // 110-119 properties of 2,500 apart in an outside probe's feeds, the largest class.
+    // only the commune and one naming its locality state two postcodes for one flat. So one
+    // postcode stated by both places the pair like a shared locality only when one of them names
+    // no locality (when both name none, it may be the commune's own code), and two that differ
+    // are evidence against, not a contradiction (below). Located together, the positions
+    // decide, as over the names.
     if (a.located && b.locality !== null && placeFarFrom(places, b.commune, b.locality, a.lat!, a.lng!)) return no('a named place is far from the other position');
     if (b.located && a.locality !== null && placeFarFrom(places, a.commune, a.locality, b.lat!, b.lng!)) return no('a named place is far from the other position');
   }
@@ -146,13 +143,21 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   if (area === 'far') return no('areas too far apart');
   if (price === 'far' && chargesAlone) return notEnough('a rent with its charges against one without, not located together');
   if (price === 'far') return no('prices too far apart');
-  if (roomsDiff === 1 && !(strong && (area === 'exact' || area === 'same') && price === 'same')) return notEnough('room counts one apart');
+  // Room counts one apart: agencies count rooms their own way (bedrooms typed as rooms, a
+  // living room counted or not). Enough only when the rest agrees exactly: located together,
+  // the area the same and the price the same; not, the area exact, the price the same and one
+  // locality named by both.
+  const oneLocality = a.locality !== null && a.locality === b.locality;
+  if (roomsDiff === 1 && !(strong && (area === 'exact' || area === 'same') && price === 'same') && !(!strong && oneLocality && area === 'exact' && price === 'same')) return notEnough('room counts one apart');
 
-  // Two postcodes of records naming the place alike (see above): only an exact area and an
-  // identical price (priceIdentical) outweigh them. Measured on the third set (look-alikes of
-  // one quarter with the same figures in other streets): 0-8 more properties lost of 3,400,
-  // against 47-57 more merged of 734-763 multi-listed in the outside probe's feeds.
-  if (!strong && a.postcode !== null && b.postcode !== null && a.postcode !== b.postcode && a.locality === b.locality) {
+  // Two postcodes, not located together (see above): only an exact area and an identical price
+  // (priceIdentical) outweigh them. They were a contradiction between records naming the place
+  // alike, and nothing otherwise: an outside probe's agencies writing their locality's postcode
+  // beside others writing the street's kept 110-119 properties of 2,500 apart (a seventh set);
+  // another's merged flats of two streets of one commune, one record naming only the commune
+  // (an eighth). As evidence against, whatever the names: fewer lost on every set (README of
+  // test/ingest/eval and docs/feed-operators.md, stop 40).
+  if (!strong && a.postcode !== null && b.postcode !== null && a.postcode !== b.postcode) {
     if (area !== 'exact' || gap > RULE.priceIdentical + 1e-9) return notEnough('postcodes differ');
     return { match: 'merge', contradiction: false, reason: 'area exact, price identical, postcodes differ', discrepancy: discrepancy(a, b, km), strong };
   }
