@@ -80,7 +80,7 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
         chargesB = ` + ${priceB - coldB} € charges`;
       }
       // Or one with its charges included, the other without them or saying nothing, the same
-      // area and rooms in one place (the band of a pair not located together: rule.ts).
+      // area and rooms in one place (the band of a pair not located together: rule.ts, apart).
       const bandPair = rentKind >= 0.25 && rentKind < 0.45;
       if (bandPair) {
         coldB = Math.round(price / (1 + pick([0.05, 0.1, 0.14, 0.16])));
@@ -189,10 +189,10 @@ describe('the SQL candidate search finds every pair the rule matches', () => {
       const want = v.match ?? 'apart';
       seen[want]++;
       // A rent with its charges included matched with one more than 3.5 % under it, located
-      // together, or not (the area exact, the rooms alike, one locality).
-      if (want !== 'apart' && x.charges_included !== y.charges_included && relDiff(x.price_eur, y.price_eur) > RULE.priceClose) {
-        if (x.located && y.located) charges++;
-        else if ((x.charges_eur ?? y.charges_eur) === null) bandWeak++;
+      // together; not located together, such a pair is apart (bandWeak counts them).
+      if (x.charges_included !== y.charges_included && relDiff(x.price_eur, y.price_eur) > RULE.priceClose) {
+        if (want !== 'apart' && x.located && y.located) charges++;
+        else if (want === 'apart' && !(x.located && y.located) && (x.charges_eur ?? y.charges_eur) === null) bandWeak++;
       }
       // Room counts one apart, merged though not located together.
       if (want === 'merge' && x.rooms !== null && y.rooms !== null && Math.abs(x.rooms - y.rooms) === 1 && !(x.located && y.located)) roomsWeak++;

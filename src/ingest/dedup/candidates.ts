@@ -57,10 +57,7 @@ const samePlace = `(c.locality = f.locality OR (c.postcode = f.postcode AND (c.l
 const postcodesAgree = `(c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode)`;
 const noOtherPlace = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (${postcodesAgree} OR (${areaExact} AND ${priceWithin(RULE.priceIdentical)}))`;
 const noOtherPlaceNoArea = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND ${postcodesAgree}`;
-// (rule.ts: not located together, a rent with its charges and one without, within the band,
-// with the area exact, the rooms alike and one locality.)
 const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})
-    OR (${areaExact} AND ${roomsSame} AND c.locality = f.locality AND ${chargesClose})
     OR ((${samePlace} OR NOT (f.commune = ANY (${cities}))) AND (
          (${areaExact} AND ${priceWithin(RULE.priceClose)})
       OR ((${rentLike} OR ${priceWithin(RULE.priceSame)}) AND (${samePlace} OR ${roomsSame} OR (NOT ${rentLike} AND ${areaSame}))
@@ -90,7 +87,7 @@ function candidateSql(): string {
   const cells = `c.dedup_cell = ANY (ARRAY(SELECT f.dedup_cell + o FROM unnest(${CELL_OFFSETS}) o))`;
   const located = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceRelisted, true)} AND c.dedup_cell IS NOT NULL AND ${cells}`;
   // Without positions on both sides there is no relisting class: a narrower price range.
-  const commune = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceClose, true)} AND c.dedup_area_bucket IS NOT NULL AND c.commune = f.commune AND ${buckets} AND ${area}`;
+  const commune = `${live('c')} AND c.listing_type = f.listing_type AND ${priceIn(RULE.priceClose)} AND c.dedup_area_bucket IS NOT NULL AND c.commune = f.commune AND ${buckets} AND ${area}`;
   const branches = [
     // A located probe with an area: located neighbours with an area in the window...
     `WHERE f.dedup_cell IS NOT NULL AND f.area_m2 > 0 AND ${located} AND ${area} AND ${sqlStrong}`,
