@@ -17,7 +17,6 @@ import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
 import { useConditionalGet } from './http/conditional.js';
 import { describeCompressedGet } from './http/head-encoding.js';
-import { oneAnswerAtATime } from './http/one-answer-at-a-time.js';
 import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
 import { parseQuery } from './http/query-string.js';
 import { dailyQuota, STATS_WINDOW_MS, statsClientKey, statsLimit } from './http/quota.js';
@@ -187,7 +186,7 @@ export function buildApp(deps: AppDeps): App {
   const databaseBoundMs = (deps.config.DB_STATEMENT_TIMEOUT_MS ?? 10_000) + NO_ANSWER_MARGIN_MS;
   // The key, then its daily quota (which also marks keyed answers private: src/http/quota.ts).
   // Requests pipelined on one connection one after the other (src/http/one-answer-at-a-time.ts).
-  keyed.use(oneAnswerAtATime, requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock, refusals }));
+  keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock, refusals }));
   const rows = createListingRows();
   const search = createListingSearch({ db: deps.db, reads: deps.reads, caches, readModel: deps.readModel, rows });
   keyed.get(

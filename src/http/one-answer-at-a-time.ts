@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 // Requests pipelined on one connection (HTTP/1.1 lets a client send several before reading
 // an answer) are handled one after the other: each starts once the answer before it on that
@@ -40,7 +40,9 @@ interface Answer {
 
 type Tracked = Socket & { [LAST]?: Answer; [WAITING]?: number; [PAUSED]?: boolean; _paused?: boolean; parser?: { resume(): void } | null };
 
-export const oneAnswerAtATime: RequestHandler = (req, res, next) => {
+// Plain (req, res, next): the HTTP server's entry (raw-responses.ts, requireHost) calls it for every
+// request; an Express app can mount it as middleware too.
+export function oneAnswerAtATime(req: IncomingMessage, res: ServerResponse, next: () => void): void {
   const socket = req.socket as Tracked;
   const before = socket[LAST];
   const mine: Answer = { done: false, waiting: null };
@@ -70,4 +72,4 @@ export const oneAnswerAtATime: RequestHandler = (req, res, next) => {
     // Not for a client that has gone (or was closed above).
     if (!res.destroyed && !socket.destroyed) next();
   };
-};
+}

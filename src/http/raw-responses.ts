@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { oneAnswerAtATime } from './one-answer-at-a-time.js';
 import { headerCount } from './raw-headers.js';
 
 // The answers the HTTP server writes without the Express app (src/server.ts): while the app is
@@ -72,7 +73,11 @@ export function requireHost(listener: RequestListener): RequestListener {
       if (origin !== null) req.url = origin[1].startsWith('/') ? origin[1] : `/${origin[1]}`;
       else if (req.url !== '*') return bad('a request target must be a path, an absolute URL or *');
     }
-    if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return listener(req, res);
+    // Every request, whatever its route and before the answers sent again without Express
+    // (src/http/replay.ts), waits for the answer before it on its connection to leave
+    // (src/http/one-answer-at-a-time.ts): a client pipelining on routes without a key held the
+    // server past 1-2 GB (an outside probe) when the bound was on keyed routes only.
+    if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return oneAnswerAtATime(req, res, () => listener(req, res));
     bad('an HTTP/1.1 request must carry a Host header');
   };
 }
