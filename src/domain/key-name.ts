@@ -10,17 +10,18 @@ export type KeyName = { ok: true; name: string } | { ok: false; problem: 'empty'
 // Nor a character that turns the direction of the text around it (U+202A-202E, U+2066-2069,
 // U+200E-200F): shown raw in the keys table and `keys list`, it makes one key's name read as
 // another's (an outside probe); nor a zero-width space or a byte-order mark (INVISIBLE_FORMATTING).
-const DIRECTION = /[\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b\ufeff]/;
-// What shows nothing on its own: white space, joiners (U+200C-200D, U+2060, kept inside a
-// name: emoji and some scripts need them), the soft hyphen, the combining grapheme joiner, the
-// Mongolian vowel separator, the Hangul fillers and the blank Braille pattern. A name of these
-// alone is blank in the keys table (an outside probe named a key U+200B): no name.
-const SHOWS_NOTHING = /[\s\u00ad\u034f\u115f\u1160\u180e\u200c\u200d\u2060\u2800\u3164\uffa0]/gu;
+const DIRECTION = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b\ufeff]/;
+// What shows nothing on its own: white space, the characters Unicode says to ignore when not
+// supported (joiners, variation selectors, tags, invisible operators...), format characters,
+// marks without a letter to sit on, the Hangul fillers and the blank Braille pattern. A name of
+// these alone is blank in the keys table (outside probes named keys U+200B, U+0301, U+2061).
+const SHOWS_NOTHING = /[\s\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\u2800\u3164\uffa0\u115f\u1160]/gu;
 
 export function parseKeyName(raw: string): KeyName {
   if (hasControlCharacter(raw) || DIRECTION.test(raw)) return { ok: false, problem: 'control_character' };
   const name = raw.trim().replace(/\s+/g, ' ');
   if (!name.replace(SHOWS_NOTHING, '')) return { ok: false, problem: 'empty' };
-  if (name.length > KEY_NAME_MAX_CHARS) return { ok: false, problem: 'too_long' };
+  // Characters as people count them (code points: an emoji is one), not UTF-16 units.
+  if ([...name].length > KEY_NAME_MAX_CHARS) return { ok: false, problem: 'too_long' };
   return { ok: true, name };
 }

@@ -187,11 +187,18 @@ describe('creating a key', () => {
     expect(res).toHaveStatus(400);
     expect(res.text).toContain('no control or text-direction characters');
     // Nor a name that shows nothing (an outside probe: U+200B made a blank name in the table).
-    for (const invisible of ['\u200b', '\ufeff', '\u3164 \u2800', '\u200d\u2060']) {
+    for (const invisible of ['\u200b', '\ufeff', '\u3164 \u2800', '\u200d\u2060', '\u0301', '\u0301\u0308', '\u20dd', '\u2061', '\u206a', '\ufe0f', '\u{e0041}', '\ufff9', 'key\u061cname']) {
       ({ res } = await createKeyInUi(agent, invisible));
       expect(res).toHaveStatus(400);
     }
     expect(await activeKeys(email)).toBe(1);
+    // What shows: emoji with their joiners, accents, other scripts; 60 characters as people
+    // count them (31 emoji are 62 UTF-16 units).
+    for (const visible of ['👨\u200d👩\u200d👧 family', 'Café e\u0301', '日本語のキー مفتاح', '🔑'.repeat(31)]) {
+      ({ res } = await createKeyInUi(agent, visible));
+      expect(res, visible).toHaveStatus(201);
+    }
+    expect(await activeKeys(email)).toBe(5);
   });
 
   it('allows at most 5 active keys, with a clear message; revoking one makes room', async () => {
