@@ -123,7 +123,12 @@ interface ExportDeps {
 }
 
 export function exportRoute(deps: ExportDeps) {
+  // The keys with an export under way (one each), released when its answer ends: an export
+  // pipelined or sent right after on the same connection was 429 while the first one's
+  // transaction was still being given back (an outside probe). The exports holding a database
+  // connection, released once it is back in the pool (at most maxExports).
   const running = new Set<string>();
+  let holding = 0;
   return async (req: import('express').Request, res: import('express').Response) => {
     validateQuery(z.object({}), req.query);
     const { tier, id: keyId } = res.locals.apiKey!;
@@ -140,14 +145,17 @@ export function exportRoute(deps: ExportDeps) {
     if (running.has(keyId)) {
       throw new ApiError({ status: 429, code: 'rate_limited', detail: 'An export of this key is already running: one at a time per key', headers: { 'Retry-After': '10' } });
     }
-    if (running.size >= deps.maxExports) {
-      throw new ApiError({ status: 503, code: 'unavailable', detail: `This server is running ${running.size} exports, the most it takes at once; retry in a moment`, headers: { 'Retry-After': '10' } });
+    if (holding >= deps.maxExports) {
+      throw new ApiError({ status: 503, code: 'unavailable', detail: `This server is running ${holding} exports, the most it takes at once; retry in a moment`, headers: { 'Retry-After': '10' } });
     }
     running.add(keyId);
+    holding++;
+    res.once('close', () => running.delete(keyId));
     try {
       await streamExport(deps, res);
     } finally {
       running.delete(keyId);
+      holding--;
     }
   };
 }
