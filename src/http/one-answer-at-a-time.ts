@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestListener } from 'node:http';
 
 // Requests pipelined on one connection (HTTP/1.1 lets a client send several before reading
 // an answer) are handled one after the other: each starts once the answer before it on that
@@ -40,36 +40,39 @@ interface Answer {
 
 type Tracked = Socket & { [LAST]?: Answer; [WAITING]?: number; [PAUSED]?: boolean; _paused?: boolean; parser?: { resume(): void } | null };
 
-// Plain (req, res, next): the HTTP server's entry (raw-responses.ts, requireHost) calls it for every
-// request; an Express app can mount it as middleware too.
-export function oneAnswerAtATime(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-  const socket = req.socket as Tracked;
-  const before = socket[LAST];
-  const mine: Answer = { done: false, waiting: null };
-  socket[LAST] = mine;
-  res.once('close', () => {
-    mine.done = true;
-    const go = mine.waiting;
-    mine.waiting = null;
-    go?.();
-  });
-  if (before === undefined || before.done) return next();
-  const waiting = (socket[WAITING] ?? 0) + 1;
-  if (waiting > MAX_HELD) return void socket.destroy();
-  socket[WAITING] = waiting;
-  // Again at each one past the mark: Node resumes reading a connection when it finishes an answer.
-  if (waiting >= MAX_WAITING) {
-    socket[PAUSED] = socket._paused = true;
-    socket.pause();
-  }
-  before.waiting = () => {
-    const left = --socket[WAITING]!;
-    if (socket[PAUSED] && left < MAX_WAITING) {
-      socket[PAUSED] = socket._paused = false;
-      socket.parser?.resume();
-      socket.resume();
+// `listener` with every request waiting its turn: the HTTP server's entry (raw-responses.ts,
+// requireHost) wraps the app in it. A request with no answer before it is handed on at once,
+// without a closure of its own.
+export function oneAnswerAtATime(listener: RequestListener): RequestListener {
+  return (req, res) => {
+    const socket = req.socket as Tracked;
+    const before = socket[LAST];
+    const mine: Answer = { done: false, waiting: null };
+    socket[LAST] = mine;
+    res.once('close', () => {
+      mine.done = true;
+      const go = mine.waiting;
+      mine.waiting = null;
+      go?.();
+    });
+    if (before === undefined || before.done) return void listener(req, res);
+    const waiting = (socket[WAITING] ?? 0) + 1;
+    if (waiting > MAX_HELD) return void socket.destroy();
+    socket[WAITING] = waiting;
+    // Again at each one past the mark: Node resumes reading a connection when it finishes an answer.
+    if (waiting >= MAX_WAITING) {
+      socket[PAUSED] = socket._paused = true;
+      socket.pause();
     }
-    // Not for a client that has gone (or was closed above).
-    if (!res.destroyed && !socket.destroyed) next();
+    before.waiting = () => {
+      const left = --socket[WAITING]!;
+      if (socket[PAUSED] && left < MAX_WAITING) {
+        socket[PAUSED] = socket._paused = false;
+        socket.parser?.resume();
+        socket.resume();
+      }
+      // Not for a client that has gone (or was closed above).
+      if (!res.destroyed && !socket.destroyed) listener(req, res);
+    };
   };
 }

@@ -57,6 +57,7 @@ const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*(.*)$/i;
 // two Host headers (§3.2), and a body framed by a transfer coding whose last is not chunked
 // (§6.3: its length cannot be known); both are 400 here, and the connection is closed.
 export function requireHost(listener: RequestListener): RequestListener {
+  const gated = oneAnswerAtATime(listener);
   return (req, res) => {
     (req.socket as Tracked)[LAST_REQUEST] = req;
     const bad = (detail: string) => answerProblem(res, 400, 'Bad request', `The request could not be parsed: ${detail}`, { Connection: 'close' });
@@ -77,7 +78,7 @@ export function requireHost(listener: RequestListener): RequestListener {
     // (src/http/replay.ts), waits for the answer before it on its connection to leave
     // (src/http/one-answer-at-a-time.ts): a client pipelining on routes without a key held the
     // server past 1-2 GB (an outside probe) when the bound was on keyed routes only.
-    if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return oneAnswerAtATime(req, res, () => listener(req, res));
+    if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return gated(req, res);
     bad('an HTTP/1.1 request must carry a Host header');
   };
 }

@@ -11,7 +11,6 @@ import { MAX_HELD, MAX_WAITING, oneAnswerAtATime } from '../../src/http/one-answ
 async function serve() {
   const started: string[] = [];
   const app = express();
-  app.use(oneAnswerAtATime);
   const big = Buffer.alloc(16 * 1024 * 1024, 'x');
   app.get('/big/:n', (req, res) => {
     started.push(String(req.params.n));
@@ -28,7 +27,7 @@ async function serve() {
     started.push(String(req.params.n));
     res.end(`answer ${req.params.n}\n`);
   });
-  const server = createServer(app);
+  const server = createServer(oneAnswerAtATime(app));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return { server, started, big, hung, port: (server.address() as AddressInfo).port };
