@@ -154,7 +154,8 @@ export function exportRoute(deps: ExportDeps) {
     try {
       await streamExport(deps, res);
     } finally {
-      running.delete(keyId);
+      // The key's mark went with the answer ('close' above): deleting it here, after the
+      // transaction is given back, could take the mark of the key's next export.
       holding--;
     }
   };
