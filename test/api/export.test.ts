@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
@@ -8,6 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ApiListing } from '../../src/http/schemas/responses.js';
 import { importFeed } from '../../src/ingest/index.js';
 import { useTestContext } from '../helpers/context.js';
+import { rawExchange, rawStatuses } from '../helpers/raw-http.js';
 import { bearer, buildTestApp, ensureSource } from '../helpers/factory.js';
 import { crawl, emptyMirror, sorted, sync } from '../helpers/mirror.js';
 import { csvFeed, csvRow, gazetteer } from '../ingest/helpers.js';
@@ -134,15 +134,8 @@ describe('GET /api/v1/listings/export', () => {
   it('exports one after another on one connection are each answered', async () => {
     const { port } = await t.listen();
     const get = `GET /api/v1/listings/export HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.keys.pro}\r\n\r\n`;
-    const raw = await new Promise<string>((resolve, reject) => {
-      const sock = net.connect(port, '127.0.0.1', () => sock.write(get.repeat(3) + get.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n')));
-      let text = '';
-      sock.setEncoding('latin1');
-      sock.on('data', (d) => (text += d));
-      sock.on('end', () => resolve(text));
-      sock.on('error', reject);
-    });
-    expect([...raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1])).toEqual(['200', '200', '200', '200']);
+    const raw = await rawExchange(port, get.repeat(3) + get.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'));
+    expect(rawStatuses(raw)).toEqual(['200', '200', '200', '200']);
   });
 
   it('one export at a time per key (429), at most half the pool per server (503); a client that takes nothing is cut after EXPORT_CLIENT_TIMEOUT_MS', async () => {

@@ -1,7 +1,7 @@
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useTestContext } from '../helpers/context.js';
 import { insertListing } from '../helpers/factory.js';
+import { rawExchange, rawStatuses } from '../helpers/raw-http.js';
 
 // An outside probe: a client that closed its sending side once its request was sent (`nc -N`,
 // `socat`, a script's shutdown(SHUT_WR)) got no answer to 8-9 requests of 10 on /listings and
@@ -10,20 +10,9 @@ import { insertListing } from '../helpers/factory.js';
 
 const t = useTestContext({ app: 'api', keys: ['starter'], redis: true });
 
-// The raw answer to `requests`, sent and then the sending side closed (socket.end).
-function sendAndHalfClose(port: number, requests: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(port, '127.0.0.1', () => sock.end(requests));
-    let text = '';
-    sock.setEncoding('latin1');
-    sock.on('data', (d) => (text += d));
-    sock.on('end', () => resolve(text));
-    sock.on('error', reject);
-  });
-}
-
+const sendAndHalfClose = (port: number, requests: string) => rawExchange(port, requests, { halfClose: true });
 const get = (path: string, key: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n\r\n`;
-const statuses = (raw: string) => [...raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+const statuses = rawStatuses;
 
 describe('a client that half-closes its connection after its request', () => {
   it('gets every answer, the ones that wait on PostgreSQL and Redis included, and then the connection closes', async () => {

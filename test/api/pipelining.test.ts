@@ -4,6 +4,7 @@ import net, { type AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_HELD, MAX_WAITING, oneAnswerAtATime } from '../../src/http/one-answer-at-a-time.js';
+import { rawExchange, rawStatuses } from '../helpers/raw-http.js';
 
 // A server whose answers wait for the one before on their connection (oneAnswerAtATime):
 // /big/:n larger than the sockets' buffers (it cannot leave while the client reads nothing),
@@ -117,14 +118,7 @@ describe('a connection with MAX_WAITING requests waiting', () => {
     const { server, port } = await serve();
     try {
       const n = MAX_WAITING + 2;
-      const got = await new Promise<string>((resolve, reject) => {
-        const sock = net.connect(port, '127.0.0.1', () => sock.write(Array.from({ length: n }, (_, i) => `GET /small/${i} HTTP/1.1\r\nHost: x\r\n${i === n - 1 ? 'Connection: close\r\n' : ''}\r\n`).join('')));
-        let text = '';
-        sock.setEncoding('latin1');
-        sock.on('data', (d) => (text += d));
-        sock.on('end', () => resolve(text));
-        sock.on('error', reject);
-      });
+      const got = await rawExchange(port, Array.from({ length: n }, (_, i) => `GET /small/${i} HTTP/1.1\r\nHost: x\r\n${i === n - 1 ? 'Connection: close\r\n' : ''}\r\n`).join(''));
       expect([...got.matchAll(/answer (\d+)/g)].map((m) => Number(m[1]))).toEqual(Array.from({ length: n }, (_, i) => i));
     } finally {
       server.closeAllConnections();
@@ -165,20 +159,13 @@ describe('a malformed request pipelined after valid ones', () => {
     await once(server, 'listening');
     try {
       const { port } = server.address() as AddressInfo;
-      return await new Promise<string>((resolve, reject) => {
-        const sock = net.connect(port, '127.0.0.1', () => sock.write(requests));
-        let text = '';
-        sock.setEncoding('latin1');
-        sock.on('data', (d) => (text += d));
-        sock.on('end', () => resolve(text));
-        sock.on('error', reject);
-      });
+      return await rawExchange(port, requests);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
   }
-  const statuses = (got: string) => [...got.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+  const statuses = rawStatuses;
 
   it('is answered 400 after their answers, in order', async () => {
     const got = await exchange(

@@ -1,10 +1,10 @@
-import net from 'node:net';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { sameCsrfToken } from '../../src/web/csrf.js';
 import { DEFAULT_WEB_OPTIONS, webOptions } from '../../src/web/options.js';
 import { hashCost } from '../../src/web/passwords.js';
 import { useTestContext } from '../helpers/context.js';
+import { rawExchange } from '../helpers/raw-http.js';
 import { buildTestApp, createKey } from '../helpers/factory.js';
 import {
   buildWebApp,
@@ -62,15 +62,7 @@ describe('the signed-out page', () => {
   // redirected to `/api-keyshttp://host`, and the forms posted so were not found.
   it('is served to a request in the absolute form, its forms too', async () => {
     const { port } = await t.listen();
-    const raw = (head: string) =>
-      new Promise<string>((resolve, reject) => {
-        const sock = net.connect(port, '127.0.0.1', () => sock.write(`${head}\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`));
-        let text = '';
-        sock.setEncoding('latin1');
-        sock.on('data', (d) => (text += d));
-        sock.on('end', () => resolve(text));
-        sock.on('error', reject);
-      });
+    const raw = (head: string) => rawExchange(port, `${head}\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     expect(await raw(`GET http://127.0.0.1:${port}/api-keys HTTP/1.1`)).toMatch(/^HTTP\/1\.1 200 [^]*action="\/api-keys\/sign-in"/);
     expect(await raw(`GET http://127.0.0.1:${port}/API-KEYS?notice=sign-in HTTP/1.1`)).toMatch(/^HTTP\/1\.1 308 [^]*\r\nLocation: \/api-keys\?notice=sign-in\r\n/i);
     // A form without its CSRF token: refused as such (403), not "not found".
