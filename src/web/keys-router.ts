@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -12,6 +12,7 @@ import { createAccount, findAccountByEmail } from '../repositories/accounts.js';
 import { createAccountKey, findAccountKey, listApiKeys, revokeAccountKey } from '../repositories/api-keys.js';
 import { loadWebSecrets, takeCreateNonce } from '../repositories/web-sessions.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
+import { formBody } from './form-body.js';
 import { refuseControlCharacters } from './input.js';
 import { confirmRevokePage, keyLabel, keysPage, MAX_ACTIVE_KEYS, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
 import { csrfProtection } from './csrf.js';
@@ -76,7 +77,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     res.setHeader('Cache-Control', 'no-store, no-transform');
     next();
   });
-  r.use(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }));
+  r.use(formBody({ limit: 8 * 1024, parameterLimit: 20 }));
   r.use(refuseControlCharacters);
   r.use(sessionMiddleware({ ...deps, secrets }));
   r.use(csrfProtection({ secrets, secureCookie: deps.secureCookie, path: SESSION_PATH }));

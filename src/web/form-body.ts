@@ -1,0 +1,35 @@
+import type { RequestHandler } from 'express';
+import qs from 'qs';
+import getRawBody from 'raw-body';
+
+// A form's fields (application/x-www-form-urlencoded) in `req.body`, exactly as
+// express.urlencoded({ extended: false }) parses them (qs, with body-parser's options: UTF-8 or
+// ISO-8859-1, a field sent twice an array, no nesting), read with raw-body, body-parser's own
+// reader. Not express.urlencoded itself: it takes a request whose socket is no longer readable
+// for one already read, so a form sent by a client that closed its sending side once the form
+// was sent (`nc -N`, a script's shutdown(SHUT_WR); RFC 9112, section 9.6, allows it) was left
+// unread, whenever anything asynchronous ran before it (the pages' rate limit in Redis), and the
+// form was refused as expired (an outside probe, stop 40). The body is in the request's buffer
+// all the same.
+const httpError = (status: number, message: string) => Object.assign(new Error(message), { status, expose: true });
+
+export function formBody(opts: { limit: number; parameterLimit: number }): RequestHandler {
+  return (req, _res, next) => {
+    // A request without a body, or with another kind of body, is left alone (req.is: null
+    // without a body, false for another type).
+    if (!req.is('application/x-www-form-urlencoded')) return next();
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase() ?? 'utf-8';
+    if (charset !== 'utf-8' && charset !== 'iso-8859-1') return next(httpError(415, `unsupported charset "${charset.toUpperCase()}"`));
+    const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if (coding !== 'identity') return next(httpError(415, `unsupported content encoding "${coding}"`));
+    getRawBody(req, { length: req.headers['content-length'], limit: opts.limit, encoding: charset }).then(
+      (text) => {
+        const fields = text.split('&').length;
+        if (fields > opts.parameterLimit) return next(httpError(413, 'too many parameters'));
+        req.body = text === '' ? {} : qs.parse(text, { allowPrototypes: true, arrayLimit: fields, depth: 0, charset: charset as qs.IParseOptions['charset'], parameterLimit: opts.parameterLimit, strictDepth: true });
+        next();
+      },
+      (err: unknown) => next(err),
+    );
+  };
+}
