@@ -112,7 +112,7 @@ describe('GET /api/v1/changes: a mirror equals a crawl of /listings', () => {
     expect(await request(t.app).get(`/api/v1/changes?since=${starter}`).set(bearer(t.keys.starter))).toHaveStatus(200);
     const upgraded = await request(t.app).get(`/api/v1/changes?since=${starter}`).set(bearer(t.keys.pro));
     expect(upgraded).toHaveStatus(400);
-    expect(upgraded.body).toMatchObject({ code: 'invalid_cursor', detail: expect.stringMatching(/its tier changed.*start a new walk without since/) });
+    expect(upgraded.body).toMatchObject({ code: 'invalid_cursor', detail: expect.stringMatching(/this key's tier changed since.*start a new walk without since/) });
     const pro = (await request(t.app).get('/api/v1/changes?limit=5').set(bearer(t.keys.pro))).body.meta.next_cursor as string;
     expect((await request(t.app).get(`/api/v1/changes?since=${pro}`).set(bearer(t.keys.starter))).body.code).toBe('invalid_cursor');
     // A cursor of the earlier forms names no view: either key reads it.

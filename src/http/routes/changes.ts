@@ -36,11 +36,12 @@ export const CHANGES_PAGES_AT_ONCE = 3;
 // connections that read nothing held the slots 2 s each with a longer hold: an outside probe).
 const SLOT_HOLD_AFTER_SEND_MS = 250;
 
-// A cursor given in the other view (the key changed tier since): what came into view or went
-// out of it with the change is not in the feed after the cursor.
-const tierChanged = (sawFlagged: boolean) =>
+// A cursor given in the other view: another key's (a cursor does not say whose it is), or this
+// key's before it changed tier. What came into view or went out of it with a change of tier is
+// not in the feed after the cursor.
+const otherView = (sawFlagged: boolean) =>
   `since was given to a key that saw ${sawFlagged ? 'flagged listings too (Pro or Enterprise)' : 'only unflagged listings (Free or Starter)'}, and this key ` +
-  `sees ${sawFlagged ? 'only unflagged ones' : 'flagged ones too'} (its tier changed): the listings that came into or went out of view with the change are not in the feed, ` +
+  `sees ${sawFlagged ? 'only unflagged ones' : 'flagged ones too'} (another key's cursor, or this key's tier changed since): the listings one view has and the other has not are not in the feed, ` +
   'so start a new walk without since';
 
 // GET /api/v1/changes: what changed after a cursor, for mirrors.
@@ -88,7 +89,7 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
     const view = showFlags ? 'a' : 'u';
     // No cursor: a first walk from the beginning (see readChanges).
     const from = q.since !== undefined ? decodeCursor(q.since) : null;
-    if (from?.view !== undefined && from.view !== view) throw invalidCursor(tierChanged(from.view === 'a'));
+    if (from?.view !== undefined && from.view !== view) throw invalidCursor(otherView(from.view === 'a'));
     const read = await readChanges(deps.db, { from, limit, includeFlagged: showFlags });
     if (from && from.seq > read.version) throw invalidCursor('since is ahead of this feed: it was not given by this service');
     const last = read.rows.at(-1);
