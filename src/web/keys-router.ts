@@ -98,10 +98,11 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     const now = deps.clock();
     const keys = await listApiKeys(deps.db, { accountId });
     const withUsage = await Promise.all(keys.map(async (k) => (k.revoked_at ? k : { ...k, usage: await usageToday(deps.quotaStore, k, now) })));
-    // A fresh single-use nonce for the create form: sending the same form twice (a reload
-    // of the page that showed a new key) cannot make, and show, another key.
-    const nonce = randomBytes(16).toString('hex');
-    req.session.createNonce = nonce;
+    // A single-use nonce for the create form: sending the same form twice (a reload of the
+    // page that showed a new key) cannot make, and show, another key. One per session until it
+    // is used, not one per page shown: the page shown again (another tab, a revocation's
+    // redirect) left the form of the first page refused as already sent (an outside probe).
+    const nonce = (req.session.createNonce ??= randomBytes(16).toString('hex'));
     res
       .status(status)
       .type('html')
@@ -181,7 +182,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     delete req.session.createNonce;
     const alreadySent = () => {
       // The form was already used (or is from an older page): nothing is created.
-      req.session.notice = 'That form had already been sent, so no new key was made. Your keys are below.';
+      req.session.notice = 'That form had already been sent (from this page or another copy of it), so no new key was made. Your keys are below.';
       res.redirect(303, '/api-keys');
     };
     if (!expected || body.nonce !== expected) return alreadySent();

@@ -53,7 +53,9 @@ ${
 ${
   origin
     ? html`<p><a class="button" href="${origin}" rel="noopener noreferrer nofollow">See the listing at its source (${l.source})</a></p>`
-    : html`<p class="muted">Posted directly on our service.</p>`
+    : l.source === 'native'
+      ? html`<p class="muted">Posted directly on our service.</p>`
+      : html`<p class="muted">Listed by ${l.source}, whose feed gives no link to the listing.</p>`
 }
 <p class="muted">Listed ${l.created_at.toISOString().slice(0, 10)}, updated ${l.updated_at.toISOString().slice(0, 10)}. Listing id <code>${l.id}</code>.</p>
 </article>

@@ -90,6 +90,24 @@ describe('creating a key', () => {
     expect(after.text).not.toMatch(/<code id="new-key">/);
   });
 
+  // An outside probe: every showing of the page (another tab, a revocation's redirect) made the
+  // form of the pages shown before refused, said to be "already sent".
+  it('a form stays usable while the page is shown again elsewhere; once used, its other copies make nothing', async () => {
+    const { agent, email } = await signedInAgent(t.app, 'tabs');
+    const tabA = await agent.get('/api-keys');
+    const tabB = await agent.get('/api-keys');
+    expect(await agent.head('/api-keys')).toHaveStatus(200);
+    const fromA = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(tabA.text), nonce: nonceFrom(tabA.text), name: 'from tab A' });
+    expect(fromA).toHaveStatus(201);
+    const fromB = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(tabB.text), nonce: nonceFrom(tabB.text), name: 'from tab B' });
+    expect(fromB).toHaveStatus(303);
+    expect(await activeKeys(email)).toBe(1);
+    expect((await agent.get('/api-keys')).text).toContain('no new key was made');
+    // The page shown after a key was made has a form of its own.
+    await createKeyInUi(agent, 'after');
+    expect(await activeKeys(email)).toBe(2);
+  });
+
   // An outside probe: the same form sent twice at once (a double click) made two keys.
   it('the same form sent several times at once makes one key', async () => {
     const { agent, email } = await signedInAgent(t.app, 'double-click');
