@@ -1,4 +1,4 @@
-import { hasControlCharacter } from '../lib/text.js';
+import { DIRECTION_OR_INVISIBLE_CHARACTER, hasControlCharacter } from '../lib/text.js';
 
 // An API key's name as it is stored, whoever gives it (the key page, `npm run keys`): white
 // space collapsed, 1 to 60 characters, no control character (src/lib/text.ts: invisible, and
@@ -10,7 +10,7 @@ export type KeyName = { ok: true; name: string } | { ok: false; problem: 'empty'
 // Nor a character that turns the direction of the text around it (U+202A-202E, U+2066-2069,
 // U+200E-200F): shown raw in the keys table and `keys list`, it makes one key's name read as
 // another's (an outside probe); nor a zero-width space or a byte-order mark (INVISIBLE_FORMATTING).
-const DIRECTION = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b\ufeff]/;
+const DIRECTION = DIRECTION_OR_INVISIBLE_CHARACTER;
 // What shows nothing on its own: white space, the characters Unicode says to ignore when not
 // supported (joiners, variation selectors, tags, invisible operators...), format characters,
 // marks without a letter to sit on, the Hangul fillers and the blank Braille pattern. A name of
@@ -19,9 +19,18 @@ const SHOWS_NOTHING = /[\s\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\u2800\u316
 
 export function parseKeyName(raw: string): KeyName {
   if (hasControlCharacter(raw) || DIRECTION.test(raw)) return { ok: false, problem: 'control_character' };
-  const name = raw.trim().replace(/\s+/g, ' ');
+  // Composed (NFC): an "é" typed as e + U+0301 is the "é" of another keyboard.
+  const name = raw.normalize('NFC').trim().replace(/\s+/g, ' ');
   if (!name.replace(SHOWS_NOTHING, '')) return { ok: false, problem: 'empty' };
-  // Characters as people count them (code points: an emoji is one), not UTF-16 units.
-  if ([...name].length > KEY_NAME_MAX_CHARS) return { ok: false, problem: 'too_long' };
+  // Characters as people count them (grapheme clusters: an emoji is one, a family emoji made
+  // of four joined is one, a letter with its accents is one), not code points or UTF-16 units.
+  if (graphemes(name) > KEY_NAME_MAX_CHARS) return { ok: false, problem: 'too_long' };
   return { ok: true, name };
+}
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+function graphemes(s: string): number {
+  let n = 0;
+  for (const _ of segmenter.segment(s)) n++;
+  return n;
 }

@@ -18,11 +18,24 @@ export const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 // and some scripts are written with them.)
 export const INVISIBLE_FORMATTING = /[\u202a-\u202e\u2066-\u2069\u200b\ufeff]/g;
 
+// What turns the direction of the text around it or hides between letters: the above, and the
+// direction marks (U+200E, U+200F, U+061C).
+export const DIRECTION_OR_INVISIBLE_CHARACTER = /[\u061c\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+const DIRECTION_OR_INVISIBLE = new RegExp(DIRECTION_OR_INVISIBLE_CHARACTER.source, 'g');
+const asEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+// A text a page shows back to its visitor (a value of the address, in a message): each such
+// character as its escape (\u202e). Shown as it came, U+202E made the page read as a message of
+// the attacker's on our site, our own words reversed around it (an outside probe).
+export function showDirectionCharacters(s: string): string {
+  return s.replace(DIRECTION_OR_INVISIBLE, asEscape);
+}
+
 // A text for a terminal: each control character shown as its escape (\u001b) instead of
 // acting on the terminal. For what a command prints that came from outside (feed values in
 // reject reasons, parser messages).
 export function escapeControlCharacters(s: string): string {
-  return s.replace(CONTROL_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return s.replace(CONTROL_CHARACTERS, asEscape);
 }
 
 // A "%" that begins no percent-encoding (not followed by two hexadecimal digits), in a query

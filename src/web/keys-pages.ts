@@ -1,4 +1,5 @@
 import { DAILY_QUOTA, type Tier } from '../domain/tiers.js';
+import { KEY_NAME_MAX_CHARS } from '../domain/key-name.js';
 import type { UsageToday } from '../rate-limit/quota-counters.js';
 import type { ApiKeyRecord } from '../repositories/api-keys.js';
 import { html, type SafeHtml } from './html.js';
@@ -163,7 +164,7 @@ ${
     : html`<form method="post" action="/api-keys/keys">
 ${csrfField(v.csrf)}
 <input type="hidden" name="nonce" value="${v.nonce}">
-${field({ form: 'create', name: 'name', label: 'Name', type: 'text', value: v.create?.name, error: v.create?.error, hint: 'What the key is for, e.g. “CRM sync” or “staging”.', autocomplete: 'off', required: true, maxlength: 60 })}
+${field({ form: 'create', name: 'name', label: 'Name', type: 'text', value: v.create?.name, error: v.create?.error, hint: `What the key is for, e.g. “CRM sync” or “staging”; at most ${KEY_NAME_MAX_CHARS} characters.`, autocomplete: 'off', required: true })}
 <button type="submit">Create key</button>
 </form>`
 }

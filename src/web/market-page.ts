@@ -6,6 +6,7 @@ import type { LiveState } from '../cache/live-state.js';
 import { VersionedCache } from '../cache/versioned-cache.js';
 import { describePeriod, historyRange, publishFigures, ROOMS_TOP_BUCKET, utcDay, type RentFigures } from '../domain/market.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
+import { showDirectionCharacters } from '../lib/text.js';
 import { currentDataVersion } from '../repositories/data-version.js';
 import { marketPrices } from '../repositories/market.js';
 import { ALL_ROOMS, marketHistory, snapshotVersion } from '../repositories/market-snapshots.js';
@@ -180,8 +181,9 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
   r.use(refuseControlCharacters);
   r.get('/', async (req: Request, res) => {
     const parsed = pageQuery.safeParse(req.query);
+    // The message may repeat what the address said (a commune, a parameter's name).
     const bad = (message: string) =>
-      res.status(400).type('html').send(messagePage({ title: 'Bad request', message, back: { href: '/market', label: 'Back to the market prices' } }));
+      res.status(400).type('html').send(messagePage({ title: 'Bad request', message: showDirectionCharacters(message), back: { href: '/market', label: 'Back to the market prices' } }));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       if (issue.code === 'unrecognized_keys') return bad(`Unknown parameter: ${issue.keys.join(', ')}. This page takes sort, commune and rooms.`);

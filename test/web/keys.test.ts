@@ -217,6 +217,22 @@ describe('creating a key', () => {
       expect(res, visible).toHaveStatus(201);
     }
     expect(await activeKeys(email)).toBe(5);
+    // Stored composed (NFC): "e" + U+0301 is the "é" of another keyboard.
+    expect((await t.db('api_keys').join('accounts', 'accounts.id', 'api_keys.account_id').where('accounts.email', email).pluck('api_keys.name'))).toContain('Café é');
+  });
+
+  // An outside probe: 31 "é" typed as e + U+0301 were refused as over 60 characters, and the
+  // field's maxlength (UTF-16 units) stopped a browser at 30 emoji.
+  it('counts a name in characters as people see them, and the field does not cut it shorter', async () => {
+    const { agent } = await signedInAgent(t.app, 'graphemes');
+    const page = await agent.get('/api-keys');
+    expect(page.text).toMatch(/name="name"(?![^>]*maxlength)[^>]*>/);
+    expect(page.text).toContain('at most 60 characters');
+    for (const [name, status] of [['e\u0301'.repeat(60), 201], ['👨\u200d👩\u200d👧'.repeat(60), 201], ['👨\u200d👩\u200d👧'.repeat(61), 400], ['x'.repeat(61), 400]] as const) {
+      const { res } = await createKeyInUi(agent, name);
+      expect(res, name).toHaveStatus(status);
+      if (status === 400) expect(res.text).toContain('Use at most 60 characters.');
+    }
   });
 
   it('allows at most 5 active keys, with a clear message; revoking one makes room', async () => {

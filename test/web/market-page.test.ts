@@ -89,6 +89,10 @@ describe('GET /market (public, no key)', () => {
       // vague message and a link to the key page).
       ['commune=K%E4erjeng', 'The query string holds a percent-encoding that is not UTF-8'],
       ['commune=%', 'The query string holds a &quot;%&quot; not followed by two hexadecimal digits'],
+      // What the address said is shown back with its text-direction characters as escapes (an
+      // outside probe: U+202E made the page read as the attacker's message, ours reversed).
+      ['commune=%E2%80%AEmoc.live%20ot%20ngis', '\\u202emoc.live ot ngis is not a commune of Luxembourg'],
+      ['%E2%80%8Fcolour=red', 'Unknown parameter: \\u200fcolour'],
     ]) {
       const res = await request(app).get(`/market?${query}`);
       expect(res, query).toHaveStatus(400);
