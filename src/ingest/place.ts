@@ -58,16 +58,53 @@ export interface PlaceInput {
 // (postcodeFor), else null.
 type Found = { ok: true; commune: string; locality: string | null; by: 'text' | 'postcode' | 'coordinates' };
 type NotFound = { ok: false; reason: string };
-export type PlaceResult = (Found & { postcode: number | null }) | NotFound;
+// `coords`: the record's coordinates as they are kept (null when they lie far from the place
+// its text names: see resolvePlace).
+export type PlaceResult = (Found & { postcode: number | null; coords: { lat: number; lng: number } | null }) | NotFound;
+
+// Coordinates further than this from every reference point of the commune a record's text
+// names (its own and its localities') are not in that commune: no commune of Luxembourg has a
+// place more than about 4 km from one of its points.
+export const PLACE_COORDS_FAR_KM = 8;
 
 // Resolves the commune (and locality when known) of a record, with the postcode it states.
+// The text and the coordinates are checked against each other (an outside probe: "Perl", the
+// German town, was stored as Perlé 38 km away with Perl's coordinates; "Luxembourg", the
+// country, as the City with coordinates and a postcode of Wiltz, and never merged with the
+// same flat of another agency named Wiltz). The text settles the commune unless it is only
+// the country's name (then the coordinates do: a country names no commune) or a town abroad's
+// name (then the record is rejected); coordinates far from the place a text names are
+// dropped, since one of the two is wrong and a radius search must not find the listing there.
 export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
   // A postcode typed into the place ("L-4410 Belvaux") counts as the postcode; the gazetteer
   // reads the place without it.
   const postcode = parsePostcode(input.postcode) ?? postcodeIn(clean(input.town)) ?? postcodeIn(clean(input.quarter));
-  const found = resolveCommune(gz, input, postcode);
-  return found.ok ? { ...found, postcode: postcodeFor(postcode, gz.commune(found.commune)?.canton) } : found;
+  let found = resolveCommune(gz, input, postcode);
+  let coords = input.coords;
+  if (found.ok && found.by === 'text' && coords && kmFromCommune(gz, found.commune, coords) > PLACE_COORDS_FAR_KM) {
+    const texts = [clean(input.town), clean(input.quarter)].filter((t): t is string => t !== null);
+    const abroad = texts.find((t) => ABROAD.has(placeKey(t.replace(FOREIGN_POSTCODE, ' '))));
+    if (abroad !== undefined) return abroadReason(abroad, abroad);
+    if (texts.every((t) => COUNTRY_KEYS.has(placeKey(t)))) {
+      const near = gz.nearestCommune(coords.lat, coords.lng);
+      found = { ok: true, commune: near.commune, locality: null, by: 'coordinates' };
+    } else coords = null;
+  }
+  return found.ok ? { ...found, postcode: postcodeFor(postcode, gz.commune(found.commune)?.canton), coords } : found;
 }
+
+// How far `coords` lie from the nearest reference point of `commune` (its own, its localities').
+function kmFromCommune(gz: Gazetteer, commune: string, coords: { lat: number; lng: number }): number {
+  const points: { lat: number | null; lng: number | null }[] = [...gz.localitiesOf(commune), gz.commune(commune) ?? { lat: null, lng: null }];
+  let best = Infinity;
+  for (const p of points) if (p.lat !== null && p.lng !== null) best = Math.min(best, haversineKm(coords.lat, coords.lng, p.lat, p.lng));
+  return best;
+}
+
+const abroadReason = (shown: string, abroad: string): NotFound => ({
+  ok: false,
+  reason: `"${shown.slice(0, 80)}" names a place abroad ("${abroad.slice(0, 40)}"): the record may not be in Luxembourg; give the commune alone`,
+});
 
 // Order: the texts the record gives (quarter with its town, town, quarter), each in any
 // language form, case or accent; a name several communes share is narrowed by the town, the
@@ -110,7 +147,14 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
     if (parts && 'differing' in parts) differing = parts.differing;
     else if (parts && 'abroad' in parts) abroad = parts.abroad;
     else if (parts) return { ok: true, ...parts, by: 'text' };
+    // A text that is a town abroad as a whole ("Arlon", "B-6700 Arlon").
+    abroad ??= texts.find((t) => ABROAD.has(placeKey(t.replace(FOREIGN_POSTCODE, ' ')))) ?? null;
   }
+  // A town abroad named: rejected, coordinates or not. Coordinates cannot show the record is in
+  // Luxembourg: Arlon, Athus, Longwy and Perl lie in Luxembourg's bounding box, and Athus and
+  // Perl within 2.5 km of a Luxembourg village (an outside probe: such records were stored in
+  // the nearest commune of Luxembourg, Arlon's as Habscht).
+  if (abroad) return abroadReason(town ?? quarter ?? '', abroad);
   if (!ambiguous && postcode !== null && postcode >= 1000 && postcode < 3000) {
     return { ok: true, commune: 'Luxembourg', locality: null, by: 'postcode' };
   }
@@ -141,9 +185,6 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
   const shown = town ?? quarter ?? '';
   if (differing) {
     return { ok: false, reason: `"${shown.slice(0, 80)}" names places of different communes (${differing.join(', ')}); give one, or coordinates` };
-  }
-  if (abroad) {
-    return { ok: false, reason: `"${shown.slice(0, 80)}" names a place abroad ("${abroad.slice(0, 40)}"): the record may not be in Luxembourg; give the commune alone, or coordinates` };
   }
   const hints = gz.suggest(shown, 3);
   return {

@@ -150,7 +150,7 @@ describe('seedDemo: the demo data set through the importer', () => {
       } else expect(r.counts.rejected).toBe(0);
     }
     const reasons = first.reports.flatMap((r) => r.rejects.map((x) => x.reason)).join('\n');
-    for (const re of [/only EUR is accepted/, /unknown commune or locality/, /no price/, /area .* (negative|not a number|not plausible)/, /neither MIETE_PACHT nor KAUF/, /is not Luxembourg/, /fields, 16 expected/, /is not a home to rent or buy/]) {
+    for (const re of [/only EUR is accepted/, /unknown commune or locality|names a place abroad/, /no price/, /area .* (negative|not a number|not plausible)/, /neither MIETE_PACHT nor KAUF/, /is not Luxembourg/, /fields, 16 expected/, /is not a home to rent or buy/]) {
       expect(re.test(reasons), String(re)).toBe(true);
     }
   });

@@ -57,11 +57,45 @@ describe('a place text in several parts', () => {
     ]) {
       // The reason names the place abroad (a probe: "unknown commune or locality" for
       // "Arlon / Steinfort" told the operator that Steinfort was unknown).
-      expect(place(t), t).toMatch(/^rejected: ".+" names a place abroad \(".+"\): the record may not be in Luxembourg; give the commune alone, or coordinates$/);
+      expect(place(t), t).toMatch(/^rejected: ".+" names a place abroad \(".+"\): the record may not be in Luxembourg; give the commune alone$/);
     }
-    expect(place('Arlon / Steinfort')).toBe('rejected: "Arlon / Steinfort" names a place abroad ("Arlon"): the record may not be in Luxembourg; give the commune alone, or coordinates');
+    expect(place('Arlon / Steinfort')).toBe('rejected: "Arlon / Steinfort" names a place abroad ("Arlon"): the record may not be in Luxembourg; give the commune alone');
     // A postcode outside the City settles against the country's name.
     expect(place('Rue de Luxembourg, Luxembourg', { postcode: 'L-8077' })).toMatch(/^rejected/);
+  });
+
+  // An outside probe: with their own coordinates (in Luxembourg's bounding box), records of
+  // Arlon, Athus and Longwy were stored in the nearest commune of Luxembourg.
+  it('a town abroad is rejected whatever the coordinates, alone or beside a Luxembourg name', () => {
+    expect(place('Arlon / Steinfort', { coords: { lat: 49.6833, lng: 5.8167 } })).toMatch(/^rejected: "Arlon \/ Steinfort" names a place abroad \("Arlon"\)/);
+    expect(place('Rodange / Athus', { coords: { lat: 49.5667, lng: 5.8333 } })).toMatch(/^rejected: "Rodange \/ Athus" names a place abroad \("Athus"\)/);
+    expect(place('Arlon', { coords: { lat: 49.6833, lng: 5.8167 } })).toMatch(/^rejected: "Arlon" names a place abroad/);
+    expect(place('Longwy', { coords: { lat: 49.519, lng: 5.766 } })).toMatch(/^rejected: "Longwy" names a place abroad/);
+    expect(place('B-6700 Arlon')).toMatch(/^rejected: "B-6700 Arlon" names a place abroad/);
+    // A street named after such a town is a street.
+    expect(place('Route de Thionville 12, Dudelange')).toEqual(['Dudelange', null]);
+  });
+
+  // An outside probe: "Perl" (Perl in Germany, or Perlé's German name) with Perl's coordinates
+  // was stored as Perlé, 38 km away; "Luxembourg" with coordinates and a postcode of Wiltz as
+  // the City; "Mersch" with coordinates 28 km away kept them.
+  it('checks the text against the coordinates: the text decides, but not the country nor a town abroad', () => {
+    const at = (town: string, lat: number, lng: number, postcode?: string) => resolvePlace(gazetteer(), { town, postcode, coords: { lat, lng } });
+    // Perlé's German name, near Perlé: Perlé; near Perl in Germany: abroad.
+    const perle = at('Perl', 49.81, 5.765);
+    expect(perle.ok && [perle.commune, perle.coords]).toEqual(['Rambrouch', { lat: 49.81, lng: 5.765 }]);
+    expect(at('Perl', 49.4717, 6.3897)).toMatchObject({ ok: false, reason: expect.stringMatching(/names a place abroad \("Perl"\)/) });
+    expect(place('Perl')).toEqual(['Rambrouch', 'Perlé']);
+    // The country's name is no commune: coordinates elsewhere decide.
+    const wiltz = at('Luxembourg', 49.9654, 5.9371, 'L-9530');
+    expect(wiltz.ok && [wiltz.commune, wiltz.by, wiltz.postcode, wiltz.coords]).toEqual(['Wiltz', 'coordinates', 9530, { lat: 49.9654, lng: 5.9371 }]);
+    const city = at('Luxembourg', 49.6116, 6.1319);
+    expect(city.ok && [city.commune, city.coords]).toEqual(['Luxembourg', { lat: 49.6116, lng: 6.1319 }]);
+    // A commune named with coordinates far from all of its places: the commune, without them.
+    const mersch = at('Mersch', 49.5, 6.0);
+    expect(mersch.ok && [mersch.commune, mersch.by, mersch.coords]).toEqual(['Mersch', 'text', null]);
+    const merschNear = at('Mersch', 49.7489, 6.1061);
+    expect(merschNear.ok && merschNear.coords).toEqual({ lat: 49.7489, lng: 6.1061 });
   });
 
   it('parts that name places in different communes, or no place, are still rejected, each with its own reason', () => {
