@@ -48,9 +48,9 @@ export function placeKey(s: string): string {
     .replace(/[^a-z0-9]+/g, '');
 }
 
-// Linking words that typists drop or swap: "Esch/Alzette" for "Esch-sur-Alzette",
-// "Reckange/Mess", "Erpeldingen an der Sauer".
-const FILLERS = new Set(['sur', 'sous', 'an', 'der', 'op', 'la', 'les', 'de', 'du', 'l', 'zum', 'am', 'bei']);
+// Linking words that typists drop, swap or shorten: "Esch/Alzette" and "Esch s/Alzette" for
+// "Esch-sur-Alzette", "Reckange/Mess", "Erpeldingen an der Sauer".
+const FILLERS = new Set(['sur', 's', 'sous', 'an', 'der', 'op', 'la', 'les', 'de', 'du', 'l', 'zum', 'am', 'bei']);
 
 // The words of a text, lower case, accents removed: "Location meublée" -> location, meublee.
 export function tokens(s: string): string[] {
@@ -80,12 +80,14 @@ const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
 };
 
 // Names of quarters that the reference data lacks: the business district of Gasperich, the
-// Luxembourgish spelling of Bonnevoie, the French name of Lalleng (Esch-sur-Alzette).
+// Luxembourgish spelling of Bonnevoie, the French name of Lalleng (Esch-sur-Alzette), the
+// Luxembourgish name of Oberpallen (an outside probe's feed wrote it).
 const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   Gasperich: ["Cloche d'Or", 'Ban de Gasperich'],
   'Bonnevoie-Nord / Verlorenkost': ['Bouneweg'],
   'Bonnevoie-Sud': ['Bouneweg'],
   Lalleng: ['Lallange'],
+  Oberpallen: ['Uewerpallen'],
 };
 
 // Short names that several communes answer to: "Esch" is mostly Esch-sur-Alzette, but a

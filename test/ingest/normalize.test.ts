@@ -189,6 +189,9 @@ describe('communes and localities', () => {
     ['Strassen / Lux', 'Strassen', null], ['Mamer, Grand-Duché de Luxembourg', 'Mamer', null], ['Lux-Kirchberg', 'Luxembourg', 'Kirchberg'],
     // A district the reference data lacks, and two names of one quarter.
     ["Cloche d'Or", 'Luxembourg', 'Gasperich'], ["Gasperich/Cloche d'Or", 'Luxembourg', 'Gasperich'],
+    // "sur" shortened (an outside probe: refused as unknown), a Luxembourgish village name.
+    ['ESCH S/ALZETTE', 'Esch-sur-Alzette', null], ['Esch s/Alzette', 'Esch-sur-Alzette', null], ['Esch-s-Alzette', 'Esch-sur-Alzette', null],
+    ['Uewerpallen', 'Beckerich', 'Oberpallen'],
   ])('%j resolves to %s (%s)', async (place, commune, locality) => {
     const l = (await csvListing({ place }));
     expect([l.commune, l.locality]).toEqual([commune, locality]);
