@@ -334,7 +334,10 @@ describe('dates (Europe/Luxembourg local time to UTC)', () => {
     expect([l.external_id, l.listing_type, l.price_eur, l.area_m2, l.rooms, l.commune, l.locality, l.lat, l.source_url])
       .toEqual(['R9', 'SALE', 650000, 120.5, 5, 'Sanem', 'Belvaux', 49.5125, 'https://x.example/9']);
     // A documented column missing still refuses the file.
-    await expect(parseCsvFeed(`${header.filter((h) => h !== 'Prix').join(';')}\n`)).rejects.toThrow(/wrong CSV header: column 5 is "Surface", expected "Prix"/);
+    await expect(parseCsvFeed(`${header.filter((h) => h !== 'Prix').join(';')}\n`)).rejects.toThrow(/wrong CSV header: the column "Prix" is missing/);
+    // In another order, the missing one is named (an outside probe: "column 1 is "Lien"").
+    const reordered = [...header.slice(1).filter((h) => h !== 'Surface'), header[0]];
+    await expect(parseCsvFeed(`${reordered.join(';')}\n`)).rejects.toThrow(/wrong CSV header: the column "Surface" is missing/);
   });
 
   it('csv winter and summer time', async () => {

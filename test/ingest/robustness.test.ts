@@ -23,7 +23,7 @@ function garbage(n: number): Buffer {
 const CASES: [string, Pick<ImportOptions, 'source' | 'format'>, Buffer | string, RegExp][] = [
   ['truncated XML', { source: 'immo-nord', format: 'openimmo' }, xml.slice(0, Math.floor(xml.length * 0.6)), /not well-formed.*truncated/],
   ['XML that is not OpenImmo', { source: 'immo-nord', format: 'openimmo' }, '<?xml version="1.0"?><rss><channel/></rss>', /not an OpenImmo file/],
-  ['a CSV with a wrong header', { source: 'moselle-immo', format: 'csv' }, csv.replace('Référence;Type d\'offre', 'Ref;Offer'), /wrong CSV header: column 1/],
+  ['a CSV with a wrong header', { source: 'moselle-immo', format: 'csv' }, csv.replace('Référence;Type d\'offre', 'Ref;Offer'), /wrong CSV header: the columns "Référence", "Type d'offre" are missing/],
   ['a comma-separated CSV', { source: 'moselle-immo', format: 'csv' }, csv.replace(/;/g, ','), /wrong CSV header/],
   ['a CSV with an unclosed quote', { source: 'moselle-immo', format: 'csv' }, csvFeed([csvRow({ ref: 'Q1' }), 'Q2;Location;"unclosed;1500']), /CSV cannot be read/],
   ['JSON that is an array', { source: 'capital-homes', format: 'json' }, '[{"ref":"CH-1"}]', /JSON is not an object \(found an array\)/],

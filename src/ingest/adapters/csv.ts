@@ -172,12 +172,19 @@ interface Columns {
 // The columns found by name (letter case and accents aside), so that a file with the same
 // columns in another order, or with others among them, reads as one in the documented order.
 // A unit written beside the name (`Prix (€)`, `Surface (m²)`) is not part of it.
-// A column missing: the file is refused, naming the first place where the header departs
-// from the documented one.
+// A column missing: the file is refused, naming the columns missing when most are there (an
+// outside probe: a header in another order without Surface was said to have "Lien" where
+// "Référence" was expected), else the first place where the header departs from the documented
+// one (another separator, another header altogether).
 function columnsOf(header: string[]): Columns {
   const keys = header.map((h) => placeKey(h.replace(/\([^)]*\)/g, '')));
   const at = CSV_HEADER.map((h) => keys.indexOf(placeKey(h)));
   if (at.every((k) => k >= 0)) return { at, needed: Math.max(...at) + 1 };
+  const missing = CSV_HEADER.filter((_, k) => at[k] < 0);
+  if (missing.length <= 3) {
+    const names = missing.map((h) => `"${h}"`).join(', ');
+    throw new FeedParseError(`wrong CSV header: ${missing.length === 1 ? `the column ${names} is` : `the columns ${names} are`} missing (the header must name the columns ${CSV_HEADER.join(';')}, in any order, separated by semicolons)`);
+  }
   const i = CSV_HEADER.findIndex((h, k) => header[k] === undefined || keys[k] !== placeKey(h));
   const got = header[i];
   const shown = got === undefined ? 'missing' : `"${got.slice(0, 40)}"`;
