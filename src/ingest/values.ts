@@ -89,8 +89,10 @@ export interface PriceValue {
   charges: number | null;
 }
 
-// "about" before a figure: "ca. 1850", "env. 85 m²", "~ 85", "± 85", "+/- 85", "+- 85".
+// "about" before a figure: "ca. 1850", "env. 85 m²", "~ 85", "± 85", "+/- 85", "+- 85"; and
+// after an area: "85 m² env.", "85 m² environ", "85 qm ca.".
 const APPROX = /^\s*(?:ca\.?|circa|env\.?|environ|approx\.?|~|±|\+\s*\/?\s*-)\s*/i;
+const APPROX_AFTER = /\s*(?<!\p{L})(?:ca\.?|circa|env\.?|environ|approx\.?)\s*$/iu;
 
 // "from" before an asking price ("à partir de 495.000 €", "ab 495.000 €"): the figure asked.
 const FROM = /^\s*(?:[àa]\s+partir\s+de|dès|ab|from|starting\s+(?:at|from))\s+/i;
@@ -121,7 +123,7 @@ const NOTE_WORDS = [
 // Charges added to the rent: "+ 200 € charges", "+ 150 €/mois de charges", "+ 150 € ch.",
 // "zzgl. 200 € NK".
 // The price is the rent without them.
-const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
+const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:€|eur)\s*)?\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
 // A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
 // The charges named before their figure: "+ charges 200 €", "+ ch. 150 €".
 const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus)\s*(?:(?:un\s+)?acompte\s+(?:sur|de)\s+)?(?:charges?|ch\.?)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
@@ -205,8 +207,8 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   const noted = parts.notes.map((n) => takeCurrency(n).currency).find((c) => c !== null) ?? null;
   if (own.currency && noted && own.currency !== noted) return bad(`price ${show(v)} mixes currencies ${own.currency} and ${noted}`);
   const currency = own.currency ?? noted;
-  // "1 250,- €" and "1250.-": the dash says "no cents".
-  let rest = own.rest.replace(/[.,]\s*[-–]\s*$/, '').trim();
+  // "1 250,- €", "1.250,-- €" and "1250.-": the dash says "no cents".
+  let rest = own.rest.replace(/[.,]\s*[-–]{1,2}\s*$/, '').trim();
   const millions = MILLIONS.exec(rest);
   if (millions) rest = rest.slice(0, millions.index);
   const n = parseDecimal(rest, !millions);
@@ -236,7 +238,7 @@ const MIN_PLAUSIBLE_M2 = 5;
 // gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
 function areaFigure(text: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  const s = text.replace(APPROX, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
+  const s = text.replace(APPROX, '').replace(APPROX_AFTER, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
   const n = parseDecimal(s, false);
   if (n !== null && n < MIN_PLAUSIBLE_M2 && ONE_THOUSANDS_GROUP.test(s.replace(NUMBER_SPACES, ''))) return parseDecimal(s, true);
   return n;
@@ -251,7 +253,7 @@ export function parseArea(v: unknown): Parsed<number> {
   const area = Math.round(n * 100) / 100; // to the hundredth: 0.001 is no more a surface than 0
   if (area === 0) return ok(null);
   // Over 100,000 m2, or not even a room (1.05 m2, "3"): a slip, not a figure to publish.
-  if (area > 100_000 || area < MIN_PLAUSIBLE_M2) return bad(`area ${show(v)} is not plausible for a dwelling (read as ${area} m2)`);
+  if (area > 100_000 || area < MIN_PLAUSIBLE_M2) return bad(`area ${show(v)} is not plausible for a dwelling (read as ${Number.isFinite(area) ? area : n} m2)`);
   return ok(area);
 }
 

@@ -106,6 +106,8 @@ describe('areas, rooms and bedrooms', () => {
     expect(['0', '0,001', 0.004, '0.00'].map((a) => parseArea(a))).toEqual(Array(4).fill({ ok: true, value: null }));
     // Above it but under 5 m2: not even a room, refused (the record is rejected with the reason).
     expect(parseArea('0,4')).toEqual({ ok: false, reason: 'area "0,4" is not plausible for a dwelling (read as 0.4 m2)' });
+    // A JSON number too large for the hundredths: said as read, not as "Infinity" (an outside probe).
+    expect(parseArea(1e308)).toMatchObject({ ok: false, reason: expect.stringMatching(/is not plausible for a dwelling \(read as 1e\+308 m2\)$/) });
   });
 
   it('takes rooms when given, else bedrooms + 1 (a studio with 0 bedrooms has 1 room)', async () => {

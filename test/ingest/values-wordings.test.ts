@@ -41,7 +41,7 @@ describe('prices with a note after the figure', () => {
     ['1 850 €/mois CC', 1850], ['1850 € HC', 1850], ['1850 €/mois HC', 1850], ['1850 € hors charges', 1850],
     ['1850€ charges comprises', 1850], ['1850€ TTC', 1850], ['695.000 € TTC', 695000], ['1850 EUR net', 1850], ['1850€*', 1850],
     ["1.250.000 € (frais d'agence inclus)", 1250000], ['1850 € zzgl. NK', 1850], ['1850 € inkl. NK', 1850], ['1850 € kalt', 1850],
-    ['1850 € warm', 1850],
+    ['1850 € warm', 1850], ['1.250,-- €', 1250], ['EUR 1.250,00 (+ EUR 150,00 NK)', 1250],
   ])('reads %j as %i EUR', async (price, eur) => {
     expect((await csvListing({ price })).price_eur).toBe(eur);
   });
@@ -81,7 +81,7 @@ describe('prices with a note after the figure', () => {
   it.each([
     ['1.850 € + 200 € charges', 200], ['1850 € (+ 150 € charges)', 150], ['1 850 € (charges: 200 €)', 200], ['1850€+150€ charges', 150],
     ['1850 € HC + 150 € ch.', 150], ['1850 € charges 150 €/mois', 150], ['1850 € + charges 200 €', 200], ['1850 € zzgl. 200 € NK', 200],
-    ['1850 € + 1.200,50 € charges', 1200.5], ['1850 € + acompte sur charges 130 €', 130],
+    ['1850 € + 1.200,50 € charges', 1200.5], ['1850 € + acompte sur charges 130 €', 130], ['EUR 1.250,00 (+ EUR 150,00 NK)', 150],
     ['1850 € HC', null], ['1850 € (dont 200 € de charges)', null], ['1850 € CC', null], ['1850 €', null],
     ['450 € / semaine + 50 € charges', null], ['1850 € + 200 € charges + 50 € ch.', null],
   ])('reads the charges %j states beside the rent: %s', (price, charges) => {
@@ -184,7 +184,7 @@ describe('a second outside probe\'s forms', () => {
 describe('areas', () => {
   it.each([
     ['+/- 85 m²', 85], ['+- 85', 85], ['85 m² hab.', 85], ['85 m2 habitables', 85], ['85 m² (habitable)', 85], ['85 m² utiles', 85],
-    ['85 mq', 85], ['85 m.', 85], ['85 m ²', 85], ['+/- 85,5 m² hab.', 85.5],
+    ['85 mq', 85], ['85 m.', 85], ['85 m ²', 85], ['+/- 85,5 m² hab.', 85.5], ['85 m² env.', 85], ['85 m2 environ', 85], ['85 qm ca.', 85],
   ])('reads %j as %j m²', async (area, m2) => {
     expect((await csvListing({ area })).area_m2).toBe(m2);
   });
