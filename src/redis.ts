@@ -2,16 +2,27 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { perKindGate } from './lib/throttle.js';
 
+// How long a request waits for Redis with each client (the stores' deadline,
+// src/rate-limit/store.ts), when createRedis made it.
+const requestBounds = new WeakMap<Redis, number>();
+export const requestBoundOf = (redis: Redis): number | undefined => requestBounds.get(redis);
+
 // Redis trouble must never turn into a 5xx or a hung request, so the client fails fast:
-// no offline queue (a command while disconnected fails at once), one retry at most, short
-// connect and command timeouts (a hung server costs a request at most `timeoutMs`), and
-// reconnection forever with a capped back-off so quotas resume by themselves.
+// no offline queue (a command while disconnected fails at once), one retry at most, a short
+// connect timeout, and reconnection forever with a capped back-off so quotas resume by
+// themselves. A hung server costs a request at most `timeoutMs`: the stores' deadline, which
+// looks at the connection once more before it gives up. The client's own command timeout is
+// only a backstop (ten times that, 3 s at least), so that the promise of a command a hung server
+// never answers settles: a timer cannot tell a hung server from a busy event loop (timers run
+// before the sockets are read), and at `timeoutMs` it took answers already there for none
+// (an outside probe: on a loaded server a Free key was served up to 143 times, with Redis
+// healthy).
 export function createRedis(url: string, opts: { timeoutMs: number; logger: Logger }): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: Math.max(opts.timeoutMs, 500),
-    commandTimeout: opts.timeoutMs,
+    commandTimeout: Math.max(10 * opts.timeoutMs, 3000),
     // Tries again every 500 ms at most: quotas go unenforced until the client is back, so
     // the wait after Redis returns is kept short (it was up to 2 s).
     retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 500),
@@ -25,6 +36,7 @@ export function createRedis(url: string, opts: { timeoutMs: number; logger: Logg
     if (suppressed !== null) opts.logger.error({ err: { message: err.message, code: (err as { code?: string }).code }, suppressed }, 'redis error');
   });
   redis.on('ready', () => opts.logger.info('redis ready'));
+  requestBounds.set(redis, opts.timeoutMs);
   return redis;
 }
 
