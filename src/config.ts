@@ -23,19 +23,35 @@ const optionalUrl = z
   .optional()
   .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
 
+// A connection URL of one of `schemes` ("postgres:"), or unset. A value without one (a typo, a
+// host name alone) is refused at start: pg reads "garbage" as a database on a host "base" and
+// the start would wait for it for ever, ioredis as a host (an outside probe).
+const serviceUrl = (name: string, schemes: string[]) =>
+  optionalUrl.refine(
+    (v) => {
+      if (v === undefined) return true;
+      try {
+        return schemes.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `${name} must be a URL beginning with ${schemes.map((s) => `${s}//`).join(' or ')}` },
+  );
+
 export const DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE = 120;
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: optionalUrl,
+  DATABASE_URL: serviceUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
   // A read replica of DATABASE_URL: searches, single listings, market prices, stats and the
   // read model's loads go there once it has replayed the data version asked for.
-  DATABASE_READ_URL: optionalUrl,
+  DATABASE_READ_URL: serviceUrl('DATABASE_READ_URL', ['postgres:', 'postgresql:']),
   // Server processes (node:cluster). Default: one per core in production, else 1.
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
-  REDIS_URL: optionalUrl,
+  REDIS_URL: serviceUrl('REDIS_URL', ['redis:', 'rediss:']),
   // Default: http://localhost:<PORT>.
   PUBLIC_BASE_URL: optionalUrl.pipe(z.url('PUBLIC_BASE_URL must be an absolute URL').optional()).transform((u) => u?.replace(/\/+$/, '')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
