@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { once } from 'node:events';
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
@@ -186,7 +187,16 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
         onDrained = () => resolve(true);
         setTimeout(() => resolve(false), 10_000).unref();
       });
-      if (!(await drained)) logger.warn({ in_flight: inFlight.size }, 'requests still running after 10 s; closing them');
+      if (!(await drained)) {
+        // Answered 503 where no answer has begun, like a request arriving now, rather than cut
+        // without one (an outside probe: the client got an empty reply, and the log said 200),
+        // with a moment for those answers to leave before the connections close.
+        const unanswered = [...inFlight].filter((res) => !res.headersSent);
+        logger.warn({ in_flight: inFlight.size, answered_503: unanswered.length }, 'requests still running after 10 s; answering them 503 and closing them');
+        for (const res of unanswered) stoppingListener(res.req, res);
+        const left = unanswered.filter((res) => !res.writableFinished).map((res) => once(res, 'finish').catch(() => undefined));
+        await Promise.race([Promise.all(left), new Promise((r) => setTimeout(r, 500).unref())]);
+      }
     }
     if (cluster.isWorker) server.close();
     server.closeAllConnections();

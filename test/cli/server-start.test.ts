@@ -196,6 +196,44 @@ describe('SIGTERM with a keep-alive client', () => {
   }, 150_000);
 });
 
+describe('SIGTERM with a request still waiting on the database after the 10 s drain', () => {
+  // An outside probe: such a request's client got an empty reply (the connection cut), and the
+  // access log said 200.
+  it('is answered 503 with Retry-After, logged so, and the process ends', async () => {
+    const { createKey } = await import('../helpers/factory.js');
+    const pro = await createKey(t.db, 'pro');
+    // The statement bound past the drain: the request is still waiting when the drain ends.
+    const server = startServer({ DATABASE_URL: t.url, PORT: '0', METRICS_PORT: '-1', DB_STATEMENT_TIMEOUT_MS: '60000', LOG_LEVEL: 'info' });
+    const { child, out, exited } = server;
+    const { port } = await listeningLine(child, out);
+    const lock = await t.db.transaction();
+    try {
+      await lock.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+      const socket = net.connect(port!, '127.0.0.1');
+      let received = '';
+      socket.on('data', (d) => (received += d));
+      const closed = once(socket, 'close');
+      socket.write(`GET /api/v1/listings/export HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pro.key}\r\n\r\n`);
+      await vi.waitFor(
+        async () => expect(Number((await t.db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0].n)).toBeGreaterThan(0),
+        { timeout: 30_000, interval: 20 },
+      );
+      child.kill('SIGTERM');
+      await closed;
+      expect(received).toMatch(/^HTTP\/1\.1 503 /);
+      expect(received).toMatch(/\r\nRetry-After: 1\r\n/i);
+      expect(received).toContain('This server process is stopping');
+    } finally {
+      await lock.rollback();
+    }
+    const [code] = await exited;
+    expect(code, out.stdout + out.stderr).toBe(0);
+    const lines = jsonLines(out.stdout);
+    expect(lines.find((l) => /still running after 10 s/.test(String(l.msg)))).toMatchObject({ answered_503: 1 });
+    expect(lines.filter((l) => l.req && /\/listings\/export/.test(String((l.req as { url?: string }).url))).map((l) => (l.res as { statusCode?: number } | undefined)?.statusCode)).not.toContain(200);
+  }, 150_000);
+});
+
 describe('SIGTERM after a client that pipelined and went away', () => {
   // An outside probe: answers queued behind one still being written (pipelining) never emit
   // 'close' when the client leaves; they stayed "in flight" (and held in memory) for ever, and
