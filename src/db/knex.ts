@@ -22,7 +22,9 @@ export const NO_ANSWER_MARGIN_MS = 2000;
 
 // A connection's SET LOCAL statement_timeout, until its transaction ends.
 const TX_TIMEOUT = Symbol('statement timeout of the transaction');
-type PgConnection = { [TX_TIMEOUT]?: number };
+// When the connection was opened.
+const OPENED_AT = Symbol('opened at');
+type PgConnection = { [TX_TIMEOUT]?: number; [OPENED_AT]?: number; __knex__disposed?: unknown };
 // knex's query builder hands its statements over with `timeout: false` when none was set
 // with .timeout(); raw statements without the key.
 type Statement = string | { sql?: unknown; timeout?: number | false } | null;
@@ -30,6 +32,8 @@ type Statement = string | { sql?: unknown; timeout?: number | false } | null;
 const PgClient = createRequire(import.meta.url)('knex/lib/dialects/postgres/index.js') as new (config: Knex.Config) => {
   config: Knex.Config;
   query(conn: PgConnection, obj: Statement): Promise<unknown>;
+  acquireRawConnection(): Promise<PgConnection>;
+  destroyRawConnection(conn: PgConnection): Promise<void>;
 };
 
 // knex's PostgreSQL client, bounding how long it waits for an answer. PostgreSQL ends a
@@ -43,7 +47,29 @@ const PgClient = createRequire(import.meta.url)('knex/lib/dialects/postgres/inde
 // none for 0, until it ends; a statement given its own knex .timeout() keeps it. A subclass,
 // because knex's transactions run their statements through a copy of the client's
 // prototype; knex reads a statement's `timeout` right after handing it to query() (runner.js).
+//
+// A connection that got no answer in time says the others opened by then may be as dead (a
+// network that dropped them, a failover): they are not handed out again but replaced, each
+// found dead when taken (knex's pool validates a connection as it hands it out). Before, each
+// cost one request its whole bound in turn (an outside probe: 36 s of 503s, one request after
+// the other, with PostgreSQL reachable all along).
 class BoundedPgClient extends PgClient {
+  // Connections opened before this time are not handed out again.
+  private openedBefore = 0;
+
+  override async acquireRawConnection(): Promise<PgConnection> {
+    const conn = await super.acquireRawConnection();
+    conn[OPENED_AT] = Date.now();
+    return conn;
+  }
+  override destroyRawConnection(conn: PgConnection): Promise<void> {
+    if ((conn.__knex__disposed as Error | undefined)?.name === 'KnexTimeoutError') this.openedBefore = Date.now();
+    return super.destroyRawConnection(conn);
+  }
+  validateConnection(conn: PgConnection): boolean {
+    return (conn[OPENED_AT] ?? 0) >= this.openedBefore;
+  }
+
   override query(conn: PgConnection, obj: Statement): Promise<unknown> {
     const sql = typeof obj === 'string' ? obj : obj?.sql;
     if (typeof sql === 'string') {

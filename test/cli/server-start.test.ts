@@ -230,7 +230,8 @@ describe('SIGTERM with a request still waiting on the database after the 10 s dr
     expect(code, out.stdout + out.stderr).toBe(0);
     const lines = jsonLines(out.stdout);
     expect(lines.find((l) => /still running after 10 s/.test(String(l.msg)))).toMatchObject({ answered_503: 1 });
-    expect(lines.filter((l) => l.req && /\/listings\/export/.test(String((l.req as { url?: string }).url))).map((l) => (l.res as { statusCode?: number } | undefined)?.statusCode)).not.toContain(200);
+    const logged = lines as unknown as { req?: { url?: string }; res?: { statusCode?: number } }[];
+    expect(logged.filter((l) => /\/listings\/export/.test(String(l.req?.url))).map((l) => l.res?.statusCode)).not.toContain(200);
   }, 150_000);
 });
 

@@ -32,16 +32,18 @@ async function freezingProxy(
   pgUrl: string,
   pgPort: number,
   onClientBytes?: (text: string, freeze: () => void) => void,
-): Promise<{ url: string; freeze(on: boolean): void; close(): Promise<void> }> {
+): Promise<{ url: string; freeze(on: boolean): void; freezeOpen(): void; close(): Promise<void> }> {
   let frozen = false;
   const sockets = new Set<net.Socket>();
+  // Connections frozen alone (freezeOpen): the ones open then; new ones pass.
+  const frozenAlone = new Set<net.Socket>();
   const proxy = net.createServer((client) => {
     const upstream = net.connect(pgPort, '127.0.0.1');
     for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
       sockets.add(from);
       from.on('data', (chunk: Buffer) => {
         if (from === client) onClientBytes?.(chunk.toString('latin1'), () => void (frozen = true));
-        if (!frozen) to.write(chunk);
+        if (!frozen && !frozenAlone.has(from)) to.write(chunk);
       });
       from.on('error', () => {});
       from.on('close', () => (sockets.delete(from), to.destroy()));
@@ -51,6 +53,7 @@ async function freezingProxy(
   return {
     url: pgUrl.replace(`:${pgPort}/`, `:${(proxy.address() as net.AddressInfo).port}/`),
     freeze: (on) => void (frozen = on),
+    freezeOpen: () => sockets.forEach((x) => frozenAlone.add(x)),
     async close() {
       frozen = false;
       for (const s of sockets) s.destroy();
@@ -111,6 +114,28 @@ describe('PostgreSQL going away and coming back', () => {
   }, 120_000);
   // PostgreSQL's statement_timeout cannot fire for a query it never got, so the client bounds
   // the wait itself (src/db/knex.ts).
+  // An outside probe: with the pool's connections gone silent (a network that dropped them, a
+  // failover) and PostgreSQL reachable, each pooled connection cost one request its whole bound
+  // in turn: 36 s of 503s for a client sending one request after the other.
+  it('after a connection that got no answer, the others opened by then are replaced, not handed out in turn', async () => {
+    const proxy = await freezingProxy(pg!.url, port);
+    const statementTimeoutMs = 300;
+    const db = createDb(proxy.url, { poolMax: 4, statementTimeoutMs });
+    try {
+      // Four connections open in the pool.
+      await Promise.all(Array.from({ length: 4 }, () => db.raw('SELECT pg_sleep(0.1)')));
+      expect((db.client as { pool: { numFree(): number } }).pool.numFree()).toBe(4);
+      proxy.freezeOpen();
+      const outcomes: string[] = [];
+      for (let i = 0; i < 4; i++) outcomes.push(await db.raw('SELECT 1 AS one').then(() => 'answered', (e: Error) => e.name));
+      // The first waits on a silent connection; every one after it gets a new connection.
+      expect(outcomes).toEqual(['KnexTimeoutError', 'answered', 'answered', 'answered']);
+    } finally {
+      await db.destroy();
+      await proxy.close();
+    }
+  }, 120_000);
+
   it('answers 503 unavailable when PostgreSQL stops answering without closing its connections, and recovers once it answers again', async () => {
     const proxy = await freezingProxy(pg!.url, port);
     const proxyUrl = proxy.url;
