@@ -124,7 +124,7 @@ describe('GET /api/v1/listings/export', () => {
       },
       { timeout: 60_000, interval: 50 },
     );
-  }, 180_000);
+  }, 300_000);
 
   // An outside probe: exports pipelined (or sent right after one another) on one connection were
   // 200, 429, 200, 429: the first one's key was still marked running while its transaction
@@ -165,7 +165,7 @@ describe('GET /api/v1/listings/export', () => {
     } finally {
       stalled.kill('SIGKILL');
     }
-  }, 180_000);
+  }, 300_000);
 
   it('a client that reads slowly is never cut, however long it waits between reads', async () => {
     const app = await buildTestApp(t.db, { config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 60, EXPORT_CLIENT_TIMEOUT_MS: 1000, DB_POOL_MAX: 2 } });
@@ -190,5 +190,5 @@ describe('GET /api/v1/listings/export', () => {
     const [got, ended] = out.trim().split(' ');
     expect(ended, 'the server did not end the answer').toBe('False');
     expect(Number(got)).toBeGreaterThan(100_000);
-  }, 180_000);
+  }, 300_000);
 });

@@ -131,7 +131,7 @@ describe('startEmbeddedPostgres', () => {
     expect(isGone(orphanPid)).toBe(true);
     expect(await query(h.url, 'select 1 as one')).toEqual([{ one: 1 }]);
     await h.stop();
-  }, 150_000);
+  }, 300_000);
 
   it('fails fast and clearly when the port is taken', async () => {
     const blocker = net.createServer();

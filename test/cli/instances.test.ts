@@ -129,7 +129,7 @@ describe('two instances on one database and one Redis', () => {
     a = start({}, await freePort());
     b = start({}, await freePort());
     await Promise.all([serving(a), serving(b)]);
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const i of [a, b]) i?.child.kill('SIGTERM');
@@ -209,7 +209,7 @@ describe('WEB_CONCURRENCY', () => {
     const [code] = await i.exited;
     expect(code, JSON.stringify(i.out)).toBe(0);
     for (const pid of workers) expect(() => process.kill(Number(pid), 0)).toThrow();
-  }, 120_000);
+  }, 300_000);
 
   // An outside probe: a connection the primary handed to a worker as it stopped listening was
   // passed on to no one, and waited unanswered until the drain ended (10 s), then was reset.
@@ -249,7 +249,7 @@ describe('WEB_CONCURRENCY', () => {
     }
     const [code] = await i.exited;
     expect(code, JSON.stringify(i.out).slice(-2000)).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it('a worker that dies while PostgreSQL is down is replaced once it is back; the primary never gives up', async () => {
     const pg = await pgProxy();
@@ -286,7 +286,7 @@ describe('WEB_CONCURRENCY', () => {
       await i.exited;
       await pg.close();
     }
-  }, 180_000);
+  }, 300_000);
 
   it('a server started before PostgreSQL answers waits for it (503 meanwhile), then serves', async () => {
     const pg = await pgProxy();
@@ -306,7 +306,7 @@ describe('WEB_CONCURRENCY', () => {
       await i.exited;
       await pg.close();
     }
-  }, 180_000);
+  }, 300_000);
 
   it('a database that does not exist stops the start at once, in one line (waiting cannot mend it)', async () => {
     const url = new URL(t.url);
@@ -317,7 +317,7 @@ describe('WEB_CONCURRENCY', () => {
     expect(i.out.stderr.trim().split('\n'), i.out.stderr).toHaveLength(1);
     expect(i.out.stderr).toMatch(/no_such_database_here/);
     expect(i.out.stdout).not.toMatch(/component.*knex|Acquire connection/);
-  }, 120_000);
+  }, 300_000);
 
   it('a taken port stops the start with one line and exit code 1', async () => {
     const holder = start({}, await freePort());
@@ -328,5 +328,5 @@ describe('WEB_CONCURRENCY', () => {
     expect(i.out.stderr).toBe(`port ${holder.port} is in use; set PORT\n`);
     holder.child.kill('SIGTERM');
     await holder.exited;
-  }, 120_000);
+  }, 300_000);
 });

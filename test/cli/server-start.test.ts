@@ -78,7 +78,7 @@ describe('a taken PORT', () => {
     expect(code, JSON.stringify(out)).toBe(1);
     expect(out.stderr).toBe(`port ${port} is in use; set PORT\n`);
     expect(out.stdout).not.toMatch(/listening|Demo API keys|lfk_/);
-  }, 120_000);
+  }, 300_000);
 
   it('in embedded mode too, and before the embedded database or the demo data are touched', async () => {
     const port = await holdPort();
@@ -89,7 +89,7 @@ describe('a taken PORT', () => {
     expect(out.stderr).toBe(`port ${port} is in use; set PORT\n`);
     expect(out.stdout).toBe('');
     expect(existsSync(dir)).toBe(false);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('a HOST that is not this machine\'s', () => {
@@ -98,7 +98,7 @@ describe('a HOST that is not this machine\'s', () => {
     const [code] = await exited;
     expect(code, JSON.stringify(out)).toBe(1);
     expect(out.stderr).toBe('cannot listen on 192.0.2.1: not an address of this machine; set HOST\n');
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('a taken METRICS_PORT', () => {
@@ -123,7 +123,7 @@ describe('a taken METRICS_PORT', () => {
     expect(Object.keys(metricsLines[0]).sort()).toEqual(['level', 'msg', 'time']);
     expect(lines.filter((l) => l.level >= 50), out.stdout).toEqual([]);
     expect(out.stdout + out.stderr).not.toMatch(/\n\s+at /);
-  }, 150_000);
+  }, 300_000);
 });
 
 // Outside probes: SIGTERM to `npm start` (what a process manager sends) stopped npm and its
@@ -153,7 +153,7 @@ describe('SIGTERM to npm start', () => {
     for (const r of await Promise.all(inFlight)) expect(r).toMatch(/^served$|^failed: .*(ECONNREFUSED|ECONNRESET|other side closed)/);
     await vi.waitFor(() => expect(jsonLines(out.stdout).map((l) => l.msg)).toContain('stopped'), { timeout: 30_000, interval: 50 });
     await vi.waitFor(async () => expect(await fetch(`${base}/healthz`).then(() => 'served', () => 'refused')).toBe('refused'), { timeout: 30_000, interval: 100 });
-  }, 150_000);
+  }, 300_000);
 });
 
 // An outside probe (stop 38): answers sent while the server was shutting down still said
@@ -193,7 +193,7 @@ describe('SIGTERM with a keep-alive client', () => {
     expect(head).not.toContain('keep-alive');
     const [code] = await exited;
     expect(code, out.stdout + out.stderr).toBe(0);
-  }, 150_000);
+  }, 300_000);
 });
 
 describe('SIGTERM with a request still waiting on the database after the 10 s drain', () => {
@@ -232,7 +232,7 @@ describe('SIGTERM with a request still waiting on the database after the 10 s dr
     expect(lines.find((l) => /still running after 10 s/.test(String(l.msg)))).toMatchObject({ answered_503: 1 });
     const logged = lines as unknown as { req?: { url?: string }; res?: { statusCode?: number } }[];
     expect(logged.filter((l) => /\/listings\/export/.test(String(l.req?.url))).map((l) => l.res?.statusCode)).not.toContain(200);
-  }, 150_000);
+  }, 300_000);
 });
 
 describe('SIGTERM after a client that pipelined and went away', () => {
@@ -263,5 +263,5 @@ describe('SIGTERM after a client that pipelined and went away', () => {
     const msgs = jsonLines(out.stdout).map((l) => l.msg);
     expect(msgs).toContain('stopped');
     expect(msgs.filter((m) => /still running/.test(m))).toEqual([]);
-  }, 150_000);
+  }, 300_000);
 });

@@ -27,5 +27,5 @@ describe('the client waits for a statement as long as PostgreSQL lets it run', (
     } finally {
       await db.destroy();
     }
-  }, 60_000);
+  }, 300_000);
 });

@@ -111,7 +111,7 @@ describe('PostgreSQL going away and coming back', () => {
     } finally {
       await db.destroy();
     }
-  }, 120_000);
+  }, 300_000);
   // PostgreSQL's statement_timeout cannot fire for a query it never got, so the client bounds
   // the wait itself (src/db/knex.ts).
   // An outside probe: with the pool's connections gone silent (a network that dropped them, a
@@ -134,7 +134,7 @@ describe('PostgreSQL going away and coming back', () => {
       await db.destroy();
       await proxy.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('answers 503 unavailable when PostgreSQL stops answering without closing its connections, and recovers once it answers again', async () => {
     const proxy = await freezingProxy(pg!.url, port);
@@ -189,7 +189,7 @@ describe('PostgreSQL going away and coming back', () => {
       await db.destroy();
       await proxy.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   // The export runs without a statement timeout (a whole table, read as the client takes it):
   // a server that freezes in the middle of it must not hold the answer for as long as it is
@@ -262,7 +262,7 @@ describe('PostgreSQL going away and coming back', () => {
       await proxy.close();
       await db.destroy();
     }
-  }, 120_000);
+  }, 300_000);
 
   // An outside probe: a stall in the export's first milliseconds (its opening: BEGIN, the
   // snapshot's settings, the data version) held the request as long as the stall lasted (70 s),
@@ -303,5 +303,5 @@ describe('PostgreSQL going away and coming back', () => {
       await proxy.close();
       await db.destroy();
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -265,5 +265,5 @@ describe('graceful shutdown', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-  }, 120_000);
+  }, 300_000);
 });

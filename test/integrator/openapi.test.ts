@@ -163,3 +163,17 @@ describe('OpenAPI document', () => {
     expect(missing, `routes missing from the OpenAPI document: ${missing.join(', ')}`).toEqual([]);
   });
 });
+
+// An outside probe: the committed openapi/openapi.json and client/api-types.ts had fallen
+// behind the document the API serves (four descriptions changed, the files not regenerated).
+describe('the committed OpenAPI document and client types', () => {
+  it('are what `npm run gen:client` writes today', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { execFileSync } = await import('node:child_process');
+    const { buildOpenApiDocument } = await import('../../src/http/openapi.js');
+    const committed = readFileSync('openapi/openapi.json', 'utf8');
+    expect(committed, 'run `npm run gen:client`').toBe(JSON.stringify(buildOpenApiDocument({ serverUrl: 'http://localhost:3000' }), null, 2) + '\n');
+    const types = execFileSync('node_modules/.bin/openapi-typescript', ['openapi/openapi.json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    expect(readFileSync('client/api-types.ts', 'utf8'), 'run `npm run gen:client`').toBe(types);
+  });
+});

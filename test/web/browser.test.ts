@@ -40,7 +40,7 @@ beforeAll(async () => {
   server.on('request', app);
   mkdirSync(OUT, { recursive: true });
   browser = await launchChromium();
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();

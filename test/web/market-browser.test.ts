@@ -26,7 +26,7 @@ beforeAll(async () => {
   server.on('request', await buildWebApp(t.db, { clock: () => now, config: { PUBLIC_BASE_URL: base, TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 1000 } }));
   mkdirSync(OUT, { recursive: true });
   browser = await launchChromium();
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();

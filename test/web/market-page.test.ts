@@ -12,7 +12,7 @@ let app: Awaited<ReturnType<typeof buildWebApp>>;
 beforeAll(async () => {
   await seedSmallMarket(t.db, now);
   app = await buildWebApp(t.db, { clock: () => now });
-}, 120_000);
+}, 300_000);
 
 const communesInOrder = (html: string) => [...html.matchAll(/<td data-label="Commune"><a href="[^"]*">([^<]+)<\/a><\/td>/g)].map((m) => m[1]);
 
