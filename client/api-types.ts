@@ -444,7 +444,7 @@ export interface components {
             listings: number;
             /** @description Of those, listings with an area > 0: the per-m² figures’ sample */
             listings_with_area: number;
-            /** @description true when fewer than 10 listings stand behind the figures */
+            /** @description true when fewer than 10 listings stand behind the figures (listings: the money figures; the per-m² ones rest on listings_with_area, which may be fewer) */
             low_sample: boolean;
             /** @description Average; EUR per m² per listing with an area > 0, in cents */
             avg_price_per_m2_eur: number | null;
@@ -476,7 +476,7 @@ export interface components {
             listings: number;
             /** @description Of those, listings with an area > 0: the per-m² figures’ sample */
             listings_with_area: number;
-            /** @description true when fewer than 10 listings stand behind the figures */
+            /** @description true when fewer than 10 listings stand behind the figures (listings: the money figures; the per-m² ones rest on listings_with_area, which may be fewer) */
             low_sample: boolean;
             /** @description Average; EUR per m² per listing with an area > 0, in cents */
             avg_price_per_m2_eur: number | null;
@@ -535,7 +535,7 @@ export interface components {
             listings: number;
             /** @description Of those, listings with an area > 0: the per-m² figures’ sample */
             listings_with_area: number;
-            /** @description true when fewer than 10 listings stand behind the figures */
+            /** @description true when fewer than 10 listings stand behind the figures (listings: the money figures; the per-m² ones rest on listings_with_area, which may be fewer) */
             low_sample: boolean;
             /** @description Average; EUR per m² per listing with an area > 0, in cents */
             avg_price_per_m2_eur: number | null;
@@ -585,7 +585,7 @@ export interface components {
             listings: number;
             /** @description Of those, listings with an area > 0: the per-m² figures’ sample */
             listings_with_area: number;
-            /** @description true when fewer than 10 listings stand behind the figures */
+            /** @description true when fewer than 10 listings stand behind the figures (listings: the money figures; the per-m² ones rest on listings_with_area, which may be fewer) */
             low_sample: boolean;
             /** @description Average; EUR per m² per listing with an area > 0, in cents */
             avg_price_per_m2_eur: number | null;
