@@ -91,7 +91,11 @@ export async function openDatabase(
   config: Config,
   opts: { role: 'server' | 'cli'; migrate?: boolean; log?: (msg: string) => void; logger?: Logger },
 ): Promise<OpenDatabase> {
-  const dbOpts = { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger: opts.logger };
+  // A command's failure is its one line (the commands print it); knex's own warnings (a
+  // connection that failed, its stack) would come before it (an outside probe), as `ingest`
+  // already left them out.
+  const logger = opts.logger ?? (opts.role === 'cli' ? pino({ enabled: false }) : undefined);
+  const dbOpts = { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger };
   if (config.DATABASE_URL) {
     const db = createDb(config.DATABASE_URL, dbOpts);
     if (opts.role === 'server') await waitForDatabase(config.DATABASE_URL, opts.logger);
