@@ -80,12 +80,24 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
   // reads the place without it.
   const postcode = parsePostcode(input.postcode) ?? postcodeIn(clean(input.town)) ?? postcodeIn(clean(input.quarter));
   let found = resolveCommune(gz, input, postcode);
+  // Placed in Luxembourg, but with another country's postcode: rejected (an outside probe:
+  // "F-57570 Mondorff", "54308 Langsur" or a postcode field "D-66706" were placed in the
+  // Luxembourg commune across the border, the postcode dropped as a slip).
+  const foreign = [input.postcode, input.town, input.quarter].map((t) => (typeof t === 'string' ? OTHER_COUNTRY_POSTCODE.exec(t)?.[1] : undefined)).find((c) => c !== undefined);
+  if (found.ok && foreign !== undefined) {
+    return { ok: false, reason: `the postcode "${foreign.slice(0, 12)}" is another country's: the record may not be in Luxembourg; give a Luxembourg postcode (L-1234) or none` };
+  }
   let coords = input.coords;
   if (found.ok && found.by === 'text' && coords && kmFromCommune(gz, found.commune, coords) > PLACE_COORDS_FAR_KM) {
     const texts = [clean(input.town), clean(input.quarter)].filter((t): t is string => t !== null);
-    const abroad = texts.find((t) => ABROAD.has(placeKey(t.replace(FOREIGN_POSTCODE, ' '))));
+    const abroad = texts.find((t) => {
+      const k = placeKey(t.replace(FOREIGN_POSTCODE, ' '));
+      return ABROAD.has(k) || ALSO_ABROAD.has(k);
+    });
     if (abroad !== undefined) return abroadReason(abroad, abroad);
-    if (texts.every((t) => COUNTRY_KEYS.has(placeKey(t)))) {
+    // Only the country's name, once or in parts ("Luxembourg, Luxembourg": a city field and a
+    // country field written one after the other).
+    if (texts.every((t) => t.split(PART_SEPARATORS).every((p) => p.trim() === '' || COUNTRY_KEYS.has(placeKey(p))))) {
       const near = gz.nearestCommune(coords.lat, coords.lng);
       found = { ok: true, commune: near.commune, locality: null, by: 'coordinates' };
     } else coords = null;
@@ -212,6 +224,17 @@ const ABROAD = new Set(
     // Germany (Saarland, Rhineland-Palatinate)
     'Trier', 'Trèves', 'Konz', 'Saarburg', 'Perl', 'Nennig', 'Merzig', 'Saarlouis', 'Saarbrücken', 'Bitburg', 'Igel', 'Wincheringen',
     'Nittel', 'Palzem', 'Mettlach', 'Prüm', 'Irrel', 'Echternacherbrück',
+    // Villages of the border itself (an outside probe: with their own coordinates, in Luxembourg's
+    // bounding box, they were placed in the Luxembourg commune across the border). Only names no
+    // place of Luxembourg bears.
+    'Sterpenich', 'Autelbas', 'Ouren', 'Burg-Reuland', 'Sélange', 'Habay-la-Neuve', 'Guerlange', 'Rachecourt', 'Battincourt', 'Nobressart',
+    'Heinstert', 'Tintange', 'Beho', 'Wolkrange', 'Toernich', 'Guirsch', 'Tontelange', 'Nothomb', 'Parette', 'Sainlez',
+    'Hussigny-Godbrange', 'Roussy-le-Village', 'Basse-Rentgen', 'Mondorff', 'Puttelange-lès-Thionville', 'Contz-les-Bains', 'Kanfen',
+    'Entrange', 'Aumetz', 'Tressange', 'Crusnes', 'Longuyon', 'Manderen', 'Launstroff', 'Waldwisse', 'Merschweiller', 'Kirsch-lès-Sierck',
+    'Boler', 'Breistroff', 'Garche', 'Thil', 'Errouville', 'Lexy', 'Cosnes', 'Gorcy',
+    'Besch', 'Wellen', 'Temmels', 'Oberbillig', 'Langsur', 'Ralingen', 'Bollendorf', 'Wallendorf', 'Körperich', 'Dasburg', 'Mesenich',
+    'Grewenich', 'Metzdorf', 'Minden', 'Echternacherbruck', 'Gentingen', 'Roth an der Our', 'Schankweiler', 'Wasserliesch', 'Könen', 'Tawern',
+    'Fellerich', 'Sinz', 'Borg',
     // Countries and regions
     'France', 'Frankreich', 'Belgique', 'Belgium', 'Belgien', 'Deutschland', 'Germany', 'Allemagne', 'Lorraine', 'Wallonie',
     'Saarland', 'Sarre', 'Rheinland-Pfalz', 'Frontière', 'Grenze',
@@ -219,6 +242,14 @@ const ABROAD = new Set(
 );
 // A foreign postcode beside such a town: "B-6700 Arlon", "57100 Thionville", "D-54290 Trier".
 const FOREIGN_POSTCODE = /(?:^|\s)(?:[BFD]\s*-\s*)?\d{4,5}(?=\s|$)/gi;
+// A postcode that is another country's whatever the town: a country's letter before it
+// ("B-6700", "F-57570", "D-66706", "DE-54308") or five digits (France's and Germany's; Luxembourg's
+// have four). In a place text or in the postcode's own field.
+const OTHER_COUNTRY_POSTCODE = /(?:^|[\s,;(/])((?:[BFD]|BE|FR|DE)\s*-\s*\d{4,5}|\d{5})(?=$|[\s,;)/])/i;
+// Names a town abroad bears as well as a place of Luxembourg: "Perl" (Perlé's German name),
+// "Rédange" (Redange's French name, and a town of Lorraine). Read as the place of Luxembourg,
+// unless the record's coordinates are far from it (resolvePlace).
+const ALSO_ABROAD = new Set(['Perl', 'Rédange'].map(placeKey));
 
 // The country's name, which agencies add after a street ("Route d'Esch, Luxembourg").
 const COUNTRY_KEYS = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu', 'grandduchedeluxembourg', 'grandduchyofluxembourg', 'grossherzogtumluxemburg']);

@@ -289,11 +289,19 @@ describe('postcodes (kept for deduplication only)', () => {
     expect((await csvListing({ place: 'Belvaux' })).postcode).toBeNull();
   });
 
-  it('drops a postcode of another part of the country than the commune (a slip says nothing of the street), and one that is not Luxembourg\'s', async () => {
+  it('drops a postcode of another part of the country than the commune (a slip says nothing of the street), and one that is no postcode', async () => {
     // 9xxx is the north; Belvaux is in the south-west.
     expect((await csvListing({ place: 'Belvaux', postcode: 'L-9010' })).postcode).toBeNull();
-    expect((await csvListing({ place: 'Belvaux', postcode: '57100' })).postcode).toBeNull();
     expect((await csvListing({ place: 'Belvaux', postcode: 'n/a' })).postcode).toBeNull();
+  });
+
+  // An outside probe: records of villages across the border with their own postcode (B-6700,
+  // F-57570, 54308) were placed in the Luxembourg commune across it, the postcode dropped.
+  it("rejects a record with another country's postcode, in its field or in the place", async () => {
+    for (const [place, postcode] of [['Belvaux', '57100'], ['Sterpenich', 'B-6700'], ['Mondorf', 'F-57570'], ['F-57570 Mondorff', null], ['54308 Langsur', null], ['Perl', 'D-66706'], ['Steinfort', 'BE-6700']]) {
+      expect(reason(await csvOne({ place, postcode: postcode ?? '' })), `${place} ${postcode}`).toMatch(/is another country's|names a place abroad/);
+    }
+    expect((await csvListing({ place: 'L-4410 Belvaux' })).commune).toBe('Sanem');
   });
 
   it('is not public content: the same record with or without a postcode has the same content hash', async () => {

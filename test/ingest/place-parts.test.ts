@@ -98,6 +98,19 @@ describe('a place text in several parts', () => {
     expect(merschNear.ok && merschNear.coords).toEqual({ lat: 49.7489, lng: 6.1061 });
   });
 
+  // An outside probe: villages across the border, "Rédange" of Lorraine with its own coordinates,
+  // "Luxembourg, Luxembourg" (a city field and a country field) with coordinates of Wiltz.
+  it('villages across the border, a French Rédange, and the country named twice', () => {
+    for (const t of ['Sterpenich', 'Hussigny-Godbrange', 'Mondorff', 'Wasserbillig / Langsur', 'Temmels', 'Körperich']) expect(place(t), t).toMatch(/names a place abroad/);
+    const at = (town: string, lat: number, lng: number) => resolvePlace(gazetteer(), { town, coords: { lat, lng } });
+    expect(at('Rédange', 49.4919, 5.9138)).toMatchObject({ ok: false, reason: expect.stringMatching(/names a place abroad \("Rédange"\)/) });
+    expect(place('Rédange')).toEqual(['Redange/Attert', null]);
+    const wiltz = at('Luxembourg, Luxembourg', 49.9654, 5.9371);
+    expect(wiltz.ok && [wiltz.commune, wiltz.coords]).toEqual(['Wiltz', { lat: 49.9654, lng: 5.9371 }]);
+    // Schengen, Wasserbillig and Steinfort stay in Luxembourg.
+    for (const t of ['Schengen', 'Wasserbillig', 'Steinfort', 'Weiswampach']) expect(Array.isArray(place(t)), t).toBe(true);
+  });
+
   it('parts that name places in different communes, or no place, are still rejected, each with its own reason', () => {
     expect(place('Esch-sur-Alzette, Dudelange')).toBe('rejected: "Esch-sur-Alzette, Dudelange" names places of different communes (Esch-sur-Alzette, Dudelange); give one, or coordinates');
     expect(place('Belval, Sanem')).toBe('rejected: "Belval, Sanem" names places of different communes (Esch-sur-Alzette, Sanem); give one, or coordinates');
