@@ -145,7 +145,7 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
       const chosen = chooseLocality(gz, place.options, townCommunes, postcode, input.coords);
       return { ok: true, commune: chosen.commune, locality: chosen.locality, by: 'text' };
     }
-    const narrowed = narrow(gz, place.communes, townCommunes, postcode, input.coords);
+    const narrowed = narrow(gz, place.communes, townCommunes, postcode, input.coords) ?? nearestNamesake(gz, place.options, input.coords);
     if (narrowed) return { ok: true, commune: narrowed, locality: place.locality, by: 'text' };
     ambiguous ??= { name: place.locality, communes: place.communes };
   }
@@ -374,6 +374,23 @@ function chooseLocality(
   if (left.length === 1) return left[0];
   if (left.every((o) => o.commune === left[0].commune)) return { commune: left[0].commune, locality: null };
   return left[0];
+}
+
+// Of the communes whose locality bears one name ("Eschweiler": Junglinster's and Wiltz's), the
+// one whose locality lies nearest the coordinates, when it lies within PLACE_COORDS_FAR_KM of them
+// and the others at least twice as far (an outside probe: Eschweiler 1-3 km from Junglinster's
+// was rejected, the nearest commune being a neighbour of neither); else null.
+function nearestNamesake(gz: Gazetteer, options: { locality: string; commune: string }[], coords: { lat: number; lng: number } | null): string | null {
+  if (!coords) return null;
+  const km = options
+    .map((o) => {
+      const p = gz.localitiesOf(o.commune).find((l) => l.locality === o.locality);
+      const at = p && p.lat !== null && p.lng !== null ? { lat: p.lat, lng: p.lng } : gz.commune(o.commune);
+      return { commune: o.commune, km: at ? haversineKm(coords.lat, coords.lng, at.lat, at.lng) : Infinity };
+    })
+    .sort((a, b) => a.km - b.km);
+  const [best, next] = km;
+  return best && best.km <= PLACE_COORDS_FAR_KM && (!next || next.km >= 2 * best.km) ? best.commune : null;
 }
 
 function narrow(

@@ -100,13 +100,19 @@ describe('a place text in several parts', () => {
 
   // An outside probe: villages across the border, "Rédange" of Lorraine with its own coordinates,
   // "Luxembourg, Luxembourg" (a city field and a country field) with coordinates of Wiltz.
-  it('villages across the border, a French Rédange, and the country named twice', () => {
+  it('villages across the border, a French Rédange, the country named twice, a shared locality near one of its namesakes', () => {
     for (const t of ['Sterpenich', 'Hussigny-Godbrange', 'Mondorff', 'Wasserbillig / Langsur', 'Temmels', 'Körperich']) expect(place(t), t).toMatch(/names a place abroad/);
     const at = (town: string, lat: number, lng: number) => resolvePlace(gazetteer(), { town, coords: { lat, lng } });
     expect(at('Rédange', 49.4919, 5.9138)).toMatchObject({ ok: false, reason: expect.stringMatching(/names a place abroad \("Rédange"\)/) });
     expect(place('Rédange')).toEqual(['Redange/Attert', null]);
     const wiltz = at('Luxembourg, Luxembourg', 49.9654, 5.9371);
     expect(wiltz.ok && [wiltz.commune, wiltz.coords]).toEqual(['Wiltz', { lat: 49.9654, lng: 5.9371 }]);
+    // A locality two communes share, its coordinates 1-3 km from one of them (the nearest commune
+    // another): that one (an outside probe: rejected as ambiguous).
+    for (const [lat, lng] of [[49.735, 6.325], [49.72, 6.335]]) {
+      const e = at('Eschweiler', lat, lng);
+      expect(e.ok && [e.commune, e.locality], `${lat},${lng}`).toEqual(['Junglinster', 'Eschweiler']);
+    }
     // Schengen, Wasserbillig and Steinfort stay in Luxembourg.
     for (const t of ['Schengen', 'Wasserbillig', 'Steinfort', 'Weiswampach']) expect(Array.isArray(place(t)), t).toBe(true);
   });
