@@ -95,6 +95,10 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
       return ABROAD.has(k) || ALSO_ABROAD.has(k);
     });
     if (abroad !== undefined) return abroadReason(abroad, abroad);
+    // The name is also a locality of another commune, near the coordinates: that one (an outside
+    // probe: "Fischbach" 2.9 km from Clervaux's Fischbach was the commune Fischbach, 35 km away).
+    const namesake = nearbyLocalityNamed(gz, texts, coords);
+    if (namesake) return { ok: true, commune: namesake.commune, locality: namesake.locality, by: 'text', postcode: postcodeFor(postcode, gz.commune(namesake.commune)?.canton), coords };
     // Only the country's name, once or in parts ("Luxembourg, Luxembourg": a city field and a
     // country field written one after the other).
     if (texts.every((t) => t.split(PART_SEPARATORS).every((p) => p.trim() === '' || COUNTRY_KEYS.has(placeKey(p))))) {
@@ -103,6 +107,21 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
     } else coords = null;
   }
   return found.ok ? { ...found, postcode: postcodeFor(postcode, gz.commune(found.commune)?.canton), coords } : found;
+}
+
+// The locality bearing one of `texts` as a name (any of its forms) whose point lies nearest
+// `coords`, within PLACE_COORDS_FAR_KM of them; else null.
+function nearbyLocalityNamed(gz: Gazetteer, texts: string[], coords: { lat: number; lng: number }): { commune: string; locality: string } | null {
+  const keys = new Set(texts.map(placeKey));
+  let best: { commune: string; locality: string; km: number } | null = null;
+  for (const c of gz.communes) {
+    for (const l of gz.localitiesOf(c.name)) {
+      if (l.lat === null || l.lng === null || ![l.locality, l.official_form ?? '', ...l.alt_names].some((n) => keys.has(placeKey(n)))) continue;
+      const km = haversineKm(coords.lat, coords.lng, l.lat, l.lng);
+      if (km <= PLACE_COORDS_FAR_KM && (!best || km < best.km)) best = { commune: c.name, locality: l.locality, km };
+    }
+  }
+  return best && { commune: best.commune, locality: best.locality };
 }
 
 // How far `coords` lie from the nearest reference point of `commune` (its own, its localities').

@@ -113,6 +113,10 @@ describe('a place text in several parts', () => {
       const e = at('Eschweiler', lat, lng);
       expect(e.ok && [e.commune, e.locality], `${lat},${lng}`).toEqual(['Junglinster', 'Eschweiler']);
     }
+    // A commune's name that a locality elsewhere bears too, with coordinates near that locality:
+    // the locality (an outside probe: Fischbach near Clervaux's was the commune, 35 km away).
+    const f = at('Fischbach', 50.04837, 6.05975);
+    expect(f.ok && [f.commune, f.locality, f.coords]).toEqual(['Clervaux', 'Fischbach', { lat: 50.04837, lng: 6.05975 }]);
     // Schengen, Wasserbillig and Steinfort stay in Luxembourg.
     for (const t of ['Schengen', 'Wasserbillig', 'Steinfort', 'Weiswampach']) expect(Array.isArray(place(t)), t).toBe(true);
   });
