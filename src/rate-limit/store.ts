@@ -38,7 +38,13 @@ function isTimeout(err: unknown): boolean {
 // Each store operation also gets one overall deadline: rate-limit-redis retries a failed
 // EVALSHA with SCRIPT LOAD + EVALSHA whatever the error was, so against a hung Redis one
 // increment would cost two or three command timeouts; the deadline keeps it to one.
-class GuardedStore implements Store {
+//
+// A deadline that passes while the connection keeps answering other commands (answers come in
+// order: this one is queued behind them) is not a hung Redis but a busy one, or a busy event
+// loop: the operation waits another deadline, for as long as answers keep coming, up to
+// `maxWaitMs` (an outside probe: with two busy loops beside a server at a load average of
+// 10-18, a Starter key had up to a quarter of its requests served unlimited, Redis healthy).
+export class GuardedStore implements Store {
   localKeys: boolean;
   prefix?: string;
   constructor(
@@ -47,6 +53,9 @@ class GuardedStore implements Store {
     private readonly logger: Logger,
     private readonly label: string,
     private readonly deadlineMs: number | null = null,
+    // How many answers the store's connection has received so far, and the longest wait.
+    private readonly answers: () => number = () => 0,
+    private readonly maxWaitMs = 0,
   ) {
     this.localKeys = inner.localKeys ?? false;
     this.prefix = inner.prefix;
@@ -89,19 +98,31 @@ class GuardedStore implements Store {
       () => (answered = true),
       () => (answered = true),
     );
+    let seen = this.answers();
+    let waited = 0;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // Timers run before the event loop reads its sockets: after a turn of the loop longer
-        // than the deadline (a burst of requests on a loaded server), Redis's answer may be
-        // waiting, unread. It is read first (setImmediate runs after the sockets are), and the
-        // deadline only counts when there is still none (an outside probe: a Free key served 143
-        // times on a loaded server, Redis answering in 61 us).
-        setImmediate(() => {
-          if (answered) return;
-          reject(new StoreDeadlineError(`rate-limit store did not answer within ${ms} ms`));
-          late?.(run);
-        });
-      }, ms);
+      const arm = () => {
+        timer = setTimeout(() => {
+          // Timers run before the event loop reads its sockets: after a turn of the loop longer
+          // than the deadline (a burst of requests on a loaded server), Redis's answer may be
+          // waiting, unread. It is read first (setImmediate runs after the sockets are), and the
+          // deadline only counts when there is still none (an outside probe: a Free key served
+          // 143 times on a loaded server, Redis answering in 61 us).
+          setImmediate(() => {
+            if (answered) return;
+            waited += ms;
+            const now = this.answers();
+            if (now > seen && waited + ms <= this.maxWaitMs) {
+              seen = now;
+              arm();
+              return;
+            }
+            reject(new StoreDeadlineError(`rate-limit store did not answer within ${ms} ms`));
+            late?.(run);
+          });
+        }, ms);
+      };
+      arm();
     });
     // Promise.race subscribes to op's promise, so its late rejection is never unhandled.
     return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
@@ -155,12 +176,22 @@ export function limiterLogger(store: Store): LimiterLogger | undefined {
   return store instanceof GuardedStore ? store.limiterLogger : undefined;
 }
 
+// The answers each Redis client has received for the stores' commands.
+const answersOf = new WeakMap<Redis, { n: number }>();
+
 export function createStore(redis: Redis | null, prefix: string, health: StoreHealth, logger: Logger): Store {
   if (!redis) return new GuardedStore(new MemoryStore(), health, logger, 'memory');
+  let answered = answersOf.get(redis);
+  if (!answered) answersOf.set(redis, (answered = { n: 0 }));
+  const counter = answered;
   const store = new RedisStore({
     prefix,
     sendCommand: (command: string, ...args: string[]) => {
       const sent = redis.call(command, ...args) as Promise<never>;
+      sent.then(
+        () => void counter.n++,
+        () => undefined,
+      );
       // An increment (rate-limit-redis's EVALSHA of its increment script: sha, 1, key, reset,
       // window) that the client gave up on (its command timeout) is still in the connection and
       // is applied when a hung Redis answers again, though its request was served without
@@ -189,5 +220,6 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
   // (createRedis's `timeoutMs`; for another client, its command timeout) plus a little, so a
   // hung Redis costs a request about one timeout.
   const bound = requestBoundOf(redis) ?? redis.options.commandTimeout ?? 500;
-  return new GuardedStore(store, health, logger, 'redis', bound + 50);
+  // While the connection keeps answering, up to the client's own command timeout (its backstop).
+  return new GuardedStore(store, health, logger, 'redis', bound + 50, () => counter.n, redis.options.commandTimeout ?? 0);
 }
