@@ -36,7 +36,9 @@ export const ABROAD = new Set(
   ].map(placeKey),
 );
 // A foreign postcode beside such a town: "B-6700 Arlon", "57100 Thionville", "D-54290 Trier".
-export const FOREIGN_POSTCODE = /(?:^|\s)(?:[BFD]\s*-\s*)?\d{4,5}(?=\s|$)/gi;
+const FOREIGN_POSTCODE = /(?:^|\s)(?:[BFD]\s*-\s*)?\d{4,5}(?=\s|$)/gi;
+// The key of a place text to look up in ABROAD and ALSO_ABROAD, a postcode beside it left out.
+export const abroadKey = (text: string): string => placeKey(text.replace(FOREIGN_POSTCODE, ' '));
 // A postcode that is another country's whatever the town: a country's letter before it
 // ("B-6700", "F-57570", "D-66706", "DE-54308") or five digits (France's and Germany's; Luxembourg's
 // have four). In a place text or in the postcode's own field.

@@ -1,6 +1,6 @@
 import { decodeHTML } from 'entities';
 import { haversineKm, placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js';
-import { ABROAD, ALSO_ABROAD, COUNTRY_KEYS, FOREIGN_POSTCODE, OTHER_COUNTRY_POSTCODE } from './abroad.js';
+import { ABROAD, abroadKey, ALSO_ABROAD, COUNTRY_KEYS, OTHER_COUNTRY_POSTCODE } from './abroad.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
 export const LU_BOX = { minLat: 49.44, maxLat: 50.19, minLng: 5.73, maxLng: 6.54 };
@@ -91,21 +91,17 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
   let coords = input.coords;
   if (found.ok && found.by === 'text' && coords && kmFromCommune(gz, found.commune, coords) > PLACE_COORDS_FAR_KM) {
     const texts = [clean(input.town), clean(input.quarter)].filter((t): t is string => t !== null);
-    const abroad = texts.find((t) => {
-      const k = placeKey(t.replace(FOREIGN_POSTCODE, ' '));
-      return ABROAD.has(k) || ALSO_ABROAD.has(k);
-    });
+    const abroad = texts.find((t) => ABROAD.has(abroadKey(t)) || ALSO_ABROAD.has(abroadKey(t)));
     if (abroad !== undefined) return abroadReason(abroad, abroad);
     // The name is also a locality of another commune, near the coordinates: that one (an outside
     // probe: "Fischbach" 2.9 km from Clervaux's Fischbach was the commune Fischbach, 35 km away).
-    const namesake = nearbyLocalityNamed(gz, texts, coords);
-    if (namesake) return { ok: true, commune: namesake.commune, locality: namesake.locality, by: 'text', postcode: postcodeFor(postcode, gz.commune(namesake.commune)?.canton), coords };
     // Only the country's name, once or in parts ("Luxembourg, Luxembourg": a city field and a
-    // country field written one after the other).
-    if (texts.every((t) => t.split(PART_SEPARATORS).every((p) => p.trim() === '' || COUNTRY_KEYS.has(placeKey(p))))) {
-      const near = gz.nearestCommune(coords.lat, coords.lng);
-      found = { ok: true, commune: near.commune, locality: null, by: 'coordinates' };
-    } else coords = null;
+    // country field written one after the other): the coordinates decide.
+    const namesake = nearbyLocalityNamed(gz, texts, coords);
+    const countryOnly = texts.every((t) => t.split(PART_SEPARATORS).every((p) => p.trim() === '' || COUNTRY_KEYS.has(placeKey(p))));
+    if (namesake) found = { ok: true, ...namesake, by: 'text' };
+    else if (countryOnly) found = { ok: true, commune: gz.nearestCommune(coords.lat, coords.lng).commune, locality: null, by: 'coordinates' };
+    else coords = null;
   }
   return found.ok ? { ...found, postcode: postcodeFor(postcode, gz.commune(found.commune)?.canton), coords } : found;
 }
@@ -180,7 +176,7 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
     else if (parts && 'abroad' in parts) abroad = parts.abroad;
     else if (parts) return { ok: true, ...parts, by: 'text' };
     // A text that is a town abroad as a whole ("Arlon", "B-6700 Arlon").
-    abroad ??= texts.find((t) => ABROAD.has(placeKey(t.replace(FOREIGN_POSTCODE, ' ')))) ?? null;
+    abroad ??= texts.find((t) => ABROAD.has(abroadKey(t))) ?? null;
   }
   // A town abroad named: rejected, coordinates or not. Coordinates cannot show the record is in
   // Luxembourg: Arlon, Athus, Longwy and Perl lie in Luxembourg's bounding box, and Athus and
@@ -248,7 +244,7 @@ function fromParts(
     const parts = text ? text.split(PART_SEPARATORS).map((p) => p.trim()).filter(Boolean) : [];
     if (parts.length < 2) continue;
     for (const part of parts) {
-      if (ABROAD.has(placeKey(part.replace(FOREIGN_POSTCODE, ' ')))) return { abroad: part };
+      if (ABROAD.has(abroadKey(part))) return { abroad: part };
       const p = gz.resolve(part);
       if (!p) continue;
       if (COUNTRY_KEYS.has(placeKey(part))) {
@@ -338,11 +334,7 @@ function chooseLocality(
 ): { commune: string; locality: string | null } {
   let left = byTownAndPostcode(gz, options, (o) => o.commune, townCommunes, postcode);
   if (left.length > 1 && coords) {
-    const km = (o: { locality: string; commune: string }) => {
-      const p = gz.localitiesOf(o.commune).find((l) => l.locality === o.locality);
-      const at = p && p.lat !== null && p.lng !== null ? { lat: p.lat, lng: p.lng } : gz.commune(o.commune);
-      return at ? haversineKm(coords.lat, coords.lng, at.lat, at.lng) : Infinity;
-    };
+    const km = (o: { locality: string; commune: string }) => kmFromLocality(gz, o, coords);
     left = [left.reduce((best, o) => (km(o) < km(best) ? o : best))];
   }
   if (left.length === 1) return left[0];
@@ -356,15 +348,16 @@ function chooseLocality(
 // was rejected, the nearest commune being a neighbour of neither); else null.
 function nearestNamesake(gz: Gazetteer, options: { locality: string; commune: string }[], coords: { lat: number; lng: number } | null): string | null {
   if (!coords) return null;
-  const km = options
-    .map((o) => {
-      const p = gz.localitiesOf(o.commune).find((l) => l.locality === o.locality);
-      const at = p && p.lat !== null && p.lng !== null ? { lat: p.lat, lng: p.lng } : gz.commune(o.commune);
-      return { commune: o.commune, km: at ? haversineKm(coords.lat, coords.lng, at.lat, at.lng) : Infinity };
-    })
-    .sort((a, b) => a.km - b.km);
+  const km = options.map((o) => ({ commune: o.commune, km: kmFromLocality(gz, o, coords) })).sort((a, b) => a.km - b.km);
   const [best, next] = km;
   return best && best.km <= PLACE_COORDS_FAR_KM && (!next || next.km >= 2 * best.km) ? best.commune : null;
+}
+
+// How far `coords` lie from a locality's point (its commune's when it has none).
+function kmFromLocality(gz: Gazetteer, o: { locality: string; commune: string }, coords: { lat: number; lng: number }): number {
+  const p = gz.localitiesOf(o.commune).find((l) => l.locality === o.locality);
+  const at = p && p.lat !== null && p.lng !== null ? { lat: p.lat, lng: p.lng } : gz.commune(o.commune);
+  return at ? haversineKm(coords.lat, coords.lng, at.lat, at.lng) : Infinity;
 }
 
 function narrow(

@@ -87,7 +87,7 @@ export class GuardedStore implements Store {
     }
     throw err;
   }
-  private bounded<T>(op: () => T | Promise<T>, late?: (run: Promise<T>) => void): Promise<T> {
+  private bounded<T>(op: () => T | Promise<T>, late?: () => void): Promise<T> {
     this.health.operations++;
     const run = new Promise<T>((resolve) => resolve(op())); // a synchronous throw rejects too
     const ms = this.deadlineMs;
@@ -118,7 +118,7 @@ export class GuardedStore implements Store {
               return;
             }
             reject(new StoreDeadlineError(`rate-limit store did not answer within ${ms} ms`));
-            late?.(run);
+            late?.();
           });
         }, ms);
       };
@@ -181,9 +181,8 @@ const answersOf = new WeakMap<Redis, { n: number }>();
 
 export function createStore(redis: Redis | null, prefix: string, health: StoreHealth, logger: Logger): Store {
   if (!redis) return new GuardedStore(new MemoryStore(), health, logger, 'memory');
-  let answered = answersOf.get(redis);
-  if (!answered) answersOf.set(redis, (answered = { n: 0 }));
-  const counter = answered;
+  const counter = answersOf.get(redis) ?? { n: 0 };
+  answersOf.set(redis, counter);
   const store = new RedisStore({
     prefix,
     sendCommand: (command: string, ...args: string[]) => {
