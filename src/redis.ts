@@ -40,6 +40,18 @@ export function createRedis(url: string, opts: { timeoutMs: number; logger: Logg
   return redis;
 }
 
+// Why the client is not on the database REDIS_URL asks for, or null. ioredis reports a SELECT
+// that fails (an index the server does not have: redis://host/99) as an error and goes on, on
+// database 0, where the quotas would mix with whatever else lives there (an outside probe).
+// Null too when the server cannot say (CLIENT INFO is Redis 6.2 and later).
+export async function wrongRedisDatabase(redis: Redis): Promise<string | null> {
+  const wanted = redis.options.db ?? 0;
+  const info = await redis.call('CLIENT', 'INFO').catch(() => null);
+  const on = typeof info === 'string' ? /(?:^| )db=(\d+)/.exec(info) : null;
+  if (on === null || Number(on[1]) === wanted) return null;
+  return `REDIS_URL asks for Redis database ${wanted}, which this Redis does not have (it answered on database ${on[1]}); set REDIS_URL`;
+}
+
 export async function waitForRedis(redis: Redis, ms: number): Promise<boolean> {
   if (redis.status === 'ready') return true;
   return new Promise((resolve) => {

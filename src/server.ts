@@ -22,7 +22,7 @@ import { createHttpServer } from './http/http-server.js';
 import { requireHost, startingListener, stoppingListener } from './http/raw-responses.js';
 import { createLogger } from './logger.js';
 import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
-import { createRedis, waitForRedis } from './redis.js';
+import { createRedis, waitForRedis, wrongRedisDatabase } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
 import { hasListings } from './repositories/listings.js';
 import { MarketSnapshotScheduler } from './services/market-snapshots.js';
@@ -77,6 +77,12 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     redis = createRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS, logger });
     if (!(await waitForRedis(redis, 1500))) {
       logger.error('Redis is not reachable at start-up: serving without quota enforcement until it is back');
+    } else {
+      const wrong = await wrongRedisDatabase(redis);
+      if (wrong !== null) {
+        redis.disconnect();
+        throw new StartupError(wrong);
+      }
     }
   } else {
     logger.warn('no REDIS_URL: quotas and rate limits use an in-process store (per process, lost on restart)');

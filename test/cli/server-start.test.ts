@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
 import { useTestContext } from '../helpers/context.js';
+import { TEST_REDIS_URL } from '../helpers/factory.js';
 
 // Issue 10, item 10: a taken PORT stops the start with one line and exit code 1 (it used to
 // print the demo keys while requests went to the other process); a taken METRICS_PORT is one
@@ -98,6 +99,19 @@ describe('a HOST that is not this machine\'s', () => {
     const [code] = await exited;
     expect(code, JSON.stringify(out)).toBe(1);
     expect(out.stderr).toBe('cannot listen on 192.0.2.1: not an address of this machine; set HOST\n');
+  }, 300_000);
+});
+
+// An outside probe: REDIS_URL=redis://host/99 on a Redis of 16 databases served with every
+// quota counted on database 0 (ioredis reports the failed SELECT as an error and goes on).
+describe('a REDIS_URL naming a database the Redis does not have', () => {
+  it('exits 1 with one line naming REDIS_URL', async () => {
+    const url = new URL(TEST_REDIS_URL);
+    url.pathname = '/9999';
+    const { out, exited } = startServer({ DATABASE_URL: t.url, REDIS_URL: url.toString(), PORT: '0', METRICS_PORT: '-1', WEB_CONCURRENCY: '1' });
+    const [code] = await exited;
+    expect(code, JSON.stringify(out)).toBe(1);
+    expect(out.stderr).toBe('REDIS_URL asks for Redis database 9999, which this Redis does not have (it answered on database 0); set REDIS_URL\n');
   }, 300_000);
 });
 
