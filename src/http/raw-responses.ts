@@ -56,6 +56,12 @@ const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*(.*)$/i;
 // Node's parser also lets through what RFC 9112 says a server must refuse (an outside probe):
 // two Host headers (§3.2), and a body framed by a transfer coding whose last is not chunked
 // (§6.3: its length cannot be known); both are 400 here, and the connection is closed.
+const serverOptions: RequestListener = (_req, res) => {
+  res.writeHead(204, { Allow: 'GET, HEAD, OPTIONS', 'X-Request-Id': randomUUID(), 'X-Content-Type-Options': NOSNIFF, ...CORS });
+  res.end();
+};
+const gatedServerOptions = oneAnswerAtATime(serverOptions);
+
 export function requireHost(listener: RequestListener): RequestListener {
   const gated = oneAnswerAtATime(listener);
   return (req, res) => {
@@ -73,6 +79,10 @@ export function requireHost(listener: RequestListener): RequestListener {
       const origin = ABSOLUTE_FORM.exec(req.url);
       if (origin !== null) req.url = origin[1].startsWith('/') ? origin[1] : `/${origin[1]}`;
       else if (req.url !== '*') return bad('a request target must be a path, an absolute URL or *');
+      // `*` asks about the server itself, and only OPTIONS may (RFC 9110, sections 7.1 and
+      // 9.3.7): the methods it serves, as an API path's preflight says them (it was 404).
+      else if (req.method !== 'OPTIONS') return bad('the request target * is for OPTIONS only');
+      else return gatedServerOptions(req, res);
     }
     // Every request, whatever its route and before the answers sent again without Express
     // (src/http/replay.ts), waits for the answer before it on its connection to leave

@@ -96,6 +96,15 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       expect(ctl.status).toBe(400);
       expect(JSON.parse(ctl.body).detail).toMatch(/header/);
       expect(ctl.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      // `*` is for OPTIONS only (RFC 9110, section 9.3.7): the server's methods (it was 404).
+      const star = await exchange(port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(star.status).toBe(204);
+      expect(star.headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect(star.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(star.body).toBe('');
+      const getStar = await exchange(port, 'GET * HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(getStar.status).toBe(400);
+      expect(JSON.parse(getStar.body).detail).toMatch(/\* is for OPTIONS only/);
       const foo = await exchange(port, 'FOO /api/v1/listings HTTP/1.1\r\nHost: x\r\n\r\n');
       expect(foo.status).toBe(400);
       expect(JSON.parse(foo.body).detail).toMatch(/method/);
