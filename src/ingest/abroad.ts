@@ -1,4 +1,5 @@
-import { placeKey } from '../reference/gazetteer.js';
+import { createRequire } from 'node:module';
+import { haversineKm, placeKey, type Gazetteer } from '../reference/gazetteer.js';
 
 // The names and postcodes that place a record abroad, and the country's own names, for
 // place.ts.
@@ -50,3 +51,36 @@ export const ALSO_ABROAD = new Set(['Perl', 'Rédange'].map(placeKey));
 
 // The country's name, which agencies add after a street ("Route d'Esch, Luxembourg").
 export const COUNTRY_KEYS = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu', 'grandduchedeluxembourg', 'grandduchyofluxembourg', 'grossherzogtumluxemburg']);
+
+// The countries around Luxembourg, for the reasons given.
+const COUNTRY_NAMES: Record<string, string> = { BE: 'Belgium', FR: 'France', DE: 'Germany', NL: 'the Netherlands' };
+
+// Coordinates within this distance of a reference point of Luxembourg (a commune's or a
+// locality's) count as Luxembourg's whatever the borders say: country-coder's borders are
+// simplified (3 of the 593 localities of data/localities.csv, on the Our, lie in Germany by
+// them), and a house stands near its village's point. The towns across the border that records
+// were placed by (Arlon, Athus, Longwy, Perl, Wehr: an outside probe) lie 1.8-10 km from one.
+export const ABROAD_MARGIN_KM = 1.5;
+
+type CountryCoder = { iso1A2Code(loc: [number, number]): string | null };
+let coder: CountryCoder | null = null;
+
+// The country other than Luxembourg whose territory holds the coordinates (its English name),
+// or null. Luxembourg's bounding box holds parts of Belgium, France and Germany, with Arlon,
+// Athus, Longwy and Perl; the box alone let a record with their coordinates and no place
+// named, the country's name or a village the importer does not know into the nearest commune
+// (an outside probe). By @rapideditor/country-coder (borders of every country, offline), loaded
+// at the first coordinates it is asked about (about 9 MB of heap, 70 ms): a server that never
+// imports does not carry it.
+export function countryAbroadAt(gz: Gazetteer, coords: { lat: number; lng: number }): string | null {
+  coder ??= createRequire(import.meta.url)('@rapideditor/country-coder') as CountryCoder;
+  const code = coder.iso1A2Code([coords.lng, coords.lat]);
+  if (code === 'LU') return null;
+  for (const c of gz.communes) {
+    if (haversineKm(coords.lat, coords.lng, c.lat, c.lng) <= ABROAD_MARGIN_KM) return null;
+    for (const l of gz.localitiesOf(c.name)) {
+      if (l.lat !== null && l.lng !== null && haversineKm(coords.lat, coords.lng, l.lat, l.lng) <= ABROAD_MARGIN_KM) return null;
+    }
+  }
+  return code === null ? 'no country' : (COUNTRY_NAMES[code] ?? code);
+}

@@ -1,6 +1,6 @@
 import { decodeHTML } from 'entities';
 import { haversineKm, placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js';
-import { ABROAD, abroadKey, ALSO_ABROAD, COUNTRY_KEYS, OTHER_COUNTRY_POSTCODE } from './abroad.js';
+import { ABROAD, abroadKey, ALSO_ABROAD, COUNTRY_KEYS, countryAbroadAt, OTHER_COUNTRY_POSTCODE } from './abroad.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
 export const LU_BOX = { minLat: 49.44, maxLat: 50.19, minLng: 5.73, maxLng: 6.54 };
@@ -77,6 +77,21 @@ export const PLACE_COORDS_FAR_KM = 8;
 // name (then the record is rejected); coordinates far from the place a text names are
 // dropped, since one of the two is wrong and a radius search must not find the listing there.
 export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
+  const texts = [clean(input.town), clean(input.quarter)].filter((t): t is string => t !== null);
+  // Coordinates in another country: the text may still name the place (they are dropped then);
+  // without a text that does, the record may not be in Luxembourg (countryAbroadAt).
+  const abroadAt = input.coords ? countryAbroadAt(gz, input.coords) : null;
+  // A name a town abroad bears too ("Perl"), with them: that town.
+  if (abroadAt !== null) {
+    const alsoAbroad = texts.find((t) => ALSO_ABROAD.has(abroadKey(t)));
+    if (alsoAbroad !== undefined) return abroadReason(alsoAbroad, alsoAbroad);
+    const byText = onlyCountry(texts) ? null : resolvePlace(gz, { ...input, coords: null });
+    if (byText?.ok) return byText;
+    // The text rejected as abroad itself: its own reason.
+    if (byText && byText.reason.includes(MAY_BE_ABROAD)) return byText;
+    const { lat, lng } = input.coords!;
+    return { ok: false, reason: `the coordinates (${lat}, ${lng}) lie in ${abroadAt}${byText ? ` (and ${byText.reason})` : ''}: ${MAY_BE_ABROAD}; give its commune, or its coordinates in Luxembourg` };
+  }
   // A postcode typed into the place ("L-4410 Belvaux") counts as the postcode; the gazetteer
   // reads the place without it.
   const postcode = parsePostcode(input.postcode) ?? postcodeIn(clean(input.town)) ?? postcodeIn(clean(input.quarter));
@@ -86,11 +101,10 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
   // Luxembourg commune across the border, the postcode dropped as a slip).
   const foreign = [input.postcode, input.town, input.quarter].map((t) => (typeof t === 'string' ? OTHER_COUNTRY_POSTCODE.exec(t)?.[1] : undefined)).find((c) => c !== undefined);
   if (found.ok && foreign !== undefined) {
-    return { ok: false, reason: `the postcode "${foreign.slice(0, 12)}" is another country's: the record may not be in Luxembourg; give a Luxembourg postcode (L-1234) or none` };
+    return { ok: false, reason: `the postcode "${foreign.slice(0, 12)}" is another country's: ${MAY_BE_ABROAD}; give a Luxembourg postcode (L-1234) or none` };
   }
   let coords = input.coords;
   if (found.ok && found.by === 'text' && coords && kmFromCommune(gz, found.commune, coords) > PLACE_COORDS_FAR_KM) {
-    const texts = [clean(input.town), clean(input.quarter)].filter((t): t is string => t !== null);
     const abroad = texts.find((t) => ABROAD.has(abroadKey(t)) || ALSO_ABROAD.has(abroadKey(t)));
     if (abroad !== undefined) return abroadReason(abroad, abroad);
     // The name is also a locality of another commune, near the coordinates: that one (an outside
@@ -98,12 +112,17 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
     // Only the country's name, once or in parts ("Luxembourg, Luxembourg": a city field and a
     // country field written one after the other): the coordinates decide.
     const namesake = nearbyLocalityNamed(gz, texts, coords);
-    const countryOnly = texts.every((t) => t.split(PART_SEPARATORS).every((p) => p.trim() === '' || COUNTRY_KEYS.has(placeKey(p))));
     if (namesake) found = { ok: true, ...namesake, by: 'text' };
-    else if (countryOnly) found = { ok: true, commune: gz.nearestCommune(coords.lat, coords.lng).commune, locality: null, by: 'coordinates' };
+    else if (onlyCountry(texts)) found = { ok: true, commune: gz.nearestCommune(coords.lat, coords.lng).commune, locality: null, by: 'coordinates' };
     else coords = null;
   }
   return found.ok ? { ...found, postcode: postcodeFor(postcode, gz.commune(found.commune)?.canton), coords } : found;
+}
+
+// The texts name nothing but the country, once or in parts ("Luxembourg, Luxembourg": a city
+// field and a country field written one after the other), or nothing at all.
+function onlyCountry(texts: string[]): boolean {
+  return texts.every((t) => t.split(PART_SEPARATORS).every((p) => p.trim() === '' || COUNTRY_KEYS.has(placeKey(p))));
 }
 
 // The locality bearing one of `texts` as a name (any of its forms) whose point lies nearest
@@ -129,9 +148,10 @@ function kmFromCommune(gz: Gazetteer, commune: string, coords: { lat: number; ln
   return best;
 }
 
+const MAY_BE_ABROAD = 'the record may not be in Luxembourg';
 const abroadReason = (shown: string, abroad: string): NotFound => ({
   ok: false,
-  reason: `"${shown.slice(0, 80)}" names a place abroad ("${abroad.slice(0, 40)}"): the record may not be in Luxembourg; give the commune alone`,
+  reason: `"${shown.slice(0, 80)}" names a place abroad ("${abroad.slice(0, 40)}"): ${MAY_BE_ABROAD}; give the commune alone`,
 });
 
 // Order: the texts the record gives (quarter with its town, town, quarter), each in any
@@ -153,8 +173,9 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
       // coordinates, else it is the commune it stands for.
       const shared = gz.sharedBy(text);
       const commune = shared.length > 1 ? (narrow(gz, shared, [], postcode, input.coords) ?? place.commune) : place.commune;
-      // The town is only a commune; a quarter the gazetteer knows in that commune is kept.
-      const locality = text === town && quarter ? localityIn(gz, quarter, commune, input.coords) : null;
+      // The town is only a commune; a quarter the gazetteer knows in that commune is kept. A
+      // short name settled as another commune's village ("Erpeldange" in Wiltz) is that village.
+      const locality = text === town && quarter ? localityIn(gz, quarter, commune, input.coords) : commune !== place.commune ? villageNamed(gz, text, commune) : null;
       return { ok: true, commune, locality, by: 'text' };
     }
     if (new Set(place.options.map((o) => o.locality)).size > 1) {
@@ -299,6 +320,12 @@ function communesOf(p: Place): string[] {
 
 // The locality of `commune` that `text` names (one of several bearing the name: as in
 // chooseLocality), or null.
+// The locality of `commune` that `text` names in one of its forms, or null.
+function villageNamed(gz: Gazetteer, text: string, commune: string): string | null {
+  const key = placeKey(text);
+  return gz.localitiesOf(commune).find((l) => [l.locality, l.official_form ?? '', ...l.alt_names].some((n) => placeKey(n) === key))?.locality ?? null;
+}
+
 function localityIn(gz: Gazetteer, text: string, commune: string, coords: { lat: number; lng: number } | null): string | null {
   const p = gz.resolve(text);
   const inCommune = p?.kind === 'locality' ? p.options.filter((o) => o.commune === commune) : [];

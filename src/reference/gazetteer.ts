@@ -77,6 +77,8 @@ const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
   'Redange/Attert': ['Redange', 'Redange-sur-Attert'],
   'Mondorf-les-Bains': ['Mondorf'],
   'Lac de la Haute-Sûre': ['Haute-Sûre'],
+  'Erpeldange-sur-Sûre': ['Erpeldange'],
+  'Reckange-sur-Mess': ['Reckange'],
 };
 
 // Names of quarters that the reference data lacks: the business district of Gasperich, the
@@ -92,9 +94,15 @@ const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
 
 // Short names that several communes answer to: "Esch" is mostly Esch-sur-Alzette, but a
 // postcode or coordinates in the north make it Esch-sur-Sûre. The first is what the name
-// stands for when nothing says otherwise (it is also an alias above).
+// stands for when nothing says otherwise (it is also an alias above). "Erpeldange" and
+// "Reckange" are communes' short names and villages of other communes too (Bous-Waldbredimus's
+// and Wiltz's Erpeldange, Mersch's Reckange): the postcode or the coordinates tell (an outside
+// probe: "Erpeldange" with the commune's own coordinates was rejected as a village of two other
+// communes, "Reckange" with Reckange-sur-Mess's was placed in Mersch, 20 km away).
 const SHARED_SHORT_NAMES: Record<string, string[]> = {
   esch: ['Esch-sur-Alzette', 'Esch-sur-Sûre'],
+  erpeldange: ['Erpeldange-sur-Sûre', 'Bous-Waldbredimus', 'Wiltz'],
+  reckange: ['Reckange-sur-Mess', 'Mersch'],
 };
 
 // Words that qualify a place without naming one ("Dudelange Centre", "Wiltz-Centre", a

@@ -121,6 +121,62 @@ describe('a place text in several parts', () => {
     for (const t of ['Schengen', 'Wasserbillig', 'Steinfort', 'Weiswampach']) expect(Array.isArray(place(t)), t).toBe(true);
   });
 
+  // An outside probe (stop 42): with Arlon's, Athus's, Longwy's or Perl's coordinates (all in
+  // Luxembourg's bounding box) and no place, only the country, or a village the importer does not
+  // know ("Udange", "Rodemack", "Wehr"), records went to the nearest commune of Luxembourg.
+  it('coordinates in another country: rejected unless the text names a place of Luxembourg (then they are dropped)', () => {
+    const at = (town: string | null, lat: number, lng: number) => resolvePlace(gazetteer(), { town, coords: { lat, lng } });
+    for (const [town, lat, lng, country] of [
+      [null, 49.6833, 5.8167, 'Belgium'], ['Luxembourg', 49.6833, 5.8167, 'Belgium'], ['Op der Heed', 49.564, 5.836, 'Belgium'], [null, 49.519, 5.766, 'France'],
+      [null, 49.472, 6.39, 'Germany'], ['Udange', 49.665, 5.78, 'Belgium'], ['Rodemack', 49.47, 6.23, 'France'], ['Wehr', 49.545, 6.405, 'Germany'],
+    ] as const) {
+      expect(at(town, lat, lng), `${town} ${lat},${lng}`).toMatchObject({ ok: false, reason: expect.stringMatching(new RegExp(`^the coordinates \\(${lat}, ${lng}\\) lie in ${country}.*: the record may not be in Luxembourg`)) });
+    }
+    // A place of Luxembourg named: that place, without the coordinates.
+    const steinfort = at('Steinfort', 49.6833, 5.8167);
+    expect(steinfort.ok && [steinfort.commune, steinfort.by, steinfort.coords]).toEqual(['Steinfort', 'text', null]);
+    // A name a town abroad bears too, with that town's coordinates: abroad (Perlé's German name, Perl).
+    expect(at('Perl', 49.472, 6.39)).toMatchObject({ ok: false, reason: expect.stringMatching(/names a place abroad \("Perl"\)/) });
+    // Every locality of the reference data at its point, and 1.2 km from it in eight directions,
+    // with no text: in Luxembourg (the borders are simplified: a margin keeps the villages on the
+    // Our and the Moselle in).
+    let points = 0;
+    for (const c of gazetteer().communes) {
+      for (const l of gazetteer().localitiesOf(c.name)) {
+        if (l.lat === null || l.lng === null) continue;
+        for (let k = 0; k <= 8; k++) {
+          const d = k === 0 ? 0 : 1.2;
+          const p = { lat: l.lat + (d / 111.2) * Math.cos((k * Math.PI) / 4), lng: l.lng + (d / (111.2 * Math.cos((l.lat * Math.PI) / 180))) * Math.sin((k * Math.PI) / 4) };
+          const r = resolvePlace(gazetteer(), { town: null, coords: p });
+          expect(r.ok, `${l.locality} (${c.name}) ${p.lat},${p.lng}: ${r.ok ? '' : r.reason}`).toBe(true);
+          points++;
+        }
+      }
+    }
+    expect(points).toBeGreaterThan(4000);
+  });
+
+  // An outside probe (stop 42): "Erpeldange" with Erpeldange-sur-Sûre's own coordinates was
+  // rejected as a village of Bous-Waldbredimus and Wiltz; "Reckange" with Reckange-sur-Mess's
+  // coordinates or postcode was placed in Mersch.
+  it('a commune\'s short name that villages elsewhere bear: the commune, unless the postcode or coordinates say the village', () => {
+    const at = (town: string, postcode: string | null, coords: { lat: number; lng: number } | null) => {
+      const r = resolvePlace(gazetteer(), { town, postcode, coords });
+      return r.ok ? [r.commune, r.locality] : r.reason;
+    };
+    expect(at('Erpeldange', null, { lat: 49.87017, lng: 6.1128 })).toEqual(['Erpeldange-sur-Sûre', null]);
+    expect(at('Erpeldange', null, { lat: 49.85324, lng: 6.13406 })).toEqual(['Erpeldange-sur-Sûre', null]);
+    expect(at('Erpeldange', 'L-9147', null)).toEqual(['Erpeldange-sur-Sûre', null]);
+    expect(at('Erpeldange', null, null)).toEqual(['Erpeldange-sur-Sûre', null]);
+    expect(at('Erpeldange', 'L-5411', null)).toEqual(['Bous-Waldbredimus', 'Erpeldange']);
+    expect(at('Erpeldange', null, { lat: 49.978, lng: 5.9477 })).toEqual(['Wiltz', 'Erpeldange']);
+    expect(at('Reckange', null, { lat: 49.56119, lng: 6.00931 })).toEqual(['Reckange-sur-Mess', null]);
+    expect(at('Reckange', 'L-3961', null)).toEqual(['Reckange-sur-Mess', null]);
+    expect(at('Reckange', null, null)).toEqual(['Reckange-sur-Mess', null]);
+    expect(at('Reckange', null, { lat: 49.7489, lng: 6.081 })).toEqual(['Mersch', 'Reckange']);
+    expect(at('Reckange (Mersch)', null, null)).toEqual(['Mersch', 'Reckange']);
+  });
+
   it('parts that name places in different communes, or no place, are still rejected, each with its own reason', () => {
     expect(place('Esch-sur-Alzette, Dudelange')).toBe('rejected: "Esch-sur-Alzette, Dudelange" names places of different communes (Esch-sur-Alzette, Dudelange); give one, or coordinates');
     expect(place('Belval, Sanem')).toBe('rejected: "Belval, Sanem" names places of different communes (Esch-sur-Alzette, Sanem); give one, or coordinates');
