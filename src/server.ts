@@ -27,6 +27,11 @@ import { loadGazetteer } from './reference/load.js';
 import { hasListings } from './repositories/listings.js';
 import { MarketSnapshotScheduler } from './services/market-snapshots.js';
 
+// How long a stopping process waits for its requests in flight, and how long a stopping
+// cluster worker must see no new connection before it stops listening (src/server.ts, shutdown).
+const DRAIN_MS = 10_000;
+const QUIET_MS = 250;
+
 // config -> listen -> dependencies -> serve -> graceful shutdown.
 async function main(): Promise<void> {
   const started = Date.now();
@@ -142,7 +147,9 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // An answer queued behind another on its connection (pipelining) has no socket yet, and gets
   // no 'close' when the client leaves (an outside probe: such answers stayed in flight, and in
   // memory, for ever): its connection's close settles it.
+  let lastConnectionAt = 0;
   server.on('connection', (socket: Socket) => {
+    lastConnectionAt = Date.now();
     socket.once('close', () => {
       if (inFlight.size === 0) return;
       for (const res of inFlight) if (res.req.socket === socket) settle(res);
@@ -188,10 +195,11 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     } else server.close();
     server.closeIdleConnections();
     for (const res of inFlight) closeAfter(res);
+    const drainUntil = Date.now() + DRAIN_MS;
     if (inFlight.size > 0) {
       const drained = new Promise<boolean>((resolve) => {
         onDrained = () => resolve(true);
-        setTimeout(() => resolve(false), 10_000).unref();
+        setTimeout(() => resolve(false), DRAIN_MS).unref();
       });
       if (!(await drained)) {
         // Answered 503 where no answer has begun, like a request arriving now, rather than cut
@@ -204,7 +212,19 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
         await Promise.race([Promise.all(left), new Promise((r) => setTimeout(r, 500).unref())]);
       }
     }
-    if (cluster.isWorker) server.close();
+    if (cluster.isWorker) {
+      // The primary hands a worker one connection at a time, each once the worker has taken the
+      // one before: after a burst, connections still wait in the primary, and when the last worker
+      // stops listening the primary closes them unanswered (an outside probe: 539 of a burst of 600
+      // reset, SIGTERM a second in). So a worker keeps its port, answering 503, until no
+      // connection has come for QUIET_MS, within the drain's 10 s.
+      while (Date.now() - lastConnectionAt < QUIET_MS && Date.now() < drainUntil) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const left = [...inFlight].filter((res) => !res.writableFinished).map((res) => once(res, 'finish').catch(() => undefined));
+      await Promise.race([Promise.all(left), new Promise((r) => setTimeout(r, 500).unref())]);
+      server.close();
+    }
     server.closeAllConnections();
     await readModel?.close();
     await live.close();

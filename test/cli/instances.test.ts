@@ -251,6 +251,38 @@ describe('WEB_CONCURRENCY', () => {
     expect(code, JSON.stringify(i.out).slice(-2000)).toBe(0);
   }, 300_000);
 
+  // An outside probe (stop 42): 600 requests at once, SIGTERM a second later: 539 reset. The
+  // primary hands each worker one connection at a time; those still waiting in it when the last
+  // worker stopped listening were closed unanswered.
+  it('SIGTERM during a burst of new connections: each is answered (200 or 503) or refused, none reset or left hanging', async () => {
+    const i = start({ WEB_CONCURRENCY: '2', LOG_LEVEL: 'info' }, await freePort());
+    await serving(i);
+    await vi.waitFor(() => expect(i.out.stdout).toContain('2 workers serving'), { timeout: 60_000, interval: 100 });
+    const pro = await createKey(t.db, 'pro');
+    const answer = () =>
+      new Promise<string>((resolve) => {
+        const sock = net.connect(i.port, '127.0.0.1', () =>
+          sock.write(`GET /api/v1/listings?per_page=100&sort=price HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${pro.key}\r\nConnection: close\r\n\r\n`),
+        );
+        let got = '';
+        sock.setEncoding('latin1');
+        sock.on('data', (d) => (got += d));
+        sock.on('close', () => resolve(got.split('\r\n')[0] || 'closed without an answer'));
+        sock.on('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED' ? 'refused' : (e.code ?? 'error')));
+        sock.setTimeout(60_000, () => resolve('no answer within 60 s'));
+      });
+    const burst = Array.from({ length: 800 }, answer);
+    await new Promise((r) => setTimeout(r, 50));
+    i.child.kill('SIGTERM');
+    const seen = await Promise.all(burst);
+    const counts: Record<string, number> = {};
+    for (const s of seen) counts[s] = (counts[s] ?? 0) + 1;
+    const ok = (s: string) => s === 'HTTP/1.1 200 OK' || s === 'HTTP/1.1 503 Service Unavailable' || s === 'refused';
+    expect(seen.every(ok), JSON.stringify(counts)).toBe(true);
+    const [code] = await i.exited;
+    expect(code, JSON.stringify(i.out).slice(-2000)).toBe(0);
+  }, 300_000);
+
   it('a worker that dies while PostgreSQL is down is replaced once it is back; the primary never gives up', async () => {
     const pg = await pgProxy();
     await pg.open();
