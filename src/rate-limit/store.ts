@@ -56,6 +56,9 @@ export class GuardedStore implements Store {
     // How many answers the store's connection has received so far, and the longest wait.
     private readonly answers: () => number = () => 0,
     private readonly maxWaitMs = 0,
+    // Told of each increment taken back at its deadline (createStore: so that the client's own
+    // timeout of that increment does not take it back again).
+    private readonly tookBack: (key: string) => void = () => undefined,
   ) {
     this.localKeys = inner.localKeys ?? false;
     this.prefix = inner.prefix;
@@ -141,6 +144,7 @@ export class GuardedStore implements Store {
         () => this.inner.increment(key),
         () => {
           this.health.late++;
+          this.tookBack(key);
           void Promise.resolve()
             .then(() => this.inner.decrement(key))
             .catch(() => undefined)
@@ -179,11 +183,55 @@ export function limiterLogger(store: Store): LimiterLogger | undefined {
 // The answers each Redis client has received for the stores' commands.
 const answersOf = new WeakMap<Redis, { n: number }>();
 
+// rate-limit-redis retries an increment that failed for any reason with SCRIPT LOAD and a second
+// EVALSHA. After the client's timeout the first may still be applied when a hung Redis resumes,
+// and the second too: two increments for one request, one of them never taken back (an outside
+// probe's 10 s hangs left counts off, one way or the other, by the hang's requests). The retry is
+// kept for what it is for: a script the server does not know (NOSCRIPT, a restarted Redis), or a
+// script that could not be loaded (no EVALSHA sent).
+class RedisStoreIncrementingOnce extends RedisStore {
+  override async retryableIncrement(id: string) {
+    const key = this.prefixKey(id);
+    let sent = false;
+    const run = async () => {
+      const sha = await this.incrementScriptSha;
+      sent = true;
+      return this.sendCommand({ key, isReadOnly: false, command: ['EVALSHA', sha, '1', key, this.resetExpiryOnChange ? '1' : '0', this.windowMs.toString()] });
+    };
+    try {
+      return await run();
+    } catch (err) {
+      if (sent && !/NOSCRIPT/.test((err as Error | null)?.message ?? '')) throw err;
+      this.incrementScriptSha = this.loadIncrementScript(key);
+      sent = false;
+      return run();
+    }
+  }
+}
+
 export function createStore(redis: Redis | null, prefix: string, health: StoreHealth, logger: Logger): Store {
   if (!redis) return new GuardedStore(new MemoryStore(), health, logger, 'memory');
   const counter = answersOf.get(redis) ?? { n: 0 };
   answersOf.set(redis, counter);
-  const store = new RedisStore({
+  // Increments the store's deadline has taken back (GuardedStore.increment), by key, with when:
+  // the client's timeout of such an increment, which comes later, finds its mark and sends no
+  // second DECR (an outside probe: after a 10 s hang a key's count read -35, and answers said
+  // RateLimit-Remaining 195 of 100). A mark older than twice the client's timeout belongs to an
+  // increment that answered after all, and is dropped.
+  const backstopMs = redis.options.commandTimeout ?? 3000;
+  const marks = new Map<string, number[]>();
+  const tookBack = (key: string) => {
+    const k = `${prefix}${key}`;
+    marks.set(k, [...(marks.get(k) ?? []).filter((at) => Date.now() - at <= 2 * backstopMs), Date.now()]);
+  };
+  const takenBackAlready = (k: string): boolean => {
+    const fresh = (marks.get(k) ?? []).filter((at) => Date.now() - at <= 2 * backstopMs);
+    const found = fresh.shift() !== undefined;
+    if (fresh.length > 0) marks.set(k, fresh);
+    else marks.delete(k);
+    return found;
+  };
+  const store = new RedisStoreIncrementingOnce({
     prefix,
     sendCommand: (command: string, ...args: string[]) => {
       const sent = redis.call(command, ...args) as Promise<never>;
@@ -200,7 +248,7 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
       // 10-20 of its 100.) The store's deadline takes back a retry that answers late (below).
       if (command === 'EVALSHA' && args.length === 5) {
         sent.catch((err: unknown) => {
-          if (!isTimeout(err)) return;
+          if (!isTimeout(err) || takenBackAlready(args[2])) return;
           health.late++;
           (redis.call('DECR', args[2]) as Promise<unknown>).catch(() => undefined).finally(() => health.late--);
         });
@@ -220,5 +268,5 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
   // hung Redis costs a request about one timeout.
   const bound = requestBoundOf(redis) ?? redis.options.commandTimeout ?? 500;
   // While the connection keeps answering, up to the client's own command timeout (its backstop).
-  return new GuardedStore(store, health, logger, 'redis', bound + 50, () => counter.n, redis.options.commandTimeout ?? 0);
+  return new GuardedStore(store, health, logger, 'redis', bound + 50, () => counter.n, redis.options.commandTimeout ?? 0, tookBack);
 }

@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import request, { type Response } from 'supertest';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { App } from '../../src/app.js';
 import { LiveState } from '../../src/cache/live-state.js';
 import type { AnswerReplay } from '../../src/http/replay.js';
@@ -217,6 +219,31 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     expect(since(healthy)).toEqual({ operations: 5, errors: 0, timeouts: 0 });
   });
 
+  // An outside probe (stop 42): after a 10 s hang a key's count read -35 and answers said
+  // RateLimit-Remaining 195 of 100. An increment past the store's deadline was taken back there,
+  // and again when the client's own timeout (3 s) ended it.
+  it('a hang longer than the client\'s command timeout: each increment served unlimited is taken back once, and the count is exact after', async () => {
+    const srv = await startRedis();
+    const { redis, get, health, untilCounted, free } = await setup(srv.url, { waitReady: true });
+    expect((await get()).headers['ratelimit-remaining']).toBe('99');
+    const backstop = redis.options.commandTimeout!;
+    srv.pause();
+    try {
+      const hung = await Promise.all(Array.from({ length: 5 }, () => get()));
+      hung.forEach((res, i) => expectServedUnlimited(res, `request ${i} while Redis is hung`));
+      // Past the client's timeout of the first increments and of rate-limit-redis's retries.
+      await new Promise((r) => setTimeout(r, 4 * backstop));
+    } finally {
+      srv.resume();
+    }
+    await vi.waitFor(() => expect(health.late).toBe(0), WAIT);
+    const back = await untilCounted();
+    expect(back.headers['ratelimit-remaining']).toBe('98');
+    const counted = await redis.keys(`*quota*${free.id}*`);
+    expect(counted).toHaveLength(1);
+    expect(await redis.get(counted[0])).toBe('2');
+  });
+
   it('Redis down at start-up: requests are served failing open at once; once redis-server starts, enforcement resumes by itself and the 101st counted request is 429', async () => {
     const port = await freePort();
     const { get, health, since, untilCounted, redis } = await setup(`redis://127.0.0.1:${port}`, { waitReady: false });
@@ -288,9 +315,10 @@ describe('a busy server with Redis healthy', () => {
   it('a turn of the event loop longer than the deadline: the answer waiting in the socket counts, the request is limited and counted', async () => {
     const srv = await startRedis();
     const { redis, get, health, since, free } = await setup(srv.url, { waitReady: true });
-    // Commands written as they are sent (auto-pipelining writes them from a setImmediate of its
-    // own, which may run after the loop is held up below: Redis would then have nothing to answer).
-    redis.options.enableAutoPipelining = false;
+    // The client as createRedis makes it writes each command as it is sent: auto-pipelining wrote
+    // them from a setImmediate of its own, after a loop held up as below, and Redis had nothing
+    // to answer when the deadline came (an outside probe, stop 42: a Starter key served unlimited
+    // for 1-2 % of its requests at a load average of 10-13, Redis answering in 14 ms at most).
     expect((await get()).headers['ratelimit-remaining']).toBe('99');
     const before = { ...health };
     const pending = get().then((r) => r);
@@ -307,6 +335,48 @@ describe('a busy server with Redis healthy', () => {
     await vi.waitFor(() => expect(health.late).toBe(0), WAIT);
     const counted = await redis.keys(`*quota*${free.id}*`);
     expect(counted).toHaveLength(1);
+    expect(await redis.get(counted[0])).toBe('2');
+  });
+});
+
+describe('a busy server with Redis healthy: the increment written at once', () => {
+  // The same, with the loop held up right as the increment is sent: written at once, Redis
+  // answers during the long turn; written from the client's own setImmediate (auto-pipelining),
+  // it left only after the turn, and the deadline looked before its answer came.
+  it('a long turn right after the increment is sent: the request is still limited and counted', async () => {
+    const srv = await startRedis();
+    // Redis's answers reach the server 20 ms after they leave it (a loaded machine's Redis), through
+    // a proxy in a process of its own (this one's loop is held up below).
+    const proxy = spawn(process.execPath, ['-e', `
+      const net = require('node:net');
+      const server = net.createServer((client) => {
+        const upstream = net.connect(${srv.port}, '127.0.0.1');
+        client.pipe(upstream);
+        upstream.on('data', (d) => setTimeout(() => client.writable && client.write(d), 20));
+        for (const [a, b] of [[client, upstream], [upstream, client]]) { a.on('error', () => b.destroy()); a.on('close', () => b.destroy()); }
+      });
+      server.listen(0, '127.0.0.1', () => console.log(server.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    onTestFinished(() => void proxy.kill('SIGKILL'));
+    const [line] = (await once(proxy.stdout!, 'data')) as [Buffer];
+    const { redis, get, health, since, free } = await setup(`redis://127.0.0.1:${Number(line.toString().trim())}`, { waitReady: true });
+    expect((await get()).headers['ratelimit-remaining']).toBe('99');
+    const call = redis.call.bind(redis) as (...a: string[]) => Promise<unknown>;
+    let hold = true;
+    (redis as unknown as { call: (...a: string[]) => Promise<unknown> }).call = (...a: string[]) => {
+      const sent = call(...a);
+      if (hold && a[0] === 'EVALSHA') {
+        hold = false;
+        const end = Date.now() + 3 * DEADLINE_MS;
+        while (Date.now() < end); // the loaded server's long turn, begun as the increment is sent
+      }
+      return sent;
+    };
+    const before = { ...health };
+    const res = await get();
+    expect(res).toHaveStatus(200);
+    expect(res.headers['ratelimit-remaining']).toBe('98');
+    expect(since(before)).toEqual({ operations: 1, errors: 0, timeouts: 0 });
+    const counted = await redis.keys(`*quota*${free.id}*`);
     expect(await redis.get(counted[0])).toBe('2');
   });
 });
