@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { Router, type Response } from 'express';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -51,6 +51,16 @@ const otherView = (sawFlagged: boolean) =>
 export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCaches; pagesAtOnce?: number; waitMs?: number }): Router {
   const router = Router();
   const slot = pLimit(deps.pagesAtOnce ?? CHANGES_PAGES_AT_ONCE);
+  // One page at a time per key: a key's next request waits for its previous one before it asks
+  // for a slot, so one key holds one slot at most, however many connections it opens (an
+  // outside probe: 60 connections of one Pro key that read nothing left an Enterprise key 6
+  // answers in 65 s, half of them 503). A mirror reads its pages one after the other anyway.
+  const perKey = new Map<string, LimitFunction>();
+  const ofKey = (id: string) => {
+    let limit = perKey.get(id);
+    if (!limit) perKey.set(id, (limit = pLimit(1)));
+    return limit;
+  };
   router.get('/', async (req, res) => {
     const q = validateQuery(changesQuery, req.query);
     let gaveUp = false;
@@ -67,18 +77,26 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
           });
     waited?.catch(() => undefined); // (settled by the race below, or never looked at)
     // A slot is held from the read until the answer has left (or the client has gone).
-    const served = slot(async () => {
-      clearTimeout(timer);
-      if (res.destroyed || gaveUp) return; // the client left, or was answered 503, while it waited
-      await sendPage(res, q);
-      // Until the page has left, but not for a client that does not read it: three such
-      // clients held every slot and /changes was 503 for everyone (an outside probe).
-      if (!res.writableFinished && !res.destroyed) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, SLOT_HOLD_AFTER_SEND_MS);
-          res.once('close', () => (clearTimeout(t), resolve()));
-        });
-      }
+    const keyId = res.locals.apiKey!.id;
+    const mine = ofKey(keyId);
+    const served = mine(() =>
+      res.destroyed || gaveUp
+        ? undefined
+        : slot(async () => {
+            clearTimeout(timer);
+            if (res.destroyed || gaveUp) return; // the client left, or was answered 503, while it waited
+            await sendPage(res, q);
+            // Until the page has left, but not for a client that does not read it: three such
+            // clients held every slot and /changes was 503 for everyone (an outside probe).
+            if (!res.writableFinished && !res.destroyed) {
+              await new Promise<void>((resolve) => {
+                const t = setTimeout(resolve, SLOT_HOLD_AFTER_SEND_MS);
+                res.once('close', () => (clearTimeout(t), resolve()));
+              });
+            }
+          }),
+    ).finally(() => {
+      if (mine.activeCount === 0 && mine.pendingCount === 0 && perKey.get(keyId) === mine) perKey.delete(keyId);
     });
     // An answer begun is never given up: the timer is cleared when the slot comes.
     await (waited ? Promise.race([served, waited]) : served);
