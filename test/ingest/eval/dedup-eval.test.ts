@@ -10,6 +10,7 @@ import { HAND_CASES, handSet } from './hand-cases.js';
 import { computeMetrics, meetsTargets, type ListingState } from './metrics.js';
 import { generateSecondSet, NOW } from './second-set.js';
 import { generateThirdSet } from './third-set.js';
+import { generateTenthSet } from './tenth-set.js';
 
 // The independent evaluation of cross-source deduplication (issue 13). The first two
 // blocks check that the evaluation's feeds stay valid input for the real adapters and that
@@ -103,6 +104,19 @@ describe('the evaluation sets are valid feeds with a complete truth', () => {
     expect(a.feeds.map((f) => f.text)).toEqual(b.feeds.map((f) => f.text));
     const c = generateThirdSet({ properties: 300, seed: 8 });
     expect(c.feeds.map((f) => f.text)).not.toEqual(a.feeds.map((f) => f.text));
+  });
+
+  // The tenth set (stop 42) was written by an outside session that saw neither the rule nor the
+  // other sets, from what agency exports in Luxembourg do (tenth-set.ts).
+  it('the tenth set goes through the real adapters and normalizer without a reject, in three formats and ten agencies, deterministically', async () => {
+    const set = generateTenthSet({ properties: 600, seed: 13 });
+    const { rejects, keys } = await parseAll(set.feeds);
+    expect(rejects).toEqual([]);
+    expect(new Set(set.feeds.map((f) => f.format))).toEqual(new Set(['openimmo', 'csv', 'json']));
+    expect(set.feeds).toHaveLength(10);
+    expect(keys.sort()).toEqual([...set.truth.keys()].sort());
+    const again = generateTenthSet({ properties: 600, seed: 13 });
+    expect(again.feeds.map((f) => f.text)).toEqual(set.feeds.map((f) => f.text));
   });
 
   it('the hand-made set goes through the real adapters and normalizer without a reject', async () => {
