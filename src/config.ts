@@ -66,6 +66,9 @@ export const configSchema = z.object({
   // and a snapshot while it waits).
   EXPORT_CLIENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(50).max(5000).default(300),
+  // Connections one client address may hold open to a server process (src/http/http-server.ts);
+  // 0: no bound (behind a proxy, every connection bears its address).
+  MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(0).default(1024),
   // Prometheus metrics listen here, apart from the public API port. -1 turns them off.
   METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9464),
   METRICS_HOST: z.string().default('127.0.0.1'),

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { answerClientError, answerConnect, answerExpectation } from './raw-responses.js';
 
 // The HTTP server every process serves on, with its settings in one place (the tests serve
@@ -15,12 +17,46 @@ import { answerClientError, answerConnect, answerExpectation } from './raw-respo
 // as the request: an outside probe got 1-2 answers of 10 from `socat` and `nc -N`, each one
 // charged to the key. With it true, the connection closes after the last answer instead.
 // (http.Server's own property, read by Node at each connection's end; not in Node's docs.)
-export function createHttpServer(listener: RequestListener): Server {
+//
+// Connections are bounded (an outside probe: one client holding 20,000 idle connections took
+// the process to its limit of open files, and no one else was answered): one client address may
+// hold `perClient` connections to a process (MAX_CONNECTIONS_PER_CLIENT; further ones are closed
+// at once; 0: no bound, for a process behind a proxy whose own address every connection bears),
+// and the process as a whole 80 % of its limit of open files, the rest left to its database and
+// Redis connections and its files.
+export function createHttpServer(listener: RequestListener, limits: { perClient?: number } = {}): Server {
   const server = createServer({ requireHostHeader: false, headersTimeout: 60_000, requestTimeout: 60_000, connectionsCheckingInterval: 2_000 }, listener);
+  const files = openFilesLimit();
+  if (files !== null) server.maxConnections = Math.max(64, Math.floor(files * 0.8));
+  const perClient = limits.perClient ?? 0;
+  if (perClient > 0) {
+    const open = new Map<string, number>();
+    server.on('connection', (socket: Socket) => {
+      const from = socket.remoteAddress ?? '';
+      const n = (open.get(from) ?? 0) + 1;
+      if (n > perClient) return void socket.destroy();
+      open.set(from, n);
+      socket.once('close', () => {
+        const left = open.get(from)! - 1;
+        if (left > 0) open.set(from, left);
+        else open.delete(from);
+      });
+    });
+  }
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
   server.on('checkExpectation', answerExpectation);
   return server;
+}
+
+// The soft limit of open files of this process (Linux's /proc), or null when unknown or unlimited.
+export function openFilesLimit(): number | null {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
 }
