@@ -68,6 +68,10 @@ export function requireHost(listener: RequestListener): RequestListener {
     (req.socket as Tracked)[LAST_REQUEST] = req;
     const bad = (detail: string) => answerProblem(res, 400, 'Bad request', `The request could not be parsed: ${detail}`, { Connection: 'close' });
     if (headerCount(req.rawHeaders, 'host') > 1) return bad('a request must carry one Host header');
+    // A request line ending in another version (HTTP/2.0, HTTP/1.2) was served as HTTP/1.1.
+    if (req.httpVersionMajor !== 1 || req.httpVersionMinor > 1) {
+      return answerProblem(res, 505, 'HTTP version not supported', `The request line must end in HTTP/1.1 (or HTTP/1.0), not HTTP/${req.httpVersion}`, { Connection: 'close' });
+    }
     const te = req.headers['transfer-encoding'];
     if (te !== undefined && te.split(',').at(-1)!.trim().toLowerCase() !== 'chunked') return bad('a Transfer-Encoding other than chunked cannot frame a request body');
     // The absolute form of a request target (`GET http://host/path`, which proxies send and a

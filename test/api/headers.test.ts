@@ -96,6 +96,12 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
       expect(ctl.status).toBe(400);
       expect(JSON.parse(ctl.body).detail).toMatch(/header/);
       expect(ctl.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      // Another version in the request line: 505 (it was served as HTTP/1.1).
+      for (const v of ['2.0']) {
+        const other = await exchange(port, `GET /api/v1/listings HTTP/${v}\r\nHost: x\r\n\r\n`);
+        expect(other.status, v).toBe(505);
+        expect(JSON.parse(other.body).detail).toBe(`The request line must end in HTTP/1.1 (or HTTP/1.0), not HTTP/${v}`);
+      }
       // `*` is for OPTIONS only (RFC 9110, section 9.3.7): the server's methods (it was 404).
       const star = await exchange(port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(star.status).toBe(204);
