@@ -25,6 +25,8 @@ const CASES: [string, Pick<ImportOptions, 'source' | 'format'>, Buffer | string,
   ['XML that is not OpenImmo', { source: 'immo-nord', format: 'openimmo' }, '<?xml version="1.0"?><rss><channel/></rss>', /not an OpenImmo file/],
   ['a CSV with a wrong header', { source: 'moselle-immo', format: 'csv' }, csv.replace('Référence;Type d\'offre', 'Ref;Offer'), /wrong CSV header: the columns "Référence", "Type d'offre" are missing/],
   ['a comma-separated CSV', { source: 'moselle-immo', format: 'csv' }, csv.replace(/;/g, ','), /wrong CSV header/],
+  // An outside probe (stop 42): cut 20 bytes into a row, it withdrew every listing after the cut.
+  ['a CSV cut off in a row', { source: 'moselle-immo', format: 'csv' }, csv.slice(0, csv.indexOf('\n', csv.indexOf('\n') + 1) + 20), /the CSV ends in the middle of a row: line 3 has \d+ fields of 16, and no line ending follows/],
   ['a CSV with an unclosed quote', { source: 'moselle-immo', format: 'csv' }, csvFeed([csvRow({ ref: 'Q1' }), 'Q2;Location;"unclosed;1500']), /CSV cannot be read/],
   ['JSON that is an array', { source: 'capital-homes', format: 'json' }, '[{"ref":"CH-1"}]', /JSON is not an object \(found an array\)/],
   ['JSON that is a string', { source: 'capital-homes', format: 'json' }, '"listings"', /JSON is not an object/],
@@ -68,5 +70,11 @@ describe('a file that cannot be read changes nothing', () => {
   it('the freshness of the API only counts successful runs', async () => {
     const ok = await t.db('import_runs').where({ status: 'ok' }).whereNotNull('finished_at').count('* as n').first();
     expect(ok?.n).toBe(3);
+  });
+
+  it('a whole CSV without a line ending after its last row is read (only a row short of fields there is a cut)', async () => {
+    const r = await importFeed(t.db, { source: 'moselle-immo', format: 'csv', input: { text: csv.trimEnd() }, now: NOW, gazetteer: gazetteer() });
+    expect(r.status).toBe('ok');
+    expect(r.counts.withdrawn).toBe(0);
   });
 });
