@@ -156,6 +156,18 @@ describe('a place text in several parts', () => {
     expect(points).toBeGreaterThan(4000);
   });
 
+  // An outside probe (stop 42): 124 of 415 Blumenthal records 0.5-1 km north of the village were
+  // rejected as "a locality of several communes (Bech, Junglinster); give a postcode or
+  // coordinates" (both namesakes have one point, and the nearest commune was a third).
+  it('a locality several communes share at one point, coordinates near it: the namesake commune nearest them', () => {
+    for (const [lat, lng] of [[49.75142, 6.27463], [49.74942, 6.267], [49.74457, 6.26611]]) {
+      const r = resolvePlace(gazetteer(), { town: 'Blumenthal', coords: { lat, lng } });
+      expect(r.ok && [r.commune, r.locality], `${lat},${lng}`).toEqual(['Bech', 'Blumenthal']);
+    }
+    // Far from every namesake (25 km): still refused.
+    expect(resolvePlace(gazetteer(), { town: 'Blumenthal', coords: { lat: 49.55, lng: 5.95 } })).toMatchObject({ ok: false });
+  });
+
   // An outside probe (stop 42): "Erpeldange" with Erpeldange-sur-Sûre's own coordinates was
   // rejected as a village of Bous-Waldbredimus and Wiltz; "Reckange" with Reckange-sur-Mess's
   // coordinates or postcode was placed in Mersch.
