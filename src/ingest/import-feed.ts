@@ -8,6 +8,7 @@ import { finishRun, insertRunningRun, markInterruptedRuns, reserveRun, type RunO
 import { loadListingIds } from '../repositories/listing-ids.js';
 import { decodeText, FILE_READERS, readNativePosts } from './adapters/index.js';
 import { deduplicate } from './dedup/driver.js';
+import { refreshPostcodeHabit } from './dedup/postcodes.js';
 import { FeedParseError, IngestUsageError } from './errors.js';
 import { refreshPriceOutliers, refreshStaleAndRerank } from './flags.js';
 import { DEFAULT_MAX_INPUT_BYTES, type FeedInput, openInput } from './input.js';
@@ -163,11 +164,13 @@ async function writeStaged(
   await registerSource(trx, opts.source, opts.format);
   const life = await applyLifecycle(trx, opts.source, full, now);
   await refreshListingStatistics(trx, life.touched);
+  // Whether the source writes one postcode per locality, from its listings as they now stand.
+  const habit = await refreshPostcodeHabit(trx, opts.source);
   // The stale flag before deduplication, which decides again the groups of listings that
   // went or stopped being stale too.
   const stale = await refreshStaleAndRerank(trx, now);
   progress({ phase: 'write', step: 'deduplication' });
-  const dd = await deduplicate(trx, life.touched + stale.reranked, life.formerCanonicals, now);
+  const dd = await deduplicate(trx, life.touched + stale.reranked + habit, life.formerCanonicals, now);
   progress({ phase: 'write', step: 'flags' });
   const flaggedIds = new Set([...stale.newlyFlagged, ...dd.newlyFlagged]);
   for (const fid of await refreshPriceOutliers(trx, now)) flaggedIds.add(fid);

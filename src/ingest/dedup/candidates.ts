@@ -4,8 +4,12 @@ import { RULE } from './tolerances.js';
 // indexes, then the agreement classes of rule.ts written in SQL, so that only matches travel
 // back to be decided by classifyPair.
 
+// The listing's source writes one postcode per locality (postcodes.ts).
+const LOCALITY_CODED = `ARRAY(SELECT name FROM sources WHERE postcode_per_locality)`;
+const placeCoded = (t: string) => `(${t}.source = ANY (${LOCALITY_CODED}))`;
+
 // The columns of a DedupNode and its standing, for listings aliased `t`.
-export const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.postcode, ${t}.lat, ${t}.lng,
+export const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.postcode, ${placeCoded(t)} AS postcode_of_place, ${t}.lat, ${t}.lng,
   (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, ${t}.charges_included, ${t}.charges_eur, jsonb_array_length(${t}.images) AS image_count,
   (${t}.source_url IS NOT NULL) AS has_source_url, ${t}.created_at, ('stale' = ANY (${t}.flags)) AS stale, ${t}.status, ${t}.merged_into, ${t}.flags`;
 
@@ -54,7 +58,7 @@ const sqlStrongNoArea = `${near} AND (c.rooms IS NULL OR f.rooms IS NULL OR ${ro
 // (rule.ts: shared 'locality'); no locality stated differently by them, nor two postcodes
 // unless the area is exact and the price identical (rule.ts explains why a postcode counts only so).
 const samePlace = `(c.locality = f.locality OR (c.postcode = f.postcode AND (c.locality IS NULL) <> (f.locality IS NULL)))`;
-const postcodesAgree = `(c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode)`;
+const postcodesAgree = `(c.postcode IS NULL OR f.postcode IS NULL OR c.postcode = f.postcode OR ${placeCoded('c')} OR ${placeCoded('f')})`;
 const noOtherPlace = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND (${postcodesAgree} OR (${areaExact} AND ${priceWithin(RULE.priceIdentical)}))`;
 const noOtherPlaceNoArea = `(c.locality IS NULL OR f.locality IS NULL OR c.locality = f.locality) AND ${postcodesAgree}`;
 const sqlWeak = (cities: string) => `((${areaExact} AND ${priceWithin(RULE.priceSame)})

@@ -7,6 +7,9 @@ export interface DedupNode {
   locality: string | null;
   // The postcode the record states (a street or a part of one), or null.
   postcode: number | null;
+  // Its source writes one postcode for a whole locality (postcodes.ts): two postcodes, one of
+  // them such, say nothing against the pair.
+  postcode_of_place: boolean;
   lat: number | null;
   lng: number | null;
   // Coordinates that say where the flat is: given, and not a reference point (a commune's

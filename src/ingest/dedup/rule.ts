@@ -156,7 +156,7 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   // another's merged flats of two streets of one commune, one record naming only the commune
   // (an eighth). As evidence against, whatever the names: fewer lost on every set (README of
   // test/ingest/eval and docs/feed-operators.md, stop 40).
-  if (!strong && a.postcode !== null && b.postcode !== null && a.postcode !== b.postcode) {
+  if (!strong && a.postcode !== null && b.postcode !== null && a.postcode !== b.postcode && !a.postcode_of_place && !b.postcode_of_place) {
     if (area !== 'exact' || gap > RULE.priceIdentical + 1e-9) return notEnough('postcodes differ');
     return { match: 'merge', contradiction: false, reason: 'area exact, price identical, postcodes differ', discrepancy: discrepancy(a, b, km), strong };
   }
