@@ -299,6 +299,12 @@ function fromParts(
   // commune it stands for (its first) when they do not.
   const commune =
     common.length === 1 ? common[0] : common.length > 1 ? (narrow(gz, common, [], postcode, coords) ?? (named.every((n) => n.shortName) ? common[0] : null)) : null;
+  // One part names a place, a name several different localities bear (`Heisdorf`, `Rollingen`):
+  // read as that name alone is (resolveCommune), not refused for the street beside it (an outside
+  // probe: `3 rue Principale, Rollingen` was an unknown place, `Rollingen` Mersch).
+  if (!commune && named.length === 1 && new Set(named[0].localities.map((o) => o.locality)).size > 1) {
+    return chooseLocality(gz, named[0].localities, [], postcode, coords);
+  }
   if (!commune) return null;
   const inCommune = named.filter((n) => n.localities.length > 0).map((n) => n.localities.filter((o) => o.commune === commune));
   if (inCommune.length === 0) return { commune, locality: null };

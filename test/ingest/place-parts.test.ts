@@ -189,6 +189,16 @@ describe('a place text in several parts', () => {
     expect(at('Reckange (Mersch)', null, null)).toEqual(['Mersch', 'Reckange']);
   });
 
+  // An outside probe (stop 42): `Heisdorf` was Steinsel, but `Résidence Les Jardins, 3 rue
+  // Principale, Heisdorf` an unknown place; likewise Rollingen, Bruch and Maulusmühle.
+  it('a name several localities bear, beside a street or a residence: read as the name alone is', () => {
+    for (const name of ['Heisdorf', 'Rollingen', 'Bruch', 'Maulusmühle']) {
+      const alone = place(name);
+      expect(Array.isArray(alone), name).toBe(true);
+      for (const t of [`Résidence Les Jardins, 3 rue Principale, ${name}`, `3 rue Principale, ${name}`, `${name}, rue Principale 3`]) expect(place(t), t).toEqual(alone);
+    }
+  });
+
   it('parts that name places in different communes, or no place, are still rejected, each with its own reason', () => {
     expect(place('Esch-sur-Alzette, Dudelange')).toBe('rejected: "Esch-sur-Alzette, Dudelange" names places of different communes (Esch-sur-Alzette, Dudelange); give one, or coordinates');
     expect(place('Belval, Sanem')).toBe('rejected: "Belval, Sanem" names places of different communes (Esch-sur-Alzette, Sanem); give one, or coordinates');
