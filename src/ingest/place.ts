@@ -19,7 +19,7 @@ export function fixCoordinates(lat: number | null, lng: number | null): { lat: n
 // Luxembourg postcodes are four digits, written `L-1234`, `L1234` or `1234`.
 export function parsePostcode(s: string | null | undefined): number | null {
   if (!s) return null;
-  const m = /^\s*(?:L\s*-?\s*)?(\d{4})\s*$/i.exec(s);
+  const m = /^\s*(?:LU?\s*-?\s*)?(\d{4})\s*$/i.exec(s);
   return m ? Number(m[1]) : null;
 }
 
@@ -315,7 +315,7 @@ function fromParts(
 
 // The postcode written in a place text ("L-4410 Belvaux", "Belvaux (4410)"), or null.
 function postcodeIn(text: string | null): number | null {
-  const m = text === null ? null : /(?:^|[\s,;(/])L?\s*-?\s*(\d{4})(?=$|[\s,;)/])/i.exec(text);
+  const m = text === null ? null : /(?:^|[\s,;(/])(?:LU?)?\s*-?\s*(\d{4})(?=$|[\s,;)/])/i.exec(text);
   return m ? Number(m[1]) : null;
 }
 

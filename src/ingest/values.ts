@@ -91,7 +91,7 @@ export interface PriceValue {
 
 // "about" before a figure: "ca. 1850", "env. 85 m²", "~ 85", "± 85", "+/- 85", "+- 85"; and
 // after an area: "85 m² env.", "85 m² environ", "85 qm ca.".
-const APPROX = /^\s*(?:ca\.?|circa|env\.?|environ|approx\.?|~|±|\+\s*\/?\s*-)\s*/i;
+const APPROX = /^\s*(?:circa|ca\.?|environ|env\.?|approx\.?|~|±|\+\s*\/?\s*-)\s*/i;
 const APPROX_AFTER = /\s*(?<!\p{L})(?:ca\.?|circa|env\.?|environ|approx\.?)\s*$/iu;
 
 // "from" before an asking price ("à partir de 495.000 €", "ab 495.000 €"): the figure asked.

@@ -114,8 +114,8 @@ const COUNTRY = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu']);
 const COUNTRY_PREFIX = ['grand', 'duche', 'de'];
 
 function withoutQualifiers(t: string[]): string[] {
-  // A postcode: "1855", "L1855", or "L-1855" (split in two: the L goes with the number).
-  const out = t.filter((w, i) => !QUALIFIERS.has(w) && !/^l?\d{4}$/.test(w) && !(w === 'l' && /^\d{4}$/.test(t[i + 1] ?? '')));
+  // A postcode: "1855", "L1855", "L-1855" or "LU-1855" (split in two: the L goes with the number).
+  const out = t.filter((w, i) => !QUALIFIERS.has(w) && !/^(?:lu?)?\d{4}$/.test(w) && !((w === 'l' || w === 'lu') && /^\d{4}$/.test(t[i + 1] ?? '')));
   if (out.length > 1 && COUNTRY.has(out[out.length - 1])) {
     out.pop();
     while (out.length > 1 && COUNTRY_PREFIX.includes(out[out.length - 1])) out.pop();

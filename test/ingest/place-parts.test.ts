@@ -199,6 +199,15 @@ describe('a place text in several parts', () => {
     }
   });
 
+  it('a postcode written LU-9530 is read as L-9530, in the place and in its field', () => {
+    for (const t of ['LU-9530 Wiltz', 'LU9530 Wiltz', 'Wiltz (LU-9530)']) {
+      const r = resolvePlace(gazetteer(), { town: t, coords: null });
+      expect(r.ok && [r.commune, r.postcode], t).toEqual(['Wiltz', 9530]);
+    }
+    const f = resolvePlace(gazetteer(), { town: 'Wiltz', postcode: 'LU-9530', coords: null });
+    expect(f.ok && f.postcode).toBe(9530);
+  });
+
   it('parts that name places in different communes, or no place, are still rejected, each with its own reason', () => {
     expect(place('Esch-sur-Alzette, Dudelange')).toBe('rejected: "Esch-sur-Alzette, Dudelange" names places of different communes (Esch-sur-Alzette, Dudelange); give one, or coordinates');
     expect(place('Belval, Sanem')).toBe('rejected: "Belval, Sanem" names places of different communes (Esch-sur-Alzette, Sanem); give one, or coordinates');

@@ -184,7 +184,7 @@ describe('a second outside probe\'s forms', () => {
 describe('areas', () => {
   it.each([
     ['+/- 85 m²', 85], ['+- 85', 85], ['85 m² hab.', 85], ['85 m2 habitables', 85], ['85 m² (habitable)', 85], ['85 m² utiles', 85],
-    ['85 mq', 85], ['85 m.', 85], ['85 m ²', 85], ['+/- 85,5 m² hab.', 85.5], ['85 m² env.', 85], ['85 m2 environ', 85], ['85 qm ca.', 85],
+    ['85 mq', 85], ['85 m.', 85], ['85 m ²', 85], ['+/- 85,5 m² hab.', 85.5], ['85 m² env.', 85], ['85 m2 environ', 85], ['environ 85 m²', 85], ['Environ 85', 85], ['85 qm ca.', 85],
   ])('reads %j as %j m²', async (area, m2) => {
     expect((await csvListing({ area })).area_m2).toBe(m2);
   });
