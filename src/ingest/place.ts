@@ -1,5 +1,6 @@
 import { decodeHTML } from 'entities';
 import { haversineKm, placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js';
+import { cantonsOfRegion, parsePostcode, postcodeFor, postcodeIn } from './postcode.js';
 import { ABROAD, abroadKey, ALSO_ABROAD, COUNTRY_KEYS, countryAbroadAt, OTHER_COUNTRY_POSTCODE } from './abroad.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
@@ -14,38 +15,6 @@ export function fixCoordinates(lat: number | null, lng: number | null): { lat: n
   if (inBox(lat, lng)) return { lat, lng };
   if (inBox(lng, lat)) return { lat: lng, lng: lat };
   return null;
-}
-
-// Luxembourg postcodes are four digits, written `L-1234`, `L1234` or `1234`.
-export function parsePostcode(s: string | null | undefined): number | null {
-  if (!s) return null;
-  const m = /^\s*(?:LU?\s*-?\s*)?(\d{4})\s*$/i.exec(s);
-  return m ? Number(m[1]) : null;
-}
-
-// The first digit of a postcode tells the region. This is coarse and generous (a region
-// maps to every canton that has postcodes starting with that digit), so it only ever
-// narrows down a locality name that several communes share; it never picks a commune on
-// its own, except for 1xxx and 2xxx, which belong to the City of Luxembourg alone.
-const POSTCODE_REGION_CANTONS: Record<number, string[]> = {
-  1: ['Luxembourg'],
-  2: ['Luxembourg'],
-  3: ['Esch-sur-Alzette', 'Luxembourg'],
-  4: ['Esch-sur-Alzette', 'Capellen'],
-  5: ['Remich', 'Luxembourg', 'Grevenmacher', 'Esch-sur-Alzette'],
-  6: ['Grevenmacher', 'Echternach', 'Luxembourg'],
-  7: ['Mersch', 'Luxembourg', 'Capellen', 'Diekirch', 'Echternach'],
-  8: ['Capellen', 'Luxembourg', 'Redange', 'Mersch'],
-  9: ['Diekirch', 'Clervaux', 'Wiltz', 'Vianden', 'Redange', 'Echternach', 'Mersch'],
-};
-
-// The postcode of a listing in `commune` (canton `canton`), as deduplication compares it
-// (src/ingest/dedup/rule.ts): the stated one when its region (first digit) covers the
-// commune's canton, else null (a postcode of another part of the country is a slip, and
-// says nothing about the street).
-function postcodeFor(postcode: number | null, canton: string | undefined): number | null {
-  if (postcode === null || canton === undefined) return null;
-  return (POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? []).includes(canton) ? postcode : null;
 }
 
 export interface PlaceInput {
@@ -313,11 +282,6 @@ function fromParts(
   return { commune, locality: names.size === 1 ? [...names][0] : null };
 }
 
-// The postcode written in a place text ("L-4410 Belvaux", "Belvaux (4410)"), or null.
-function postcodeIn(text: string | null): number | null {
-  const m = text === null ? null : /(?:^|[\s,;(/])(?:LU?)?\s*-?\s*(\d{4})(?=$|[\s,;)/])/i.exec(text);
-  return m ? Number(m[1]) : null;
-}
 
 function clean(s: string | null | undefined): string | null {
   if (typeof s !== 'string') return null;
@@ -352,7 +316,7 @@ function byTownAndPostcode<T>(gz: Gazetteer, items: T[], communeOf: (item: T) =>
   const byTown = left.filter((i) => townCommunes.includes(communeOf(i)));
   if (byTown.length > 0) left = byTown;
   if (left.length > 1 && postcode !== null) {
-    const cantons = POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? [];
+    const cantons = cantonsOfRegion(postcode);
     const byPostcode = left.filter((i) => cantons.includes(gz.commune(communeOf(i))?.canton ?? ''));
     if (byPostcode.length > 0) left = byPostcode;
   }
