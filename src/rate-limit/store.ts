@@ -242,10 +242,10 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
       // An increment (rate-limit-redis's EVALSHA of its increment script: sha, 1, key, reset,
       // window) that the client gave up on (its command timeout) is still in the connection and
       // is applied when a hung Redis answers again, though its request was served without
-      // limiting; rate-limit-redis then retries it. A DECR sent behind it on the same connection
-      // takes it back after it, or is lost with it if the connection is. (An outside probe: a
-      // 1 s hang left a Free key charged about one request per concurrent request in flight,
-      // 10-20 of its 100.) The store's deadline takes back a retry that answers late (below).
+      // limiting. A DECR sent behind it on the same connection takes it back after it, or is lost
+      // with it if the connection is (an outside probe: a 1 s hang left a Free key charged about
+      // one request per concurrent request in flight, 10-20 of its 100), unless the store's
+      // deadline took it back already (below).
       if (command === 'EVALSHA' && args.length === 5) {
         sent.catch((err: unknown) => {
           if (!isTimeout(err) || takenBackAlready(args[2])) return;
