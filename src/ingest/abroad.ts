@@ -84,3 +84,11 @@ export function countryAbroadAt(gz: Gazetteer, coords: { lat: number; lng: numbe
   }
   return code === null ? 'no country' : (COUNTRY_NAMES[code] ?? code);
 }
+
+// The region around Luxembourg (Lorraine, Wallonia's south, Saarland, Trier's): coordinates there,
+// outside Luxembourg's box, are a place abroad, not a slip (0/0, metres of another grid).
+const AROUND = { minLat: 48.8, maxLat: 50.8, minLng: 4.8, maxLng: 7.4 };
+export function nearLuxembourg(lat: number | null, lng: number | null): { lat: number; lng: number } | null {
+  if (lat === null || lng === null || !Number.isFinite(lat) || !Number.isFinite(lng)) return null;
+  return lat >= AROUND.minLat && lat <= AROUND.maxLat && lng >= AROUND.minLng && lng <= AROUND.maxLng ? { lat, lng } : null;
+}

@@ -5,6 +5,7 @@ import { tokens, type Gazetteer } from '../reference/gazetteer.js';
 import { CONTROL_CHARACTERS, INVISIBLE_FORMATTING } from '../lib/text.js';
 import { RULE } from './dedup/tolerances.js';
 import { MAX_EXTERNAL_ID } from './errors.js';
+import { nearLuxembourg } from './abroad.js';
 import { fixCoordinates, resolvePlace } from './place.js';
 import { offerNotAHome } from './adapters/common.js';
 import type { NormalizedListing, RawRecord } from './types.js';
@@ -153,8 +154,9 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   if (r.country && !isLuxembourg(r.country)) {
     return fail(`country ${show(r.country)} is not Luxembourg`);
   }
-  const coords = fixCoordinates(parseCoordinate(r.lat), parseCoordinate(r.lng));
-  const place = resolvePlace(ctx.gazetteer, { town: r.town, quarter: r.quarter, postcode: r.postcode, coords });
+  const [lat, lng] = [parseCoordinate(r.lat), parseCoordinate(r.lng)];
+  const coords = fixCoordinates(lat, lng);
+  const place = resolvePlace(ctx.gazetteer, { town: r.town, quarter: r.quarter, postcode: r.postcode, coords, given: coords ? null : nearLuxembourg(lat, lng) });
   if (!place.ok) return fail(place.reason);
 
   const students = parseBool(r.students, 'students');

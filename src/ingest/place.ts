@@ -22,7 +22,11 @@ export interface PlaceInput {
   quarter?: string | null;
   postcode?: string | null;
   coords: { lat: number; lng: number } | null;
+  // Coordinates the record gave that are not kept (outside Luxembourg's bounding box) but lie
+  // in the countries around it (abroad.ts, nearLuxembourg): they say where the record is not.
+  given?: { lat: number; lng: number } | null;
 }
+
 
 // `postcode`: the one the record states, kept for deduplication when it fits the commune
 // (postcodeFor), else null.
@@ -49,16 +53,19 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
   const texts = [clean(input.town), clean(input.quarter)].filter((t): t is string => t !== null);
   // Coordinates in another country: the text may still name the place (they are dropped then);
   // without a text that does, the record may not be in Luxembourg (countryAbroadAt).
-  const abroadAt = input.coords ? countryAbroadAt(gz, input.coords) : null;
+  // Coordinates outside the box but in the countries around (Trier, Thionville) are abroad too
+  // (an outside probe: "Luxembourg" with Trier's was the City, the coordinates dropped first).
+  const at = input.coords ?? input.given ?? null;
+  const abroadAt = at ? countryAbroadAt(gz, at) : null;
   // A name a town abroad bears too ("Perl"), with them: that town.
   if (abroadAt !== null) {
     const alsoAbroad = texts.find((t) => ALSO_ABROAD.has(abroadKey(t)));
     if (alsoAbroad !== undefined) return abroadReason(alsoAbroad, alsoAbroad);
-    const byText = onlyCountry(texts) ? null : resolvePlace(gz, { ...input, coords: null });
+    const byText = onlyCountry(texts) ? null : resolvePlace(gz, { ...input, coords: null, given: null });
     if (byText?.ok) return byText;
     // The text rejected as abroad itself: its own reason.
     if (byText && byText.reason.includes(MAY_BE_ABROAD)) return byText;
-    const { lat, lng } = input.coords!;
+    const { lat, lng } = at!;
     return { ok: false, reason: `the coordinates (${lat}, ${lng}) lie in ${abroadAt}${byText ? ` (and ${byText.reason})` : ''}: ${MAY_BE_ABROAD}; give its commune, or its coordinates in Luxembourg` };
   }
   // A postcode typed into the place ("L-4410 Belvaux") counts as the postcode; the gazetteer
@@ -109,6 +116,16 @@ function nearbyLocalityNamed(gz: Gazetteer, texts: string[], coords: { lat: numb
   return best && { commune: best.commune, locality: best.locality };
 }
 
+// Of `communes`, the one with a reference point nearest `coords`, within PLACE_COORDS_FAR_KM; else
+// null. For a name several communes answer to when the commune the coordinates are nearest is
+// none of them (an outside probe: "Esch" 1.5-4 km from Esch-sur-Sûre, nearer Goesdorf's point,
+// was Esch-sur-Alzette, 45 km away, its coordinates dropped).
+function nearestByPoints(gz: Gazetteer, communes: string[], coords: { lat: number; lng: number } | null): string | null {
+  if (!coords) return null;
+  const [best] = communes.map((c) => ({ c, km: kmFromCommune(gz, c, coords) })).sort((x, y) => x.km - y.km);
+  return best && best.km <= PLACE_COORDS_FAR_KM ? best.c : null;
+}
+
 // How far `coords` lie from the nearest reference point of `commune` (its own, its localities').
 function kmFromCommune(gz: Gazetteer, commune: string, coords: { lat: number; lng: number }): number {
   const points: { lat: number | null; lng: number | null }[] = [...gz.localitiesOf(commune), gz.commune(commune) ?? { lat: null, lng: null }];
@@ -141,7 +158,7 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
       // A short name several communes answer to ("Esch") is settled by the postcode and the
       // coordinates, else it is the commune it stands for.
       const shared = gz.sharedBy(text);
-      const commune = shared.length > 1 ? (narrow(gz, shared, [], postcode, input.coords) ?? place.commune) : place.commune;
+      const commune = shared.length > 1 ? (narrow(gz, shared, [], postcode, input.coords) ?? nearestByPoints(gz, shared, input.coords) ?? place.commune) : place.commune;
       // The town is only a commune; a quarter the gazetteer knows in that commune is kept. A
       // short name settled as another commune's village ("Erpeldange" in Wiltz) is that village.
       const locality = text === town && quarter ? localityIn(gz, quarter, commune, input.coords) : commune !== place.commune ? villageNamed(gz, text, commune) : null;
@@ -185,9 +202,8 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
     // the coordinates nearest a third commune's: the namesake commune with a reference point
     // nearest them, within PLACE_COORDS_FAR_KM (an outside probe: 124 of 415 Blumenthal records
     // 0.5-1 km north of the village were rejected, asked for the coordinates they gave).
-    const coords = input.coords;
-    const [best] = ambiguous.communes.map((c) => ({ c, km: kmFromCommune(gz, c, coords) })).sort((x, y) => x.km - y.km);
-    if (best.km <= PLACE_COORDS_FAR_KM) return { ok: true, commune: best.c, locality: ambiguous.name, by: 'coordinates' };
+    const nearest = nearestByPoints(gz, ambiguous.communes, input.coords);
+    if (nearest !== null) return { ok: true, commune: nearest, locality: ambiguous.name, by: 'coordinates' };
   }
   if (ambiguous) {
     return {

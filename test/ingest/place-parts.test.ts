@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolvePlace, type PlaceInput } from '../../src/ingest/place.js';
+import { nearLuxembourg } from '../../src/ingest/abroad.js';
+import { fixCoordinates, resolvePlace, type PlaceInput } from '../../src/ingest/place.js';
 import { gazetteer } from './helpers.js';
 
 // Place texts as agencies type them into one field, which name nothing as a whole: read part
@@ -154,6 +155,29 @@ describe('a place text in several parts', () => {
       }
     }
     expect(points).toBeGreaterThan(4000);
+  });
+
+  // A regression probe (stop 42): "Luxembourg" with Trier's or Thionville's coordinates (outside
+  // Luxembourg's box, dropped first) was the City; "Esch" 1.5-4 km from Esch-sur-Sûre, nearer a
+  // third commune's point, was Esch-sur-Alzette without its coordinates.
+  it('coordinates outside the box but in the countries around are abroad too; a short name takes the namesake nearest its coordinates', () => {
+    for (const [lat, lng, country] of [[49.7497, 6.6373, 'Germany'], [49.3579, 6.1683, 'France'], [50.0, 5.72, 'Belgium']] as const) {
+      for (const town of ['Luxembourg', null]) {
+        expect(resolvePlace(gazetteer(), { town, coords: fixCoordinates(lat, lng), given: nearLuxembourg(lat, lng) }), `${town} ${lat},${lng}`).toMatchObject({
+          ok: false,
+          reason: expect.stringMatching(new RegExp(`^the coordinates \\(${lat}, ${lng}\\) lie in ${country}`)),
+        });
+      }
+      const named = resolvePlace(gazetteer(), { town: 'Mersch', coords: null, given: nearLuxembourg(lat, lng) });
+      expect(named.ok && [named.commune, named.coords]).toEqual(['Mersch', null]);
+    }
+    // Not coordinates of a place: 0/0, another grid's metres.
+    expect(nearLuxembourg(0, 0)).toBeNull();
+    expect(nearLuxembourg(77000, 75000)).toBeNull();
+    for (const [dLat, dLng] of [[0.0135, 0.021], [0.02, 0.04], [-0.018, 0.03], [0.027, -0.02]]) {
+      const r = resolvePlace(gazetteer(), { town: 'Esch', coords: { lat: 49.91125 + dLat, lng: 5.93512 + dLng } });
+      expect(r.ok && r.commune, `${dLat},${dLng}`).toBe('Esch-sur-Sûre');
+    }
   });
 
   // An outside probe (stop 42): 124 of 415 Blumenthal records 0.5-1 km north of the village were
