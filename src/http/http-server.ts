@@ -26,23 +26,28 @@ import { answerClientError, answerConnect, answerExpectation } from './raw-respo
 // Redis connections and its files.
 export function createHttpServer(listener: RequestListener, limits: { perClient?: number } = {}): Server {
   const server = createServer({ requireHostHeader: false, headersTimeout: 60_000, requestTimeout: 60_000, connectionsCheckingInterval: 2_000 }, listener);
+  // Counted here, not with Node's server.maxConnections: in a cluster, a worker at that bound
+  // hands the connection back to the primary, which hands it to another worker, and when all are
+  // at it the connection goes round for ever, unanswered (Node 20; a regression probe: 1.3 cores
+  // busy, the client waiting).
   const files = openFilesLimit();
-  if (files !== null) server.maxConnections = Math.max(64, Math.floor(files * 0.8));
+  const total = files === null ? Infinity : connectionBound(files);
   const perClient = limits.perClient ?? 0;
-  if (perClient > 0) {
-    const open = new Map<string, number>();
-    server.on('connection', (socket: Socket) => {
-      const from = socket.remoteAddress ?? '';
-      const n = (open.get(from) ?? 0) + 1;
-      if (n > perClient) return void socket.destroy();
-      open.set(from, n);
-      socket.once('close', () => {
-        const left = open.get(from)! - 1;
-        if (left > 0) open.set(from, left);
-        else open.delete(from);
-      });
+  const open = new Map<string, number>();
+  let all = 0;
+  server.on('connection', (socket: Socket) => {
+    const from = socket.remoteAddress ?? '';
+    const n = (open.get(from) ?? 0) + 1;
+    if (all >= total || (perClient > 0 && n > perClient)) return void socket.destroy();
+    open.set(from, n);
+    all++;
+    socket.once('close', () => {
+      all--;
+      const left = open.get(from)! - 1;
+      if (left > 0) open.set(from, left);
+      else open.delete(from);
     });
-  }
+  });
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
   server.on('clientError', answerClientError);
@@ -50,6 +55,9 @@ export function createHttpServer(listener: RequestListener, limits: { perClient?
   server.on('checkExpectation', answerExpectation);
   return server;
 }
+
+// The connections a process takes: 80 % of its limit of open files (64 at least).
+export const connectionBound = (files: number): number => Math.max(64, Math.floor(files * 0.8));
 
 // The soft limit of open files of this process (Linux's /proc), or null when unknown or unlimited.
 export function openFilesLimit(): number | null {

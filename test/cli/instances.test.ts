@@ -283,6 +283,50 @@ describe('WEB_CONCURRENCY', () => {
     expect(code, JSON.stringify(i.out).slice(-2000)).toBe(0);
   }, 300_000);
 
+  // A regression probe (stop 42): with every worker at its bound of connections (80 % of its
+  // open files), a new connection went round between the primary and the workers for ever,
+  // unanswered, 1.3 cores busy (Node's server.maxConnections in a cluster).
+  it('every worker at its bound of connections: a new one is closed at once, not passed round', async () => {
+    const port = await freePort();
+    const child = spawn('bash', ['-c', `ulimit -n 400 && exec "${process.execPath}" --import tsx src/server.ts`], {
+      cwd: projectRoot,
+      env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: t.url, REDIS_URL: TEST_REDIS_URL, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '-1', LOG_LEVEL: 'info', LOG_PRETTY: 'false', WEB_CONCURRENCY: '2' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const out = { stdout: '', stderr: '' };
+    child.stdout!.on('data', (d) => (out.stdout += d));
+    child.stderr!.on('data', (d) => (out.stderr += d));
+    const i: Instance = { child, base: `http://127.0.0.1:${port}`, port, out, exited: once(child, 'exit') as Promise<[number | null, string | null]> };
+    await serving(i);
+    await vi.waitFor(() => expect(i.out.stdout).toContain('2 workers serving'), { timeout: 60_000, interval: 100 });
+    // 700 idle connections from three addresses (each far within its own bound): both workers full (2 x 320).
+    const held: net.Socket[] = [];
+    try {
+      for (let k = 0; k < 700; k++) {
+        const s = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.0.${11 + (k % 3)}` });
+        s.on('error', () => undefined);
+        held.push(s);
+        await once(s, 'connect');
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      const fate = await new Promise<string>((resolve) => {
+        const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' }, () => s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+        let got = '';
+        s.setEncoding('latin1');
+        s.on('data', (d) => (got += d));
+        s.on('close', () => resolve(got.split('\r\n')[0] || 'closed'));
+        s.on('error', () => undefined);
+        s.setTimeout(10_000, () => (resolve('no answer within 10 s'), s.destroy()));
+      });
+      expect(['closed', 'HTTP/1.1 200 OK']).toContain(fate);
+    } finally {
+      for (const s of held) s.destroy();
+      child.kill('SIGTERM');
+      await i.exited;
+    }
+  }, 300_000);
+
   it('a worker that dies while PostgreSQL is down is replaced once it is back; the primary never gives up', async () => {
     const pg = await pgProxy();
     await pg.open();
