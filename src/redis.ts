@@ -36,11 +36,15 @@ export function createRedis(url: string, opts: { timeoutMs: number; logger: Logg
   });
   // One line every 10 s while Redis stays away (each reconnection attempt fails again).
   const gate = perKindGate(10_000);
+  // A database the server does not have: the start stops with its own line (wrongRedisDatabase),
+  // so neither that error nor the "ready" on database 0 that follows it is logged.
+  let wrongDatabase = false;
   redis.on('error', (err) => {
+    if (/DB index is out of range/.test(err.message)) return void (wrongDatabase = true);
     const suppressed = gate('error');
     if (suppressed !== null) opts.logger.error({ err: { message: err.message, code: (err as { code?: string }).code }, suppressed }, 'redis error');
   });
-  redis.on('ready', () => opts.logger.info('redis ready'));
+  redis.on('ready', () => !wrongDatabase && opts.logger.info('redis ready'));
   requestBounds.set(redis, opts.timeoutMs);
   return redis;
 }

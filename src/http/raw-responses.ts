@@ -68,7 +68,8 @@ export function requireHost(listener: RequestListener): RequestListener {
     (req.socket as Tracked)[LAST_REQUEST] = req;
     const bad = (detail: string) => answerProblem(res, 400, 'Bad request', `The request could not be parsed: ${detail}`, { Connection: 'close' });
     if (headerCount(req.rawHeaders, 'host') > 1) return bad('a request must carry one Host header');
-    // A request line ending in another version (HTTP/2.0, HTTP/1.2) was served as HTTP/1.1.
+    // A request line ending in another version Node's parser lets through (HTTP/2.0, HTTP/0.9)
+    // was served as HTTP/1.1 (HTTP/1.2 and HTTP/3.0 it refuses itself: 400).
     if (req.httpVersionMajor !== 1 || req.httpVersionMinor > 1) {
       return answerProblem(res, 505, 'HTTP version not supported', `The request line must end in HTTP/1.1 (or HTTP/1.0), not HTTP/${req.httpVersion}`, { Connection: 'close' });
     }

@@ -112,6 +112,8 @@ describe('a REDIS_URL naming a database the Redis does not have', () => {
     const [code] = await exited;
     expect(code, JSON.stringify(out)).toBe(1);
     expect(out.stderr).toBe('REDIS_URL asks for Redis database 9999, which this Redis does not have (it answered on database 0); set REDIS_URL\n');
+    // That one line: no "redis error" nor "redis ready" before it.
+    expect(jsonLines(out.stdout).filter((l) => /redis/.test(l.msg))).toEqual([]);
   }, 300_000);
 });
 
