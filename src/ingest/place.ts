@@ -1,7 +1,7 @@
 import { decodeHTML } from 'entities';
 import { haversineKm, placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js';
-import { cantonsOfRegion, parsePostcode, postcodeFor, postcodeIn } from './postcode.js';
 import { ABROAD, abroadKey, ALSO_ABROAD, COUNTRY_KEYS, countryAbroadAt, OTHER_COUNTRY_POSTCODE } from './abroad.js';
+import { cantonsOfRegion, parsePostcode, postcodeFor, postcodeIn } from './postcode.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
 export const LU_BOX = { minLat: 49.44, maxLat: 50.19, minLng: 5.73, maxLng: 6.54 };
@@ -26,7 +26,6 @@ export interface PlaceInput {
   // in the countries around it (abroad.ts, nearLuxembourg): they say where the record is not.
   given?: { lat: number; lng: number } | null;
 }
-
 
 // `postcode`: the one the record states, kept for deduplication when it fits the commune
 // (postcodeFor), else null.
@@ -57,8 +56,8 @@ export function resolvePlace(gz: Gazetteer, input: PlaceInput): PlaceResult {
   // (an outside probe: "Luxembourg" with Trier's was the City, the coordinates dropped first).
   const at = input.coords ?? input.given ?? null;
   const abroadAt = at ? countryAbroadAt(gz, at) : null;
-  // A name a town abroad bears too ("Perl"), with them: that town.
   if (abroadAt !== null) {
+    // A name a town abroad bears too ("Perl"), with them: that town.
     const alsoAbroad = texts.find((t) => ALSO_ABROAD.has(abroadKey(t)));
     if (alsoAbroad !== undefined) return abroadReason(alsoAbroad, alsoAbroad);
     const byText = onlyCountry(texts) ? null : resolvePlace(gz, { ...input, coords: null, given: null });
