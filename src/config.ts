@@ -69,6 +69,8 @@ export const configSchema = z.object({
   // Connections one client address may hold open to a server process (src/http/http-server.ts);
   // 0: no bound (behind a proxy, every connection bears its address).
   MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(0).default(1024),
+  // Connections a server process holds open in all; 0: 80 % of its limit of open files.
+  MAX_CONNECTIONS: z.coerce.number().int().min(0).default(0),
   // Prometheus metrics listen here, apart from the public API port. -1 turns them off.
   METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9464),
   METRICS_HOST: z.string().default('127.0.0.1'),

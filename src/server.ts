@@ -60,7 +60,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // A request without Host gets a problem body too (requireHost), not Node's empty 400.
   const starting = requireHost(startingListener);
   // Its settings: src/http/http-server.ts.
-  const server: Server = createHttpServer(starting, { perClient: config.MAX_CONNECTIONS_PER_CLIENT });
+  const server: Server = createHttpServer(starting, { perClient: config.MAX_CONNECTIONS_PER_CLIENT, total: config.MAX_CONNECTIONS });
   if (!cluster.isWorker) await listen(server, config.PORT, config.HOST);
 
   // A cluster's primary has migrated already (and checked for interrupted imports).

@@ -22,16 +22,16 @@ import { answerClientError, answerConnect, answerExpectation } from './raw-respo
 // the process to its limit of open files, and no one else was answered): one client address may
 // hold `perClient` connections to a process (MAX_CONNECTIONS_PER_CLIENT; further ones are closed
 // at once; 0: no bound, for a process behind a proxy whose own address every connection bears),
-// and the process as a whole 80 % of its limit of open files, the rest left to its database and
-// Redis connections and its files.
-export function createHttpServer(listener: RequestListener, limits: { perClient?: number } = {}): Server {
+// and the process as a whole `total` (MAX_CONNECTIONS), by default 80 % of its limit of open
+// files, the rest left to its database and Redis connections and its files.
+export function createHttpServer(listener: RequestListener, limits: { perClient?: number; total?: number } = {}): Server {
   const server = createServer({ requireHostHeader: false, headersTimeout: 60_000, requestTimeout: 60_000, connectionsCheckingInterval: 2_000 }, listener);
   // Counted here, not with Node's server.maxConnections: in a cluster, a worker at that bound
   // hands the connection back to the primary, which hands it to another worker, and when all are
   // at it the connection goes round for ever, unanswered (Node 20; a regression probe: 1.3 cores
   // busy, the client waiting).
   const files = openFilesLimit();
-  const total = files === null ? Infinity : connectionBound(files);
+  const total = limits.total ? limits.total : files === null ? Infinity : connectionBound(files);
   const perClient = limits.perClient ?? 0;
   const open = new Map<string, number>();
   let all = 0;

@@ -288,22 +288,16 @@ describe('WEB_CONCURRENCY', () => {
   // unanswered, 1.3 cores busy (Node's server.maxConnections in a cluster).
   it('every worker at its bound of connections: a new one is closed at once, not passed round', async () => {
     const port = await freePort();
-    const child = spawn('bash', ['-c', `ulimit -n 400 && exec "${process.execPath}" --import tsx src/server.ts`], {
-      cwd: projectRoot,
-      env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: t.url, REDIS_URL: TEST_REDIS_URL, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '-1', LOG_LEVEL: 'info', LOG_PRETTY: 'false', WEB_CONCURRENCY: '2' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    const out = { stdout: '', stderr: '' };
-    child.stdout!.on('data', (d) => (out.stdout += d));
-    child.stderr!.on('data', (d) => (out.stderr += d));
-    const i: Instance = { child, base: `http://127.0.0.1:${port}`, port, out, exited: once(child, 'exit') as Promise<[number | null, string | null]> };
+    // (MAX_CONNECTIONS rather than a small limit of open files, which the primary shares: a busy
+    // machine's primary, holding connections until a worker takes them, ran out of them first.)
+    const i = start({ WEB_CONCURRENCY: '2', LOG_LEVEL: 'info', MAX_CONNECTIONS: '150' }, port);
+    const child = i.child;
     await serving(i);
     await vi.waitFor(() => expect(i.out.stdout).toContain('2 workers serving'), { timeout: 60_000, interval: 100 });
-    // 700 idle connections from three addresses (each far within its own bound): both workers full (2 x 320).
+    // 350 idle connections from three addresses (each far within its own bound): both workers full (2 x 150).
     const held: net.Socket[] = [];
     try {
-      for (let k = 0; k < 700; k++) {
+      for (let k = 0; k < 350; k++) {
         const s = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.0.${11 + (k % 3)}` });
         s.on('error', () => undefined);
         held.push(s);
@@ -311,7 +305,7 @@ describe('WEB_CONCURRENCY', () => {
       }
       await new Promise((r) => setTimeout(r, 500));
       const fate = await new Promise<string>((resolve) => {
-        const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' }, () => s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+        const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' }, () => s.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
         let got = '';
         s.setEncoding('latin1');
         s.on('data', (d) => (got += d));
@@ -319,7 +313,7 @@ describe('WEB_CONCURRENCY', () => {
         s.on('error', () => undefined);
         s.setTimeout(10_000, () => (resolve('no answer within 10 s'), s.destroy()));
       });
-      expect(['closed', 'HTTP/1.1 200 OK']).toContain(fate);
+      expect(fate).toBe('closed');
     } finally {
       for (const s of held) s.destroy();
       child.kill('SIGTERM');
