@@ -208,8 +208,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
         const unanswered = [...inFlight].filter((res) => !res.headersSent);
         logger.warn({ in_flight: inFlight.size, answered_503: unanswered.length }, 'requests still running after 10 s; answering them 503 and closing them');
         for (const res of unanswered) stoppingListener(res.req, res);
-        const left = unanswered.filter((res) => !res.writableFinished).map((res) => once(res, 'finish').catch(() => undefined));
-        await Promise.race([Promise.all(left), new Promise((r) => setTimeout(r, 500).unref())]);
+        await sentOrAfter(unanswered, 500);
       }
     }
     if (cluster.isWorker) {
@@ -221,8 +220,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
       while (Date.now() - lastConnectionAt < QUIET_MS && Date.now() < drainUntil) {
         await new Promise((r) => setTimeout(r, 25));
       }
-      const left = [...inFlight].filter((res) => !res.writableFinished).map((res) => once(res, 'finish').catch(() => undefined));
-      await Promise.race([Promise.all(left), new Promise((r) => setTimeout(r, 500).unref())]);
+      await sentOrAfter([...inFlight], 500);
       server.close();
     }
     server.closeAllConnections();
@@ -247,6 +245,12 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+// Once these answers have left, or after `ms`, whichever comes first.
+async function sentOrAfter(answers: ServerResponse[], ms: number): Promise<void> {
+  const left = answers.filter((res) => !res.writableFinished).map((res) => once(res, 'finish').catch(() => undefined));
+  await Promise.race([Promise.all(left), new Promise((r) => setTimeout(r, ms).unref())]);
 }
 
 function failureLine(err: unknown): string {

@@ -7,11 +7,6 @@ export const KEY_NAME_MAX_CHARS = 60;
 
 export type KeyName = { ok: true; name: string } | { ok: false; problem: 'empty' | 'too_long' | 'control_character' };
 
-// Nor a character that turns the direction of the text around it (U+202A-202E, U+2066-2069,
-// U+200E-200F, U+061C): shown raw in the keys table and `keys list`, it makes one key's name
-// read as another's (an outside probe); nor a zero-width space or a byte-order mark
-// (DIRECTION_OR_INVISIBLE_CHARACTER, src/lib/text.ts: parseKeyName below).
-
 // What shows nothing on its own: white space, the characters Unicode says to ignore when not
 // supported (joiners, variation selectors, tags, invisible operators...), format characters,
 // marks without a letter to sit on, the Hangul fillers and the blank Braille pattern. A name of
@@ -19,6 +14,9 @@ export type KeyName = { ok: true; name: string } | { ok: false; problem: 'empty'
 const SHOWS_NOTHING = /[\s\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\u2800\u3164\uffa0\u115f\u1160]/gu;
 
 export function parseKeyName(raw: string): KeyName {
+  // Nor a character that turns the direction of the text around it (U+202A-202E, U+2066-2069,
+  // U+200E-200F, U+061C): shown raw in the keys table and `keys list`, it makes one key's name
+  // read as another's (an outside probe); nor a zero-width space or a byte-order mark.
   if (hasControlCharacter(raw) || DIRECTION_OR_INVISIBLE_CHARACTER.test(raw)) return { ok: false, problem: 'control_character' };
   // Composed (NFC): an "é" typed as e + U+0301 is the "é" of another keyboard.
   const name = raw.normalize('NFC').trim().replace(/\s+/g, ' ');

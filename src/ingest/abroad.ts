@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { haversineKm, placeKey, type Gazetteer } from '../reference/gazetteer.js';
+import { placeKey, type Gazetteer } from '../reference/gazetteer.js';
 
 // The names and postcodes that place a record abroad, and the country's own names, for
 // place.ts.
@@ -75,13 +75,7 @@ let coder: CountryCoder | null = null;
 export function countryAbroadAt(gz: Gazetteer, coords: { lat: number; lng: number }): string | null {
   coder ??= createRequire(import.meta.url)('@rapideditor/country-coder') as CountryCoder;
   const code = coder.iso1A2Code([coords.lng, coords.lat]);
-  if (code === 'LU') return null;
-  for (const c of gz.communes) {
-    if (haversineKm(coords.lat, coords.lng, c.lat, c.lng) <= ABROAD_MARGIN_KM) return null;
-    for (const l of gz.localitiesOf(c.name)) {
-      if (l.lat !== null && l.lng !== null && haversineKm(coords.lat, coords.lng, l.lat, l.lng) <= ABROAD_MARGIN_KM) return null;
-    }
-  }
+  if (code === 'LU' || gz.nearestCommune(coords.lat, coords.lng).km <= ABROAD_MARGIN_KM) return null;
   return code === null ? 'no country' : (COUNTRY_NAMES[code] ?? code);
 }
 

@@ -1,5 +1,5 @@
 import { decodeHTML } from 'entities';
-import { haversineKm, placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js';
+import { haversineKm, placeKey, type Gazetteer, type LocalityRef, type Place } from '../reference/gazetteer.js';
 import { ABROAD, abroadKey, ALSO_ABROAD, COUNTRY_KEYS, countryAbroadAt, OTHER_COUNTRY_POSTCODE } from './abroad.js';
 import { cantonsOfRegion, parsePostcode, postcodeFor, postcodeIn } from './postcode.js';
 
@@ -107,7 +107,7 @@ function nearbyLocalityNamed(gz: Gazetteer, texts: string[], coords: { lat: numb
   let best: { commune: string; locality: string; km: number } | null = null;
   for (const c of gz.communes) {
     for (const l of gz.localitiesOf(c.name)) {
-      if (l.lat === null || l.lng === null || ![l.locality, l.official_form ?? '', ...l.alt_names].some((n) => keys.has(placeKey(n)))) continue;
+      if (l.lat === null || l.lng === null || !namesOf(l).some((n) => keys.has(placeKey(n)))) continue;
       const km = haversineKm(coords.lat, coords.lng, l.lat, l.lng);
       if (km <= PLACE_COORDS_FAR_KM && (!best || km < best.km)) best = { commune: c.name, locality: l.locality, km };
     }
@@ -310,14 +310,17 @@ function communesOf(p: Place): string[] {
   return p.kind === 'commune' ? [p.commune] : [...new Set(p.options.map((o) => o.commune))];
 }
 
-// The locality of `commune` that `text` names (one of several bearing the name: as in
-// chooseLocality), or null.
 // The locality of `commune` that `text` names in one of its forms, or null.
 function villageNamed(gz: Gazetteer, text: string, commune: string): string | null {
   const key = placeKey(text);
-  return gz.localitiesOf(commune).find((l) => [l.locality, l.official_form ?? '', ...l.alt_names].some((n) => placeKey(n) === key))?.locality ?? null;
+  return gz.localitiesOf(commune).find((l) => namesOf(l).some((n) => placeKey(n) === key))?.locality ?? null;
 }
 
+// A locality's names: its own, its official form, its other languages'.
+const namesOf = (l: LocalityRef): string[] => [l.locality, l.official_form ?? '', ...l.alt_names];
+
+// The locality of `commune` that `text` names (one of several bearing the name: as in
+// chooseLocality), or null.
 function localityIn(gz: Gazetteer, text: string, commune: string, coords: { lat: number; lng: number } | null): string | null {
   const p = gz.resolve(text);
   const inCommune = p?.kind === 'locality' ? p.options.filter((o) => o.commune === commune) : [];

@@ -35,9 +35,9 @@ function isTimeout(err: unknown): boolean {
 
 // Wraps the real store (Redis, or memory when no Redis is configured) so that a store
 // error is counted and logged (throttled) before express-rate-limit lets the request pass.
-// Each store operation also gets one overall deadline: rate-limit-redis retries a failed
-// EVALSHA with SCRIPT LOAD + EVALSHA whatever the error was, so against a hung Redis one
-// increment would cost two or three command timeouts; the deadline keeps it to one.
+// Each store operation also gets one overall deadline: an EVALSHA whose script the server does
+// not know is retried with SCRIPT LOAD + EVALSHA (RedisStoreIncrementingOnce), so against a hung
+// Redis one increment could cost two or three command timeouts; the deadline keeps it to one.
 //
 // A deadline that passes while the connection keeps answering other commands (answers come in
 // order: this one is queued behind them) is not a hung Redis but a busy one, or a busy event
@@ -220,12 +220,13 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
   // increment that answered after all, and is dropped.
   const backstopMs = redis.options.commandTimeout ?? 3000;
   const marks = new Map<string, number[]>();
+  const freshMarks = (k: string) => (marks.get(k) ?? []).filter((at) => Date.now() - at <= 2 * backstopMs);
   const tookBack = (key: string) => {
     const k = `${prefix}${key}`;
-    marks.set(k, [...(marks.get(k) ?? []).filter((at) => Date.now() - at <= 2 * backstopMs), Date.now()]);
+    marks.set(k, [...freshMarks(k), Date.now()]);
   };
   const takenBackAlready = (k: string): boolean => {
-    const fresh = (marks.get(k) ?? []).filter((at) => Date.now() - at <= 2 * backstopMs);
+    const fresh = freshMarks(k);
     const found = fresh.shift() !== undefined;
     if (fresh.length > 0) marks.set(k, fresh);
     else marks.delete(k);

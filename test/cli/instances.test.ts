@@ -73,6 +73,20 @@ function workersOf(i: Instance): string[] {
     .map((l) => l.trim().split(/\s+/)[0]);
 }
 
+// One request on a new connection: the status line of its answer, 'closed without an answer',
+// 'refused' (ECONNREFUSED), another error's code, or 'no answer within N s'.
+function statusLine(port: number, request: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, '127.0.0.1', () => sock.write(request));
+    let got = '';
+    sock.setEncoding('latin1');
+    sock.on('data', (d) => (got += d));
+    sock.on('close', () => resolve(got.split('\r\n')[0] || 'closed without an answer'));
+    sock.on('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED' ? 'refused' : (e.code ?? 'error')));
+    sock.setTimeout(timeoutMs, () => resolve(`no answer within ${timeoutMs / 1000} s`));
+  });
+}
+
 // Polls `probe` on the instance until it holds; the time from `since` to that moment.
 async function seenAfter(since: number, probe: () => Promise<boolean>): Promise<number> {
   await vi.waitFor(async () => expect(await probe()).toBe(true), { timeout: 20_000, interval: 5 });
@@ -230,16 +244,7 @@ describe('WEB_CONCURRENCY', () => {
       i.child.kill('SIGTERM');
       await vi.waitFor(() => expect(i.out.stdout).toContain('shutting down'), { timeout: 30_000, interval: 20 });
       // New connections, one request each, while the export holds the drain.
-      const answer = () =>
-        new Promise<string>((resolve) => {
-          const sock = net.connect(i.port, '127.0.0.1', () => sock.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
-          let got = '';
-          sock.setEncoding('latin1');
-          sock.on('data', (d) => (got += d));
-          sock.on('close', () => resolve(got.split('\r\n')[0] || 'closed without an answer'));
-          sock.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
-          sock.setTimeout(5_000, () => resolve('no answer within 5 s'));
-        });
+      const answer = () => statusLine(i.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 5_000);
       const seen = await Promise.all(Array.from({ length: 12 }, answer));
       expect(seen.every((s) => s === 'HTTP/1.1 503 Service Unavailable'), seen.join(', ')).toBe(true);
       await lock.rollback();
@@ -260,17 +265,7 @@ describe('WEB_CONCURRENCY', () => {
     await vi.waitFor(() => expect(i.out.stdout).toContain('2 workers serving'), { timeout: 60_000, interval: 100 });
     const pro = await createKey(t.db, 'pro');
     const answer = () =>
-      new Promise<string>((resolve) => {
-        const sock = net.connect(i.port, '127.0.0.1', () =>
-          sock.write(`GET /api/v1/listings?per_page=100&sort=price HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${pro.key}\r\nConnection: close\r\n\r\n`),
-        );
-        let got = '';
-        sock.setEncoding('latin1');
-        sock.on('data', (d) => (got += d));
-        sock.on('close', () => resolve(got.split('\r\n')[0] || 'closed without an answer'));
-        sock.on('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED' ? 'refused' : (e.code ?? 'error')));
-        sock.setTimeout(60_000, () => resolve('no answer within 60 s'));
-      });
+      statusLine(i.port, `GET /api/v1/listings?per_page=100&sort=price HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${pro.key}\r\nConnection: close\r\n\r\n`, 60_000);
     const burst = Array.from({ length: 800 }, answer);
     await new Promise((r) => setTimeout(r, 50));
     i.child.kill('SIGTERM');
@@ -291,7 +286,6 @@ describe('WEB_CONCURRENCY', () => {
     // (MAX_CONNECTIONS rather than a small limit of open files, which the primary shares: a busy
     // machine's primary, holding connections until a worker takes them, ran out of them first.)
     const i = start({ WEB_CONCURRENCY: '2', LOG_LEVEL: 'info', MAX_CONNECTIONS: '150' }, port);
-    const child = i.child;
     await serving(i);
     await vi.waitFor(() => expect(i.out.stdout).toContain('2 workers serving'), { timeout: 60_000, interval: 100 });
     // 350 idle connections from three addresses (each far within its own bound): both workers full (2 x 150).
@@ -316,7 +310,7 @@ describe('WEB_CONCURRENCY', () => {
       expect(fate).toBe('closed');
     } finally {
       for (const s of held) s.destroy();
-      child.kill('SIGTERM');
+      i.child.kill('SIGTERM');
       await i.exited;
     }
   }, 300_000);

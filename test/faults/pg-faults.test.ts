@@ -112,8 +112,7 @@ describe('PostgreSQL going away and coming back', () => {
       await db.destroy();
     }
   }, 300_000);
-  // PostgreSQL's statement_timeout cannot fire for a query it never got, so the client bounds
-  // the wait itself (src/db/knex.ts).
+
   // An outside probe: with the pool's connections gone silent (a network that dropped them, a
   // failover) and PostgreSQL reachable, each pooled connection cost one request its whole bound
   // in turn: 36 s of 503s for a client sending one request after the other.
@@ -136,6 +135,8 @@ describe('PostgreSQL going away and coming back', () => {
     }
   }, 300_000);
 
+  // PostgreSQL's statement_timeout cannot fire for a query it never got, so the client bounds
+  // the wait itself (src/db/knex.ts).
   it('answers 503 unavailable when PostgreSQL stops answering without closing its connections, and recovers once it answers again', async () => {
     const proxy = await freezingProxy(pg!.url, port);
     const proxyUrl = proxy.url;
