@@ -17,7 +17,7 @@ export const listingsQueryShape = z.object({
   max_price: intParam(0, INT4_MAX, { description: 'Upper bound of price_eur, inclusive.', example: 3000 }).optional(),
   min_rooms: intParam(0, 1000, { description: 'Minimum number of rooms; listings with unknown rooms never match.', example: 2 }).optional(),
   listing_type: enumParam(LISTING_TYPES, { caseInsensitive: true }, { description: 'Type of listing.' }).optional(),
-  source: textParam(64, { description: 'Feed name, or native for posts made on the service.', example: 'native' }).optional(),
+  source: textParam(64, { description: 'Feed name, or native for posts made on the service. Any letter case.', example: 'native' }).optional(),
   student: boolParam({ description: 'true: only student-friendly listings; false or absent: no filter.' }).optional(),
   flagged: boolParam({ description: 'Pro and Enterprise keys only (403 forbidden_for_tier otherwise): true only flagged listings, false only clean ones.' }).optional(),
   lat: numberParam(-90, 90, {}, { description: 'Centre latitude of a geo search; lat, lng and radius_km go together.', example: 49.6116 }).optional(),
