@@ -1,4 +1,4 @@
-// npx tsx test/ingest/eval/diagnose.ts --set second|third|tenth|first|hand [--seed 13] [--properties 3300] [--db NAME]
+// npx tsx test/ingest/eval/diagnose.ts --set second|third|tenth|eleventh|first|hand [--seed 13] [--properties 3300] [--db NAME]
 //                                      [--out test-output/dedup-eval/diagnose-<set>.json]
 //
 // Why multi-listed properties were missed (and which merges were wrong): imports one set
@@ -25,6 +25,7 @@ import type { FeedFile } from './feed-writers.js';
 import { importAll } from './harness.js';
 import { handSet } from './hand-cases.js';
 import { generateSecondSet } from './second-set.js';
+import { generateEleventhSet } from './eleventh-set.js';
 import { generateTenthSet } from './tenth-set.js';
 import { generateThirdSet } from './third-set.js';
 
@@ -52,6 +53,10 @@ function feedsOf(set: string): { feeds: FeedFile[]; truth: Map<string, string> }
   }
   if (set === 'tenth') {
     const s = generateTenthSet({ properties: Number(args.properties), seed: Number(args.seed) });
+    return { feeds: s.feeds, truth: s.truth };
+  }
+  if (set === 'eleventh') {
+    const s = generateEleventhSet({ properties: Number(args.properties), seed: Number(args.seed) });
     return { feeds: s.feeds, truth: s.truth };
   }
   const s = generateSet(gz, { properties: Number(args.properties), seed: 20261122 });

@@ -1,5 +1,5 @@
-// npm run eval:dedup [-- --sets hand,second,third,tenth,first,first-large] [--properties 3300] [--seed 13]
-//                    [--third-properties 3400] [--tenth-properties 3400] [--first-large 3400] [--no-api] [--out test-output/dedup-eval]
+// npm run eval:dedup [-- --sets hand,second,third,tenth,eleventh,first,first-large] [--properties 3300] [--seed 13]
+//                    [--third-properties 3400] [--tenth-properties 3400] [--eleventh-properties 3400] [--first-large 3400] [--no-api] [--out test-output/dedup-eval]
 //
 // The independent evaluation of cross-source deduplication (issue 13). For each set it
 // writes the feed files, imports them with the real importer into two scratch databases
@@ -24,15 +24,17 @@ import { meetsTargets, TARGETS } from './metrics.js';
 import { generateSecondSet } from './second-set.js';
 import { generateThirdSet } from './third-set.js';
 import { generateTenthSet } from './tenth-set.js';
+import { generateEleventhSet } from './eleventh-set.js';
 
 const { values: args } = parseArgs({
   options: {
-    sets: { type: 'string', default: 'hand,second,third,tenth,first,first-large' },
+    sets: { type: 'string', default: 'hand,second,third,tenth,eleventh,first,first-large' },
     properties: { type: 'string', default: '3300' },
     seed: { type: 'string', default: '13' },
     'first-large': { type: 'string', default: '3400' },
     'third-properties': { type: 'string', default: '3400' },
     'tenth-properties': { type: 'string', default: '3400' },
+    'eleventh-properties': { type: 'string', default: '3400' },
     'no-api': { type: 'boolean', default: false },
     out: { type: 'string', default: 'test-output/dedup-eval' },
   },
@@ -117,12 +119,16 @@ async function main(): Promise<void> {
       const s = generateTenthSet({ properties: Number(args['tenth-properties']), seed });
       input = { name: `tenth set (${s.properties}, seed ${seed})`, feeds: writeFeeds(path.join(out, 'tenth'), s.feeds), truth: s.truth };
       extra = Object.entries(s.notes).map(([k, v]) => `  ${k}: ${v}`);
+    } else if (which === 'eleventh') {
+      const s = generateEleventhSet({ properties: Number(args['eleventh-properties']), seed });
+      input = { name: `eleventh set (${s.properties}, seed ${seed})`, feeds: writeFeeds(path.join(out, 'eleventh'), s.feeds), truth: s.truth };
+      extra = Object.entries(s.notes).map(([k, v]) => `  ${k}: ${v}`);
     } else if (which === 'first' || which === 'first-large') {
       const n = which === 'first' ? 700 : Number(args['first-large']);
       const s = firstSetFeeds(n);
       input = { name: `first set (${n})`, feeds: writeFeeds(path.join(out, which), s.feeds), truth: s.truth };
     } else {
-      throw new Error(`unknown set "${which}" (expected hand, second, third, tenth, first, first-large)`);
+      throw new Error(`unknown set "${which}" (expected hand, second, third, tenth, eleventh, first, first-large)`);
     }
     process.stderr.write(`${input.name}: importing ${input.truth.size} listings in two orders...\n`);
     const [a, b] = await Promise.all([createDatabase(tpl.name), createDatabase(tpl.name)]);
