@@ -4,6 +4,7 @@ import cliProgress from 'cli-progress';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
 import { createDb } from '../db/knex.js';
+import { watchLiveness } from '../db/liveness.js';
 import { runningServer } from '../db/open.js';
 import {
   DEFAULT_MAX_INPUT_BYTES,
@@ -103,8 +104,20 @@ async function main(argv: string[]): Promise<number> {
   }
   // knex's own warnings silenced: a connection it could not open was printed with its stack
   // before the command's one line saying so (exit 4; an outside probe).
-  const db = createDb(url, { poolMax: 2, logger: pino({ enabled: false }) });
+  // A client gone quiet inside the import's transaction for 10 minutes is ended by PostgreSQL,
+  // so the locks other imports wait for are not held for ever (no import waits that long
+  // between two of its statements).
+  const db = createDb(url, { poolMax: 2, idleInTransactionMs: 600_000, logger: pino({ enabled: false }) });
   const ui = progressUi(v.json);
+  // The import's statements have no time bound (statement_timeout 0): a database that stopped
+  // answering is found by asking it on another connection (src/db/liveness.ts).
+  const stopWatch = watchLiveness(url, (what) => {
+    ui.stop();
+    const error = `the database stopped answering: ${what}`;
+    process.stderr.write(`ingest: ${v.source}: import abandoned, ${error}. Its transaction is not committed unless the commit had reached the server; run the import again once the database answers.\n`);
+    if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error })}\n`);
+    process.exit(EXIT.failed);
+  });
   try {
     const file = positionals[0];
     const report = await importFeed(db, {
@@ -145,6 +158,7 @@ async function main(argv: string[]): Promise<number> {
     if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error: (e as Error).message })}\n`);
     return EXIT.failed;
   } finally {
+    await stopWatch();
     await db.destroy();
     if (rejectsFile) await closeRejects(rejectsFile);
     // Standard input may still be open (a delivery cut short by an error).

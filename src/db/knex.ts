@@ -100,7 +100,9 @@ function knexWarnings(logger: Logger): (message: unknown) => void {
   };
 }
 
-export function createDb(connectionString: string, opts: { poolMax?: number; statementTimeoutMs?: number; logger?: Logger } = {}): Knex {
+// idleInTransactionMs: PostgreSQL ends a session left idle inside a transaction that long (its
+// client gone without closing the connection: the import's locks are then released).
+export function createDb(connectionString: string, opts: { poolMax?: number; statementTimeoutMs?: number; idleInTransactionMs?: number; logger?: Logger } = {}): Knex {
   const logger = opts.logger;
   return knex({
     // knex's own warnings (a connection that failed or was dropped) as log lines of the
@@ -117,6 +119,7 @@ export function createDb(connectionString: string, opts: { poolMax?: number; sta
     connection: {
       connectionString,
       statement_timeout: opts.statementTimeoutMs ?? 10000,
+      ...(opts.idleInTransactionMs ? { idle_in_transaction_session_timeout: opts.idleInTransactionMs } : {}),
       application_name: 'lux-listings-feed',
       // A peer that vanished (a host down, a cut network) is found by the kernel's probes.
       keepAlive: true,

@@ -11,6 +11,7 @@ import { register } from 'tsx/esm/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded.js';
 import { createDb, migrateLatest, NO_ANSWER_MARGIN_MS } from '../../src/db/knex.js';
+import { watchLiveness } from '../../src/db/liveness.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 import { freePort } from '../helpers/redis-server.js';
 
@@ -191,6 +192,32 @@ describe('PostgreSQL going away and coming back', () => {
       await proxy.close();
     }
   }, 300_000);
+
+  // An import's statements have no time bound (statement_timeout 0): an outside probe's import
+  // through a frozen proxy never exited, holding the lock every other import waits for. The
+  // importer asks PostgreSQL on a connection of its own (src/db/liveness.ts, src/cli/ingest.ts).
+  it("an import's liveness watch says when PostgreSQL stops answering without closing its connections, and not while it answers", async () => {
+    const proxy = await freezingProxy(pg!.url, port);
+    const dead: string[] = [];
+    const stop = watchLiveness(proxy.url, (what) => dead.push(what), { everyMs: 150, answerMs: 400, misses: 3 });
+    try {
+      // A busy server answers: 2 s of asks while another session holds a statement for 1.5 s.
+      const busy = createDb(proxy.url, { poolMax: 1, statementTimeoutMs: 0 });
+      await busy.raw('SELECT pg_sleep(1.5)');
+      await busy.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(dead).toEqual([]);
+      proxy.freeze(true);
+      const frozenAt = Date.now();
+      await vi.waitFor(() => expect(dead).toHaveLength(1), { timeout: 30_000, interval: 50 });
+      expect(dead[0]).toMatch(/^PostgreSQL did not answer 3 times in a row, 0.15 s apart \(no (answer|connection) within 0.4 s\)$/);
+      // Three unanswered asks: about 3 x (0.15 + 0.4) s, with room for a busy machine.
+      expect(Date.now() - frozenAt).toBeLessThan(15_000);
+    } finally {
+      await stop();
+      await proxy.close();
+    }
+  }, 120_000);
 
   // The export runs without a statement timeout (a whole table, read as the client takes it):
   // a server that freezes in the middle of it must not hold the answer for as long as it is
