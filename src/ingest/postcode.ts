@@ -38,7 +38,14 @@ export function cantonsOfRegion(postcode: number): string[] {
 }
 
 // The postcode written in a place text ("L-4410 Belvaux", "Belvaux (4410)"), or null.
+const POSTCODE_IN_TEXT = /(?:^|[\s,;(/])(?:LU?)?\s*-?\s*(\d{4})(?=$|[\s,;)/])/i;
+
 export function postcodeIn(text: string | null): number | null {
-  const m = text === null ? null : /(?:^|[\s,;(/])(?:LU?)?\s*-?\s*(\d{4})(?=$|[\s,;)/])/i.exec(text);
+  const m = text === null ? null : POSTCODE_IN_TEXT.exec(text);
   return m ? Number(m[1]) : null;
+}
+
+// The place text without the postcodes written in it ("L-4410 Luxembourg": " Luxembourg").
+export function withoutPostcodes(text: string): string {
+  return text.replace(new RegExp(POSTCODE_IN_TEXT.source, 'gi'), ' ');
 }

@@ -101,8 +101,10 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
       const posB = located === 'both' ? moved(home.lat, home.lng, pick([0, 10, 50, 150, 250, 290, 310, 400, 800])) : located === 'b' ? home : null;
       const missing = rnd();
       // Postcodes: none, on one side, the same on both, or two (one of another part of the
-      // country is not kept: the import reads it as none).
-      const code = () => `L-${3 + Math.floor(rnd() * 7)}${String(Math.floor(rnd() * 1000)).padStart(3, '0')}`;
+      // country is not kept: the import reads it as none). In the City, the City's: beside
+      // "Luxembourg" alone another is the country's name with a postcode (place.ts).
+      const region = (d: number) => (c.name === 'Luxembourg' ? 1 + (d % 2) : d);
+      const code = () => `L-${region(3 + Math.floor(rnd() * 7))}${String(Math.floor(rnd() * 1000)).padStart(3, '0')}`;
       const p = rnd();
       const codeA = p < 0.5 ? undefined : code();
       const codeB = p < 0.5 ? (rnd() < 0.3 ? code() : undefined) : p < 0.8 ? codeA : rnd() < 0.3 ? undefined : code();

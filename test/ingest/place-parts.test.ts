@@ -65,6 +65,20 @@ describe('a place text in several parts', () => {
     expect(place('Rue de Luxembourg, Luxembourg', { postcode: 'L-8077' })).toMatch(/^rejected/);
   });
 
+  // An outside probe: "Luxembourg" with L-4410 (Belvaux's) or L-9530 (Wiltz's), in a place field,
+  // written twice or with the postcode in the text, was the City, the postcode dropped as a slip.
+  it("the country's name alone with a postcode outside the City: not the City; coordinates decide, else rejected", () => {
+    for (const [town, postcode] of [['Luxembourg', 'L-4410'], ['Luxembourg', '9530'], ['Luxembourg, Luxembourg', 'L-4410'], ['L-4410 Luxembourg', null], ['Luxemburg', '4410'], ['Grand-Duché de Luxembourg', 'L-4410']] as const) {
+      expect(place(town, { postcode }), `${town} ${postcode}`).toMatch(/^rejected: ".+" names the country, and the postcode (4410|9530) alone does not say which commune/);
+    }
+    const belvaux = resolvePlace(gazetteer(), { town: 'Luxembourg', postcode: 'L-4410', coords: { lat: 49.5126, lng: 5.9342 } });
+    expect(belvaux.ok && [belvaux.commune, belvaux.by, belvaux.postcode]).toEqual(['Sanem', 'coordinates', 4410]);
+    // The City's postcodes, or none: the City, as before.
+    expect(place('Luxembourg', { postcode: 'L-1611' })).toEqual(['Luxembourg', null]);
+    expect(place('Luxembourg')).toEqual(['Luxembourg', null]);
+    expect(place('Luxembourg-Gare', { postcode: 'L-4410' })).toEqual(['Luxembourg', 'Gare']);
+  });
+
   // An outside probe: with their own coordinates (in Luxembourg's bounding box), records of
   // Arlon, Athus and Longwy were stored in the nearest commune of Luxembourg.
   it('a town abroad is rejected whatever the coordinates, alone or beside a Luxembourg name', () => {
