@@ -518,6 +518,15 @@ describe('feed modes and actions', () => {
     expect(feed.mode).toBe('delta');
     expect(feed.records[0]).toMatchObject({ externalId: 'O1', action: 'delete' });
   });
+  // An outside probe: OpenImmo's sale status was ignored, a sold or reserved flat published.
+  it('openimmo verkaufstatus RESERVIERT and VERKAUFT withdraw, in a full snapshot too; OFFEN or none is on offer', async () => {
+    const withStand = (stand: string) => immobilie(stand ? `<zustand_angaben><verkaufstatus stand="${stand}"/></zustand_angaben>` : '');
+    for (const [stand, action] of [['VERKAUFT', 'withdraw'], ['RESERVIERT', 'withdraw'], ['reserviert', 'withdraw'], ['OFFEN', 'upsert'], ['', 'upsert']] as const) {
+      const feed = await parseOpenImmo(withStand(stand));
+      expect(feed.mode, stand).toBe('full');
+      expect(feed.records[0], stand).toMatchObject({ externalId: 'O1', action });
+    }
+  });
   it('json statuses: deleted deletes; reserved, let and sold withdraw', async () => {
     const feed = (await parseJsonFeed(JSON.stringify({ mode: 'delta', listings: ['deleted', 'reserved', 'let', 'sold'].map((status, i) => ({ ref: `S${i}`, status })) })));
     expect(feed.mode).toBe('delta');

@@ -132,6 +132,11 @@ function toRecord(node: Node, position: string): RawRecord {
   const externalId = cleanExternalId(text(techn?.objektnr_extern));
   const aktion = str(obj(techn?.aktion)?.['@_aktionart'])?.toUpperCase();
   if (aktion === 'DELETE') return { position, externalId, action: 'delete', listingType: null };
+  // OpenImmo's sale status (zustand_angaben/verkaufstatus, stand OFFEN, RESERVIERT or VERKAUFT;
+  // for a rental too): reserved or sold (let) is no longer on offer, like a JSON record's
+  // "reserved" or "sold" (an outside probe: both were published).
+  const stand = str(obj(obj(node.zustand_angaben)?.verkaufstatus)?.['@_stand'])?.toUpperCase();
+  if (stand === 'RESERVIERT' || stand === 'VERKAUFT') return { position, externalId, action: 'withdraw', listingType: null };
 
   const kat = obj(node.objektkategorie);
   const fields = new Map<string, string>();
