@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseJsonFeed, parseOpenImmo } from '../../src/ingest/adapters/index.js';
+import { readOpenImmo } from '../../src/ingest/adapters/openimmo.js';
 import { importFeed, type ImportCounts, type ImportOptions } from '../../src/ingest/index.js';
 import { useTestContext } from '../helpers/context.js';
 import { csvFeed, csvRow, fixture, gazetteer, SAMPLES } from './helpers.js';
@@ -120,6 +121,27 @@ describe('a truncated or malformed file is reported with its position', () => {
     const m = await message(parseOpenImmo(broken));
     expect(m).toMatch(new RegExp(`not well-formed at line ${line}, column \\d+: unexpected close tag \\(in immobilie 1 \\(line 7\\)\\)`));
     expect(m).not.toMatch(INTERNALS);
+  });
+
+  // An outside probe: "Maison & jardin" was reported at the file's end as a possible truncation.
+  it('XML with a bare "&" in a title: the line of the "&", in a file read whole or in chunks of any size', async () => {
+    const lines = xml.split('\n');
+    const at = lines.findIndex((l) => l.includes('<objekttitel>'));
+    lines[at] = lines[at].replace('<objekttitel>', '<objekttitel>Maison & jardin, ');
+    const broken = lines.join('\n');
+    const hint = `a bare "&" at line ${at + 1}, which XML does not allow (write &amp;), is the likely cause`;
+    for (const size of [broken.length, 7, 64, 1000]) {
+      const chunks = Array.from({ length: Math.ceil(broken.length / size) }, (_, k) => broken.slice(k * size, (k + 1) * size));
+      const m = await message((async () => {
+        for await (const _ of readOpenImmo((async function* () { yield* chunks; })())) void _;
+      })());
+      expect(m, String(size)).toContain(hint);
+      expect(m, String(size)).not.toContain('truncated');
+    }
+    // Entities and character references are no bare "&"; a file cut short still says so.
+    const fine = xml.replace('<objekttitel>', '<objekttitel>Maison &amp; jardin &#233; &#xE9; ');
+    expect(await message(parseOpenImmo(fine))).toBe('no error');
+    expect(await message(parseOpenImmo(fine.slice(0, Math.floor(fine.length * 0.6))))).toMatch(/truncated$/);
   });
 
   it.each([0.1, 0.5, 0.9, 0.999])('JSON cut at %d of its length: where it ends and after which listing', async (f) => {

@@ -90,18 +90,57 @@ export async function* readOpenImmo(text: AsyncIterable<string>): AsyncGenerator
     const what = message.replace(/^(?:[^:]*:)?\d+:\d+: /, '').replace(/\.$/, '');
     const at = `line ${parser.line}, column ${parser.column + 1}`;
     const context = frames ? `in ${position}` : lastRecord ? `after ${lastRecord}` : 'before the first immobilie';
-    if (ending) return new FeedParseError(`the XML is not well-formed: it ends unexpectedly at ${at} (${what}, ${context}); the file may be truncated`);
-    return new FeedParseError(`the XML is not well-formed at ${at}: ${what} (${context})`);
+    // A bare "&" before the error (a title "Maison & jardin"): the parser reads an entity
+    // from it and may stop far later, or at the end as if the file were cut (an outside probe).
+    const amp = bareAmpersand.line();
+    const hint = amp !== null ? `; a bare "&" at line ${amp}, which XML does not allow (write &amp;), is the likely cause` : '';
+    if (ending) return new FeedParseError(`the XML is not well-formed: it ends unexpectedly at ${at} (${what}, ${context})${hint || '; the file may be truncated'}`);
+    return new FeedParseError(`the XML is not well-formed at ${at}: ${what} (${context})${hint}`);
   }
+  const bareAmpersand = ampersandScanner();
 
   for await (const t of text) {
     guard.feed(t);
+    bareAmpersand.scan(t, false);
     parser.write(t);
     yield* events.splice(0);
   }
   ending = true;
+  bareAmpersand.scan('', true);
   parser.close();
   yield* events.splice(0);
+}
+
+// The line of the first "&" that starts no entity or character reference, read chunk by chunk
+// (one near a chunk's end is looked at again with the next). Only a hint for an error: inside
+// CDATA a bare "&" is allowed.
+function ampersandScanner() {
+  const BARE = /&(?!(?:[A-Za-z_][\w.-]{0,40}|#\d{1,8}|#x[0-9A-Fa-f]{1,8});)/g;
+  const KEEP = 50;
+  let found: number | null = null;
+  let held = '';
+  let lineOfHeld = 1;
+  const newlines = (s: string, end: number) => {
+    let n = 0;
+    for (let i = s.indexOf('\n'); i !== -1 && i < end; i = s.indexOf('\n', i + 1)) n++;
+    return n;
+  };
+  return {
+    scan(chunk: string, last: boolean): void {
+      if (found !== null) return;
+      const s = held + chunk;
+      BARE.lastIndex = 0;
+      const m = BARE.exec(s);
+      if (m && (last || s.length - m.index >= KEEP)) {
+        found = lineOfHeld + newlines(s, m.index);
+        return;
+      }
+      const cut = Math.max(0, Math.min(m ? m.index : s.length, s.length - KEEP));
+      lineOfHeld += newlines(s, cut);
+      held = s.slice(cut);
+    },
+    line: () => found,
+  };
 }
 
 // The OpenImmo feed of a whole file in memory (tests, tools).
