@@ -407,6 +407,17 @@ describe('second audit: a quote that opens a field and is not closed', () => {
     expect(feed.records.map((r) => r.externalId)).toEqual(['D1', 'D2', 'D3']);
   });
 
+  // An outside probe: after a title with CRLFs in it, every position was 2 lines too far per CRLF.
+  it('a record is placed at its first line, counted once per line break, whatever the line breaks inside quoted fields', async () => {
+    const rows = [csvRow({ ref: 'A1', title: 'multi\r\nline\r\ntitle' }), csvRow({ ref: 'A2' }), csvRow({ ref: 'A3', title: 'p\nq' }), csvRow({ ref: 'A4', title: 'r;\rs' }), csvRow({ ref: 'A5' })];
+    for (const eol of ['\r\n', '\n']) {
+      const feed = await parseCsvFeed([CSV_HEADER_LINE, ...rows].join(eol) + eol);
+      expect(feed.records.map((r) => [r.externalId, r.position]), JSON.stringify(eol)).toEqual([
+        ['A1', 'line 2'], ['A2', 'line 5'], ['A3', 'line 6'], ['A4', 'line 8'], ['A5', 'line 10'],
+      ]);
+    }
+  });
+
   it('a quoted title with a line break or a semicolon in it is still one field', async () => {
     const feed = await parseCsvFeed(csvFeed([csvRow({ ref: 'A1', title: 'Bel appart;\nvue dégagée' }), csvRow({ ref: 'A2' })]));
     expect(feed.records.map((r) => r.externalId)).toEqual(['A1', 'A2']);

@@ -14,6 +14,7 @@ export const CSV_HEADER = [
 // record over (on_record) as soon as it is complete, so only the record being read is held.
 export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<FeedEvent> {
   const pending: { fields: string[]; line: number }[] = [];
+  let overCounted = 0;
   const parser = parse({
     delimiter: ';',
     quote: '"',
@@ -30,7 +31,16 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     skip_empty_lines: true,
     max_record_size: MAX_FIELD_CHARS,
     on_record: (record: string[], context: { lines: number }) => {
-      pending.push({ fields: record, line: context.lines });
+      // csv-parse counts the lines up to a record's end, and a CRLF inside a quoted field as two
+      // (an outside probe: rejects after a multi-line title were reported 2 lines down per CRLF):
+      // the record's position is its first line, counted once per line break.
+      let breaks = 0;
+      for (const f of record) {
+        if (!f.includes('\n') && !f.includes('\r')) continue;
+        overCounted += f.split('\r\n').length - 1;
+        breaks += f.split(/\r\n|\r|\n/).length - 1;
+      }
+      pending.push({ fields: record, line: context.lines - overCounted - breaks });
       return null;
     },
   });
@@ -77,7 +87,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
       take();
       if (!(e instanceof CsvError)) throw e;
       const lines = (e as CsvError & { lines?: number }).lines;
-      const where = lines ? ` near line ${lines}` : '';
+      const where = lines ? ` near line ${lines - overCounted}` : '';
       throw new FeedParseError(`the CSV cannot be read${where}: ${e.message}`);
     }
     take();
