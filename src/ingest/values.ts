@@ -161,6 +161,8 @@ function chargesStated(notes: readonly string[], currency: string | null): numbe
 
 // "1,25 Mio €", "1,25 million €", "1,5 Millionen": the figure is in millions, with a decimal mark.
 const MILLIONS = /\s*(?:mio\.?|millions?|millionen)\s*$/i;
+// "750 K€", "1,5k": in thousands, with a decimal mark.
+const THOUSANDS = /(?<=\d)\s*k\s*$/i;
 
 interface PriceParts { head: string; notes: string[]; periods: string[] }
 
@@ -210,10 +212,12 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   // "1 250,- €", "1.250,-- €" and "1250.-": the dash says "no cents".
   let rest = own.rest.replace(/[.,]\s*[-–]{1,2}\s*$/, '').trim();
   const millions = MILLIONS.exec(rest);
-  if (millions) rest = rest.slice(0, millions.index);
-  const n = parseDecimal(rest, !millions);
+  const thousands = millions ? null : THOUSANDS.exec(rest);
+  const scaled = millions ?? thousands;
+  if (scaled) rest = rest.slice(0, scaled.index);
+  const n = parseDecimal(rest, !scaled);
   if (n === null) return bad(`price ${show(v)} is not a number`);
-  const amount = millions ? Math.round(n * 100_000_000) / 100 : n;
+  const amount = millions ? Math.round(n * 100_000_000) / 100 : thousands ? Math.round(n * 100_000) / 100 : n;
   const chargesIncluded = chargesSaid([label, ...parts.notes]);
   // Charges beside a weekly rent: a week's or a month's? Not kept.
   const charges = chargesIncluded === false && period !== 'week' ? chargesStated(parts.notes, currency) : null;

@@ -205,6 +205,14 @@ describe('openimmo: placeholders, bedrooms, declared encoding', () => {
     expect(ok(await xmlOne({ preise: '<warmmiete>1850 HC</warmmiete>' })).charges_included).toBe(false);
   });
 
+  // An outside probe: a furnished flat's all-in rent alone was rejected as "no price".
+  it('a rent given only as pauschalmiete (all-in) is the rent, with its charges; after the others', async () => {
+    const allIn = ok(await xmlOne({ preise: '<pauschalmiete>1950</pauschalmiete>' }));
+    expect([allIn.price_eur, allIn.charges_included]).toEqual([1950, true]);
+    expect(ok(await xmlOne({ preise: '<kaltmiete>0</kaltmiete><pauschalmiete>1950.00</pauschalmiete>' })).price_eur).toBe(1950);
+    expect(ok(await xmlOne({ preise: '<kaltmiete>1700</kaltmiete><pauschalmiete>1950</pauschalmiete>' })).price_eur).toBe(1700);
+  });
+
   it('all rents 0 or missing: rejected as before', async () => {
     expect(reason(await xmlOne({ preise: '<kaltmiete>0.00</kaltmiete><warmmiete>0</warmmiete>' }))).toMatch(/price "0.00" is not positive/);
     expect(reason(await xmlOne({ preise: '' }))).toBe('no price');

@@ -149,6 +149,14 @@ describe('prices with a note after the figure', () => {
     },
   );
 
+  // An outside probe: "750 K€" was rejected as no number.
+  it.each([['750 K€', 'Vente', 750000], ['750k €', 'Vente', 750000], ['€ 1,2K', 'Location', 1200], ['1.5k', 'Location', 1500]])(
+    'reads %j in thousands, its separator a decimal mark',
+    async (price, offer, eur) => {
+      expect((await csvListing({ offer, price })).price_eur).toBe(eur);
+    },
+  );
+
   it('a currency in the note neither hides nor replaces the price\'s own', async () => {
     expect(reason(await csvOne({ price: '4 900 CHF' }))).toBe('price in CHF: only EUR is accepted');
     expect(reason(await csvOne({ price: '4 900 CHF (+ 200 € charges)' }))).toMatch(/mixes currencies CHF and EUR/);

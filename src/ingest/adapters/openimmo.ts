@@ -185,9 +185,10 @@ function toRecord(node: Node, position: string): RawRecord {
   }
   const preise = obj(node.preise);
   // The rent: kaltmiete (cold rent), else nettokaltmiete (OpenImmo's net cold rent), else
-  // warmmiete (charges included). Agency software writes 0 in the elements it does not fill:
-  // the first one stated is the rent (all of them 0: the first, for the normalizer to reject).
-  const rents = [preise?.kaltmiete, preise?.nettokaltmiete, preise?.warmmiete].map((p, i) => ({ text: text(p), warm: i === 2 })).filter((p) => p.text !== null);
+  // warmmiete (charges included), else pauschalmiete (all-in: furnished flats and rooms).
+  // Agency software writes 0 in the elements it does not fill: the first one stated is the
+  // rent (all of them 0: the first, for the normalizer to reject).
+  const rents = [preise?.kaltmiete, preise?.nettokaltmiete, preise?.warmmiete, preise?.pauschalmiete].map((p, i) => ({ text: text(p), warm: i >= 2 })).filter((p) => p.text !== null);
   const salePrice = text(preise?.kaufpreis);
   const { listingType, why } = kindOf(kat, fields, rents.some((p) => !isZero(p.text!)), salePrice !== null && !isZero(salePrice));
   const rent = rents.find((p) => !isZero(p.text!)) ?? rents[0] ?? null;
