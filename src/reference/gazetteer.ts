@@ -72,7 +72,7 @@ function keysOf(name: string): string[] {
 
 // Common ways of writing the capital and a few other names that the reference data lacks.
 const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
-  Luxembourg: ['Luxembourg-Ville', 'Luxembourg Ville', 'Ville de Luxembourg', 'Luxembourg City', 'Stad Lëtzebuerg', 'Luxemburg-Stadt', 'Luxemburg Stadt', 'Lux'],
+  Luxembourg: ['Luxembourg-Ville', 'Luxembourg Ville', 'Ville de Luxembourg', 'Luxembourg City', 'Stad Lëtzebuerg', 'Luxemburg-Stadt', 'Luxemburg Stadt', 'Lux', 'Luxbg'],
   'Esch-sur-Alzette': ['Esch', 'Esch-Alzette'],
   'Redange/Attert': ['Redange', 'Redange-sur-Attert'],
   'Mondorf-les-Bains': ['Mondorf'],
@@ -82,12 +82,29 @@ const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
 };
 
 // Names of quarters that the reference data lacks: the business district of Gasperich, the
-// Luxembourgish spelling of Bonnevoie, the French name of Lalleng (Esch-sur-Alzette), the
-// Luxembourgish name of Oberpallen (an outside probe's feed wrote it).
+// Luxembourgish names of the City's quarters (an outside probe's feed wrote Kierchbierg and
+// Lampertsbierg), of Belvaux and of Oberpallen, the French name of Lalleng (Esch-sur-Alzette).
 const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
-  Gasperich: ["Cloche d'Or", 'Ban de Gasperich'],
+  Gasperich: ["Cloche d'Or", 'Ban de Gasperich', 'Gaasperech'],
   'Bonnevoie-Nord / Verlorenkost': ['Bouneweg'],
   'Bonnevoie-Sud': ['Bouneweg'],
+  Cents: ['Zens'],
+  Cessange: ['Zéisseng'],
+  Dommeldange: ['Dummeldeng'],
+  Eich: ['Eech'],
+  Grund: ['Grond'],
+  Hollerich: ['Hollerech'],
+  Kirchberg: ['Kierchbierg'],
+  Limpertsberg: ['Lampertsbierg'],
+  Merl: ['Märel'],
+  Muhlenbach: ['Millebaach'],
+  'Neudorf / Weimershof': ['Neiduerf', 'Weimeschhaff'],
+  Pfaffenthal: ['Pafendall'],
+  Pulvermuhl: ['Polvermillen'],
+  'Rollingergrund / Belair-Nord': ['Rollengergronn'],
+  'Ville Haute': ['Uewerstad'],
+  Weimerskirch: ['Weimeschkierch'],
+  Belvaux: ['Bieles'],
   Lalleng: ['Lallange'],
   Oberpallen: ['Uewerpallen'],
 };

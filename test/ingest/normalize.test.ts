@@ -194,6 +194,9 @@ describe('communes and localities', () => {
     // "sur" shortened (an outside probe: refused as unknown), a Luxembourgish village name.
     ['ESCH S/ALZETTE', 'Esch-sur-Alzette', null], ['Esch s/Alzette', 'Esch-sur-Alzette', null], ['Esch-s-Alzette', 'Esch-sur-Alzette', null],
     ['Uewerpallen', 'Beckerich', 'Oberpallen'],
+    // The City's quarters and Belvaux in Luxembourgish, "Luxbg" (an outside probe: unknown places).
+    ['Kierchbierg', 'Luxembourg', 'Kirchberg'], ['Lampertsbierg', 'Luxembourg', 'Limpertsberg'], ['Bieles', 'Sanem', 'Belvaux'],
+    ['Luxbg-Kirchberg', 'Luxembourg', 'Kirchberg'], ['Gaasperech', 'Luxembourg', 'Gasperich'], ['Hollerech', 'Luxembourg', 'Hollerich'],
   ])('%j resolves to %s (%s)', async (place, commune, locality) => {
     const l = (await csvListing({ place }));
     expect([l.commune, l.locality]).toEqual([commune, locality]);
