@@ -260,6 +260,14 @@ describe('openimmo: placeholders, bedrooms, declared encoding', () => {
     expect(await refusal(parseOpenImmo(bom))).toMatch(notUtf8);
   });
 
+  // An outside probe: a Windows-1252 CSV was refused without a place to look.
+  it('says on which line the first byte that is not UTF-8 is, read whole or byte by byte', async () => {
+    const rows = [csvRow({ ref: 'L1', title: 'Appartement' }), csvRow({ ref: 'L2', title: 'Studio\nmeublé' }), csvRow({ ref: 'L3', title: 'Maison rénovée' })];
+    const bytes = Buffer.concat([Buffer.from(csvFeed(rows.slice(0, 2)), 'utf8'), Buffer.from(`${rows[2]}\n`, 'latin1')]);
+    expect(await refusal(parseCsvFeed(bytes))).toBe('the file is not UTF-8 text (binary data or another encoding): the first byte that is not UTF-8 is on line 5');
+    await expect(decodedByteByByte(bytes)).rejects.toThrow(/the first byte that is not UTF-8 is on line 5$/);
+  });
+
   it('reads a UTF-8 file that declares UTF-8 as before', async () => {
     expect(ok(await xmlOne({ title: 'Appartement rénové, 1 850 €' })).title).toBe('Appartement rénové, 1 850 €');
   });
