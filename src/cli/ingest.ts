@@ -104,10 +104,11 @@ async function main(argv: string[]): Promise<number> {
   }
   // knex's own warnings silenced: a connection it could not open was printed with its stack
   // before the command's one line saying so (exit 4; an outside probe).
-  // A client gone quiet inside the import's transaction for 10 minutes is ended by PostgreSQL,
-  // so the locks other imports wait for are not held for ever (no import waits that long
-  // between two of its statements).
-  const db = createDb(url, { poolMax: 2, idleInTransactionMs: 600_000, logger: pino({ enabled: false }) });
+  // An import whose host or network is gone is ended by PostgreSQL within minutes (TCP
+  // keepalive probes from the server), so the locks other imports wait for are not held for
+  // hours. Not a limit on idle time: a live import may wait for its input as long as it takes
+  // (an outside probe: a limit of 10 idle minutes cut an import from a paused pipe).
+  const db = createDb(url, { poolMax: 2, serverKeepalive: true, logger: pino({ enabled: false }) });
   const ui = progressUi(v.json);
   // The import's statements have no time bound (statement_timeout 0): a database that stopped
   // answering is found by asking it on another connection (src/db/liveness.ts).

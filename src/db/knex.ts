@@ -100,9 +100,11 @@ function knexWarnings(logger: Logger): (message: unknown) => void {
   };
 }
 
-// idleInTransactionMs: PostgreSQL ends a session left idle inside a transaction that long (its
-// client gone without closing the connection: the import's locks are then released).
-export function createDb(connectionString: string, opts: { poolMax?: number; statementTimeoutMs?: number; idleInTransactionMs?: number; logger?: Logger } = {}): Knex {
+// serverKeepalive: PostgreSQL probes the session's TCP connection after a minute of silence
+// and ends the session when 6 probes 10 s apart go unanswered (its client's host or network
+// gone: the locks the session holds are released in about 2 minutes, not the kernel's 2 hours).
+// A client that is alive answers the probes, however long it takes between two statements.
+export function createDb(connectionString: string, opts: { poolMax?: number; statementTimeoutMs?: number; serverKeepalive?: boolean; logger?: Logger } = {}): Knex {
   const logger = opts.logger;
   return knex({
     // knex's own warnings (a connection that failed or was dropped) as log lines of the
@@ -119,7 +121,7 @@ export function createDb(connectionString: string, opts: { poolMax?: number; sta
     connection: {
       connectionString,
       statement_timeout: opts.statementTimeoutMs ?? 10000,
-      ...(opts.idleInTransactionMs ? { idle_in_transaction_session_timeout: opts.idleInTransactionMs } : {}),
+      ...(opts.serverKeepalive ? { options: '-c tcp_keepalives_idle=60 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=6' } : {}),
       application_name: 'lux-listings-feed',
       // A peer that vanished (a host down, a cut network) is found by the kernel's probes.
       keepAlive: true,

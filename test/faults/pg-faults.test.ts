@@ -219,6 +219,19 @@ describe('PostgreSQL going away and coming back', () => {
     }
   }, 120_000);
 
+  // An import whose host or network is gone is ended by the server's keepalive probes (about 2
+  // minutes), never for waiting for its input: a limit on idle time cut an import from a paused pipe.
+  it("an import's sessions ask the server to probe their connection (TCP keepalive), and no limit on idle time", async () => {
+    const db = createDb(pg!.url, { poolMax: 1, serverKeepalive: true });
+    try {
+      const show = async (name: string) => ((await db.raw(`SHOW ${name}`)).rows[0] as Record<string, string>)[name];
+      expect([await show('tcp_keepalives_idle'), await show('tcp_keepalives_interval'), await show('tcp_keepalives_count')]).toEqual(['60', '10', '6']);
+      expect(await show('idle_in_transaction_session_timeout')).toBe('0');
+    } finally {
+      await db.destroy();
+    }
+  }, 60_000);
+
   // The export runs without a statement timeout (a whole table, read as the client takes it):
   // a server that freezes in the middle of it must not hold the answer for as long as it is
   // frozen. While the client reads and no row comes for the statement timeout and the margin,
