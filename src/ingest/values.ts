@@ -215,6 +215,9 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   const thousands = millions ? null : THOUSANDS.exec(rest);
   const scaled = millions ?? thousands;
   if (scaled) rest = rest.slice(0, scaled.index);
+  // "1.250 K€", "1,250k": a mark before three digits is a thousands mark or a decimal one, 1,250
+  // thousand or 1.25 thousand: not guessed (an outside probe: read as 1,250 EUR, a sale published).
+  if (thousands && /^\d{1,3}[.,]\d{3}$/.test(rest.trim())) return bad(`price ${show(v)} is ambiguous: write 1250 K€ or 1,25 K€`);
   const n = parseDecimal(rest, !scaled);
   if (n === null) return bad(`price ${show(v)} is not a number`);
   const amount = millions ? Math.round(n * 100_000_000) / 100 : thousands ? Math.round(n * 100_000) / 100 : n;

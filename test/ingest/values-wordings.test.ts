@@ -157,6 +157,11 @@ describe('prices with a note after the figure', () => {
     },
   );
 
+  // The regression probe: "1.250 K€" was read as 1,250 EUR (a sale published at that).
+  it.each(['1.250 K€', '1,250k', '1.200 k€ FAI'])('refuses %j as ambiguous: a thousands mark or a decimal one', async (price) => {
+    expect(reason(await csvOne({ offer: 'Vente', price }))).toBe(`price ${JSON.stringify(price)} is ambiguous: write 1250 K€ or 1,25 K€`);
+  });
+
   it('a currency in the note neither hides nor replaces the price\'s own', async () => {
     expect(reason(await csvOne({ price: '4 900 CHF' }))).toBe('price in CHF: only EUR is accepted');
     expect(reason(await csvOne({ price: '4 900 CHF (+ 200 € charges)' }))).toMatch(/mixes currencies CHF and EUR/);
