@@ -138,6 +138,22 @@ describe('a truncated or malformed file is reported with its position', () => {
       expect(m, String(size)).toContain(hint);
       expect(m, String(size)).not.toContain('truncated');
     }
+    // A "&" in CDATA or a comment is allowed: not named, in a file cut short nor before a bare one
+    // (the regression probe: the hint named a legal "&" in CDATA).
+    const legal = xml.replace('<objekttitel>', '<!-- R&D --><objekttitel><![CDATA[Maison & jardin]]>');
+    for (const size of [legal.length, 5, 64]) {
+      const cut = legal.slice(0, Math.floor(legal.length * 0.6));
+      const chunksOf = (t: string) => Array.from({ length: Math.ceil(t.length / size) }, (_, k) => t.slice(k * size, (k + 1) * size));
+      const read = (t: string) => message((async () => {
+        for await (const _ of readOpenImmo((async function* () { yield* chunksOf(t); })())) void _;
+      })());
+      expect(await read(legal), String(size)).toBe('no error');
+      expect(await read(cut), String(size)).toMatch(/the file may be truncated$/);
+      const both = legal.split('\n');
+      const later = both.findIndex((l, k) => k > at && l.includes('<objekttitel>'));
+      both[later] = both[later].replace('<objekttitel>', '<objekttitel>Haus & Hof ');
+      expect(await read(both.join('\n')), String(size)).toContain(`a bare "&" at line ${later + 1},`);
+    }
     // Entities and character references are no bare "&"; a file cut short still says so.
     const fine = xml.replace('<objekttitel>', '<objekttitel>Maison &amp; jardin &#233; &#xE9; ');
     expect(await message(parseOpenImmo(fine))).toBe('no error');

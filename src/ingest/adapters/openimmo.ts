@@ -111,13 +111,14 @@ export async function* readOpenImmo(text: AsyncIterable<string>): AsyncGenerator
   yield* events.splice(0);
 }
 
-// The line of the first "&" that starts no entity or character reference, read chunk by chunk
-// (one near a chunk's end is looked at again with the next). Only a hint for an error: inside
-// CDATA a bare "&" is allowed.
+// The line of the first "&" that starts no entity or character reference, outside CDATA and
+// comments (where a bare "&" is allowed), read chunk by chunk: what may be cut at a chunk's end
+// is looked at again with the next. Only a hint for an error.
 function ampersandScanner() {
-  const BARE = /&(?!(?:[A-Za-z_][\w.-]{0,40}|#\d{1,8}|#x[0-9A-Fa-f]{1,8});)/g;
+  const OPEN = /<!\[CDATA\[|<!--|&(?!(?:[A-Za-z_][\w.-]{0,40}|#\d{1,8}|#x[0-9A-Fa-f]{1,8});)/g;
   const KEEP = 50;
   let found: number | null = null;
+  let inside: ']]>' | '-->' | null = null;
   let held = '';
   let lineOfHeld = 1;
   const newlines = (s: string, end: number) => {
@@ -129,15 +130,37 @@ function ampersandScanner() {
     scan(chunk: string, last: boolean): void {
       if (found !== null) return;
       const s = held + chunk;
-      BARE.lastIndex = 0;
-      const m = BARE.exec(s);
-      if (m && (last || s.length - m.index >= KEEP)) {
-        found = lineOfHeld + newlines(s, m.index);
-        return;
+      let pos = 0;
+      for (;;) {
+        if (inside) {
+          const end = s.indexOf(inside, pos);
+          if (end === -1) {
+            pos = Math.max(pos, s.length - 2);
+            break;
+          }
+          pos = end + 3;
+          inside = null;
+          continue;
+        }
+        OPEN.lastIndex = pos;
+        const m = OPEN.exec(s);
+        if (!m) {
+          pos = Math.max(pos, s.length - KEEP);
+          break;
+        }
+        if (!last && s.length - m.index < KEEP) {
+          pos = m.index;
+          break;
+        }
+        if (m[0] === '&') {
+          found = lineOfHeld + newlines(s, m.index);
+          return;
+        }
+        inside = m[0] === '<!--' ? '-->' : ']]>';
+        pos = m.index + m[0].length;
       }
-      const cut = Math.max(0, Math.min(m ? m.index : s.length, s.length - KEEP));
-      lineOfHeld += newlines(s, cut);
-      held = s.slice(cut);
+      lineOfHeld += newlines(s, pos);
+      held = s.slice(pos);
     },
     line: () => found,
   };
