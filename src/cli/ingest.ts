@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
+import { unavailableCause } from '../db/errors.js';
 import { createDb } from '../db/knex.js';
 import { watchLiveness } from '../db/liveness.js';
 import { runningServer } from '../db/open.js';
@@ -155,8 +156,12 @@ async function main(argv: string[]): Promise<number> {
       return EXIT.unreadable;
     }
     if (e instanceof IngestUsageError) return usage(e.message);
-    process.stderr.write(`ingest: ${v.source}: import failed, nothing was changed: ${escapeControlCharacters((e as Error).message)}\n`);
-    if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error: (e as Error).message })}\n`);
+    // A database that takes the connection but does not answer: knex's words are for developers
+    // ("Timeout acquiring a connection. The pool is probably full...": the regression probe).
+    const cause = unavailableCause(e);
+    const error = cause === 'pool_timeout' ? 'the database did not answer: no connection was ready within 5 s' : cause === 'no_answer' ? 'the database did not answer a statement in time' : (e as Error).message;
+    process.stderr.write(`ingest: ${v.source}: import failed, nothing was changed: ${escapeControlCharacters(error)}\n`);
+    if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error })}\n`);
     return EXIT.failed;
   } finally {
     await stopWatch();

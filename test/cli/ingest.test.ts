@@ -127,6 +127,20 @@ describe('npm run ingest (the CLI)', { timeout: 120_000 }, () => {
     } finally {
       await new Promise((resolve) => cutter.close(resolve));
     }
+    // A server that takes the connection and never answers (the regression probe: knex's words
+    // to developers, "Timeout acquiring a connection. The pool is probably full").
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      url.port = String((silent.address() as net.AddressInfo).port);
+      const mute = await ingest(['--source', 'moselle-immo', '--format', 'csv', fixture('moselle-immo.csv')], { DATABASE_URL: url.toString() });
+      expect(mute.code, mute.stderr).toBe(4);
+      expect(mute.stderr).toBe('ingest: moselle-immo: import failed, nothing was changed: the database did not answer: no connection was ready within 5 s\n');
+    } finally {
+      for (const s of held) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('exit 3 when the withdrawal guard refuses a snapshot; --allow-mass-withdrawal overrides it', async () => {
