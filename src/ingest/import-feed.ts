@@ -105,6 +105,9 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       // Write. Deduplication and the flag rules touch listings of every source: the write
       // phases of all imports take turns.
       await acquireLock(trx, LOCK_WRITE, '*', progress);
+      // An import that held the turn and died while this one waited is closed now, not by the
+      // next import after this one (the regression probe).
+      await bookkeeping(markInterruptedRuns);
       progress({ phase: 'write', step: 'listings' });
       // One rule for whatever withdraws, a snapshot by absence or a delta by deletion: a
       // truncated, half-generated or mistaken delivery must never empty a source.

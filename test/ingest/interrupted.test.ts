@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFeed, recoverInterruptedImports } from '../../src/ingest/index.js';
-import { LOCK_RUN } from '../../src/db/advisory-locks.js';
+import { LOCK_RUN, LOCK_WRITE } from '../../src/db/advisory-locks.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { useTestContext } from '../helpers/context.js';
 import { CSV_HEADER_LINE, csvFeed, csvRow, gazetteer } from './helpers.js';
@@ -123,6 +123,31 @@ describe('an import whose process dies is marked failed, not left running', () =
     expect(await child.exited, child.stderr()).toBe(0);
     const done = await t.db('import_runs').where({ id: run.id }).first();
     expect([done.status, done.counts.read, done.counts.created]).toEqual(['ok', 300, 300]);
+  });
+
+  // The regression probe: a dead import's run stayed 'running' after the import that waited for
+  // its turn had finished; it had looked for dead runs only at its start, before the wait.
+  it('an import that waited for the turn of one that then died marks its run, not the import after it', { timeout: 120_000 }, async () => {
+    const [{ id }] = await t.db('import_runs').insert({ source: 'dies-later', mode: 'full', status: 'running', started_at: new Date() }).returning('id');
+    // The "live" import: a session holding its run's lock and the write turn.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const taken = new Promise<void>((resolve) => (holding = resolve));
+    const holder = t.db.transaction(async (trx) => {
+      await trx.raw(`SELECT pg_advisory_xact_lock(?, (?::bigint % 2147483647)::int)`, [LOCK_RUN, id]);
+      await trx.raw(`SELECT pg_advisory_xact_lock(?, hashtext('*'))`, [LOCK_WRITE]);
+      holding();
+      await held;
+    });
+    await taken;
+    const waiting = importFeed(t.db, { source: 'patient', format: 'csv', input: { text: csvFeed([rows('P', 0, 1).trim()]) }, gazetteer: gazetteer() });
+    await waitFor(async () => (await t.db('import_runs').where({ source: 'patient', status: 'running' }).first()) ?? false, 'the waiting import to record its run');
+    expect((await t.db('import_runs').where({ id }).first()).status).toBe('running');
+    release(); // the holder "dies": its locks go
+    await holder;
+    expect((await waiting).status).toBe('ok');
+    expect((await t.db('import_runs').where({ id }).first()).status).toBe('failed');
   });
 
   it('the check the server runs at start marks dead runs (a row left running by a crash)', async () => {
