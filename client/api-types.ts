@@ -657,7 +657,7 @@ export interface operations {
                 /** @description Type of listing. Any letter case. */
                 listing_type?: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
                 /**
-                 * @description Feed name, or native for posts made on the service.
+                 * @description Feed name, or native for posts made on the service. Any letter case.
                  * @example native
                  */
                 source?: string;
