@@ -38,20 +38,18 @@ export async function* decodeText(chunks: AsyncIterable<Uint8Array | string>): A
 async function* decodeBytes(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
   let decoder: Decoder | null = null;
   let head = Buffer.alloc(0);
-  // Lines decoded so far, to say where the first byte that is not UTF-8 is (an outside probe:
-  // a Windows-1252 CSV was refused without a place to look).
-  let lines = 1;
+  // Where the text decoded so far ends, to say where the first byte that is not UTF-8 is (an
+  // outside probe: a Windows-1252 CSV was refused without a place to look).
+  const decoded = new TextPosition();
   const decode = (bytes?: Uint8Array) => {
     try {
       const text = bytes ? decoder!.decode(bytes, { stream: true }) : decoder!.decode();
-      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+      decoded.advance(text);
       return text;
     } catch (e) {
       if (e instanceof FeedParseError) throw e;
       const lenient = bytes ? new TextDecoder('utf-8').decode(bytes) : '';
-      const bad = lenient.indexOf('\uFFFD');
-      const before = bad === -1 ? '' : lenient.slice(0, bad);
-      const line = lines + before.split('\n').length - 1;
+      const { line } = decoded.within(lenient, Math.max(0, lenient.indexOf('\uFFFD')));
       throw new FeedParseError(`the file is not UTF-8 text (binary data or another encoding): the first byte that is not UTF-8 is on line ${line}`);
     }
   };

@@ -3,7 +3,7 @@ import type { ListingType } from '../../domain/listing.js';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord } from '../types.js';
 import { parseDecimal } from '../values.js';
-import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, SizeGuard, str } from './common.js';
+import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, SizeGuard, str, TextPosition } from './common.js';
 
 // OpenImmo's kinds of property (objektart) that are not homes.
 const NOT_HOME_ARTS = new Set([
@@ -120,12 +120,8 @@ function ampersandScanner() {
   let found: number | null = null;
   let inside: ']]>' | '-->' | null = null;
   let held = '';
-  let lineOfHeld = 1;
-  const newlines = (s: string, end: number) => {
-    let n = 0;
-    for (let i = s.indexOf('\n'); i !== -1 && i < end; i = s.indexOf('\n', i + 1)) n++;
-    return n;
-  };
+  // Where the held text begins.
+  const heldAt = new TextPosition();
   return {
     scan(chunk: string, last: boolean): void {
       if (found !== null) return;
@@ -153,13 +149,13 @@ function ampersandScanner() {
           break;
         }
         if (m[0] === '&') {
-          found = lineOfHeld + newlines(s, m.index);
+          found = heldAt.within(s, m.index).line;
           return;
         }
         inside = m[0] === '<!--' ? '-->' : ']]>';
         pos = m.index + m[0].length;
       }
-      lineOfHeld += newlines(s, pos);
+      heldAt.advance(s.slice(0, pos));
       held = s.slice(pos);
     },
     line: () => found,

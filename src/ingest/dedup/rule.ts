@@ -163,7 +163,7 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   if (a.postcode !== null && b.postcode !== null && a.postcode !== b.postcode && !a.postcode_of_place && !b.postcode_of_place) {
     const figuresOutweigh = gap <= RULE.priceIdentical + 1e-9 && (area === 'exact' || (strong && area === 'missing'));
     if (!figuresOutweigh) return notEnough('postcodes differ');
-    return { match: 'merge', contradiction: false, reason: `area ${area === 'exact' ? 'exact' : 'missing'}, price identical, postcodes differ`, discrepancy: discrepancy(a, b, km), strong };
+    return { match: 'merge', contradiction: false, reason: `area ${area}, price identical, postcodes differ`, discrepancy: discrepancy(a, b, km), strong };
   }
   const sale = !RENT_LIKE.has(a.listing_type);
   const areaAgrees = area === 'exact' || area === 'same';
