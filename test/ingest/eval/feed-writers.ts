@@ -194,19 +194,25 @@ export function writeCsv(records: AgencyRecord[], opts: { bom?: boolean; crlf?: 
   return (opts.bom ? '\ufeff' : '') + lines.join(eol) + eol;
 }
 
-const JSON_OFFER: Record<ListingType, string> = { RENT: 'rent', SALE: 'sale', FLATSHARE: 'flatshare', SUBLET: 'sublet' };
+export const JSON_OFFER: Record<ListingType, string> = { RENT: 'rent', SALE: 'sale', FLATSHARE: 'flatshare', SUBLET: 'sublet' };
+
+// A record's address object in an agency CRM's JSON (docs/feed-formats.md section 3).
+export function jsonAddress(r: Pick<AgencyRecord, 'street' | 'townIsCommune' | 'town' | 'quarter' | 'postcode'>): Record<string, string> {
+  const address: Record<string, string> = {};
+  if (r.street) address.street = r.street;
+  if (r.townIsCommune) {
+    if (r.town) address.commune = r.town;
+    if (r.quarter) address.locality = r.quarter;
+  } else if (r.town) address.locality = r.town;
+  if (r.postcode) address.postcode = r.postcode;
+  address.country = 'LU';
+  return address;
+}
 
 // Agency CRM export (docs/feed-formats.md section 3).
 export function writeJson(records: AgencyRecord[], opts: { agency: string; generatedAt: Date }): string {
   const listings = records.map((r) => {
-    const address: Record<string, string> = {};
-    if (r.street) address.street = r.street;
-    if (r.townIsCommune) {
-      if (r.town) address.commune = r.town;
-      if (r.quarter) address.locality = r.quarter;
-    } else if (r.town) address.locality = r.town;
-    if (r.postcode) address.postcode = r.postcode;
-    address.country = 'LU';
+    const address = jsonAddress(r);
     const item: Record<string, unknown> = {
       ref: r.ref,
       offer: JSON_OFFER[r.type],

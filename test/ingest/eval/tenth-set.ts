@@ -85,7 +85,7 @@
 // What the set does not do: no currency other than EUR, no invalid records on purpose (every
 // record must be importable per docs/feed-formats.md), no withdrawals; one full snapshot per agency.
 import type { ListingType } from '../../../src/domain/listing.js';
-import { writeCsv, writeOpenImmo, type AgencyRecord, type FeedFile } from './feed-writers.js';
+import { JSON_OFFER, jsonAddress, writeCsv, writeOpenImmo, type AgencyRecord, type FeedFile } from './feed-writers.js';
 import { Rand } from './rand.js';
 import { loadReference, postcodeOf, type Place, type Reference } from './reference.js';
 
@@ -786,15 +786,8 @@ function render(m: Market, a: Agency, p: TenthProperty, ref: string, primary: bo
 // where the agency states them.
 function writeJsonFeed(records: Rec[], agency: string, generatedAt: Date): string {
   const listings = records.map((r) => {
-    const address: Record<string, string> = {};
-    if (r.street) address.street = r.street;
-    if (r.townIsCommune) {
-      if (r.town) address.commune = r.town;
-      if (r.quarter) address.locality = r.quarter;
-    } else if (r.town) address.locality = r.town;
-    if (r.postcode) address.postcode = r.postcode;
-    address.country = 'LU';
-    const offer = { RENT: 'rent', SALE: 'sale', FLATSHARE: 'flatshare', SUBLET: 'sublet' }[r.type];
+    const address = jsonAddress(r);
+    const offer = JSON_OFFER[r.type];
     const price = r.net
       ? { rent: { net: r.net.net, charges: r.net.charges }, currency: 'EUR', period: 'month' }
       : { amount: r.price, currency: 'EUR', period: r.type === 'SALE' ? 'month' : r.weekly ? 'week' : 'month' };
