@@ -19,6 +19,10 @@ const MAX_PRICE_EUR = 100_000_000;
 // rent of a dwelling, no sale.
 const MIN_RENT_EUR = 50;
 const MIN_SALE_EUR = 1_000;
+// A whole home (a rent or a sale) has at least this much area a room: under it, the count or
+// the area is a slip (46 rooms on 62 m2). A flatshare's or a sublet's area may be the room's
+// alone, beside the flat's count of rooms.
+const MIN_M2_A_ROOM = 5;
 
 export type NormalizeResult = { ok: true; listing: NormalizedListing } | { ok: false; reason: string };
 
@@ -150,6 +154,9 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   // and reads as not stated. A studio with 0 bedrooms has 1 room.
   const statedRooms = roomsP.value === 0 ? null : roomsP.value;
   const rooms = statedRooms ?? (bedroomsP.value !== null ? bedroomsP.value + 1 : null);
+  if (rooms !== null && rooms > 1 && area.value !== null && area.value / rooms < MIN_M2_A_ROOM && (r.listingType === 'RENT' || r.listingType === 'SALE')) {
+    return fail(`${rooms} rooms on ${area.value} m2 is not plausible (under ${MIN_M2_A_ROOM} m2 a room)`);
+  }
 
   if (r.country && !isLuxembourg(r.country)) {
     return fail(`country ${show(r.country)} is not Luxembourg`);

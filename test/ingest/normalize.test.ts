@@ -462,6 +462,10 @@ describe('each reject reason', () => {
     [{ area: '1,05' }, /area "1,05" is not plausible for a dwelling \(read as 1.05 m2\)/],
     [{ area: '3' }, /area "3" is not plausible/],
     [{ area: '1.000.000 m²' }, /^area "1.000.000 m²" is not plausible for a dwelling \(read as 1000000 m2\)$/],
+    // A count the area cannot hold: 46 rooms on 62 m2, 8 bedrooms (9 rooms) on 40 m2.
+    [{ rooms: '46', area: '62' }, /^46 rooms on 62 m2 is not plausible \(under 5 m2 a room\)$/],
+    [{ bedrooms: '8', area: '40' }, /^9 rooms on 40 m2 is not plausible/],
+    [{ offer: 'Vente', rooms: '12', area: '55' }, /^12 rooms on 55 m2 is not plausible/],
     [{ price: '4 900 CHF' }, /only EUR/],
     [{ area: 'grand' }, /area "grand" is not a number/],
     [{ area: '-5' }, /area "-5" is negative/],
@@ -471,6 +475,14 @@ describe('each reject reason', () => {
     [{ place: 'Atlantis' }, /unknown commune or locality/],
   ])('csv %j', async (fields, re) => {
     expect(reason(await csvOne(fields as Parameters<typeof csvRow>[0]))).toMatch(re);
+  });
+
+  it('keeps a count the area can hold, and a flatshare or sublet room in a flat of many rooms', async () => {
+    expect(ok(await csvOne({ rooms: '3', area: '45' })).rooms).toBe(3);
+    expect(ok(await csvOne({ rooms: '2', area: '10' })).rooms).toBe(2);
+    expect(ok(await csvOne({ offer: 'Colocation', rooms: '5', area: '14' })).rooms).toBe(5);
+    expect(ok(await csvOne({ offer: 'Sous-location', rooms: '4', area: '12' })).rooms).toBe(4);
+    expect(ok(await csvOne({ rooms: '46' })).rooms).toBe(46);
   });
 
   it('json: unknown price period, a foreign country', async () => {
