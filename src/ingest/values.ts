@@ -163,6 +163,9 @@ function chargesStated(notes: readonly string[], currency: string | null): numbe
 const MILLIONS = /\s*(?:mio\.?|millions?|millionen)\s*$/i;
 // "750 K€", "1,5k": in thousands, with a decimal mark.
 const THOUSANDS = /(?<=\d)\s*k\s*$/i;
+// "1,5 kEUR", "750 TEUR", "750 T€" (German Tausend): thousands glued to the currency, parted
+// so that the currency is read as one ("1,5 k EUR").
+const THOUSANDS_CURRENCY = /(?<=\d)\s*[kt](€|eur)(?!\p{L})/iu;
 
 interface PriceParts { head: string; notes: string[]; periods: string[] }
 
@@ -198,7 +201,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null, chargesIncluded: null, charges: null }) : bad(`price ${show(v)} is not a number`);
   if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return bad(`price ${show(v)} is not a number`);
   const label = LABEL.exec(v)?.[0] ?? '';
-  const parts = splitPriceNotes(v.slice(label.length).replace(FROM, '').replace(APPROX, ''));
+  const parts = splitPriceNotes(v.slice(label.length).replace(FROM, '').replace(APPROX, '').replace(THOUSANDS_CURRENCY, ' k $1'));
   if (!parts) return bad(`price ${show(v)} is not a number`);
   const kinds = new Set(parts.periods.map((p) => (WEEKLY.has(p) ? 'week' : 'month')));
   if (kinds.size > 1) return bad(`price ${show(v)} says both a week and a month`);

@@ -150,7 +150,9 @@ describe('prices with a note after the figure', () => {
   );
 
   // An outside probe: "750 K€" was rejected as no number.
-  it.each([['750 K€', 'Vente', 750000], ['750k €', 'Vente', 750000], ['€ 1,2K', 'Location', 1200], ['1.5k', 'Location', 1500]])(
+  // The regression probe of stop 43: "1,5 kEUR" was not read; "750 TEUR" (Tausend) neither.
+  it.each([['750 K€', 'Vente', 750000], ['750k €', 'Vente', 750000], ['€ 1,2K', 'Location', 1200], ['1.5k', 'Location', 1500],
+    ['1,5 kEUR', 'Location', 1500], ['750kEUR', 'Vente', 750000], ['750 TEUR', 'Vente', 750000], ['750 T€', 'Vente', 750000]])(
     'reads %j in thousands, its separator a decimal mark',
     async (price, offer, eur) => {
       expect((await csvListing({ offer, price })).price_eur).toBe(eur);
@@ -158,7 +160,7 @@ describe('prices with a note after the figure', () => {
   );
 
   // The regression probe: "1.250 K€" was read as 1,250 EUR (a sale published at that).
-  it.each(['1.250 K€', '1,250k', '1.200 k€ FAI'])('refuses %j as ambiguous: a thousands mark or a decimal one', async (price) => {
+  it.each(['1.250 K€', '1,250k', '1.200 k€ FAI', '1.250 kEUR'])('refuses %j as ambiguous: a thousands mark or a decimal one', async (price) => {
     expect(reason(await csvOne({ offer: 'Vente', price }))).toBe(`price ${JSON.stringify(price)} is ambiguous: write 1250 K€ or 1,25 K€`);
   });
 
