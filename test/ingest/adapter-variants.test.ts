@@ -70,9 +70,18 @@ describe('csv: quotes inside a field that does not begin with one', () => {
     expect(await refusal(parseCsvFeed(csvFeed([csvRow({ ref: 'Q1' }), 'Q2;Location;"unclosed;1500'])))).toMatch(/CSV cannot be read/);
   });
 
+  // The regression probe of stop 43: the message named the line where the file ends, as
+  // csv-parse does, not the row whose quote is not closed.
+  it('names the row whose quote is not closed, after rows with line breaks in quoted titles', async () => {
+    const rows = [csvRow({ ref: 'Q1', title: 'A\r\nB\r\nC' }), csvRow({ ref: 'Q2' }), 'Q3;Location;"unclosed;1500', csvRow({ ref: 'Q4' }), csvRow({ ref: 'Q5' })];
+    expect(await refusal(parseCsvFeed(csvFeed(rows)))).toBe('the CSV cannot be read from line 6: a field of the row there opens a quote that is not closed before the end of the file');
+  });
+
   it('an unclosed quote does not make the reader hold the rest of a large file: refused past the field limit', async () => {
     const rest = `${'x'.repeat(999)}\n`.repeat(Math.ceil((MAX_FIELD_CHARS * 1.5) / 1000));
-    expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\nQ1;Location;"${rest}`))).toMatch(/CSV cannot be read/);
+    expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\nQ1;Location;"${rest}`))).toBe(
+      `the CSV cannot be read from line 2: a field of the row there does not end within ${MAX_FIELD_CHARS} characters (a quote that opens it and is not closed?)`,
+    );
   });
 });
 

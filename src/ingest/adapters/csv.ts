@@ -15,6 +15,8 @@ export const CSV_HEADER = [
 export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<FeedEvent> {
   const pending: { fields: string[]; line: number }[] = [];
   let overCounted = 0;
+  // The last line of the last record read: a record that cannot be read begins after it.
+  let lastEnd = 0;
   const parser = parse({
     delimiter: ';',
     quote: '"',
@@ -40,7 +42,8 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
         overCounted += f.split('\r\n').length - 1;
         breaks += f.split(/\r\n|\r|\n/).length - 1;
       }
-      pending.push({ fields: record, line: context.lines - overCounted - breaks });
+      lastEnd = context.lines - overCounted;
+      pending.push({ fields: record, line: lastEnd - breaks });
       return null;
     },
   });
@@ -86,6 +89,12 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
       // the first quoting error further down.
       take();
       if (!(e instanceof CsvError)) throw e;
+      // An opening quote never closed: csv-parse names the line where the file ends (or where the
+      // field grew past the limit), not the line of the quote. The record holding it begins after
+      // the last one read (an outside probe).
+      const at = `the CSV cannot be read from line ${lastEnd + 1}: a field of the row there`;
+      if (e.code === 'CSV_QUOTE_NOT_CLOSED') throw new FeedParseError(`${at} opens a quote that is not closed before the end of the file`);
+      if (e.code === 'CSV_MAX_RECORD_SIZE') throw new FeedParseError(`${at} does not end within ${MAX_FIELD_CHARS} characters (a quote that opens it and is not closed?)`);
       const lines = (e as CsvError & { lines?: number }).lines;
       const where = lines ? ` near line ${lines - overCounted}` : '';
       throw new FeedParseError(`the CSV cannot be read${where}: ${e.message}`);
