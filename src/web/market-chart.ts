@@ -20,6 +20,8 @@ const H = 270;
 const M = { left: 52, right: 10, top: 14, bottom: 58 };
 // Room inside the plot before the first and after the last period, for their labels.
 const INSET = 16;
+// Half the width of a year under the axis ("2026" at 11 px, bold), with a little room.
+const YEAR_HALF = 16;
 
 function niceStep(range: number, ticks: number): number {
   const raw = range / ticks;
@@ -49,6 +51,10 @@ export function lineChart(opts: { id: string; title: string; points: ChartPoint[
   const plotH = H - M.top - M.bottom;
   const x = (i: number) => M.left + INSET + (points.length === 1 ? plotW / 2 - INSET : (i * (plotW - 2 * INSET)) / (points.length - 1));
   const y = (v: number) => M.top + plotH - ((v - lo) / (hi - lo)) * plotH;
+  // The first period's year beside the next year (a January soon after) would overlap it: it
+  // is then drawn ending a little right of the first period, in the room left of the plot.
+  const nextYear = points.findIndex((p, i) => i > 0 && p.year);
+  const crowded = points[0]?.year !== undefined && nextYear > 0 && x(nextYear) - x(0) < 4 * YEAR_HALF;
   const ticks: number[] = [];
   for (let v = lo; v <= hi + step / 2; v += step) ticks.push(v);
 
@@ -91,7 +97,7 @@ ${points.map((p, i) =>
     ? html`<text class="period" x="${f1(x(i))}" y="${H - M.bottom + 18}" text-anchor="middle">${p.label}</text><text class="n" x="${f1(x(i))}" y="${H - M.bottom + 34}" text-anchor="middle">${p.n ?? '–'}</text>`
     : '',
 )}
-${points.map((p, i) => (p.year ? html`<text class="year" x="${f1(x(i))}" y="${H - M.bottom + 50}" text-anchor="middle">${p.year}</text>` : ''))}
+${points.map((p, i) => (p.year ? html`<text class="year" x="${f1(x(i) + (i === 0 && crowded ? YEAR_HALF / 2 : 0))}" y="${H - M.bottom + 50}" text-anchor="${i === 0 && crowded ? 'end' : 'middle'}">${p.year}</text>` : ''))}
 <text class="n" x="${M.left - 6}" y="${H - M.bottom + 34}" text-anchor="end">n =</text>
 </svg>`;
 }

@@ -150,15 +150,13 @@ function withGaps(rows: ReturnType<typeof historyPoints>, point: (r: ReturnType<
 }
 
 function historyPoints(rows: Awaited<ReturnType<typeof marketHistory>>, rooms: number | null) {
-  const periods = rows.map((r) => describePeriod('month', r.period_start).period);
-  // A January within the first three months: the first one's year would collide with its.
-  const januarySoon = periods.slice(1, 3).some((p) => p.endsWith('-01'));
   return rows.map((r, index) => {
     const p = describePeriod('month', r.period_start);
     const month = Number(p.period.slice(5, 7)) - 1;
     const f = publishFigures(r, 'RENT', rooms) as RentFigures;
-    // The year under each January, and under the first month unless a January follows it closely.
-    const year = month === 0 || (index === 0 && !januarySoon) ? p.period.slice(0, 4) : undefined;
+    // The year under the first month and under each January (the chart moves the first one
+    // aside when a January follows closely).
+    const year = month === 0 || index === 0 ? p.period.slice(0, 4) : undefined;
     const base: Omit<ChartPoint, 'median' | 'p25' | 'p75' | 'title'> = { label: MONTHS[month], year, n: f.listings };
     return { base, f, day: r.snapshot_date, long: `${MONTHS[month]} ${p.period.slice(0, 4)}`, period: p.period };
   });

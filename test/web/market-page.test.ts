@@ -48,9 +48,13 @@ describe('GET /market (public, no key)', () => {
     expect(periods.at(11)![2]).toBe('24'); // today's snapshot: every Strassen rental
     expect(res.text).toContain('<polyline class="line"');
     expect(res.text).toContain('<polygon class="band"');
-    // The year under January (an outside probe: Dec..Nov with no year); the first month, Dec,
-    // is next to it and gets none.
-    expect([...res.text.matchAll(/<text class="year"[^>]*>(\d{4})<\/text>/g)].map((m) => m[1])).toEqual(['2026', '2026']);
+    // The year under January (an outside probe: Dec..Nov with no year), and the first month's
+    // (a customer probe: Dec had none), drawn ending under Dec so as not to overlap Jan's.
+    const years = (text: string) => [...text.matchAll(/<text class="year" x="([\d.]+)"[^>]*text-anchor="(\w+)">(\d{4})<\/text>/g)];
+    const drawn = years(res.text);
+    expect(drawn.map((m) => [m[2], m[3]])).toEqual([['end', '2025'], ['middle', '2026'], ['end', '2025'], ['middle', '2026']]);
+    // At most 32 px wide ("2026" at 11 px): the first ends 8 px right of Dec, short of where Jan's begins.
+    expect(Number(drawn[1][1]) - 16 - Number(drawn[0][1])).toBeGreaterThan(4);
     expect(res.text).toContain('a hollow dot: fewer than 10 listings');
   });
 
