@@ -9,13 +9,14 @@ export const STALE_AFTER_DAYS = 14;
 // price_outlier, for an active listing with an area: its price per m2 is below a third or
 // above three times the median price per m2 of active listings of the same type in its
 // commune. When the commune has fewer than OUTLIER_MIN_SAMPLE such listings with an area,
-// the median of its canton is used, then the country's; with fewer everywhere, nothing is
-// judged.
+// the median of its canton is used, then the country's, which needs OUTLIER_MIN_COUNTRY only
+// (a type few agencies list, such as flat shares: the median of five still stands beside an
+// outlier or two); with fewer, nothing is judged.
 //
 // For an active listing without an area: its price against the prices of active listings
 // of the same type and the same number of rooms (6 and more counted together; any rooms
 // when its own are unknown), in its commune, else its canton, else the country, whichever
-// first has OUTLIER_MIN_SAMPLE of them. On a log scale and robustly (quartiles, so the
+// first has OUTLIER_MIN_SAMPLE of them (the country OUTLIER_MIN_COUNTRY). On a log scale and robustly (quartiles, so the
 // outliers themselves do not move the yardstick): flagged when its log price is further
 // from the median than the larger of ln 3 and 3 interquartile ranges, i.e. at least three
 // times (or a third of) the usual price, more where prices spread widely.
@@ -26,6 +27,7 @@ export const STALE_AFTER_DAYS = 14;
 // data, never left over from an earlier state.
 export const OUTLIER_RATIO = 3;
 export const OUTLIER_MIN_SAMPLE = 10;
+export const OUTLIER_MIN_COUNTRY = 5;
 export const OUTLIER_IQR_FACTOR = 3;
 
 // Returns the ids of listings that had no flag and now have one.
@@ -74,12 +76,12 @@ export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]>
          LEFT JOIN by_commune m1 ON m1.commune = b.commune AND m1.listing_type = b.listing_type
          LEFT JOIN by_canton m2 ON m2.canton = b.canton AND m2.listing_type = b.listing_type
          LEFT JOIN by_country m3 ON m3.listing_type = b.listing_type
-         CROSS JOIN LATERAL (SELECT CASE WHEN m1.n >= :min THEN m1.med WHEN m2.n >= :min THEN m2.med WHEN m3.n >= :min THEN m3.med END AS med) m
+         CROSS JOIN LATERAL (SELECT CASE WHEN m1.n >= :min THEN m1.med WHEN m2.n >= :min THEN m2.med WHEN m3.n >= :minCountry THEN m3.med END AS med) m
          -- The rooms yardstick of the commune, else the canton, else the country: three equality
          -- joins (hashed), not a search of every group per listing.
          LEFT JOIN by_rooms r1 ON b.ppm IS NULL AND r1.lvl = 1 AND r1.k = b.commune AND r1.listing_type = b.listing_type AND r1.rk = b.rk AND r1.n >= :min
          LEFT JOIN by_rooms r2 ON b.ppm IS NULL AND r2.lvl = 2 AND r2.k = b.canton AND r2.listing_type = b.listing_type AND r2.rk = b.rk AND r2.n >= :min
-         LEFT JOIN by_rooms r3 ON b.ppm IS NULL AND r3.lvl = 3 AND r3.listing_type = b.listing_type AND r3.rk = b.rk AND r3.n >= :min
+         LEFT JOIN by_rooms r3 ON b.ppm IS NULL AND r3.lvl = 3 AND r3.listing_type = b.listing_type AND r3.rk = b.rk AND r3.n >= :minCountry
          CROSS JOIN LATERAL (SELECT COALESCE(r1.q, r2.q, r3.q) AS q) r)
      UPDATE listings l
         SET flags = CASE WHEN v.outlier THEN array_append(l.flags, 'price_outlier') ELSE array_remove(l.flags, 'price_outlier') END,
@@ -87,7 +89,7 @@ export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]>
        FROM verdict v
       WHERE l.id = v.id AND v.outlier <> ('price_outlier' = ANY (l.flags))
      RETURNING l.id, v.outlier, cardinality(l.flags) AS n`,
-    { ratio: OUTLIER_RATIO, iqr: OUTLIER_IQR_FACTOR, min: OUTLIER_MIN_SAMPLE, now },
+    { ratio: OUTLIER_RATIO, iqr: OUTLIER_IQR_FACTOR, min: OUTLIER_MIN_SAMPLE, minCountry: OUTLIER_MIN_COUNTRY, now },
   );
   return (res.rows as { id: string; outlier: boolean; n: number }[]).filter((r) => r.outlier && r.n === 1).map((r) => r.id);
 }

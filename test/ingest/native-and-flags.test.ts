@@ -75,6 +75,35 @@ describe('price_outlier', () => {
   });
 });
 
+// A flags probe of stop 44: with 5 flat shares in the whole country, one at 6 times the others'
+// price per m2 went unflagged, visible to Free keys and in the market figures.
+describe('price_outlier of a type few agencies list: the country needs 5 comparables', () => {
+  const flagged = async (rows: string[]) => {
+    const db = await createTestDb();
+    try {
+      const r = await importFeed(db.db, { source: 'few', format: 'csv', input: { text: csvFeed(rows) }, now: NOW, gazetteer: gazetteer() });
+      expect(r.counts.rejected).toBe(0);
+      return await db.db('listings').whereRaw(`'price_outlier' = ANY (flags)`).orderBy('external_id').pluck('external_id');
+    } finally {
+      await db.drop();
+    }
+  };
+  const share = (ref: string, place: string, area: number, price: number) => csvRow({ ref, offer: 'Colocation', place, area: String(area), price: String(price), bedrooms: '0' });
+  const sublet = (ref: string, place: string, price: number) => csvRow({ ref, offer: 'Sous-location', place, price: String(price), bedrooms: '1' });
+  const shares = [share('FS-1', 'Strassen', 12, 680), share('FS-2', 'Mamer', 14, 720), share('FS-3', 'Hesperange', 16, 750), share('FS-4', 'Esch-sur-Alzette', 13, 700)];
+  const sublets = [sublet('SL-1', 'Strassen', 1500), sublet('SL-2', 'Mamer', 1650), sublet('SL-3', 'Hesperange', 1400), sublet('SL-4', 'Bertrange', 1800)];
+
+  it('judges against the country from 5 listings of the type, with an area or without', async () => {
+    expect(await flagged([...shares, share('FS-DEAR', 'Luxembourg', 15, 4500), ...sublets, sublet('SL-DEAR', 'Luxembourg', 40000)])).toEqual(['FS-DEAR', 'SL-DEAR']);
+    // Ordinary ones among them are not flagged.
+    expect(await flagged([...shares, share('FS-OK', 'Luxembourg', 15, 800), ...sublets, sublet('SL-OK', 'Luxembourg', 1900)])).toEqual([]);
+  });
+
+  it('judges nothing on 4 (no yardstick stands on fewer)', async () => {
+    expect(await flagged([...shares.slice(0, 3), share('FS-DEAR', 'Luxembourg', 15, 4500), ...sublets.slice(0, 3), sublet('SL-DEAR', 'Luxembourg', 40000)])).toEqual([]);
+  });
+});
+
 describe('price_outlier without an area', () => {
   let t: TestDb;
   beforeAll(async () => {
