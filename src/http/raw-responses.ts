@@ -107,7 +107,7 @@ export const answerExpectation: RequestListener = (req, res) => {
 // Requests Node's HTTP parser refuses (raw non-ASCII in the URL, oversized headers, a body
 // framed two ways) and requests too slow to arrive never reach Express: for the server's
 // 'clientError' event, a problem body too rather than an empty 400.
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+export function answerClientError(err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -139,7 +139,9 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     });
     return;
   }
-  const code = err.code ?? '';
+  // llhttp gives one code for two faults: Content-Length not a number, or beside a
+  // Transfer-Encoding (its reason says which; an outside probe was told "must be a number").
+  const code = /Content-Length/i.test(err.reason ?? '') && /Transfer-Encoding/i.test(err.reason ?? '') ? 'BOTH_FRAMINGS' : (err.code ?? '');
   const [status, reason, title, detail] = NOT_PARSE_ERRORS[code] ?? [400, 'Bad Request', 'Bad request', `The request could not be parsed: ${PARSE_ERRORS[code] ?? (code === '' ? PARSE_ERRORS.HPE_INVALID_URL : 'it is not well-formed HTTP/1.1')}`];
   const id = randomUUID();
   endWithProblem(socket, `${status} ${reason}`, '', id, problem(status, title, detail, id));
@@ -199,6 +201,7 @@ const PARSE_ERRORS: Record<string, string> = {
   HPE_INVALID_VERSION: 'the request line must end in HTTP/1.1 (or HTTP/1.0) and CRLF',
   HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length may be sent once only',
   HPE_INVALID_CONTENT_LENGTH: 'Content-Length must be a number',
-  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding must end in chunked and may not come with Content-Length',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding must end in chunked',
+  BOTH_FRAMINGS: 'a body may be framed by Content-Length or by Transfer-Encoding, not both',
   HPE_INVALID_CHUNK_SIZE: 'a chunk of the body has no valid size',
 };
