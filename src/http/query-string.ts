@@ -22,7 +22,9 @@ export function parseQuery(str: string): ParsedUrlQuery {
     }
   };
   const query = parse(str, '&', '=', { maxKeys: 0, decodeURIComponent: decode });
-  if (!wellFormed) {
+  // querystring decodes only what holds a "%" and two hex digits, so a bare "%" (`?%=1`,
+  // `?limit=5%`) arrived as written (an outside probe); it is not URL syntax either way.
+  if (!wellFormed || BARE_PERCENT.test(str)) {
     throw new ApiError({
       status: 400,
       code: 'invalid_parameter',

@@ -152,7 +152,7 @@ export function validateQuery<S extends Shape>(schema: S, query: Record<string, 
     // Named back as sent, up to a point: a name cut at 64 characters, the first 20 names.
     const errors: ParamError[] = unknown.slice(0, MAX_NAMED).map((name) => {
       const hint = closest(name, allowed);
-      const param = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+      const param = name === '' ? '(a name left empty)' : name.length > 64 ? `${name.slice(0, 64)}…` : name;
       return { param, message: `is not a known parameter${hint ? ` (did you mean ${hint}?)` : ''}` };
     });
     const first = errors[0];

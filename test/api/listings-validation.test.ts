@@ -36,6 +36,11 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     const one = await request(t.app).get(`/api/v1/listings?${long}=1`).set(bearer(t.keys.pro));
     expect(one).toHaveStatus(400);
     expect(one.body.errors).toEqual([{ param: `${'x'.repeat(64)}…`, message: 'is not a known parameter' }]);
+    // A name left empty is said to be (a probe of stop 44: the detail began " is not").
+    const empty = await get('?=5');
+    expect(empty).toHaveStatus(400);
+    expect(empty.body).toMatchObject({ code: 'unknown_parameter', errors: [{ param: '(a name left empty)', message: 'is not a known parameter' }] });
+    expect(empty.body.detail).toMatch(/^\(a name left empty\) is not a known parameter; allowed parameters: /);
     expect(JSON.stringify(one.body).length).toBeLessThan(2000);
     const many = await request(t.app).get(`/api/v1/listings?${Array.from({ length: 500 }, (_, i) => `p${i}=1`).join('&')}`).set(bearer(t.keys.pro));
     expect(many).toHaveStatus(400);
@@ -66,7 +71,8 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
       expect(res.body, qs).toMatchObject({ code: 'invalid_parameter', detail: expect.stringMatching(/UTF-8/) });
     }
     // A "%" that begins no escape at all is said to be so (an outside probe: it was "not UTF-8").
-    for (const qs of ['?commune=%', '?commune=%zz', '?commune=100%']) {
+    // In a name too (a probe of stop 44: `?%=1` was an unknown parameter named "%").
+    for (const qs of ['?commune=%', '?commune=%zz', '?commune=100%', '?%=1', '?a%=1', '?%']) {
       const res = await get(qs);
       expect(res, qs).toHaveStatus(400);
       expect(res.body.detail, qs).toBe('The query string holds a "%" not followed by two hexadecimal digits: write a literal % as %25');
