@@ -267,10 +267,10 @@ describe('GET /api/v1/changes: cursors cut short', () => {
 describe('GET /api/v1/changes: a request that gets no slot in time', () => {
   const t = useTestContext({ keys: ['pro'] });
 
-  it('is answered 503 unavailable, and the one holding the slot is still served', async () => {
+  it('is answered 503 unavailable (429 when it waited for its own key), and the one holding the slot is still served', async () => {
     await insertListing(t.db, { source: 'slot-wait' });
     const app = express();
-    app.use((_req, res, next) => ((res.locals.apiKey = { id: 'k', tier: 'pro' } as never), next()));
+    app.use((req, res, next) => ((res.locals.apiKey = { id: req.get('x-key') ?? 'k', tier: 'pro' } as never), next()));
     app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce: 1, waitMs: 300 }));
     app.use(errorHandler(silentLogger));
     // The changes' table held by another transaction: the first page's read waits for it.
@@ -279,10 +279,17 @@ describe('GET /api/v1/changes: a request that gets no slot in time', () => {
     const first = request(app).get('/changes').then((r) => r);
     // It holds the slot once its read waits for the lock.
     await vi.waitFor(async () => expect((await t.db.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'listing_changes'::regclass`)).rows[0].n).toBe(1), { timeout: 30_000, interval: 20 });
-    const queued = await request(app).get('/changes');
+    // Another key's request waited for the slot: the service's bound, 503.
+    const queued = await request(app).get('/changes').set('X-Key', 'other');
     expect(queued).toHaveStatus(503);
     expect(queued.body).toMatchObject({ code: 'unavailable' });
     expect(queued.headers['retry-after']).toBe('5');
+    // The same key's waited for its own earlier page (pages are one at a time per key): 429,
+    // which does not count, saying so (a probe of stop 44: a 503 that blamed the service).
+    const own = await request(app).get('/changes');
+    expect(own).toHaveStatus(429);
+    expect(own.body).toMatchObject({ code: 'rate_limited', detail: expect.stringMatching(/^This key's earlier requests to \/changes are still being answered/) });
+    expect(own.headers['retry-after']).toBe('5');
     await lock.rollback();
     const served = await first;
     expect(served).toHaveStatus(200);

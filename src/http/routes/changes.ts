@@ -44,6 +44,16 @@ const otherView = (sawFlagged: boolean) =>
   `sees ${sawFlagged ? 'only unflagged ones' : 'flagged ones too'} (another key's cursor, or this key's tier changed since): the listings one view has and the other has not are not in the feed, ` +
   'so start a new walk without since';
 
+// A request that waited the whole bound behind its own key's earlier requests: 429, not
+// counted, and not the service's fault.
+const keyBusy = () =>
+  new ApiError({
+    status: 429,
+    code: 'rate_limited',
+    detail: "This key's earlier requests to /changes are still being answered: pages are built one at a time per key, so read them one after the other",
+    headers: { 'Retry-After': '5' },
+  });
+
 // GET /api/v1/changes: what changed after a cursor, for mirrors.
 // `waitMs`: the longest a request waits for a slot, the bound of a database statement (while
 // the database stops answering, the slots' requests take that long each to fail, and the ones
@@ -64,6 +74,10 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
   router.get('/', async (req, res) => {
     const q = validateQuery(changesQuery, req.query);
     let gaveUp = false;
+    // Whether the request's key has its turn (its earlier requests answered): past the bound
+    // before that, it waited for its own key's pages, not for the service (a probe of stop 44:
+    // 15 connections of one key got a 503 that blamed the service).
+    let keysTurn = false;
     let timer: NodeJS.Timeout | undefined;
     // Set before the slot is asked for, so that a slot given at once clears it.
     const waited =
@@ -72,15 +86,16 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
         : new Promise<never>((_, reject) => {
             timer = setTimeout(() => {
               gaveUp = true;
-              reject(databaseUnavailable());
+              reject(keysTurn ? databaseUnavailable() : keyBusy());
             }, deps.waitMs);
           });
     waited?.catch(() => undefined); // (settled by the race below, or never looked at)
     // A slot is held from the read until the answer has left (or the client has gone).
     const keyId = res.locals.apiKey!.id;
     const mine = ofKey(keyId);
-    const served = mine(() =>
-      res.destroyed || gaveUp
+    const served = mine(() => {
+      keysTurn = true;
+      return res.destroyed || gaveUp
         ? undefined
         : slot(async () => {
             clearTimeout(timer);
@@ -94,8 +109,8 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
                 res.once('close', () => (clearTimeout(t), resolve()));
               });
             }
-          }),
-    ).finally(() => {
+          });
+    }).finally(() => {
       if (mine.activeCount === 0 && mine.pendingCount === 0 && perKey.get(keyId) === mine) perKey.delete(keyId);
     });
     // An answer begun is never given up: the timer is cleared when the slot comes.
