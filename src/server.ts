@@ -11,12 +11,13 @@ import { ListingReadModel } from './read-model/read-model.js';
 import { ReadModelThread } from './read-model/thread.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig, type Config } from './config.js';
+import { within } from './lib/within.js';
 import type { Logger } from 'pino';
 import { createDb } from './db/knex.js';
-import { openDatabase } from './db/open.js';
+import { openDatabase, type OpenDatabase } from './db/open.js';
 import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
-import { seedDemo } from './demo/seed.js';
+import { loadDemoUnlessLoaded } from './demo/seed.js';
 import { recoverInterruptedImports } from './ingest/index.js';
 import { createHttpServer } from './http/http-server.js';
 import { requireHost, startingListener, stoppingListener } from './http/raw-responses.js';
@@ -24,7 +25,6 @@ import { createLogger } from './logger.js';
 import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
 import { createRedis, waitForRedis, wrongRedisDatabase } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
-import { hasListings } from './repositories/listings.js';
 import { MarketSnapshotScheduler } from './services/market-snapshots.js';
 
 // How long a stopping process waits for its requests in flight, and how long a stopping
@@ -38,6 +38,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config);
   const workers = workerCount(config);
+  // An outside probe: WEB_CONCURRENCY=2 without DATABASE_URL ran one process without a word.
+  const asked = config.WEB_CONCURRENCY ?? 1;
+  if (!config.DATABASE_URL && asked > 1) logger.warn('WEB_CONCURRENCY=%d is not used on the embedded PostgreSQL: one process serves (set DATABASE_URL for more)', asked);
   if (cluster.isPrimary && workers > 1) return runPrimary(config, logger, workers);
   if (cluster.isWorker) {
     try {
@@ -64,17 +67,33 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   if (!cluster.isWorker) await listen(server, config.PORT, config.HOST);
 
   // A cluster's primary has migrated already (and checked for interrupted imports).
-  const database = await openDatabase(config, { role: 'server', migrate: !cluster.isWorker, logger });
+  let opening: Promise<OpenDatabase> | null = null;
+  // A signal while the embedded PostgreSQL starts or the demo loads (until the shutdown below is
+  // in place): the PostgreSQL this process started is stopped before it exits (an outside probe:
+  // SIGTERM then killed the process at once and left PostgreSQL running, its parent gone).
+  const stopDuringStart = (signal: NodeJS.Signals) => {
+    if (stoppedDuringStart) return;
+    logger.info({ signal }, 'stopping during start-up');
+    stoppedDuringStart = (async () => {
+      const opened = opening && (await within(opening, EMBEDDED_SETTLE_MS).catch(() => null));
+      if (opened) await within(opened.close(), EMBEDDED_SETTLE_MS).catch((err) => logger.warn({ err }, 'could not stop the embedded PostgreSQL'));
+      logger.info('stopped');
+      process.exit(0);
+    })();
+  };
+  const embeddedStart = !config.DATABASE_URL && !cluster.isWorker;
+  // (Before the embedded PostgreSQL's package loads: it removes the signal handlers added while
+  // it loads, src/db/embedded.ts.)
+  if (embeddedStart) for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, stopDuringStart);
+  opening = openDatabase(config, { role: 'server', migrate: !cluster.isWorker, logger });
+  const database = await opening;
   const { db } = database;
   // Import runs left 'running' by an importer that died are marked failed (in the background).
   if (!cluster.isWorker) void recoverInterruptedImports(db).then((n) => n > 0 && logger.warn('%d interrupted import run(s) marked failed', n), (err) => logger.warn({ err }, 'could not check for interrupted imports'));
   if (database.embedded) {
     logger.info('no DATABASE_URL: running on the embedded PostgreSQL in %s', config.EMBEDDED_PG_DIR);
-    if (!(await hasListings(db))) {
-      logger.info('first start: loading the demo data set');
-      const seeded = await seedDemo(db, { now: new Date() });
-      logger.info('demo data loaded: %d active listings', seeded.active);
-    }
+    const demo = await loadDemoUnlessLoaded(db, { now: new Date(), log: (what) => logger.info(what) });
+    if (demo.outcome !== 'kept') logger.info('demo data loaded: %d active listings', demo.active);
   }
 
   let redis: Redis | null = null;
@@ -243,9 +262,17 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     logger.info('stopped');
     process.exit(0);
   };
+  if (embeddedStart) for (const signal of ['SIGTERM', 'SIGINT'] as const) process.off(signal, stopDuringStart);
+  // (A signal that came before this line is stopping the process already.)
+  if (stoppedDuringStart) return;
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
+
+// Set once a signal came while the embedded start ran: the process is stopping, and what fails
+// meanwhile (the demo's imports, on a pool closed under them) is not a failure to start.
+let stoppedDuringStart: Promise<void> | null = null;
+const EMBEDDED_SETTLE_MS = 20_000;
 
 // Once these answers have left, or after `ms`, whichever comes first.
 async function sentOrAfter(answers: ServerResponse[], ms: number): Promise<void> {
@@ -258,6 +285,7 @@ function failureLine(err: unknown): string {
 }
 
 main().catch((err) => {
+  if (stoppedDuringStart) return;
   process.stderr.write(`${failureLine(err)}\n`);
   process.exit(1);
 });

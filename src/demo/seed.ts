@@ -5,7 +5,8 @@ import type { Knex } from 'knex';
 import { utcDay } from '../domain/market.js';
 import { importFeed, type ImportReport } from '../ingest/index.js';
 import { loadGazetteer } from '../reference/load.js';
-import { takeMarketSnapshot } from '../repositories/market-snapshots.js';
+import { hasListings } from '../repositories/listings.js';
+import { deleteAllSnapshots, demoHistoryLoaded, takeMarketSnapshot } from '../repositories/market-snapshots.js';
 import type { NativePostRow } from '../repositories/native-posts.js';
 import { generateDemoData, type DemoStep } from './generate.js';
 import { backfillDemoMarketHistory } from './history.js';
@@ -37,6 +38,9 @@ export interface SeedResult {
 // own transaction (as in production): a reader during the seeding sees it progress.
 export async function seedDemo(db: Knex, opts: SeedOptions): Promise<SeedResult> {
   const data = generateDemoData(opts);
+  // The history first: until the new one is written, at the end, the data set reads as not
+  // loaded to its end (demoHistoryLoaded), and a first start interrupted meanwhile loads it again.
+  await deleteAllSnapshots(db);
 
   await db.transaction(async (trx) => {
     await trx('import_runs').del();
@@ -82,6 +86,19 @@ export async function seedDemo(db: Knex, opts: SeedOptions): Promise<SeedResult>
     await db.raw(`SELECT count(*) FILTER (WHERE status = 'active')::int AS active, count(*)::int AS total FROM listings`)
   ).rows as { active: number; total: number }[];
   return { active: row.active, total: row.total, reports };
+}
+
+// The embedded mode's start (src/server.ts): the demo data set loaded unless it was loaded to
+// its end before. A first start stopped while it loaded (Ctrl-C) left part of it, which later
+// starts kept for good (an outside probe: 148 listings of one agency, every one stale, and a
+// Free key saw none); it is loaded again, whole. 'kept': loaded before; 'loaded': the first
+// time; 'reloaded': after an interrupted load.
+export async function loadDemoUnlessLoaded(db: Knex, opts: SeedOptions & { log: (what: string) => void }): Promise<{ outcome: 'kept' } | { outcome: 'loaded' | 'reloaded'; active: number }> {
+  if (await demoHistoryLoaded(db)) return { outcome: 'kept' };
+  const partial = await hasListings(db);
+  opts.log(partial ? 'the demo data set was not loaded to its end (a first start stopped while it loaded): loading it again' : 'first start: loading the demo data set');
+  const seeded = await seedDemo(db, opts);
+  return { outcome: partial ? 'reloaded' : 'loaded', active: seeded.active };
 }
 
 // The posts as they stand at the time of a native import.

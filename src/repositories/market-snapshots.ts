@@ -90,6 +90,13 @@ export async function lastSnapshotAt(db: Knex): Promise<Date | null> {
   return (rows[0]?.at as Date | null) ?? null;
 }
 
+// Whether the demo data set was loaded to its end: its market history is the seeding's last
+// step (src/demo/seed.ts), written in one transaction once every import has committed.
+export async function demoHistoryLoaded(db: Knex): Promise<boolean> {
+  const { rows } = await db.raw(`SELECT EXISTS (SELECT 1 FROM market_snapshot_days WHERE kind = 'demo_backfill') AS loaded`);
+  return rows[0].loaded === true;
+}
+
 export async function deleteAllSnapshots(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw(`DELETE FROM market_snapshot_days`);

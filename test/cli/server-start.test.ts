@@ -91,6 +91,15 @@ describe('a taken PORT', () => {
     expect(out.stdout).toBe('');
     expect(existsSync(dir)).toBe(false);
   }, 300_000);
+
+  // An outside probe of stop 44: WEB_CONCURRENCY=2 without DATABASE_URL ran one process without a word.
+  it('says that WEB_CONCURRENCY is not used on the embedded PostgreSQL', async () => {
+    const port = await holdPort();
+    const { out, exited } = startServer({ DATABASE_URL: '', WEB_CONCURRENCY: '2', EMBEDDED_PG_DIR: path.join(root, 'never-created-2'), EMBEDDED_PG_PORT: String(await holdPort()), PORT: String(port), METRICS_PORT: '-1' });
+    const [code] = await exited;
+    expect(code, JSON.stringify(out)).toBe(1);
+    expect(jsonLines(out.stdout).map((l) => [l.level, l.msg])).toEqual([[40, 'WEB_CONCURRENCY=2 is not used on the embedded PostgreSQL: one process serves (set DATABASE_URL for more)']]);
+  }, 300_000);
 });
 
 describe('a HOST that is not this machine\'s', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTING_TYPES, NATIVE_SOURCE } from '../../src/domain/listing.js';
 import { generateDemoData, type DemoData, type DemoFeedStep, type DemoNativeStep } from '../../src/demo/generate.js';
-import { seedDemo, type SeedResult } from '../../src/demo/seed.js';
+import { loadDemoUnlessLoaded, seedDemo, type SeedResult } from '../../src/demo/seed.js';
 import { FILE_READERS, collectFeed } from '../../src/ingest/adapters/index.js';
 import { DEMO_HISTORY_WEEKS } from '../../src/demo/history.js';
 import { marketPrices } from '../../src/repositories/market.js';
@@ -347,6 +347,50 @@ describe('seedDemo run twice', () => {
     const second = await seedDemo(t.db, { now, listings: SMALL });
     expect({ active: second.active, total: second.total }).toEqual({ active: first.active, total: first.total });
     expect(await state()).toEqual(before);
+  }, 300_000);
+});
+
+// An outside probe of stop 44: Ctrl-C during the embedded mode's first start, once the first
+// demo import had committed, left 148 listings of one agency (every one stale, none visible to a
+// Free key), and every later start kept them, since it loaded the demo only into an empty database.
+describe('the embedded start after a first start stopped while it loaded the demo', () => {
+  const SMALL = 600;
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb();
+  });
+  afterAll(async () => t?.drop());
+
+  it('loads the demo data set again, whole; once loaded to its end, keeps it', async () => {
+    const logs: string[] = [];
+    const log = (what: string) => logs.push(what);
+    // The first start, stopped after the second import (as a signal would end it there).
+    let imports = 0;
+    await expect(
+      loadDemoUnlessLoaded(t.db, { now, listings: SMALL, log, onStep: () => {
+        if (++imports === 2) throw new Error('stopped');
+      } }),
+    ).rejects.toThrow('stopped');
+    const partial = Number((await t.db.raw(`SELECT count(*) AS n FROM listings`)).rows[0].n);
+    expect(partial).toBeGreaterThan(0);
+    expect(logs).toEqual(['first start: loading the demo data set']);
+    // The next start loads it again, and gives what an uninterrupted load gives.
+    const again = await loadDemoUnlessLoaded(t.db, { now, listings: SMALL, log });
+    expect(again.outcome).toBe('reloaded');
+    expect(logs[1]).toMatch(/^the demo data set was not loaded to its end/);
+    const whole = await createTestDb();
+    try {
+      const direct = await seedDemo(whole.db, { now, listings: SMALL });
+      expect(again).toEqual({ outcome: 'reloaded', active: direct.active });
+      expect(direct.active).toBeGreaterThan(partial);
+    } finally {
+      await whole.drop();
+    }
+    // And the start after keeps what is there (an import made since included).
+    const { id } = await t.db('listings').select('id').orderBy('id').first();
+    await t.db('listings').where({ id }).update({ title: 'changed since' });
+    expect(await loadDemoUnlessLoaded(t.db, { now, listings: SMALL, log })).toEqual({ outcome: 'kept' });
+    expect(Number((await t.db('listings').where({ title: 'changed since' }).count('* as n').first())?.n)).toBe(1);
   }, 300_000);
 });
 
