@@ -5,6 +5,7 @@ import net from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { unavailableCause } from './db/errors.js';
 import { createDb, migrateLatest } from './db/knex.js';
 import { retryDelayMs, waitForDatabase } from './db/open.js';
 import { recoverInterruptedImports } from './ingest/index.js';
@@ -163,4 +164,16 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
   // One /metrics for the whole cluster: the sum of the workers' registries.
   const metricsServer = config.METRICS_PORT >= 0 ? serveMetrics(buildMetricsApp('cluster'), config, logger) : null;
   for (let i = 0; i < count; i++) fork(i);
+}
+
+// The one line a failed start prints.
+export function failureLine(err: unknown): string {
+  if (err instanceof StartupError) return err.message;
+  // A database that answered the first asks and then too slowly: knex's words are for
+  // developers ("Timeout acquiring a connection. The pool is probably full...": an outside probe).
+  const cause = unavailableCause(err);
+  if (cause === 'pool_timeout' || cause === 'no_answer' || cause === 'statement_timeout') {
+    return `Failed to start: the database answers too slowly (${cause === 'pool_timeout' ? 'no connection was ready in time' : 'a statement got no answer in time'}); check the database and the network to it, then start again`;
+  }
+  return `Failed to start: ${err instanceof Error ? err.message : String(err)}`;
 }

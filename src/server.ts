@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { LiveState } from './cache/live-state.js';
-import { isFirstWorker, listen, runPrimary, serveMetrics, StartupError, workerCount, type WorkerMessage } from './cluster.js';
+import { failureLine, isFirstWorker, listen, runPrimary, serveMetrics, StartupError, workerCount, type WorkerMessage } from './cluster.js';
 import type { ReadModel } from './read-model/queries.js';
 import { ListingReadModel } from './read-model/read-model.js';
 import { ReadModelThread } from './read-model/thread.js';
@@ -280,9 +280,6 @@ async function sentOrAfter(answers: ServerResponse[], ms: number): Promise<void>
   await Promise.race([Promise.all(left), new Promise((r) => setTimeout(r, ms).unref())]);
 }
 
-function failureLine(err: unknown): string {
-  return err instanceof StartupError ? err.message : `Failed to start: ${err instanceof Error ? err.message : String(err)}`;
-}
 
 main().catch((err) => {
   if (stoppedDuringStart) return;
