@@ -13,6 +13,11 @@ export const STALE_AFTER_DAYS = 14;
 // (a type few agencies list, such as flat shares: the median of five still stands beside an
 // outlier or two); with fewer, nothing is judged.
 //
+// A flat share is judged as a listing without an area, against flat shares of any rooms: its
+// area may be the room's or the whole flat's (an outside probe: rooms of 12-16 m2 and flats of
+// 95-120 m2 at the same rents, so the flats' price per m2 was a seventh of the median and
+// ordinary ones were flagged), and its room count the flat's.
+//
 // For an active listing without an area: its price against the prices of active listings
 // of the same type and the same number of rooms (6 and more counted together; any rooms
 // when its own are unknown), in its commune, else its canton, else the country, whichever
@@ -41,8 +46,10 @@ export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]>
     `WITH base AS (
        SELECT l.id, l.commune, c.canton, l.listing_type,
               -- (not least(l.rooms, 6): LEAST skips a NULL, and unknown rooms would be 6 and more)
-              CASE WHEN l.rooms IS NULL THEN -1 ELSE least(l.rooms, 6) END AS rk,
-              CASE WHEN l.area_m2 > 0 THEN l.price_eur / l.area_m2 END AS ppm,
+              -- A flat share is judged by its price among flat shares of any rooms: its area
+              -- may be the room's or the flat's, and its rooms the flat's.
+              CASE WHEN l.rooms IS NULL OR l.listing_type = 'FLATSHARE' THEN -1 ELSE least(l.rooms, 6) END AS rk,
+              CASE WHEN l.area_m2 > 0 AND l.listing_type <> 'FLATSHARE' THEN l.price_eur / l.area_m2 END AS ppm,
               ln(greatest(l.price_eur, 1)) AS lp
          FROM listings l JOIN communes c ON c.name = l.commune
         WHERE l.status = 'active'),

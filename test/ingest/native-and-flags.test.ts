@@ -99,6 +99,16 @@ describe('price_outlier of a type few agencies list: the country needs 5 compara
     expect(await flagged([...shares, share('FS-OK', 'Luxembourg', 15, 800), ...sublets, sublet('SL-OK', 'Luxembourg', 1900)])).toEqual([]);
   });
 
+  // The regression probe of stop 44: with the country's 5, flat shares that give the flat's area
+  // (700 EUR for 95 m2) were flagged among those that give the room's (50 EUR/m2). A flat share
+  // is judged by its price, whatever its area and the flat's rooms.
+  it('judges a flat share by its price, not per m2: the room\'s area or the flat\'s alike', async () => {
+    const mixed = [...shares, share('FS-FLAT-1', 'Luxembourg', 95, 700), share('FS-FLAT-2', 'Bertrange', 120, 750)];
+    expect(await flagged(mixed)).toEqual([]);
+    // Six times the usual rent is flagged, on a room's area or a flat's.
+    expect(await flagged([...mixed, csvRow({ ref: 'FS-DEAR', offer: 'Colocation', place: 'Luxembourg', area: '95', price: '4500', bedrooms: '3' })])).toEqual(['FS-DEAR']);
+  });
+
   it('judges nothing on 4 (no yardstick stands on fewer)', async () => {
     expect(await flagged([...shares.slice(0, 3), share('FS-DEAR', 'Luxembourg', 15, 4500), ...sublets.slice(0, 3), sublet('SL-DEAR', 'Luxembourg', 40000)])).toEqual([]);
   });
