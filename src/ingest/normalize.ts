@@ -19,9 +19,11 @@ const MAX_PRICE_EUR = 100_000_000;
 // rent of a dwelling, no sale.
 const MIN_RENT_EUR = 50;
 const MIN_SALE_EUR = 1_000;
-// A whole home (a rent or a sale) has at least this much area a room: under it, the count or
-// the area is a slip (46 rooms on 62 m2). A flatshare's or a sublet's area may be the room's
-// alone, beside the flat's count of rooms.
+// A whole home (a rent or a sale) has at least this much area a room: under it, the count is
+// not kept (46 rooms on 62 m2: a slip; a room let as a rent with the flat's 4 rooms on 14 m2).
+// The listing is kept, its rooms unknown: a record refused for it would be lost (the regression
+// probe of stop 44: rooms let as rents, "Chambre" in the kind of property, were refused). A
+// flatshare's or a sublet's area may be the room's alone, beside the flat's rooms: kept.
 const MIN_M2_A_ROOM = 5;
 
 export type NormalizeResult = { ok: true; listing: NormalizedListing } | { ok: false; reason: string };
@@ -153,10 +155,9 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   // A dwelling has at least one room: 0 rooms is the field left at its default, not a count,
   // and reads as not stated. A studio with 0 bedrooms has 1 room.
   const statedRooms = roomsP.value === 0 ? null : roomsP.value;
-  const rooms = statedRooms ?? (bedroomsP.value !== null ? bedroomsP.value + 1 : null);
-  if (rooms !== null && rooms > 1 && area.value !== null && area.value / rooms < MIN_M2_A_ROOM && (r.listingType === 'RENT' || r.listingType === 'SALE')) {
-    return fail(`${rooms} rooms on ${area.value} m2 is not plausible (under ${MIN_M2_A_ROOM} m2 a room)`);
-  }
+  const counted = statedRooms ?? (bedroomsP.value !== null ? bedroomsP.value + 1 : null);
+  const wholeHome = r.listingType === 'RENT' || r.listingType === 'SALE';
+  const rooms = counted !== null && counted > 1 && area.value !== null && area.value / counted < MIN_M2_A_ROOM && wholeHome ? null : counted;
 
   if (r.country && !isLuxembourg(r.country)) {
     return fail(`country ${show(r.country)} is not Luxembourg`);

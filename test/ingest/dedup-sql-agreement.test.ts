@@ -94,8 +94,8 @@ function pairs(seed: number): { a: Side[]; b: Side[] } {
       const roomsPair = !bandPair && rentKind >= 0.25 && rnd() < 0.15;
       if (roomsPair) areaB = area;
       const bedroomsB = roomsPair ? bedrooms + 1 : bandPair ? bedrooms : r < 0.7 ? bedrooms : r < 0.85 ? null : r < 0.95 ? Math.max(0, bedrooms + sign) : bedrooms + 2;
-      // Rooms the area cannot hold (under 5 m2 a room: 5 rooms on 20 m2) are refused by the
-      // importer (src/ingest/normalize.ts): no pair.
+      // Rooms the area cannot hold (under 5 m2 a room: 5 rooms on 20 m2) are not kept by the
+      // importer (src/ingest/normalize.ts): left out, so that each side's rooms are as generated.
       const holds = (ar: number, bed: number | null) => bed === null || ar / (bed + 1) >= 5;
       if (!holds(area, bedrooms) || !holds(areaB, bedroomsB)) continue;
       // Positions around the commune's point (never on it: a reference point is no position).
