@@ -424,6 +424,22 @@ describe('second audit: a quote that opens a field and is not closed', () => {
     await expect(parseCsvFeed(csvFeed(rows))).rejects.toThrow(/column 4 holds what looks like whole rows/);
   });
 
+  // The regression probe of stop 44: with the titles quoted, a title whose closing quote is lost
+  // is closed by the next row's opening quote; the next row's fields became this row's (its
+  // price too) and the next row was lost without a word (a full snapshot withdrew it).
+  it('refuses the file when a quote left open is closed by the next row\'s quoted field', async () => {
+    const row = (ref: string, title: string, price: number) => `${ref};Location;Appartement;${title};${price};60;2;;Luxembourg;;;;;non;21/11/2026 14:03;;`;
+    const rows = [row('R1', '"Appartement"', 1700), row('R2', '"Appartement"', 1800), row('R3', '"Studio lumineux, 2e étage"', 1900), row('R4', '"Appartement"', 2000)];
+    expect((await parseCsvFeed([CSV_HEADER_LINE, ...rows].join('\n') + '\n')).records.map((r) => [r.externalId, r.price])).toEqual([['R1', '1700'], ['R2', '1800'], ['R3', '1900'], ['R4', '2000']]);
+    rows[2] = row('R3', '"Studio lumineux, 2e étage', 1900);
+    await expect(parseCsvFeed([CSV_HEADER_LINE, ...rows].join('\n') + '\n')).rejects.toThrow(
+      'the CSV cannot be read near line 4: column 4 holds the rest of its row and the start of the next (a quote that opens it is closed only by a quote of a later row)',
+    );
+    // A quoted title over two lines with semicolons in both is still one field.
+    rows[2] = row('R3', '"Studio; lumineux;\nvue; dégagée; cave; grenier"', 1900);
+    expect((await parseCsvFeed([CSV_HEADER_LINE, ...rows].join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2', 'R3', 'R4']);
+  });
+
   it('a quoted description over several lines, with semicolons in its lines, is one field', async () => {
     const description = 'Magnifique appartement rénové au 2e étage.\nCuisine équipée ; lave-vaisselle ; four ; micro-ondes ; frigo ; congélateur\nCave ; grenier ; garage ; parking ; ascenseur ; balcon\nChauffage au gaz ; double vitrage ; volets électriques ; alarme';
     const header = `${CSV_HEADER_LINE};Description`;
