@@ -38,9 +38,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config);
   const workers = workerCount(config);
-  // An outside probe: WEB_CONCURRENCY=2 without DATABASE_URL ran one process without a word.
-  const asked = config.WEB_CONCURRENCY ?? 1;
-  if (!config.DATABASE_URL && asked > 1) logger.warn('WEB_CONCURRENCY=%d is not used on the embedded PostgreSQL: one process serves (set DATABASE_URL for more)', asked);
+  // An outside probe: WEB_CONCURRENCY=2 without DATABASE_URL ran one process without a word (and
+  // NODE_ENV=production, whose default is a process per core: the regression probe).
+  const asked = workerCount({ ...config, DATABASE_URL: 'as configured' });
+  if (!config.DATABASE_URL && asked > 1) logger.warn('%s is not used on the embedded PostgreSQL: one process serves (set DATABASE_URL for more)', config.WEB_CONCURRENCY ? `WEB_CONCURRENCY=${asked}` : `NODE_ENV=production (a process per core, ${asked})`);
   if (cluster.isPrimary && workers > 1) return runPrimary(config, logger, workers);
   if (cluster.isWorker) {
     try {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
-import os from 'node:os';
+import os, { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
@@ -99,6 +99,13 @@ describe('a taken PORT', () => {
     const [code] = await exited;
     expect(code, JSON.stringify(out)).toBe(1);
     expect(jsonLines(out.stdout).map((l) => [l.level, l.msg])).toEqual([[40, 'WEB_CONCURRENCY=2 is not used on the embedded PostgreSQL: one process serves (set DATABASE_URL for more)']]);
+    // NODE_ENV=production, whose default is a process per core (the regression probe of stop 44).
+    const prod = startServer({ DATABASE_URL: '', NODE_ENV: 'production', EMBEDDED_PG_DIR: path.join(root, 'never-created-3'), EMBEDDED_PG_PORT: String(await holdPort()), PORT: String(port), METRICS_PORT: '-1' });
+    expect((await prod.exited)[0], JSON.stringify(prod.out)).toBe(1);
+    const cores = availableParallelism();
+    expect(jsonLines(prod.out.stdout).map((l) => [l.level, l.msg])).toEqual(
+      cores > 1 ? [[40, `NODE_ENV=production (a process per core, ${cores}) is not used on the embedded PostgreSQL: one process serves (set DATABASE_URL for more)`]] : [],
+    );
   }, 300_000);
 });
 
