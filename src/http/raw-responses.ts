@@ -201,7 +201,7 @@ const PARSE_ERRORS: Record<string, string> = {
   HPE_INVALID_VERSION: 'the request line must end in HTTP/1.1 (or HTTP/1.0) and CRLF',
   HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length may be sent once only',
   HPE_INVALID_CONTENT_LENGTH: 'Content-Length must be a number',
-  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding must end in chunked',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding must name chunked once, and last',
   BOTH_FRAMINGS: 'a body may be framed by Content-Length or by Transfer-Encoding, not both',
   HPE_INVALID_CHUNK_SIZE: 'a chunk of the body has no valid size',
 };

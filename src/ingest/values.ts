@@ -220,7 +220,12 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (scaled) rest = rest.slice(0, scaled.index);
   // "1.250 K€", "1,250k": a mark before three digits is a thousands mark or a decimal one, 1,250
   // thousand or 1.25 thousand: not guessed (an outside probe: read as 1,250 EUR, a sale published).
-  if (thousands && /^\d{1,3}[.,]\d{3}$/.test(rest.trim())) return bad(`price ${show(v)} is ambiguous: write 1250 K€ or 1,25 K€`);
+  const marked = thousands ? /^(\d{1,3})[.,](\d{3})$/.exec(rest.trim()) : null;
+  if (marked) {
+    // Both readings, in the figure's own digits (the regression probe of stop 44: "1,850 kEUR" was told "1250").
+    const decimals = marked[2].replace(/0+$/, '');
+    return bad(`price ${show(v)} is ambiguous: write ${marked[1]}${marked[2]} K€ or ${marked[1]}${decimals ? `,${decimals}` : ''} K€`);
+  }
   const n = parseDecimal(rest, !scaled);
   if (n === null) return bad(`price ${show(v)} is not a number`);
   const amount = millions ? Math.round(n * 100_000_000) / 100 : thousands ? Math.round(n * 100_000) / 100 : n;

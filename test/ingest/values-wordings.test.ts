@@ -160,8 +160,12 @@ describe('prices with a note after the figure', () => {
   );
 
   // The regression probe: "1.250 K€" was read as 1,250 EUR (a sale published at that).
-  it.each(['1.250 K€', '1,250k', '1.200 k€ FAI', '1.250 kEUR'])('refuses %j as ambiguous: a thousands mark or a decimal one', async (price) => {
-    expect(reason(await csvOne({ offer: 'Vente', price }))).toBe(`price ${JSON.stringify(price)} is ambiguous: write 1250 K€ or 1,25 K€`);
+  // Both readings in the figure's own digits (the regression probe of stop 44: "1,850 kEUR" was told "1250").
+  it.each([
+    ['1.250 K€', '1250 K€ or 1,25 K€'], ['1,250k', '1250 K€ or 1,25 K€'], ['1.200 k€ FAI', '1200 K€ or 1,2 K€'],
+    ['1.250 kEUR', '1250 K€ or 1,25 K€'], ['1,850 kEUR', '1850 K€ or 1,85 K€'], ['2.000 K€', '2000 K€ or 2 K€'],
+  ])('refuses %j as ambiguous: a thousands mark or a decimal one', async (price, readings) => {
+    expect(reason(await csvOne({ offer: 'Vente', price }))).toBe(`price ${JSON.stringify(price)} is ambiguous: write ${readings}`);
   });
 
   it('a currency in the note neither hides nor replaces the price\'s own', async () => {
