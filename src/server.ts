@@ -282,8 +282,13 @@ async function sentOrAfter(answers: ServerResponse[], ms: number): Promise<void>
 }
 
 
+// A moment before the failure is told: Ctrl-C reaches the embedded PostgreSQL too, whose
+// connections' errors can come before the signal's handler has run (the regression probe of
+// stop 44: "Failed to start: ROLLBACK - ..." and exit 1 once in four stops just after "listening").
 main().catch((err) => {
-  if (stoppedDuringStart) return;
-  process.stderr.write(`${failureLine(err)}\n`);
-  process.exit(1);
+  setTimeout(() => {
+    if (stoppedDuringStart) return;
+    process.stderr.write(`${failureLine(err)}\n`);
+    process.exit(1);
+  }, 500);
 });

@@ -96,7 +96,7 @@ export async function seedDemo(db: Knex, opts: SeedOptions): Promise<SeedResult>
 export async function loadDemoUnlessLoaded(db: Knex, opts: SeedOptions & { log: (what: string) => void }): Promise<{ outcome: 'kept' } | { outcome: 'loaded' | 'reloaded'; active: number }> {
   if (await demoHistoryLoaded(db)) return { outcome: 'kept' };
   const partial = await hasListings(db);
-  opts.log(partial ? 'the demo data set was not loaded to its end (a first start stopped while it loaded): loading it again' : 'first start: loading the demo data set');
+  opts.log(partial ? 'the demo data set was not loaded to its end (a load stopped midway): loading it again' : 'first start: loading the demo data set');
   const seeded = await seedDemo(db, opts);
   return { outcome: partial ? 'reloaded' : 'loaded', active: seeded.active };
 }

@@ -75,6 +75,9 @@ describe('csv: quotes inside a field that does not begin with one', () => {
   it('names the row whose quote is not closed, after rows with line breaks in quoted titles', async () => {
     const rows = [csvRow({ ref: 'Q1', title: 'A\r\nB\r\nC' }), csvRow({ ref: 'Q2' }), 'Q3;Location;"unclosed;1500', csvRow({ ref: 'Q4' }), csvRow({ ref: 'Q5' })];
     expect(await refusal(parseCsvFeed(csvFeed(rows)))).toBe('the CSV cannot be read from line 6: a field of the row there opens a quote that is not closed before the end of the file');
+    // Empty lines before it counted too (the regression probe of stop 44: it named the first of them).
+    const spaced = [CSV_HEADER_LINE, '', csvRow({ ref: 'A' }), '', csvRow({ ref: 'B' }), '', '', 'Q3;Location;"unclosed;1500', csvRow({ ref: 'C' })].join('\r\n') + '\r\n';
+    expect(await refusal(parseCsvFeed(spaced))).toBe('the CSV cannot be read from line 8: a field of the row there opens a quote that is not closed before the end of the file');
   });
 
   it('an unclosed quote does not make the reader hold the rest of a large file: refused past the field limit', async () => {

@@ -15,8 +15,10 @@ export const CSV_HEADER = [
 export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<FeedEvent> {
   const pending: { fields: string[]; line: number }[] = [];
   let overCounted = 0;
-  // The last line of the last record read: a record that cannot be read begins after it.
+  // The last line of the last record read, and the empty lines skipped up to it: a record that
+  // cannot be read begins after it and the empty lines since.
   let lastEnd = 0;
+  let emptyBefore = 0;
   const parser = parse({
     delimiter: ';',
     quote: '"',
@@ -32,7 +34,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: MAX_FIELD_CHARS,
-    on_record: (record: string[], context: { lines: number }) => {
+    on_record: (record: string[], context: { lines: number; empty_lines: number }) => {
       // csv-parse counts the lines up to a record's end, and a CRLF inside a quoted field as two
       // (an outside probe: rejects after a multi-line title were reported 2 lines down per CRLF):
       // the record's position is its first line, counted once per line break.
@@ -43,6 +45,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
         breaks += f.split(/\r\n|\r|\n/).length - 1;
       }
       lastEnd = context.lines - overCounted;
+      emptyBefore = context.empty_lines;
       pending.push({ fields: record, line: lastEnd - breaks });
       return null;
     },
@@ -104,7 +107,8 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
       // An opening quote never closed: csv-parse names the line where the file ends (or where the
       // field grew past the limit), not the line of the quote. The record holding it begins after
       // the last one read (an outside probe).
-      const at = `the CSV cannot be read from line ${lastEnd + 1}: a field of the row there`;
+      const skipped = Math.max(0, ((e as CsvError & { empty_lines?: number }).empty_lines ?? emptyBefore) - emptyBefore);
+      const at = `the CSV cannot be read from line ${lastEnd + 1 + skipped}: a field of the row there`;
       if (e.code === 'CSV_QUOTE_NOT_CLOSED') throw new FeedParseError(`${at} opens a quote that is not closed before the end of the file`);
       if (e.code === 'CSV_MAX_RECORD_SIZE') throw new FeedParseError(`${at} does not end within ${MAX_FIELD_CHARS} characters (a quote that opens it and is not closed?)`);
       const lines = (e as CsvError & { lines?: number }).lines;
