@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import path from 'node:path';
 import { once } from 'node:events';
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -11,6 +12,7 @@ import { ListingReadModel } from './read-model/read-model.js';
 import { ReadModelThread } from './read-model/thread.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig, type Config } from './config.js';
+import { projectRoot } from './lib/paths.js';
 import { within } from './lib/within.js';
 import type { Logger } from 'pino';
 import { createDb } from './db/knex.js';
@@ -93,7 +95,8 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   if (!cluster.isWorker) void recoverInterruptedImports(db).then((n) => n > 0 && logger.warn('%d interrupted import run(s) marked failed', n), (err) => logger.warn({ err }, 'could not check for interrupted imports'));
   if (database.embedded) {
     logger.info('no DATABASE_URL: running on the embedded PostgreSQL in %s', config.EMBEDDED_PG_DIR);
-    const demo = await loadDemoUnlessLoaded(db, { now: new Date(), log: (what) => logger.info(what) });
+    const feedsDir = path.join(path.resolve(projectRoot, config.EMBEDDED_PG_DIR), '..', 'demo-feeds');
+    const demo = await loadDemoUnlessLoaded(db, { now: new Date(), feedsDir, log: (what) => logger.info(what) });
     if (demo.outcome !== 'kept') logger.info('demo data loaded: %d active listings', demo.active);
   }
 

@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTING_TYPES, NATIVE_SOURCE } from '../../src/domain/listing.js';
 import { generateDemoData, type DemoData, type DemoFeedStep, type DemoNativeStep } from '../../src/demo/generate.js';
@@ -364,10 +368,13 @@ describe('the embedded start after a first start stopped while it loaded the dem
   it('loads the demo data set again, whole; once loaded to its end, keeps it', async () => {
     const logs: string[] = [];
     const log = (what: string) => logs.push(what);
-    // The first start, stopped after the second import (as a signal would end it there).
+    // The first start, stopped after the second import (as a signal would end it there). Its feed
+    // files are written to feedsDir, not to the system's temporary folder (a stopped load left
+    // 7.8 MB there each time), and removed once loaded.
+    const feedsDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'demo-load-test-')), 'demo-feeds');
     let imports = 0;
     await expect(
-      loadDemoUnlessLoaded(t.db, { now, listings: SMALL, log, onStep: () => {
+      loadDemoUnlessLoaded(t.db, { now, listings: SMALL, log, feedsDir, onStep: () => {
         if (++imports === 2) throw new Error('stopped');
       } }),
     ).rejects.toThrow('stopped');
@@ -375,8 +382,10 @@ describe('the embedded start after a first start stopped while it loaded the dem
     expect(partial).toBeGreaterThan(0);
     expect(logs).toEqual(['first start: loading the demo data set']);
     // The next start loads it again, and gives what an uninterrupted load gives.
-    const again = await loadDemoUnlessLoaded(t.db, { now, listings: SMALL, log });
+    const again = await loadDemoUnlessLoaded(t.db, { now, listings: SMALL, log, feedsDir });
     expect(again.outcome).toBe('reloaded');
+    expect(existsSync(feedsDir)).toBe(false);
+    await rm(path.dirname(feedsDir), { recursive: true, force: true });
     expect(logs[1]).toMatch(/^the demo data set was not loaded to its end/);
     const whole = await createTestDb();
     try {
