@@ -443,6 +443,26 @@ describe('second audit: a quote that opens a field and is not closed', () => {
     expect((await parseCsvFeed([CSV_HEADER_LINE, ...rows].join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2', 'R3', 'R4']);
   });
 
+  // The second regression probe of stop 44: the first form of that guard refused these, which the
+  // code before it read (a first line with as many semicolons as columns after it).
+  it('still reads multi-line fields with many semicolons in their first line: a description before the price, extra columns, photos', async () => {
+    const header = CSV_HEADER_LINE.replace(';Titre;', ';Titre;Description;');
+    const described = (ref: string, description: string) => `${ref};Location;Appartement;"Appartement";${description};1700;60;2;;Luxembourg;;;;;non;21/11/2026 14:03;;`;
+    const long = '"Équipements : cuisine équipée ; lave-vaisselle ; four ; micro-ondes ; frigo ; congélateur ; cave ; grenier ; garage ; parking ; ascenseur ; balcon ; terrasse ; jardin\nProche de toutes commodités."';
+    const a = await parseCsvFeed([header, described('R1', '""'), described('R2', long), described('R3', '""')].join('\n') + '\n');
+    expect(a.records.map((r) => [r.externalId, r.price])).toEqual([['R1', '1700'], ['R2', '1700'], ['R3', '1700']]);
+    // Every field quoted, CRLF, five extra columns after a description.
+    const quoted = (cells: string[]) => cells.map((c) => `"${c}"`).join(';');
+    const base = ['Location', 'Appartement', 'Appartement', '1700', '60', '2', '', 'Luxembourg', '', '', '', '', 'non', '21/11/2026 14:03', ''];
+    const extraHeader = `${CSV_HEADER_LINE.split(';').map((h) => `"${h}"`).join(';')};"Description";"Extra1";"Extra2";"Extra3";"Extra4";"Extra5"`;
+    const b = await parseCsvFeed([extraHeader, quoted(['E1', ...base, 'x', '', '', '', '', '']), quoted(['E2', ...base, 'cave ; grenier ; garage ; parking ; ascenseur ; balcon\r\nterrasse', '', '', '', '', '']), quoted(['E3', ...base, 'y', '', '', '', '', ''])].join('\r\n') + '\r\n');
+    expect(b.records.map((r) => r.externalId)).toEqual(['E1', 'E2', 'E3']);
+    // Photos separated by ";" over two lines.
+    const photos = '"https://p.example/1.jpg;https://p.example/2.jpg;https://p.example/3.jpg;https://p.example/4.jpg;https://p.example/5.jpg\nhttps://p.example/6.jpg"';
+    const c = await parseCsvFeed([CSV_HEADER_LINE, csvRow({ ref: 'P1' }), csvRow({ ref: 'P2', photos }), csvRow({ ref: 'P3' })].join('\n') + '\n');
+    expect(c.records.map((r) => r.externalId)).toEqual(['P1', 'P2', 'P3']);
+  });
+
   it('a quoted description over several lines, with semicolons in its lines, is one field', async () => {
     const description = 'Magnifique appartement rénové au 2e étage.\nCuisine équipée ; lave-vaisselle ; four ; micro-ondes ; frigo ; congélateur\nCave ; grenier ; garage ; parking ; ascenseur ; balcon\nChauffage au gaz ; double vitrage ; volets électriques ; alarme';
     const header = `${CSV_HEADER_LINE};Description`;

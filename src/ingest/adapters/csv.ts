@@ -2,7 +2,8 @@ import { CsvError, parse } from 'csv-parse';
 import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
-import { isHttpUrl, show } from '../values.js';
+import { parseFeedDate } from '../feed-dates.js';
+import { isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parsePrice, show } from '../values.js';
 import { cleanExternalId, collectFeed, notAHome, offerType } from './common.js';
 
 export const CSV_HEADER = [
@@ -86,7 +87,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
       // title there): the field holds the rest of its own row, a line break and the start of the
       // next row, whose remaining fields become this row's. The next row is lost without a word
       // (the regression probe of stop 44: a snapshot withdrew it, and this row took its price).
-      const tookNext = fields.findIndex((f, i) => holdsRestOfRow(f, headerLength - 1 - i));
+      const tookNext = fields.findIndex((f, i) => holdsRestOfRow(f, i, headerLength, columns!));
       if (tookNext !== -1) {
         throw new FeedParseError(
           `the CSV cannot be read near line ${line}: column ${tookNext + 1} holds the rest of its row and the start of the next (a quote that opens it is closed only by a quote of a later row)`,
@@ -146,13 +147,31 @@ function holdsRows(field: string): boolean {
   return lines.slice(1).some((line) => line.split(';').length - 1 >= CSV_HEADER.length - 1);
 }
 
-// A field whose first line holds at least as many separators as its row has after it (`after`,
-// from the header): the rest of its row, read into it. Only for a field with at least 4 columns
-// after it: a description in the last columns may well say "cave ; grenier ; garage" on a line.
-function holdsRestOfRow(field: string, after: number): boolean {
-  if (after < 4) return false;
+// The documented columns whose values have a form of their own (CSV_HEADER's order), and the
+// check of a value found where they would be. A price must be there: every row has one.
+const TYPED_COLUMNS: [number, (v: string) => boolean][] = [
+  [4, (v) => { const p = parsePrice(v); return p.ok && p.value !== null; }],
+  [5, (v) => parseArea(v).ok],
+  [6, (v) => parseCount(v, 'rooms').ok],
+  [7, (v) => parseCount(v, 'bedrooms').ok],
+  [10, (v) => v.trim() === '' || parseCoordinate(v) !== null],
+  [11, (v) => v.trim() === '' || parseCoordinate(v) !== null],
+  [13, (v) => parseBool(v, 'students').ok],
+  [14, (v) => parseFeedDate(v).ok],
+];
+
+// A field (at index `i`) whose first line is the rest of its own row: as many separators as the
+// row has columns after it, and where the documented columns after it stand, values of their
+// form (a price, an area, a yes or no, a date...), two of them at least, one not empty. A
+// description or a list of photos with semicolons in its first line (an outside probe: "cuisine
+// équipée ; lave-vaisselle ; four ...", in a column before the price) is not.
+function holdsRestOfRow(field: string, i: number, headerLength: number, columns: Columns): boolean {
   const end = field.search(/[\r\n]/);
-  return end !== -1 && field.slice(0, end).split(';').length - 1 >= after;
+  if (end === -1) return false;
+  const pieces = field.slice(0, end).split(';');
+  if (pieces.length - 1 < headerLength - 1 - i) return false;
+  const typed = TYPED_COLUMNS.filter(([k]) => columns.at[k] > i).map(([k, check]) => [pieces[columns.at[k] - i] ?? '', check] as const);
+  return typed.length >= 2 && typed.every(([v, check]) => check(v)) && typed.some(([v]) => v.trim() !== '');
 }
 
 // The CSV of a whole file in memory (tests, tools).
