@@ -222,9 +222,11 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   // thousand or 1.25 thousand: not guessed (an outside probe: read as 1,250 EUR, a sale published).
   const marked = thousands ? /^(\d{1,3})[.,](\d{3})$/.exec(rest.trim()) : null;
   if (marked) {
-    // Both readings, in the figure's own digits (the regression probe of stop 44: "1,850 kEUR" was told "1250").
-    const decimals = marked[2].replace(/0+$/, '');
-    return bad(`price ${show(v)} is ambiguous: write ${marked[1]}${marked[2]} K€ or ${marked[1]}${decimals ? `,${decimals}` : ''} K€`);
+    // Both readings in euros, from the figure's own digits: "1.250 K€" is 1250000 € or 1250 €
+    // (the regression probes of stop 44: "1,850 kEUR" was told "1250"; "1.005 k€" was told
+    // "1,005 K€", which is refused again).
+    const digits = Number(marked[1] + marked[2]);
+    return bad(`price ${show(v)} is ambiguous: write ${digits * 1000} € or ${digits} €`);
   }
   const n = parseDecimal(rest, !scaled);
   if (n === null) return bad(`price ${show(v)} is not a number`);

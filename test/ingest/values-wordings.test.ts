@@ -160,10 +160,11 @@ describe('prices with a note after the figure', () => {
   );
 
   // The regression probe: "1.250 K€" was read as 1,250 EUR (a sale published at that).
-  // Both readings in the figure's own digits (the regression probe of stop 44: "1,850 kEUR" was told "1250").
+  // Both readings in euros, from the figure's own digits (the regression probes of stop 44:
+  // "1,850 kEUR" was told "1250", and "1.005 k€" was told a form refused again).
   it.each([
-    ['1.250 K€', '1250 K€ or 1,25 K€'], ['1,250k', '1250 K€ or 1,25 K€'], ['1.200 k€ FAI', '1200 K€ or 1,2 K€'],
-    ['1.250 kEUR', '1250 K€ or 1,25 K€'], ['1,850 kEUR', '1850 K€ or 1,85 K€'], ['2.000 K€', '2000 K€ or 2 K€'],
+    ['1.250 K€', '1250000 € or 1250 €'], ['1,250k', '1250000 € or 1250 €'], ['1.200 k€ FAI', '1200000 € or 1200 €'],
+    ['1.250 kEUR', '1250000 € or 1250 €'], ['1,850 kEUR', '1850000 € or 1850 €'], ['1.005 k€', '1005000 € or 1005 €'], ['0,500 K€', '500000 € or 500 €'],
   ])('refuses %j as ambiguous: a thousands mark or a decimal one', async (price, readings) => {
     expect(reason(await csvOne({ offer: 'Vente', price }))).toBe(`price ${JSON.stringify(price)} is ambiguous: write ${readings}`);
   });
