@@ -53,7 +53,11 @@ export function serveMetrics(app: Express, config: Pick<Config, 'METRICS_PORT' |
 // otherwise. Several need DATABASE_URL (the embedded PostgreSQL and its demo keys belong to
 // one process).
 export function workerCount(config: Pick<Config, 'WEB_CONCURRENCY' | 'NODE_ENV' | 'DATABASE_URL'>): number {
-  if (!config.DATABASE_URL) return 1;
+  return config.DATABASE_URL ? workersAsked(config) : 1;
+}
+
+// The processes the settings ask for, whether or not the database allows them.
+export function workersAsked(config: Pick<Config, 'WEB_CONCURRENCY' | 'NODE_ENV'>): number {
   return config.WEB_CONCURRENCY ?? (config.NODE_ENV === 'production' ? availableParallelism() : 1);
 }
 

@@ -1,22 +1,20 @@
 import cluster from 'node:cluster';
-import path from 'node:path';
 import { once } from 'node:events';
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { LiveState } from './cache/live-state.js';
-import { failureLine, isFirstWorker, listen, runPrimary, serveMetrics, StartupError, workerCount, type WorkerMessage } from './cluster.js';
+import { failureLine, isFirstWorker, listen, runPrimary, serveMetrics, StartupError, workerCount, workersAsked, type WorkerMessage } from './cluster.js';
 import type { ReadModel } from './read-model/queries.js';
 import { ListingReadModel } from './read-model/read-model.js';
 import { ReadModelThread } from './read-model/thread.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig, type Config } from './config.js';
-import { projectRoot } from './lib/paths.js';
 import { within } from './lib/within.js';
 import type { Logger } from 'pino';
 import { createDb } from './db/knex.js';
-import { openDatabase, type OpenDatabase } from './db/open.js';
+import { besideEmbeddedData, openDatabase, type OpenDatabase } from './db/open.js';
 import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
 import { loadDemoUnlessLoaded } from './demo/seed.js';
@@ -42,7 +40,7 @@ async function main(): Promise<void> {
   const workers = workerCount(config);
   // An outside probe: WEB_CONCURRENCY=2 without DATABASE_URL ran one process without a word (and
   // NODE_ENV=production, whose default is a process per core: the regression probe).
-  const asked = workerCount({ ...config, DATABASE_URL: 'as configured' });
+  const asked = workersAsked(config);
   if (!config.DATABASE_URL && asked > 1) logger.warn('%s is not used on the embedded PostgreSQL: one process serves (set DATABASE_URL for more)', config.WEB_CONCURRENCY ? `WEB_CONCURRENCY=${asked}` : `NODE_ENV=production (a process per core, ${asked})`);
   if (cluster.isPrimary && workers > 1) return runPrimary(config, logger, workers);
   if (cluster.isWorker) {
@@ -95,8 +93,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   if (!cluster.isWorker) void recoverInterruptedImports(db).then((n) => n > 0 && logger.warn('%d interrupted import run(s) marked failed', n), (err) => logger.warn({ err }, 'could not check for interrupted imports'));
   if (database.embedded) {
     logger.info('no DATABASE_URL: running on the embedded PostgreSQL in %s', config.EMBEDDED_PG_DIR);
-    const feedsDir = path.join(path.resolve(projectRoot, config.EMBEDDED_PG_DIR), '..', 'demo-feeds');
-    const demo = await loadDemoUnlessLoaded(db, { now: new Date(), feedsDir, log: (what) => logger.info(what) });
+    const demo = await loadDemoUnlessLoaded(db, { now: new Date(), feedsDir: besideEmbeddedData(config, 'demo-feeds'), log: (what) => logger.info(what) });
     if (demo.outcome !== 'kept') logger.info('demo data loaded: %d active listings', demo.active);
   }
 
@@ -283,7 +280,6 @@ async function sentOrAfter(answers: ServerResponse[], ms: number): Promise<void>
   const left = answers.filter((res) => !res.writableFinished).map((res) => once(res, 'finish').catch(() => undefined));
   await Promise.race([Promise.all(left), new Promise((r) => setTimeout(r, ms).unref())]);
 }
-
 
 // A moment before the failure is told: Ctrl-C reaches the embedded PostgreSQL too, whose
 // connections' errors can come before the signal's handler has run (the regression probe of

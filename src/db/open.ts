@@ -62,7 +62,12 @@ export interface OpenDatabase {
 // While `npm start` runs on the embedded PostgreSQL, it leaves its address here so that the
 // admin commands (keys, seed, ingest) talk to the same server instead of starting another.
 function runtimeFile(config: Config): string {
-  return path.join(path.resolve(projectRoot, config.EMBEDDED_PG_DIR), '..', 'embedded-server.json');
+  return besideEmbeddedData(config, 'embedded-server.json');
+}
+
+// A file or folder beside the embedded PostgreSQL's data directory (`.data/<name>` by default).
+export function besideEmbeddedData(config: Pick<Config, 'EMBEDDED_PG_DIR'>, name: string): string {
+  return path.join(path.resolve(projectRoot, config.EMBEDDED_PG_DIR), '..', name);
 }
 
 function isAlive(pid: number): boolean {

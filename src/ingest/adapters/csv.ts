@@ -55,7 +55,6 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   // event itself would end the process.
   parser.on('error', () => {});
   let columns: Columns | null = null;
-  let headerLength = 0;
   const events: FeedEvent[] = [];
   // The last row read, and whether the text ends with a line ending (for a file cut off).
   let last: { line: number; fields: number; needed: number } | null = null;
@@ -70,7 +69,6 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
         // Excel's `sep=;` line, which tells it the separator, comes before the header.
         if (isSeparatorLine(fields)) continue;
         columns = columnsOf(fields);
-        headerLength = fields.length;
         continue;
       }
       const swallowed = fields.findIndex(holdsRows);
@@ -87,7 +85,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
       // title there): the field holds the rest of its own row, a line break and the start of the
       // next row, whose remaining fields become this row's. The next row is lost without a word
       // (the regression probe of stop 44: a snapshot withdrew it, and this row took its price).
-      const tookNext = fields.findIndex((f, i) => holdsRestOfRow(f, i, headerLength, columns!));
+      const tookNext = fields.findIndex((f, i) => holdsRestOfRow(f, i, columns!));
       if (tookNext !== -1) {
         throw new FeedParseError(
           `the CSV cannot be read near line ${line}: column ${tookNext + 1} holds the rest of its row and the start of the next (a quote that opens it is closed only by a quote of a later row)`,
@@ -165,11 +163,11 @@ const TYPED_COLUMNS: [number, (v: string) => boolean][] = [
 // form (a price, an area, a yes or no, a date...), two of them at least, one not empty. A
 // description or a list of photos with semicolons in its first line (an outside probe: "cuisine
 // équipée ; lave-vaisselle ; four ...", in a column before the price) is not.
-function holdsRestOfRow(field: string, i: number, headerLength: number, columns: Columns): boolean {
+function holdsRestOfRow(field: string, i: number, columns: Columns): boolean {
   const end = field.search(/[\r\n]/);
   if (end === -1) return false;
   const pieces = field.slice(0, end).split(';');
-  if (pieces.length - 1 < headerLength - 1 - i) return false;
+  if (pieces.length - 1 < columns.length - 1 - i) return false;
   const typed = TYPED_COLUMNS.filter(([k]) => columns.at[k] > i).map(([k, check]) => [pieces[columns.at[k] - i] ?? '', check] as const);
   return typed.length >= 2 && typed.every(([v, check]) => check(v)) && typed.some(([v]) => v.trim() !== '');
 }
@@ -243,6 +241,8 @@ function photoUrls(field: string): string[] {
 interface Columns {
   at: number[];
   needed: number;
+  // The header's number of columns, documented or not.
+  length: number;
 }
 
 // The columns found by name (letter case and accents aside), so that a file with the same
@@ -255,7 +255,7 @@ interface Columns {
 function columnsOf(header: string[]): Columns {
   const keys = header.map((h) => placeKey(h.replace(/\([^)]*\)/g, '')));
   const at = CSV_HEADER.map((h) => keys.indexOf(placeKey(h)));
-  if (at.every((k) => k >= 0)) return { at, needed: Math.max(...at) + 1 };
+  if (at.every((k) => k >= 0)) return { at, needed: Math.max(...at) + 1, length: header.length };
   const missing = CSV_HEADER.filter((_, k) => at[k] < 0);
   if (missing.length <= 3) {
     const names = missing.map((h) => `"${h}"`).join(', ');
