@@ -443,6 +443,22 @@ describe('second audit: a quote that opens a field and is not closed', () => {
     expect((await parseCsvFeed([CSV_HEADER_LINE, ...rows].join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2', 'R3', 'R4']);
   });
 
+  // Stop 45: the same quote left open in the link or the agent column, where no typed column
+  // follows it, was read: the next row was lost without a word (exit 0, 4 records of 5).
+  it.each([['link', 16], ['agent', 17]])('refuses the file when a quote left open in the %s column is closed by the next row\'s quoted field', async (_, column) => {
+    const header = `${CSV_HEADER_LINE};Agent`;
+    const row = (ref: string, link: string, agent: string) => `${ref};Location;Appartement;Appartement;"1.700,00";"60";2;;Luxembourg;;;;;non;21/11/2026 14:03;${link};${agent}`;
+    const rows = [row('R1', 'https://a.example/1', 'Anne'), row('R2', 'https://a.example/2', 'Marc'), row('R3', 'https://a.example/3', 'Anne'), row('R4', 'https://a.example/4', 'Marc')];
+    expect((await parseCsvFeed([header, ...rows].join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2', 'R3', 'R4']);
+    rows[1] = column === 16 ? row('R2', '"https://a.example/2', 'Marc') : row('R2', 'https://a.example/2', '"Marc');
+    await expect(parseCsvFeed([header, ...rows].join('\n') + '\n')).rejects.toThrow(
+      new RegExp(`near line 3: column ${column} holds a line break and the row has \\d+ fields, the header 17 \\(a quote that opens it is closed only by a quote of a later row\\)`),
+    );
+    // A quoted agent over two lines, and a trailing separator, are still read.
+    rows[1] = row('R2', 'https://a.example/2', '"Marc\nDupont";');
+    expect((await parseCsvFeed([header, ...rows].join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2', 'R3', 'R4']);
+  });
+
   // The second regression probe of stop 44: the first form of that guard refused these, which the
   // code before it read (a first line with as many semicolons as columns after it).
   it('still reads multi-line fields with many semicolons in their first line: a description before the price, extra columns, photos', async () => {

@@ -91,6 +91,15 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
           `the CSV cannot be read near line ${line}: column ${tookNext + 1} holds the rest of its row and the start of the next (a quote that opens it is closed only by a quote of a later row)`,
         );
       }
+      // The same closed further right (the link or the agent, with no typed column after it):
+      // the start of the next row is in the field, and the rest of the next row's fields are
+      // this row's, beyond the header's (two or more: one is a trailing separator).
+      const spilled = fields.length >= columns.length + 2 ? fields.findIndex((f) => /[\r\n]/.test(f)) : -1;
+      if (spilled !== -1) {
+        throw new FeedParseError(
+          `the CSV cannot be read near line ${line}: column ${spilled + 1} holds a line break and the row has ${fields.length} fields, the header ${columns.length} (a quote that opens it is closed only by a quote of a later row)`,
+        );
+      }
       last = { line, fields: fields.length, needed: columns.needed };
       events.push(toEvent(fields, line, columns));
     }
