@@ -1,4 +1,4 @@
-// npx tsx test/ingest/eval/diagnose.ts --set second|third|tenth|eleventh|first|hand [--seed 13] [--properties 3300] [--db NAME]
+// npx tsx test/ingest/eval/diagnose.ts --set second|third|tenth|eleventh|first|hand|dir:FOLDER [--seed 13] [--properties 3300] [--db NAME]
 //                                      [--out test-output/dedup-eval/diagnose-<set>.json]
 //
 // Why multi-listed properties were missed (and which merges were wrong): imports one set
@@ -23,6 +23,7 @@ import { AGENCIES as FIRST_AGENCIES, generateSet } from '../dedup-set.js';
 import { gazetteer } from '../helpers.js';
 import type { FeedFile } from './feed-writers.js';
 import { importAll } from './harness.js';
+import { folderSet } from './folder-set.js';
 import { handSet } from './hand-cases.js';
 import { generateSecondSet } from './second-set.js';
 import { generateEleventhSet } from './eleventh-set.js';
@@ -59,6 +60,7 @@ function feedsOf(set: string): { feeds: FeedFile[]; truth: Map<string, string> }
     const s = generateEleventhSet({ properties: Number(args.properties), seed: Number(args.seed) });
     return { feeds: s.feeds, truth: s.truth };
   }
+  if (set.startsWith('dir:')) return folderSet(set.slice(4));
   const s = generateSet(gz, { properties: Number(args.properties), seed: 20261122 });
   const feeds = FIRST_AGENCIES.map((source) => ({
     source, format: 'json' as const, fileName: `${source}.json`, text: JSON.stringify(s.feeds.get(source)), records: s.feeds.get(source)!.listings.length,

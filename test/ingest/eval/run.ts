@@ -1,4 +1,4 @@
-// npm run eval:dedup [-- --sets hand,second,third,tenth,eleventh,first,first-large] [--properties 3300] [--seed 13]
+// npm run eval:dedup [-- --sets hand,second,third,tenth,eleventh,first,first-large,dir:FOLDER] [--properties 3300] [--seed 13]
 //                    [--third-properties 3400] [--tenth-properties 3400] [--eleventh-properties 3400] [--first-large 3400] [--no-api] [--out test-output/dedup-eval]
 //
 // The independent evaluation of cross-source deduplication (issue 13). For each set it
@@ -17,6 +17,7 @@ import { createDb, migrateLatest } from '../../../src/db/knex.js';
 import { AGENCIES as FIRST_AGENCIES, generateSet } from '../dedup-set.js';
 import { gazetteer } from '../helpers.js';
 import type { FeedFile } from './feed-writers.js';
+import { folderSet } from './folder-set.js';
 import { formatDifficulty, measureDifficulty } from './difficulty.js';
 import { caseReport, evaluate, formatTable, type EvalInput, type EvalResult } from './harness.js';
 import { HAND_CASES, handSet } from './hand-cases.js';
@@ -127,8 +128,11 @@ async function main(): Promise<void> {
       const n = which === 'first' ? 700 : Number(args['first-large']);
       const s = firstSetFeeds(n);
       input = { name: `first set (${n})`, feeds: writeFeeds(path.join(out, which), s.feeds), truth: s.truth };
+    } else if (which.startsWith('dir:')) {
+      const s = folderSet(which.slice(4));
+      input = { name: `folder ${which.slice(4)}`, feeds: writeFeeds(path.join(out, path.basename(which.slice(4))), s.feeds), truth: s.truth };
     } else {
-      throw new Error(`unknown set "${which}" (expected hand, second, third, tenth, eleventh, first, first-large)`);
+      throw new Error(`unknown set "${which}" (expected hand, second, third, tenth, eleventh, first, first-large, dir:FOLDER)`);
     }
     process.stderr.write(`${input.name}: importing ${input.truth.size} listings in two orders...\n`);
     const [a, b] = await Promise.all([createDatabase(tpl.name), createDatabase(tpl.name)]);
