@@ -34,15 +34,17 @@ function invalidKey(detail: string): ApiError {
 // the first and drops the others, and a proxy in front may have read another one.
 export function requestKey(req: IncomingMessage): string | ApiError {
   if (headerCount(req.rawHeaders, 'authorization') > 1) return unauthorized('Send one Authorization header, not several');
+  // Spaces and tabs only separate the scheme from the key (RFC 9110's whitespace): not a
+  // non-breaking space or another character JavaScript's \s and trim() take (an outside probe).
   const header = req.headers.authorization;
-  if (header === undefined || header.trim() === '') {
+  if (header === undefined || /^[ \t]*$/.test(header)) {
     return unauthorized('Send your API key in the Authorization header: "Authorization: Bearer <key>"');
   }
-  const m = /^\s*(\S+)(?:\s+(.*))?$/.exec(header);
+  const m = /^[ \t]*([^ \t]+)(?:[ \t]+(.*))?$/.exec(header);
   if (!m || m[1].toLowerCase() !== 'bearer') {
     return unauthorized('Use the Bearer scheme: "Authorization: Bearer <key>"');
   }
-  const key = (m[2] ?? '').trim();
+  const key = (m[2] ?? '').replace(/[ \t]+$/, '');
   return KEY_PATTERN.test(key) ? key : invalidKey('The API key is malformed');
 }
 

@@ -49,6 +49,10 @@ export function createHttpServer(listener: RequestListener, limits: { perClient?
     });
   });
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // Every header of a request is kept (Node keeps the first 2,000 by default and drops the rest
+  // without a word: an outside probe hid a second Authorization or Host header behind 2,100
+  // others). Their total size is still bounded, by Node's 16 KB of headers.
+  server.maxHeadersCount = 0;
   // Requests Node's HTTP parser refuses never reach Express (src/http/raw-responses.ts).
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);

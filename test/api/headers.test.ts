@@ -226,6 +226,50 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
   });
 });
 
+// Stop 45, an outside probe: Node keeps 2,000 headers of a request by default and drops the rest
+// without a word, so a second Authorization or Host header sent after 2,100 others was not seen
+// (200 for the first key), and one Authorization header after them was "missing". And JavaScript's
+// \s took a non-breaking space for the space between the scheme and the key.
+describe('the headers a request carries, however many, and only spaces and tabs around the key', () => {
+  async function raw(port: number, text: string): Promise<{ status: number; body: string }> {
+    const got = await new Promise<string>((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1', () => sock.write(Buffer.from(text, 'latin1')));
+      let all = '';
+      sock.setEncoding('latin1');
+      sock.on('data', (d) => (all += d));
+      sock.on('end', () => resolve(all));
+      sock.on('error', reject);
+    });
+    return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(got)?.[1]), body: got.slice(got.indexOf('\r\n\r\n') + 4) };
+  }
+  const padding = Array.from({ length: 2100 }, (_, i) => `a${i % 10}: b\r\n`).join('');
+
+  it('a second Authorization or Host header after 2,100 others is seen; one Authorization after them is read', async () => {
+    const { port } = await t.listen();
+    const path = '/api/v1/communes';
+    const twoKeys = await raw(port, `GET ${path} HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${t.keys.pro}\r\n${padding}Authorization: Bearer ${t.keys.pro}x\r\nConnection: close\r\n\r\n`);
+    expect(twoKeys.status).toBe(401);
+    expect(JSON.parse(twoKeys.body)).toMatchObject({ code: 'unauthorized', detail: 'Send one Authorization header, not several' });
+    const twoHosts = await raw(port, `GET /api/v1/stats HTTP/1.1\r\nHost: a\r\n${padding}Host: b\r\nConnection: close\r\n\r\n`);
+    expect(twoHosts.status).toBe(400);
+    expect(JSON.parse(twoHosts.body).detail).toMatch(/one Host header/);
+    expect((await raw(port, `GET ${path} HTTP/1.1\r\nHost: a\r\n${padding}Authorization: Bearer ${t.keys.pro}\r\nConnection: close\r\n\r\n`)).status).toBe(200);
+  });
+
+  it('a non-breaking space before, after or instead of the space around the key is refused; spaces and tabs are not', async () => {
+    const { port } = await t.listen();
+    const key = t.keys.pro;
+    for (const value of [`Bearer ${key}\u00a0`, `Bearer\u00a0${key}`, `\u00a0Bearer ${key}`, `Bearer \u00a0${key}`]) {
+      const res = await raw(port, `GET /api/v1/communes HTTP/1.1\r\nHost: a\r\nAuthorization: ${value}\r\nConnection: close\r\n\r\n`);
+      expect(res.status, JSON.stringify(value)).toBe(401);
+    }
+    for (const value of [`Bearer ${key}`, `bearer \t ${key} \t`, `\tBEARER  ${key}`]) {
+      const res = await raw(port, `GET /api/v1/communes HTTP/1.1\r\nHost: a\r\nAuthorization: ${value}\r\nConnection: close\r\n\r\n`);
+      expect(res.status, JSON.stringify(value)).toBe(200);
+    }
+  });
+});
+
 // RFC 9110 §9.3.2: a HEAD carries the headers of the GET it describes. The compression
 // middleware leaves HEAD alone, so HEAD said an uncompressed length and no Content-Encoding
 // where the GET was gzip (an outside probe; src/http/head-encoding.ts).
