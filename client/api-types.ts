@@ -661,9 +661,9 @@ export interface operations {
                  * @example native
                  */
                 source?: string;
-                /** @description true: only student-friendly listings; false or absent: no filter. Accepts true, false, 1 or 0. */
+                /** @description true: only student-friendly listings; false or absent: no filter. Accepts true, false (any letter case), 1 or 0. */
                 student?: boolean;
-                /** @description Pro and Enterprise keys only (403 forbidden_for_tier otherwise): true only flagged listings, false only clean ones. Accepts true, false, 1 or 0. */
+                /** @description Pro and Enterprise keys only (403 forbidden_for_tier otherwise): true only flagged listings, false only clean ones. Accepts true, false (any letter case), 1 or 0. */
                 flagged?: boolean;
                 /**
                  * @description Centre latitude of a geo search; lat, lng and radius_km go together.
@@ -1572,6 +1572,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description A query parameter (this path takes none), or a percent-encoding that is not UTF-8 (code: unknown_parameter, invalid_parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description A method other than GET or HEAD (OPTIONS is the CORS preflight): the API is read-only (code: method_not_allowed) */
             405: {

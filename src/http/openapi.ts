@@ -275,6 +275,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           responses: {
             '200': { description: 'The OpenAPI 3.1 document', headers: { ETag: { description: 'Entity tag (weak)', schema: { type: 'string' } } }, content: { 'application/json': { schema: { type: 'object' } } } },
             '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+            '400': problem('A query parameter (this path takes none), or a percent-encoding that is not UTF-8', ['unknown_parameter', 'invalid_parameter']),
           },
         },
       },

@@ -60,24 +60,45 @@ export function numberParam(min: number, max: number, opts: { exclusiveMin?: boo
   return documented(numberParamSchema(min, max, opts), { type: 'number', ...bounds }, doc);
 }
 
+const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
 function numberParamSchema(min: number, max: number, opts: { exclusiveMin?: boolean }) {
   const range = `must be ${opts.exclusiveMin ? 'greater than' : 'between'} ${min}${opts.exclusiveMin ? ' and at most' : ' and'} ${max}`;
   const n = z.number();
   return z
     .string()
-    .regex(/^-?(?:\d+(?:\.\d*)?|\.\d+)$/, 'must be a decimal number')
+    .regex(DECIMAL, 'must be a decimal number')
+    // A decimal just beyond a bound reads as the bound once made a double (90.000000000000001 is
+    // 90): judged on its digits (an outside probe: lat=90.000000000000001 was served).
+    .refine((s) => !DECIMAL.test(s) || !(beyondAsDouble(s, max, 'max') || (!opts.exclusiveMin && beyondAsDouble(s, min, 'min'))), range)
     .transform(Number)
     .pipe((opts.exclusiveMin ? n.gt(min, range) : n.min(min, range)).max(max, range));
 }
 
-export function boolParam(doc: ParamDoc = {}) {
-  return documented(boolParamSchema(), { type: 'boolean' }, { ...doc, description: `${doc.description ?? ''} Accepts true, false, 1 or 0.`.trim() });
+// Is the decimal `s` beyond the whole number `bound` (above it as a maximum, below it as a
+// minimum) while it reads as the bound once made a double? Judged on its digits.
+function beyondAsDouble(s: string, bound: number, side: 'min' | 'max'): boolean {
+  if (!Number.isInteger(bound) || Number(s) !== bound) return false;
+  const negative = s.startsWith('-');
+  const [whole, fraction = ''] = s.replace(/^-/, '').split('.');
+  const w = Number(whole || '0');
+  const further = w > Math.abs(bound) || (w === Math.abs(bound) && /[1-9]/.test(fraction));
+  return side === 'max' ? bound >= 0 && !negative && further : bound <= 0 && negative && further;
 }
+
+export function boolParam(doc: ParamDoc = {}) {
+  return documented(boolParamSchema(), { type: 'boolean' }, { ...doc, description: `${doc.description ?? ''} Accepts true, false (any letter case), 1 or 0.`.trim() });
+}
+
+// Letter case folded for the ASCII letters only: JavaScript's toUpperCase() makes the long s
+// (ſ) an S and toLowerCase() the Kelvin sign (K) a k, so `ſale` read as SALE (an outside probe).
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+const asciiUpper = (s: string): string => s.replace(/[a-z]+/g, (m) => m.toUpperCase());
 
 function boolParamSchema() {
   return z
     .string()
-    .transform((s) => s.toLowerCase())
+    .transform(asciiLower)
     .pipe(z.enum(['true', 'false', '1', '0'], 'must be true, false, 1 or 0'))
     .transform((s) => s === 'true' || s === '1');
 }
@@ -127,7 +148,7 @@ export function enumParam<const T extends readonly [string, ...string[]]>(values
   const lower = values.every((v) => v === v.toLowerCase());
   const schema = z
     .string()
-    .transform((s) => (opts.caseInsensitive ? (lower ? s.toLowerCase() : s.toUpperCase()) : s))
+    .transform((s) => (opts.caseInsensitive ? (lower ? asciiLower(s) : asciiUpper(s)) : s))
     .pipe(z.enum(values, msg));
   const description = opts.caseInsensitive ? `${doc.description ?? ''} Any letter case.`.trim() : doc.description;
   return documented(schema, { type: 'string', enum: [...values] }, { ...doc, description });

@@ -222,6 +222,27 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(Number(count)).toBe(1);
   });
 
+  // Stop 45, an outside probe: a decimal just beyond a bound read as the bound once made a double
+  // (lat=90.000000000000001 was served); the long s (ſ) read as S and the Kelvin sign as k, so
+  // `ſale` was SALE and `weeK` week; /openapi.json took any query string.
+  it('a decimal just beyond a bound is refused, one just within it served; letter case is folded for ASCII letters only', async () => {
+    await expect400('?lat=90.000000000000001&lng=6&radius_km=1', 'lat');
+    await expect400('?lat=-90.0000000000000001&lng=6&radius_km=1', 'lat');
+    await expect400('?lat=49&lng=180.00000000000001&radius_km=1', 'lng');
+    await expect400('?lat=49&lng=6&radius_km=100.0000000000000001', 'radius_km');
+    for (const qs of ['?lat=89.99999999999999999&lng=6&radius_km=1', '?lat=90.000&lng=-180&radius_km=100.0', '?lat=49&lng=6&radius_km=99.99999999999999999']) expect(await get(qs), qs).toHaveStatus(200);
+    await expect400('?listing_type=%C5%BFALE', 'listing_type');
+    expect(await get('?listing_type=sAlE&student=TRUE')).toHaveStatus(200);
+    const kelvin = await request(t.app).get('/api/v1/market/history?commune=Luxembourg&interval=wee%E2%84%AA').set(bearer(t.keys.pro));
+    expect(kelvin.body.errors).toEqual([{ param: 'interval', message: 'must be one of week, month' }]);
+    for (const qs of ['?x=1', '?%FF']) {
+      const doc = await request(t.app).get(`/api/v1/openapi.json${qs}`);
+      expect(doc, qs).toHaveStatus(400);
+      expect(doc.body.code, qs).toBe(qs === '?x=1' ? 'unknown_parameter' : 'invalid_parameter');
+    }
+    expect(await request(t.app).get('/api/v1/openapi.json')).toHaveStatus(200);
+  });
+
   it("market history's interval in any letter case, as listing_type", async () => {
     const res = await request(t.app).get('/api/v1/market/history?commune=Luxembourg&interval=WEEK').set(bearer(t.keys.pro));
     expect(res).toHaveStatus(200);

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
 import { createRequire } from 'node:module';
 import { projectRoot } from '../../lib/paths.js';
 import { conditionalDespiteNoCache } from '../conditional.js';
 import type { OpenApiDocument } from '../openapi.js';
+import { validateQuery } from '../validate.js';
 
 // The folder of the swagger-ui-dist package. Its main module would load (and keep in memory)
 // the whole Swagger UI bundle just to say where it lives; this resolves the folder only.
@@ -15,7 +17,9 @@ const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swag
 // page works with no internet access.
 export function openApiRoute(doc: OpenApiDocument): RequestHandler {
   const body = JSON.stringify(doc);
-  return (_req, res) => {
+  return (req, res) => {
+    // No parameter, like every /api/v1 path: one sent is a typo or a mistake (400).
+    validateQuery(z.object({}), req.query);
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.type('application/json').send(body);
   };
