@@ -24,6 +24,14 @@ export interface ListenerHandlers {
   alive(sentAt: number, versions: Versions): void;
 }
 
+// How long the listener waits for an answer on its connection (the connect, LISTEN, each
+// heartbeat) before it takes the connection for dead and replaces it. statement_timeout bounds a
+// slow query on the server's side; this bounds a silent connection: a flow a firewall or NAT
+// dropped, a primary gone without closing it (an outside probe froze the connection: no beat
+// ever settled, the next ones were skipped as still running, and the process asked the database
+// on every request for good, with nothing logged).
+export const LISTENER_ANSWER_MS = 3000;
+
 // One dedicated connection (outside the pool) that LISTENs for the database's notifications,
 // proves it is alive with a tiny query every `heartbeatMs`, and reconnects with a capped
 // back-off when it drops.
@@ -40,6 +48,7 @@ export class PgListener {
     private readonly handlers: ListenerHandlers,
     private readonly logger: Logger,
     private readonly heartbeatMs = 250,
+    private readonly answerMs = LISTENER_ANSWER_MS,
   ) {}
 
   start(): void {
@@ -55,7 +64,13 @@ export class PgListener {
   private async connect(): Promise<void> {
     this.retry = null;
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.url, application_name: 'lux-listings-feed listener', keepAlive: true, statement_timeout: 2000 });
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: 'lux-listings-feed listener',
+      keepAlive: true,
+      statement_timeout: 2000,
+      connectionTimeoutMillis: this.answerMs,
+    });
     this.client = client;
     client.on('error', (err) => {
       if (this.client === client) {
@@ -71,8 +86,8 @@ export class PgListener {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${DATA_VERSION_CHANNEL}; LISTEN ${API_KEYS_CHANNEL}; LISTEN ${SNAPSHOTS_CHANNEL}`);
-      const versions = await readVersions(client);
+      await this.answered(client.query(`LISTEN ${DATA_VERSION_CHANNEL}; LISTEN ${API_KEYS_CHANNEL}; LISTEN ${SNAPSHOTS_CHANNEL}`));
+      const versions = await this.answered(readVersions(client));
       if (this.client !== client || this.closed) return;
       if (this.attempts > 0) this.logger.info('database listener reconnected');
       this.attempts = 0;
@@ -91,7 +106,7 @@ export class PgListener {
     this.beating = true;
     const sentAt = performance.now();
     try {
-      const versions = await readVersions(client);
+      const versions = await this.answered(readVersions(client));
       if (this.client === client) this.handlers.alive(sentAt, versions);
     } catch (err) {
       if (this.client === client) {
@@ -101,6 +116,17 @@ export class PgListener {
     } finally {
       this.beating = false;
     }
+  }
+
+  // `query`'s result, or an error once the connection has said nothing for answerMs. The error
+  // waits for the sockets to be read once more (setImmediate runs after the loop's I/O): after
+  // the event loop itself was held up that long, the answer waiting in the socket wins.
+  private answered<T>(query: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => setImmediate(() => reject(new Error(`no answer within ${this.answerMs} ms`))), this.answerMs);
+    });
+    return Promise.race([query, silent]).finally(() => clearTimeout(timer));
   }
 
   private drop(reconnect: boolean): void {
@@ -113,6 +139,10 @@ export class PgListener {
       client.removeAllListeners('notification');
       client.on('error', () => undefined);
       void client.end().catch(() => undefined);
+      // A connection that stopped answering never ends by itself (end() waits on it): its socket
+      // is closed here if it is still open a second later.
+      const socket = (client as unknown as { connection?: { stream?: { destroyed?: boolean; destroy(): void } } }).connection?.stream;
+      if (socket) setTimeout(() => socket.destroyed || socket.destroy(), 1000).unref();
     }
     if (reconnect && !this.closed && !this.retry) {
       const delay = Math.min(5000, 100 * 2 ** Math.min(this.attempts, 6));

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
@@ -166,6 +167,65 @@ describe('when the listener is down', () => {
     expect(liveA.key((await import('../../src/auth/api-key.js')).hashApiKey(pro.key))).toBeUndefined();
     await revokeApiKey(t.db, pro.id, new Date());
     expect(await get(a, pro.key)).toHaveStatus(401);
+  });
+});
+
+// Stop 45, an outside probe: a proxy that stopped forwarding on the listener's open connection
+// (a flow dropped by a firewall or NAT) left its heartbeat unanswered for good; the next beats
+// were skipped as still running, the connection was never replaced, and the process asked the
+// database on every request (4.7 times the transactions) with nothing logged.
+describe('a listener connection that stops answering without closing', () => {
+  it('is taken for dead within its bound, replaced, and what is held is trusted again', async () => {
+    const upstream = new URL(t.url);
+    const pairs: [net.Socket, net.Socket][] = [];
+    const proxy = net.createServer((client) => {
+      const server = net.connect(Number(upstream.port || 5432), upstream.hostname);
+      pairs.push([client, server]);
+      client.pipe(server).pipe(client);
+      const end = () => { client.destroy(); server.destroy(); };
+      client.on('error', end);
+      server.on('error', end);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const via = new URL(t.url);
+    via.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+    const warnings: string[] = [];
+    const logger = Object.assign(Object.create(silentLogger), { warn: (o: unknown, m?: string) => warnings.push(m ?? String(o)) });
+    const live = new LiveState().start(via.toString(), logger, 100);
+    lives.push(live);
+    try {
+      expect(await live.ready(10_000)).toBe(true);
+      await vi.waitFor(() => expect(live.fresh()).toBe(true), { timeout: 10_000, interval: 20 });
+      // Frozen: what is open carries nothing either way, and stays open; new connections pass.
+      const frozen = pairs.splice(0);
+      for (const [c, s] of frozen) {
+        c.unpipe();
+        s.unpipe();
+        c.pause();
+        s.pause();
+      }
+      await vi.waitFor(() => expect(live.fresh()).toBe(false), { timeout: 10_000, interval: 20 });
+      // Replaced over a new connection within the bound (3 s) and the back-off.
+      await vi.waitFor(() => expect(pairs.length).toBeGreaterThan(0), { timeout: 15_000, interval: 50 });
+      await vi.waitFor(() => expect(live.fresh()).toBe(true), { timeout: 15_000, interval: 20 });
+      expect(warnings.some((w) => /heartbeat failed; reconnecting/.test(w))).toBe(true);
+      const pro = await createKey(t.db, 'pro');
+      const app = await buildTestApp(t.db, { live, redis: t.redis, redisPrefix: t.redisPrefix });
+      expect(await get(app, pro.key)).toHaveStatus(200);
+      await revokeApiKey(t.db, pro.id, new Date());
+      await vi.waitFor(async () => expect(await get(app, pro.key)).toHaveStatus(401), { timeout: 2_000, interval: 50 });
+      for (const [c, s] of frozen) {
+        c.destroy();
+        s.destroy();
+      }
+    } finally {
+      await live.close();
+      for (const [c, s] of pairs) {
+        c.destroy();
+        s.destroy();
+      }
+      proxy.close();
+    }
   });
 });
 
