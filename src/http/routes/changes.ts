@@ -98,9 +98,14 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
       return res.destroyed || gaveUp
         ? undefined
         : slot(async () => {
-            clearTimeout(timer);
             if (res.destroyed || gaveUp) return; // the client left, or was answered 503, while it waited
-            await sendPage(res, q);
+            // The bound runs on until the answer begins: a page that waited its turn and then reads
+            // from a database that stopped answering is 503 within the bound from its arrival, not
+            // the bound after its turn came (a faults probe of stop 45: 20.3 s under a table lock).
+            await sendPage(res, q, () => {
+              clearTimeout(timer);
+              return !gaveUp && !res.destroyed;
+            });
             // Until the page has left, but not for a client that does not read it: three such
             // clients held every slot and /changes was 503 for everyone (an outside probe).
             if (!res.writableFinished && !res.destroyed) {
@@ -111,12 +116,15 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
             }
           });
     }).finally(() => {
+      clearTimeout(timer);
       if (mine.activeCount === 0 && mine.pendingCount === 0 && perKey.get(keyId) === mine) perKey.delete(keyId);
     });
-    // An answer begun is never given up: the timer is cleared when the slot comes.
+    // An answer begun is never given up: the timer is cleared when the answer begins.
     await (waited ? Promise.race([served, waited]) : served);
   });
-  const sendPage = async (res: Response, q: z.infer<typeof changesQuery>) => {
+  // `begin()`: called once the page is read, before anything is written; false when the request
+  // was answered meanwhile (503 past the bound) or its client left: nothing is written then.
+  const sendPage = async (res: Response, q: z.infer<typeof changesQuery>, begin: () => boolean) => {
     const showFlags = SEES_FLAGGED[res.locals.apiKey!.tier];
     const limit = q.limit ?? 100;
     const view = showFlags ? 'a' : 'u';
@@ -133,7 +141,7 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
       data: read.rows.map((r) => presentChange(r, { baseUrl: deps.baseUrl, showFlags })),
       meta: { next_cursor: encodeCursor(next, view), has_more: read.hasMore, last_updated: iso(await lastUpdatedAt(deps, await dataVersion(res, deps.db))) },
     };
-    res.json(body);
+    if (begin()) res.json(body);
   };
   return router;
 }
