@@ -243,8 +243,12 @@ describe('WEB_CONCURRENCY', () => {
       );
       i.child.kill('SIGTERM');
       await vi.waitFor(() => expect(i.out.stdout).toContain('shutting down'), { timeout: 30_000, interval: 20 });
-      // New connections, one request each, while the export holds the drain.
-      const answer = () => statusLine(i.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 5_000);
+      // New connections, one request each, while the export holds the drain. (A connection left
+      // unanswered waits until the primary exits, which the lock holds off: the bound only tells
+      // such a hang from an answer; the primary hands the worker the 12 connections one at a time,
+      // each after the one before is taken, which took more than 5 s once, in CI beside an
+      // outside probe's load.)
+      const answer = () => statusLine(i.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 30_000);
       const seen = await Promise.all(Array.from({ length: 12 }, answer));
       expect(seen.every((s) => s === 'HTTP/1.1 503 Service Unavailable'), seen.join(', ')).toBe(true);
       await lock.rollback();
