@@ -444,19 +444,35 @@ describe('second audit: a quote that opens a field and is not closed', () => {
   });
 
   // Stop 45: the same quote left open in the link or the agent column, where no typed column
-  // follows it, was read: the next row was lost without a word (exit 0, 4 records of 5).
-  it.each([['link', 16], ['agent', 17]])('refuses the file when a quote left open in the %s column is closed by the next row\'s quoted field', async (_, column) => {
+  // follows it, was read: the next row was lost without a word (exit 0, 4 records of 5). Closed
+  // by the next row's quoted title, price or date alike.
+  it.each([
+    ['link', 16, 'title'], ['agent', 17, 'title'], ['link', 16, 'date'], ['agent', 17, 'date'], ['link', 16, 'price'],
+  ] as const)('refuses the file when a quote left open in the %s column (%i) is closed by the next row\'s quoted %s', async (_, column, quoted) => {
     const header = `${CSV_HEADER_LINE};Agent`;
-    const row = (ref: string, link: string, agent: string) => `${ref};Location;Appartement;Appartement;"1.700,00";"60";2;;Luxembourg;;;;;non;21/11/2026 14:03;${link};${agent}`;
-    const rows = [row('R1', 'https://a.example/1', 'Anne'), row('R2', 'https://a.example/2', 'Marc'), row('R3', 'https://a.example/3', 'Anne'), row('R4', 'https://a.example/4', 'Marc')];
+    const row = (ref: string, link: string, agent: string, q = '') => {
+      const [title, price, date] = [q === 'title' ? '"Appartement"' : 'Appartement', q === 'price' ? '"1.700,00"' : '1700', q === 'date' ? '"21/11/2026 14:03"' : '21/11/2026 14:03'];
+      return `${ref};Location;Appartement;${title};${price};60;2;;Luxembourg;;;;;non;${date};${link};${agent}`;
+    };
+    const rows = [row('R1', 'https://a.example/1', 'Anne'), row('R2', 'https://a.example/2', 'Marc'), row('R3', 'https://a.example/3', 'Anne', quoted), row('R4', 'https://a.example/4', 'Marc')];
     expect((await parseCsvFeed([header, ...rows].join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2', 'R3', 'R4']);
     rows[1] = column === 16 ? row('R2', '"https://a.example/2', 'Marc') : row('R2', 'https://a.example/2', '"Marc');
     await expect(parseCsvFeed([header, ...rows].join('\n') + '\n')).rejects.toThrow(
-      new RegExp(`near line 3: column ${column} holds a line break and the row has \\d+ fields, the header 17 \\(a quote that opens it is closed only by a quote of a later row\\)`),
+      `the CSV cannot be read near line 3: column ${column} holds the start of the next row (a quote that opens it is closed only by a quote of a later row)`,
     );
-    // A quoted agent over two lines, and a trailing separator, are still read.
-    rows[1] = row('R2', 'https://a.example/2', '"Marc\nDupont";');
-    expect((await parseCsvFeed([header, ...rows].join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2', 'R3', 'R4']);
+  });
+
+  // The regression probe of stop 45: the first form of that check (two fields or more beyond the
+  // header's, and a line break) refused files the code before it read.
+  it('still reads fields over several lines in rows that end in two empty fields or carry extra columns', async () => {
+    const trailing = [CSV_HEADER_LINE, `${csvRow({ ref: 'T1', title: 'Bel appartement\nvue parc' })};;`, `${csvRow({ ref: 'T2' })};;`];
+    expect((await parseCsvFeed(trailing.join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['T1', 'T2']);
+    const extra = [CSV_HEADER_LINE, `${csvRow({ ref: 'E1' })};"Anne\nMuller";+352 1`, `${csvRow({ ref: 'E2' })};Bob;+352 2`];
+    expect((await parseCsvFeed(extra.join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['E1', 'E2']);
+    const quoted = (cells: string[]) => cells.map((c) => `"${c}"`).join(';');
+    const base = ['Location', 'Appartement', 'Appartement', '1700', '60', '2', '', 'Luxembourg', '', '', '', '', 'non', '21/11/2026 14:03', ''];
+    const crlf = [`${CSV_HEADER_LINE.split(';').map((h) => `"${h}"`).join(';')};"Agent";"Description"`, `${quoted(['Q1', ...base, 'Anne', 'Cave ; grenier\r\nLocation possible ; parking'])};;`, `${quoted(['Q2', ...base, 'Bob', 'x'])};;`];
+    expect((await parseCsvFeed(crlf.join('\r\n') + '\r\n')).records.map((r) => r.externalId)).toEqual(['Q1', 'Q2']);
   });
 
   // The second regression probe of stop 44: the first form of that guard refused these, which the

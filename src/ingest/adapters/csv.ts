@@ -91,13 +91,14 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
           `the CSV cannot be read near line ${line}: column ${tookNext + 1} holds the rest of its row and the start of the next (a quote that opens it is closed only by a quote of a later row)`,
         );
       }
-      // The same closed further right (the link or the agent, with no typed column after it):
-      // the start of the next row is in the field, and the rest of the next row's fields are
-      // this row's, beyond the header's (two or more: one is a trailing separator).
-      const spilled = fields.length >= columns.length + 2 ? fields.findIndex((f) => /[\r\n]/.test(f)) : -1;
+      // The same closed further right (the link, the agent, an extra column: no typed column after
+      // it), by any quoted field of the next row: a later line of the field is the start of the
+      // next row (a reference, an offer type where the file has them, and a price where the file
+      // has it, if the line reaches it), and the rest of that row's fields became this one's.
+      const spilled = fields.findIndex((f) => holdsRowStart(f, columns!));
       if (spilled !== -1) {
         throw new FeedParseError(
-          `the CSV cannot be read near line ${line}: column ${spilled + 1} holds a line break and the row has ${fields.length} fields, the header ${columns.length} (a quote that opens it is closed only by a quote of a later row)`,
+          `the CSV cannot be read near line ${line}: column ${spilled + 1} holds the start of the next row (a quote that opens it is closed only by a quote of a later row)`,
         );
       }
       last = { line, fields: fields.length, needed: columns.needed };
@@ -179,6 +180,24 @@ function holdsRestOfRow(field: string, i: number, columns: Columns): boolean {
   if (pieces.length - 1 < columns.length - 1 - i) return false;
   const typed = TYPED_COLUMNS.filter(([k]) => columns.at[k] > i).map(([k, check]) => [pieces[columns.at[k] - i] ?? '', check] as const);
   return typed.length >= 2 && typed.every(([v, check]) => check(v)) && typed.some(([v]) => v.trim() !== '');
+}
+
+// A field with a line after its first that begins as a row does: a reference where the file has
+// it, an offer type (Location, Vente, Colocation...) where the file has it, and, if the line
+// reaches the price's column (and goes on past it), a price there. A title, a description or an
+// agent's name over several lines does not: the stop 45 form of this check (two fields or more
+// beyond the header's) refused rows that merely ended in `;;` (a regression probe).
+function holdsRowStart(field: string, columns: Columns): boolean {
+  const lines = field.split(/\r\n|\r|\n/);
+  const [ref, offer, price] = [columns.at[0], columns.at[1], columns.at[4]];
+  return lines.slice(1).some((text) => {
+    const pieces = text.split(';');
+    if (pieces.length <= Math.max(ref, offer)) return false;
+    if (pieces[ref].trim() === '' || /\s/.test(pieces[ref].trim()) || offerType(pieces[offer]) === null) return false;
+    if (pieces.length <= price + 1) return true;
+    const p = parsePrice(pieces[price]);
+    return p.ok && p.value !== null;
+  });
 }
 
 // The CSV of a whole file in memory (tests, tools).
