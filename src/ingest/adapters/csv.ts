@@ -58,6 +58,10 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   const events: FeedEvent[] = [];
   // The last row read, and whether the text ends with a line ending (for a file cut off).
   let last: { line: number; fields: number; needed: number } | null = null;
+  // The most fields of a row with no line break in its fields, and the row with a field over
+  // several lines that has the most fields (see spilled, at the end).
+  let plainMost = 0;
+  let multiLine: { line: number; fields: number; column: number } | null = null;
   let endsLine = true;
   // The records read so far, checked and made into events (the first one is the header).
   const take = () => {
@@ -91,16 +95,18 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
           `the CSV cannot be read near line ${line}: column ${tookNext + 1} holds the rest of its row and the start of the next (a quote that opens it is closed only by a quote of a later row)`,
         );
       }
-      // The same closed further right (the link, the agent, an extra column: no typed column after
-      // it), by any quoted field of the next row: a later line of the field is the start of the
-      // next row (a reference, an offer type where the file has them, and a price where the file
-      // has it, if the line reaches it), and the rest of that row's fields became this one's.
-      const spilled = fields.findIndex((f) => holdsRowStart(f, columns!));
-      if (spilled !== -1) {
+      // The same closed by the next row's quoted field in the same column: the field's later line
+      // is the next row's start, its typed columns' values in place (a price, an area, rooms...).
+      const startsRow = fields.findIndex((f) => holdsRowStart(f, columns!));
+      if (startsRow !== -1) {
         throw new FeedParseError(
-          `the CSV cannot be read near line ${line}: column ${spilled + 1} holds the start of the next row (a quote that opens it is closed only by a quote of a later row)`,
+          `the CSV cannot be read near line ${line}: column ${startsRow + 1} holds the start of the next row (a quote that opens it is closed only by a quote of a later row)`,
         );
       }
+      // Rows with a field over several lines are judged at the end, against the others (spilled).
+      const broken = fields.findIndex((f) => /[\r\n]/.test(f));
+      if (broken === -1) plainMost = Math.max(plainMost, fields.length);
+      else if (!multiLine || fields.length > multiLine.fields) multiLine = { line, fields: fields.length, column: broken + 1 };
       last = { line, fields: fields.length, needed: columns.needed };
       events.push(toEvent(fields, line, columns));
     }
@@ -143,6 +149,25 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   if (!endsLine && cut && cut.fields < cut.needed) {
     throw new FeedParseError(`the CSV ends in the middle of a row: line ${cut.line} has ${cut.fields} fields of ${cut.needed}, and no line ending follows (a file cut off?)`);
   }
+  // A quote that opens a field and is closed only by a quoted field of the next row further left
+  // than it (the link or the agent left open, closed by the next row's quoted title, date or
+  // reference): the start of the next row is in the field, and the rest of that row's fields are
+  // this row's, so it has more fields than any other row of the file (without them: the header's,
+  // and one trailing separator). The next row was lost without a word (exit 0), and a full
+  // snapshot withdrew it (stop 45). A row with a field over several lines and as many fields as
+  // the others is read: titles, descriptions, agents' names over two lines, extra columns and
+  // trailing separators alike (a first form of this check, on the words of the field's later
+  // lines, refused such files: regression probes of stop 45).
+  const columnsRead = columns as Columns | null;
+  const spilled = multiLine as { line: number; fields: number; column: number } | null;
+  if (columnsRead && spilled) {
+    const most = plainMost > 0 ? plainMost : columnsRead.length + 1;
+    if (spilled.fields > most) {
+      throw new FeedParseError(
+        `the CSV cannot be read near line ${spilled.line}: column ${spilled.column} holds a line break and its row has ${spilled.fields} fields, more than any other row (${most}): a quote that opens it is closed only by a quote of a later row`,
+      );
+    }
+  }
   yield* events.splice(0);
   if (!columns) throw new FeedParseError('the CSV has no header row');
 }
@@ -182,21 +207,17 @@ function holdsRestOfRow(field: string, i: number, columns: Columns): boolean {
   return typed.length >= 2 && typed.every(([v, check]) => check(v)) && typed.some(([v]) => v.trim() !== '');
 }
 
-// A field with a line after its first that begins as a row does: a reference where the file has
-// it, an offer type (Location, Vente, Colocation...) where the file has it, and, if the line
-// reaches the price's column (and goes on past it), a price there. A title, a description or an
-// agent's name over several lines does not: the stop 45 form of this check (two fields or more
-// beyond the header's) refused rows that merely ended in `;;` (a regression probe).
+// A field with a later line that is the start of a row: where the documented typed columns stand
+// in it (those it holds whole: not its last piece, which the quote may cut), values of their
+// form, three of them at least, a price among them. Not the words of a title, a description or
+// an agent's name over several lines (a first form of this check, on an offer type's words,
+// refused "Hall;chambres;salle de bain": the regression probe of stop 45).
 function holdsRowStart(field: string, columns: Columns): boolean {
-  const lines = field.split(/\r\n|\r|\n/);
-  const [ref, offer, price] = [columns.at[0], columns.at[1], columns.at[4]];
-  return lines.slice(1).some((text) => {
+  if (!/[\r\n]/.test(field)) return false;
+  return field.split(/\r\n|\r|\n/).slice(1).some((text) => {
     const pieces = text.split(';');
-    if (pieces.length <= Math.max(ref, offer)) return false;
-    if (pieces[ref].trim() === '' || /\s/.test(pieces[ref].trim()) || offerType(pieces[offer]) === null) return false;
-    if (pieces.length <= price + 1) return true;
-    const p = parsePrice(pieces[price]);
-    return p.ok && p.value !== null;
+    const typed = TYPED_COLUMNS.filter(([k]) => columns.at[k] < pieces.length - 1).map(([k, check]) => [pieces[columns.at[k]], check] as const);
+    return typed.length >= 3 && typed.some(([, check]) => check === TYPED_COLUMNS[0][1]) && typed.every(([v, check]) => check(v));
   });
 }
 
