@@ -460,17 +460,17 @@ describe('second audit: a quote that opens a field and is not closed', () => {
     // Closed further left in the next row, the row holds more fields than any other; in the same
     // column (the date), the field's later line is the next row's start, its values in place.
     await expect(parseCsvFeed([header, ...rows].join('\n') + '\n')).rejects.toThrow(
-      new RegExp(`^the CSV cannot be read near line 3: column ${column} holds (a line break and its row has \\d+ fields, more than any other row \\(17\\)|the start of the next row)`),
+      new RegExp(`^the CSV cannot be read near line 3: column ${column} holds (a line break and its row has \\d+ filled fields, more than the header or any other row \\(17\\)|the start of the next row)`),
     );
   });
 
   // The CSV regression probe of stop 45: a quote left open, closed by the next row's quoted
   // reference, or with the references last or holding a space, lost the next row (exit 0).
-  it.each([
-    ['the next row\'s reference quoted', [`${CSV_HEADER_LINE};Agent`, 'R1;…;Anne', 'R2;…;"Marc', '"R3";…;Anne', 'R4;…;Marc']],
+  it.each<[string, string[], boolean]>([
+    ['the next row\'s reference quoted', [`${CSV_HEADER_LINE};Agent`, 'R1;…;Anne', 'R2;…;"Marc', '"R3";…;Anne', 'R4;…;Marc'], false],
     ['every field quoted', [CSV_HEADER_LINE, 'R1;…', 'R2;…;LINK_OPEN', 'R3;…', 'R4;…'], true],
-    ['references holding a space', [CSV_HEADER_LINE, 'LUX 001;…', 'LUX 002;…;LINK_OPEN', 'LUX 003;TITLE_QUOTED', 'LUX 004;…']],
-  ] as const)('refuses a file whose quote left open is closed by a later row: %s', async (_, lines, allQuoted = false) => {
+    ['references holding a space', [CSV_HEADER_LINE, 'LUX 001;…', 'LUX 002;…;LINK_OPEN', 'LUX 003;TITLE_QUOTED', 'LUX 004;…'], false],
+  ])('refuses a file whose quote left open is closed by a later row: %s', async (_, lines, allQuoted) => {
     const cells = (ref: string, title = 'Appartement', link = `https://a.example/${ref}`) => [ref, 'Location', 'Appartement', title, '1850', '74', '3', '2', 'Luxembourg', 'L-1234', '49.61', '6.13', '', 'non', '21/11/2026 14:03', link];
     const text = lines.map((l, i) => {
       if (i === 0) return allQuoted ? l.split(';').map((h) => `"${h}"`).join(';') : l;
@@ -483,6 +483,26 @@ describe('second audit: a quote that opens a field and is not closed', () => {
       return rest && rest !== ';LINK_OPEN' ? `${row.join(';')}${rest}` : row.join(';');
     });
     await expect(parseCsvFeed(text.join('\n') + '\n')).rejects.toThrow(/^the CSV cannot be read near line 3: column 1[67] holds /);
+  });
+
+  // The second CSV regression probe of stop 45: rows that leave out their empty trailing columns
+  // beside a full one with a field over several lines, a rejected short row, and tables of lots
+  // or charges in a description were refused by the forms of the check before this one.
+  it('still reads a full row with a multi-line field beside rows that leave out empty columns, a short row, and tables in a description', async () => {
+    const header = `${CSV_HEADER_LINE};Agent;Description`;
+    const omitted = [header, `${csvRow({ ref: 'R1' })};Anne Muller;"Bel appartement.\nLibre de suite."`, csvRow({ ref: 'R2' })];
+    expect((await parseCsvFeed(omitted.join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2']);
+    const short = [header, `${csvRow({ ref: 'R1' })};Anne;"a\nb"`, `${csvRow({ ref: 'R2' })};Marc;"c\nd"`, 'R3;Location;Appartement;Studio;1100;30'];
+    const read = await parseCsvFeed(short.join('\n') + '\n');
+    expect([read.records.map((r) => r.externalId), read.rejects.length]).toEqual([['R1', 'R2'], 1]);
+    const lots = [header, `${csvRow({ ref: 'R1' })};Anne;"Lots disponibles :\nA.01;RDC;Appartement;Sud;685.000 €;74,5;3;2\nA.02;1er;Studio;Nord;345.000 €;38;1;0"`, `${csvRow({ ref: 'R2' })};Marc;Calme`];
+    expect((await parseCsvFeed(lots.join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2']);
+  });
+
+  it('refuses a title left open that takes the next row\'s fields when its own coordinates are not stated (-)', async () => {
+    const row = (ref: string, title: string, coords = '49.61;6.13') => `${ref};Location;Appartement;${title};1850;74;3;2;Luxembourg;L-1234;${coords};;non;21/11/2026 14:03;https://a.example/${ref}`;
+    const rows = [row('R1', 'Appartement'), row('R2', '"Appartement 2', '-;-'), row('R3', '"Appartement 3"'), row('R4', 'Appartement')];
+    await expect(parseCsvFeed([CSV_HEADER_LINE, ...rows].join('\n') + '\n')).rejects.toThrow(/^the CSV cannot be read near line 3: column 4 holds the rest of its row/);
   });
 
   it('still reads later lines of a title, a description or an agent that look like a row\'s words', async () => {

@@ -3,7 +3,7 @@ import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
 import { parseFeedDate } from '../feed-dates.js';
-import { isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parsePrice, show } from '../values.js';
+import { isBlank, isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parsePrice, show } from '../values.js';
 import { cleanExternalId, collectFeed, notAHome, offerType } from './common.js';
 
 export const CSV_HEADER = [
@@ -104,9 +104,12 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
         );
       }
       // Rows with a field over several lines are judged at the end, against the others (spilled).
+      // Fields are counted up to the last that holds something: padding (`;;;;`) and the empty
+      // trailing columns some rows leave out and others write are not fields of the row.
       const broken = fields.findIndex((f) => /[\r\n]/.test(f));
-      if (broken === -1) plainMost = Math.max(plainMost, fields.length);
-      else if (!multiLine || fields.length > multiLine.fields) multiLine = { line, fields: fields.length, column: broken + 1 };
+      const held = filledLength(fields);
+      if (broken === -1) plainMost = Math.max(plainMost, held);
+      else if (!multiLine || held > multiLine.fields) multiLine = { line, fields: held, column: broken + 1 };
       last = { line, fields: fields.length, needed: columns.needed };
       events.push(toEvent(fields, line, columns));
     }
@@ -161,10 +164,13 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   const columnsRead = columns as Columns | null;
   const spilled = multiLine as { line: number; fields: number; column: number } | null;
   if (columnsRead && spilled) {
-    const most = plainMost > 0 ? plainMost : columnsRead.length + 1;
-    if (spilled.fields > most) {
+    // One more than the header or any other row is let through: a note in an unnamed column of
+    // one row. (One more from a spilled row is the next row's start in the same column or next
+    // to it, which holdsRowStart tells.)
+    const most = Math.max(plainMost, columnsRead.length);
+    if (spilled.fields > most + 1) {
       throw new FeedParseError(
-        `the CSV cannot be read near line ${spilled.line}: column ${spilled.column} holds a line break and its row has ${spilled.fields} fields, more than any other row (${most}): a quote that opens it is closed only by a quote of a later row`,
+        `the CSV cannot be read near line ${spilled.line}: column ${spilled.column} holds a line break and its row has ${spilled.fields} filled fields, more than the header or any other row (${most}): a quote that opens it is closed only by a quote of a later row`,
       );
     }
   }
@@ -204,7 +210,7 @@ function holdsRestOfRow(field: string, i: number, columns: Columns): boolean {
   const pieces = field.slice(0, end).split(';');
   if (pieces.length - 1 < columns.length - 1 - i) return false;
   const typed = TYPED_COLUMNS.filter(([k]) => columns.at[k] > i).map(([k, check]) => [pieces[columns.at[k] - i] ?? '', check] as const);
-  return typed.length >= 2 && typed.every(([v, check]) => check(v)) && typed.some(([v]) => v.trim() !== '');
+  return typed.length >= 2 && typed.every(([v, check]) => check(v) || isBlank(v)) && typed.some(([v, check]) => !isBlank(v) && check(v));
 }
 
 // A field with a later line that is the start of a row: where the documented typed columns stand
@@ -217,8 +223,20 @@ function holdsRowStart(field: string, columns: Columns): boolean {
   return field.split(/\r\n|\r|\n/).slice(1).some((text) => {
     const pieces = text.split(';');
     const typed = TYPED_COLUMNS.filter(([k]) => columns.at[k] < pieces.length - 1).map(([k, check]) => [pieces[columns.at[k]], check] as const);
-    return typed.length >= 3 && typed.some(([, check]) => check === TYPED_COLUMNS[0][1]) && typed.every(([v, check]) => check(v));
+    // Six typed columns at least (a row's start reaching its coordinates: a table of lots or of
+    // charges in a description, `A.01;RDC;Appartement;Sud;685.000 €;74,5;3;2`, does not), each of
+    // its form or not stated (`-`, `n/a`), but one (`Prix sur demande`, `85-90 m²`), three stated.
+    const fits = typed.filter(([v, check]) => isBlank(v) || check(v)).length;
+    const stated = typed.filter(([v, check]) => !isBlank(v) && check(v)).length;
+    return typed.length >= 6 && fits >= typed.length - 1 && stated >= 3;
   });
+}
+
+// The number of fields up to the last one that holds something.
+function filledLength(fields: string[]): number {
+  let n = fields.length;
+  while (n > 0 && fields[n - 1].trim() === '') n--;
+  return n;
 }
 
 // The CSV of a whole file in memory (tests, tools).
