@@ -155,11 +155,11 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   // A quote that opens a field and is closed only by a quoted field of the next row further left
   // than it (the link or the agent left open, closed by the next row's quoted title, date or
   // reference): the start of the next row is in the field, and the rest of that row's fields are
-  // this row's, so it has more fields than any other row of the file (without them: the header's,
-  // and one trailing separator). The next row was lost without a word (exit 0), and a full
-  // snapshot withdrew it (stop 45). A row with a field over several lines and as many fields as
-  // the others is read: titles, descriptions, agents' names over two lines, extra columns and
-  // trailing separators alike (a first form of this check, on the words of the field's later
+  // this row's, so it has more filled fields than the header and any other row of the file. The
+  // next row was lost without a word (exit 0), and a full snapshot withdrew it (stop 45). A row
+  // with a field over several lines and no more filled fields than those is read: titles,
+  // descriptions, agents' names over two lines, extra columns and trailing separators alike (two
+  // first forms of this check, on the raw field count and on the words of the field's later
   // lines, refused such files: regression probes of stop 45).
   const columnsRead = columns as Columns | null;
   const spilled = multiLine as { line: number; fields: number; column: number } | null;
@@ -201,7 +201,8 @@ const TYPED_COLUMNS: [number, (v: string) => boolean][] = [
 
 // A field (at index `i`) whose first line is the rest of its own row: as many separators as the
 // row has columns after it, and where the documented columns after it stand, values of their
-// form (a price, an area, a yes or no, a date...), two of them at least, one not empty. A
+// form or not stated (a price, an area, a yes or no, a date...; `-`), two of them at least, one
+// stated. A
 // description or a list of photos with semicolons in its first line (an outside probe: "cuisine
 // équipée ; lave-vaisselle ; four ...", in a column before the price) is not.
 function holdsRestOfRow(field: string, i: number, columns: Columns): boolean {
@@ -214,10 +215,10 @@ function holdsRestOfRow(field: string, i: number, columns: Columns): boolean {
 }
 
 // A field with a later line that is the start of a row: where the documented typed columns stand
-// in it (those it holds whole: not its last piece, which the quote may cut), values of their
-// form, three of them at least, a price among them. Not the words of a title, a description or
-// an agent's name over several lines (a first form of this check, on an offer type's words,
-// refused "Hall;chambres;salle de bain": the regression probe of stop 45).
+// in it (those it holds whole: not its last piece, which the quote may cut), values of their form
+// (below). Not the words of a title, a description or an agent's name over several lines (a first
+// form of this check, on an offer type's words, refused "Hall;chambres;salle de bain": the
+// regression probe of stop 45).
 function holdsRowStart(field: string, columns: Columns): boolean {
   if (!/[\r\n]/.test(field)) return false;
   return field.split(/\r\n|\r|\n/).slice(1).some((text) => {
