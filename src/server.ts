@@ -154,16 +154,13 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const closeAfter = (res: ServerResponse) => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
   };
-  const settle = (res: ServerResponse) => {
-    inFlight.delete(res);
-  };
   // Before the app's listener: a repeated answer is written in the same turn (src/http/replay.ts).
   let lastRequestAt = 0;
   server.prependListener('request', (_req, res) => {
     lastRequestAt = Date.now();
     inFlight.add(res);
     if (stopping) closeAfter(res);
-    res.once('close', () => settle(res));
+    res.once('close', () => inFlight.delete(res));
   });
   // An answer queued behind another on its connection (pipelining) has no socket yet, and gets
   // no 'close' when the client leaves (an outside probe: such answers stayed in flight, and in
@@ -173,7 +170,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     lastConnectionAt = Date.now();
     socket.once('close', () => {
       if (inFlight.size === 0) return;
-      for (const res of inFlight) if (res.req.socket === socket) settle(res);
+      for (const res of inFlight) if (res.req.socket === socket) inFlight.delete(res);
     });
   });
   const address = server.address();

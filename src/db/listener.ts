@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { within } from '../lib/within.js';
 
 // The channels the database notifies on (migrations/20261124000900_notify.ts).
 export const DATA_VERSION_CHANNEL = 'lf_data_version';
@@ -118,15 +119,9 @@ export class PgListener {
     }
   }
 
-  // `query`'s result, or an error once the connection has said nothing for answerMs. The error
-  // waits for the sockets to be read once more (setImmediate runs after the loop's I/O): after
-  // the event loop itself was held up that long, the answer waiting in the socket wins.
+  // `query`'s result, or an error once the connection has said nothing for answerMs.
   private answered<T>(query: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const silent = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => setImmediate(() => reject(new Error(`no answer within ${this.answerMs} ms`))), this.answerMs);
-    });
-    return Promise.race([query, silent]).finally(() => clearTimeout(timer));
+    return within(query, this.answerMs, `no answer within ${this.answerMs} ms`);
   }
 
   private drop(reconnect: boolean): void {

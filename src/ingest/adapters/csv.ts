@@ -202,16 +202,15 @@ const TYPED_COLUMNS: [number, (v: string) => boolean][] = [
 // A field (at index `i`) whose first line is the rest of its own row: as many separators as the
 // row has columns after it, and where the documented columns after it stand, values of their
 // form or not stated (a price, an area, a yes or no, a date...; `-`), two of them at least, one
-// stated. A
-// description or a list of photos with semicolons in its first line (an outside probe: "cuisine
-// équipée ; lave-vaisselle ; four ...", in a column before the price) is not.
+// stated. A description or a list of photos with semicolons in its first line (an outside probe:
+// "cuisine équipée ; lave-vaisselle ; four ...", in a column before the price) is not.
 function holdsRestOfRow(field: string, i: number, columns: Columns): boolean {
   const end = field.search(/[\r\n]/);
   if (end === -1) return false;
   const pieces = field.slice(0, end).split(';');
   if (pieces.length - 1 < columns.length - 1 - i) return false;
-  const typed = TYPED_COLUMNS.filter(([k]) => columns.at[k] > i).map(([k, check]) => [pieces[columns.at[k] - i] ?? '', check] as const);
-  return typed.length >= 2 && typed.every(([v, check]) => check(v) || isBlank(v)) && typed.some(([v, check]) => !isBlank(v) && check(v));
+  const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => columns.at[k] > i).map(([k, check]) => [pieces[columns.at[k] - i] ?? '', check]));
+  return typed.count >= 2 && typed.fits === typed.count && typed.stated >= 1;
 }
 
 // A field with a later line that is the start of a row: where the documented typed columns stand
@@ -223,14 +222,26 @@ function holdsRowStart(field: string, columns: Columns): boolean {
   if (!/[\r\n]/.test(field)) return false;
   return field.split(/\r\n|\r|\n/).slice(1).some((text) => {
     const pieces = text.split(';');
-    const typed = TYPED_COLUMNS.filter(([k]) => columns.at[k] < pieces.length - 1).map(([k, check]) => [pieces[columns.at[k]], check] as const);
+    const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => columns.at[k] < pieces.length - 1).map(([k, check]) => [pieces[columns.at[k]], check]));
     // Six typed columns at least (a row's start reaching its coordinates: a table of lots or of
     // charges in a description, `A.01;RDC;Appartement;Sud;685.000 €;74,5;3;2`, does not), each of
     // its form or not stated (`-`, `n/a`), but one (`Prix sur demande`, `85-90 m²`), three stated.
-    const fits = typed.filter(([v, check]) => isBlank(v) || check(v)).length;
-    const stated = typed.filter(([v, check]) => !isBlank(v) && check(v)).length;
-    return typed.length >= 6 && fits >= typed.length - 1 && stated >= 3;
+    return typed.count >= 6 && typed.fits >= typed.count - 1 && typed.stated >= 3;
   });
+}
+
+// Of values found where typed columns stand: how many, how many are of their column's form or
+// not stated (`-`, `n/a`), and how many are of their form and stated.
+function fitOfTyped(typed: [string, (v: string) => boolean][]): { count: number; fits: number; stated: number } {
+  let fits = 0;
+  let stated = 0;
+  for (const [v, check] of typed) {
+    const blank = isBlank(v);
+    const form = check(v);
+    if (blank || form) fits++;
+    if (!blank && form) stated++;
+  }
+  return { count: typed.length, fits, stated };
 }
 
 // The number of fields up to the last one that holds something.
