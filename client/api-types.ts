@@ -414,7 +414,7 @@ export interface components {
                 /** @enum {string} */
                 database: "ok" | "down";
                 /** @enum {string} */
-                redis: "ok" | "down" | "not_configured";
+                redis: "ok" | "down" | "refuses_writes" | "not_configured";
             };
             /** @description The in-memory read model of the active listings (informational: answers are exact without it, from SQL) */
             read_model: {

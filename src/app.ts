@@ -213,7 +213,7 @@ export function buildApp(deps: AppDeps): App {
   // refused as on the API, as the OpenAPI document says (an outside probe: 404, and OPTIONS
   // answered by Express in plain text).
   app.use(['/healthz', '/readyz'], readOnly);
-  app.use(healthRouter(deps));
+  app.use(healthRouter({ ...deps, redisPrefix: prefix }));
 
   // The HTML pages: /api-keys (accounts and keys), /listings/:id, /web/* assets. They read
   // today's quota counts from the same store the API counts in.

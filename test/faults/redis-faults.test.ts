@@ -164,6 +164,35 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     expect(resumed.headers['ratelimit-remaining']).toBe('99');
   });
 
+  // A Redis out of memory under `noeviction` answers PING but refuses every write: the quota
+  // counters cannot count, so quotas go unenforced as with Redis down, and /readyz says so (an
+  // outside probe found it "ok" meanwhile, since it only sent PING).
+  it('Redis refusing writes (out of memory): requests are served unlimited, /readyz is 503 with redis "refuses_writes"; both recover when it accepts writes again', async () => {
+    const srv = await startRedis();
+    const { app, redis, get, health, since, untilCounted } = await setup(srv.url, { waitReady: true });
+    const ready = () => request(app).get('/readyz').timeout(HANG_BOUND_MS);
+    expect(await get()).toHaveStatus(200);
+    const healthy = await ready();
+    expect(healthy).toHaveStatus(200);
+    expect(healthy.body.checks).toEqual({ database: 'ok', redis: 'ok' });
+
+    await redis.config('SET', 'maxmemory-policy', 'noeviction');
+    await redis.config('SET', 'maxmemory', '1');
+    expect(await redis.ping()).toBe('PONG');
+    const before = { ...health };
+    for (let i = 0; i < 5; i++) expectServedUnlimited(await get(), `request ${i} while Redis refuses writes`);
+    expect(since(before)).toEqual({ operations: 5, errors: 5, timeouts: 0 });
+    const refusing = await ready();
+    expect(refusing).toHaveStatus(503);
+    expect(refusing.body).toMatchObject({ status: 'unavailable', checks: { database: 'ok', redis: 'refuses_writes' } });
+
+    await redis.config('SET', 'maxmemory', '0');
+    await untilCounted();
+    const back = await ready();
+    expect(back).toHaveStatus(200);
+    expect(back.body.checks.redis).toBe('ok');
+  });
+
   it('Redis hung (SIGSTOP): requests stay 200, each store operation timing out, the first one by the store\'s deadline; limiting continues after SIGCONT', async () => {
     const srv = await startRedis();
     const { lines, get, health, since, untilCounted, free, pro } = await setup(srv.url, { waitReady: true });

@@ -155,7 +155,7 @@ export const healthSchema = z.object({ status: z.literal('ok') }).meta({ id: 'He
 export const readinessSchema = z
   .object({
     status: z.enum(['ok', 'unavailable']),
-    checks: z.object({ database: z.enum(['ok', 'down']), redis: z.enum(['ok', 'down', 'not_configured']) }),
+    checks: z.object({ database: z.enum(['ok', 'down']), redis: z.enum(['ok', 'down', 'refuses_writes', 'not_configured']) }),
     read_model: z
       .object({
         status: z.enum(['loading', 'loaded', 'off']),
