@@ -91,10 +91,14 @@ class BoundedPgClient extends PgClient {
 // knex's warnings through `logger`, each kind (its first line) at most once every 5 s: during
 // an outage knex warns of every connection it fails to open, stack included. The next one
 // logged says how many were left out.
+// A connection request aborted by the pool's own destroy (the process stopping while a
+// statement waited for a connection, e.g. Ctrl-C during the demo's first load) is the stop
+// working as meant, not a warning: it is a debug line.
 function knexWarnings(logger: Logger): (message: unknown) => void {
   const gate = perKindGate(5000);
   return (message) => {
     const text = String(message);
+    if (text.startsWith('Acquire connection error: Error: aborted\n')) return void logger.debug({ component: 'knex' }, text);
     const held = gate(text.split('\n', 1)[0].slice(0, 200));
     if (held !== null) logger.warn({ component: 'knex', ...(held > 0 ? { suppressed: held } : {}) }, text);
   };

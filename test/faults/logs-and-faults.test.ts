@@ -103,6 +103,26 @@ describe("knex's own warnings", () => {
     expect(warnings).toHaveLength(1);
     expect(String(warnings[0].msg)).toMatch(/^Acquire connection error: Error: connect ECONNREFUSED/);
   });
+
+  // Ctrl-C during the demo's first load: the pool is destroyed while a statement waits for a
+  // connection; knex warned "Acquire connection error: Error: aborted" with a stack (stop 45's
+  // note). That is the stop working, not a fault: no warning.
+  it('leave out the connection requests the pool aborts as it is destroyed', async () => {
+    const { logger, lines } = capture();
+    const db = createDb(t.url, { poolMax: 1, logger });
+    const trx = await db.transaction();
+    // (A knex query starts when it is awaited: then() sends it now.)
+    const waiting = db.raw('SELECT 1').then(
+      () => 'served',
+      (err: Error) => err.message,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const destroyed = db.destroy();
+    await trx.commit();
+    await destroyed;
+    expect(await waiting).toMatch(/aborted/);
+    expect(lines.filter((l) => (l.level as number) >= 40)).toEqual([]);
+  });
 });
 
 describe('a statement timeout', () => {
