@@ -243,7 +243,8 @@ export class ListingIndex {
       }
       return n;
     }
-    const grid = this.grid!;
+    const grid = this.grid;
+    if (!grid) return 0; // no active listing has coordinates: none is within any circle
     const { order, sub, lat, lng } = grid;
     const { bits } = this;
     const circle = q.geo!;
