@@ -716,9 +716,21 @@ export interface operations {
                     "application/json": components["schemas"]["ListingsPage"];
                 };
             };
-            /** @description Not modified (If-None-Match matched the ETag); not counted against the quota */
+            /** @description Not modified (If-None-Match matched the ETag). Not counted against the quota when If-None-Match named a tag; counted for If-None-Match: * */
             304: {
                 headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
+                    ETag?: string;
+                    /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per UTC day */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left today */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -832,9 +844,21 @@ export interface operations {
                     "application/json": components["schemas"]["Listing"];
                 };
             };
-            /** @description Not modified */
+            /** @description Not modified (If-None-Match matched the ETag). Not counted against the quota when If-None-Match named a tag; counted for If-None-Match: * */
             304: {
                 headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
+                    ETag?: string;
+                    /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per UTC day */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left today */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1042,9 +1066,21 @@ export interface operations {
                     "application/json": components["schemas"]["ChangesPage"];
                 };
             };
-            /** @description Not modified (If-None-Match matched the ETag: nothing changed on this page); not counted against the quota */
+            /** @description Not modified (If-None-Match matched the ETag: nothing changed on this page). Not counted against the quota when If-None-Match named a tag; counted for If-None-Match: * */
             304: {
                 headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
+                    ETag?: string;
+                    /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per UTC day */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left today */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1156,9 +1192,21 @@ export interface operations {
                     "application/json": components["schemas"]["MarketPrices"];
                 };
             };
-            /** @description Not modified */
+            /** @description Not modified (If-None-Match matched the ETag). Not counted against the quota when If-None-Match named a tag; counted for If-None-Match: * */
             304: {
                 headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
+                    ETag?: string;
+                    /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per UTC day */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left today */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1282,9 +1330,21 @@ export interface operations {
                     "application/json": components["schemas"]["MarketHistory"];
                 };
             };
-            /** @description Not modified */
+            /** @description Not modified (If-None-Match matched the ETag). Not counted against the quota when If-None-Match named a tag; counted for If-None-Match: * */
             304: {
                 headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
+                    ETag?: string;
+                    /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per UTC day */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left today */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1383,9 +1443,21 @@ export interface operations {
                     "application/json": components["schemas"]["Communes"];
                 };
             };
-            /** @description Not modified */
+            /** @description Not modified (If-None-Match matched the ETag). Not counted against the quota when If-None-Match named a tag; counted for If-None-Match: * */
             304: {
                 headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
+                    ETag?: string;
+                    /** @description Daily quota policy, e.g. 100;w=86400 (Free and Starter keys) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per UTC day */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left today */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1486,9 +1558,13 @@ export interface operations {
                     "application/json": components["schemas"]["Stats"];
                 };
             };
-            /** @description Not modified */
+            /** @description Not modified (If-None-Match matched the ETag) */
             304: {
                 headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1569,6 +1645,10 @@ export interface operations {
             /** @description Not modified (If-None-Match matched the ETag) */
             304: {
                 headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description Entity tag (weak) */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

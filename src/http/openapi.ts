@@ -39,6 +39,13 @@ const commonHeaders = {
   'X-Request-Id': { description: 'Id of this request (the client’s own when it sent a sane one)', schema: { type: 'string' } },
   ETag: { description: 'Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota', schema: { type: 'string' } },
 };
+// A 304 of a keyed path: the same ETag, request id and quota fields as its 200.
+function notModified(what = 'If-None-Match matched the ETag') {
+  return {
+    description: `Not modified (${what}). Not counted against the quota when If-None-Match named a tag; counted for If-None-Match: *`,
+    headers: { ...commonHeaders, ...rateLimitHeaders },
+  };
+}
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
 
 function queryParameters(shape: z.ZodObject<z.ZodRawShape>) {
@@ -100,7 +107,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
     '|---|---|---|',
     ...tierLines,
     '',
-    'Quotas count per key and per UTC day and reset at 00:00 UTC; every request counts except those answered 429 or 304 (a revalidation with If-None-Match naming the tag of the copy it holds, found current, costs nothing; a 304 to If-None-Match: * or to If-Modified-Since counts; a key over quota still gets 429). Free and Starter responses carry RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Over quota: 429 quota_exceeded with Retry-After (seconds until midnight UTC).',
+    'Quotas count per key and per UTC day and reset at 00:00 UTC. Every request counts, errors too, except those answered 405 (refused before the key is read), 429, 503 when the key could not be checked (the database unreachable), and 304 to an If-None-Match naming a tag found current (revalidating the copy you hold costs nothing). A 304 to If-None-Match: * counts; If-Modified-Since alone never makes a JSON answer 304 (it is answered and counted). A key over quota gets 429 for conditional requests too. Free and Starter responses carry RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Over quota: 429 quota_exceeded with Retry-After (seconds until midnight UTC).',
     '',
     'Errors are RFC 9457 problem details (application/problem+json) with a stable `code`.',
     '',
@@ -141,7 +148,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
               ...rateLimitHeaders,
               Link: { description: 'first, prev, next and last pages (RFC 8288)', schema: { type: 'string' } },
             }),
-            '304': { description: 'Not modified (If-None-Match matched the ETag); not counted against the quota' },
+            '304': notModified(),
             ...keyedErrors({ '403': problem('The flagged parameter needs a Pro or Enterprise key', ['forbidden_for_tier']) }),
           },
         },
@@ -163,7 +170,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           ],
           responses: {
             '200': json('The listing', 'Listing', rateLimitHeaders),
-            '304': { description: 'Not modified' },
+            '304': notModified(),
             ...keyedErrors({
               '404': problem(
                 'No such active listing (or flagged, for a tier that does not see flagged data). A listing merged into another says where it went in merged_into; a withdrawn one says when in withdrawn_at',
@@ -205,7 +212,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           parameters: queryParameters(changesQuery),
           responses: {
             '200': json('A page of changes', 'ChangesPage', rateLimitHeaders),
-            '304': { description: 'Not modified (If-None-Match matched the ETag: nothing changed on this page); not counted against the quota' },
+            '304': notModified('If-None-Match matched the ETag: nothing changed on this page'),
             ...keyedErrors({ '400': problem('A malformed or foreign cursor, or a bad limit', ['invalid_cursor', 'invalid_parameter', 'unknown_parameter']) }),
             '429': problem("Daily quota exceeded, or the key's earlier pages kept this one waiting 12 s (pages are built one at a time per key)", ['quota_exceeded', 'rate_limited'], retryAfter),
           },
@@ -219,7 +226,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           description:
             'From active, unflagged listings of one type (default RENT), optionally of one number of rooms (5: 5 or more). Money in whole euros, per-m² figures in cents; medians and quartiles are percentile_cont. Fewer than 3 listings: the figures are null and the counts stay; fewer than 10: low_sample is true. SALE records carry avg_price_eur, median_price_eur, p25_price_eur, p75_price_eur in place of the rent fields. A named commune with no such listings gives one record with listings 0 and null figures.',
           parameters: queryParameters(marketPricesQuery),
-          responses: { '200': json('Market prices', 'MarketPrices', rateLimitHeaders), '304': { description: 'Not modified' }, ...keyedErrors() },
+          responses: { '200': json('Market prices', 'MarketPrices', rateLimitHeaders), '304': notModified(), ...keyedErrors() },
         },
       },
       '/api/v1/market/history': {
@@ -230,7 +237,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           description:
             'The service takes a snapshot of the /market/prices figures every day (and after each import that changes data). A period’s figures are those of the last snapshot taken in it, within from..to; periods without a snapshot are left out. Same figures, suppression and low_sample as /market/prices.',
           parameters: queryParameters(marketHistoryQueryShape),
-          responses: { '200': json('Market history', 'MarketHistory', rateLimitHeaders), '304': { description: 'Not modified' }, ...keyedErrors() },
+          responses: { '200': json('Market history', 'MarketHistory', rateLimitHeaders), '304': notModified(), ...keyedErrors() },
         },
       },
       '/api/v1/communes': {
@@ -239,7 +246,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           tags: ['reference'],
           summary: 'The 100 communes with names, canton, centroid and localities',
           parameters: queryParameters(communesQuery),
-          responses: { '200': json('The communes', 'Communes', rateLimitHeaders), '304': { description: 'Not modified' }, ...keyedErrors() },
+          responses: { '200': json('The communes', 'Communes', rateLimitHeaders), '304': notModified(), ...keyedErrors() },
         },
       },
       '/api/v1/stats': {
@@ -258,7 +265,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
               'RateLimit-Remaining': { description: 'Requests left in this minute', schema: { type: 'integer' } },
               'RateLimit-Reset': { description: 'Seconds until the minute ends', schema: { type: 'integer' } },
             }),
-            '304': { description: 'Not modified' },
+            '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: commonHeaders },
             '400': problem('Unknown query parameter', ['unknown_parameter']),
             '429': problem('Too many requests from this address', ['rate_limited'], retryAfter),
             '503': problem('The database is unreachable', ['unavailable'], retryAfter),
@@ -274,7 +281,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           security: [],
           responses: {
             '200': { description: 'The OpenAPI 3.1 document', headers: { ETag: { description: 'Entity tag (weak)', schema: { type: 'string' } } }, content: { 'application/json': { schema: { type: 'object' } } } },
-            '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+            '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: { 'X-Request-Id': commonHeaders['X-Request-Id'], ETag: { description: 'Entity tag (weak)', schema: { type: 'string' } } } },
             '400': problem('A query parameter (this path takes none), or a percent-encoding that is not UTF-8', ['unknown_parameter', 'invalid_parameter']),
           },
         },
