@@ -75,22 +75,31 @@ export async function findAccountKey(db: Knex, accountId: number, keyId: string)
   return (await listApiKeys(db, { accountId, id: keyId }))[0] ?? null;
 }
 
-export type CreateAccountKeyResult = { ok: true; record: ApiKeyRecord; key: string } | { ok: false; reason: 'limit' | 'used' };
+export type CreateAccountKeyResult = { ok: true; record: ApiKeyRecord; key: string } | { ok: false; reason: 'limit' | 'daily_limit' | 'used' };
 
-// A key for an account that has fewer than `maxActive` active keys. The account row is locked
-// while counting, so two requests at once cannot go over the limit.
+// A key for an account that has fewer than `maxActive` active keys and has created fewer than
+// `maxPerDay` keys since 00:00 UTC (revoked ones included, by the database's clock, which
+// stamps created_at: a quota counts per key, so revoking a used-up key and creating another
+// would otherwise give an account any number of quotas a day). The account row is locked
+// while counting, so two requests at once cannot go over either limit.
 // `claim`, when given, runs in the same transaction once the account is locked: false (the
 // form that asked was used already) creates nothing; a failure later rolls the claim back.
 export async function createAccountKey(
   db: Knex,
-  input: { accountId: number; tier: Tier; name: string; maxActive: number },
+  input: { accountId: number; tier: Tier; name: string; maxActive: number; maxPerDay: number },
   claim?: (trx: Knex.Transaction) => Promise<boolean>,
 ): Promise<CreateAccountKeyResult> {
   return db.transaction(async (trx) => {
     await trx('accounts').select('id').where({ id: input.accountId }).forUpdate().first();
     if (claim && !(await claim(trx))) return { ok: false, reason: 'used' } as const;
-    const [{ count }] = await trx('api_keys').where({ account_id: input.accountId }).whereNull('revoked_at').count<{ count: number }[]>('* as count');
-    if (Number(count) >= input.maxActive) return { ok: false, reason: 'limit' } as const;
+    const [{ active, today }] = await trx('api_keys')
+      .where({ account_id: input.accountId })
+      .select(
+        trx.raw('count(*) FILTER (WHERE revoked_at IS NULL)::int AS active'),
+        trx.raw(`count(*) FILTER (WHERE created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::int AS today`),
+      );
+    if (active >= input.maxActive) return { ok: false, reason: 'limit' } as const;
+    if (today >= input.maxPerDay) return { ok: false, reason: 'daily_limit' } as const;
     const { record, key } = await createApiKey(trx, { accountId: input.accountId, tier: input.tier, name: input.name });
     return { ok: true, record, key } as const;
   });

@@ -8,6 +8,8 @@ import { MIN_PASSWORD_LENGTH } from './passwords.js';
 
 // The most active keys an account may have (the admin command line is not held to it).
 export const MAX_ACTIVE_KEYS = 5;
+// Keys an account may create in a UTC day, revoked ones included (src/repositories/api-keys.ts).
+export const MAX_KEYS_PER_DAY = 10;
 
 export type FieldErrors<K extends string> = Partial<Record<K, string>>;
 
@@ -157,7 +159,7 @@ ${usageCells(k)}
 <section class="card" aria-labelledby="create-title">
 <h2 id="create-title">Create a key</h2>
 <p>New keys are on the Free tier: ${freeQuota} requests per UTC day, without flagged listings.
-Other tiers are set by our team on request. You can have up to ${MAX_ACTIVE_KEYS} active keys.</p>
+Other tiers are set by our team on request. You can have up to ${MAX_ACTIVE_KEYS} active keys, and create up to ${MAX_KEYS_PER_DAY} in a UTC day.</p>
 ${
   full && !v.create?.error
     ? html`<p class="form-error" role="status">You have ${MAX_ACTIVE_KEYS} active keys, the most an account can have. Revoke one you no longer use to create another.</p>`

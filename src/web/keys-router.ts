@@ -14,7 +14,7 @@ import { loadWebSecrets, takeCreateNonce } from '../repositories/web-sessions.js
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
 import { formBody } from './form-body.js';
 import { refuseControlCharacters } from './input.js';
-import { confirmRevokePage, keyLabel, keysPage, MAX_ACTIVE_KEYS, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
+import { confirmRevokePage, keyLabel, keysPage, MAX_ACTIVE_KEYS, MAX_KEYS_PER_DAY, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
 import { csrfProtection } from './csrf.js';
 import type { WebOptions } from './options.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -203,7 +203,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
       // The same form sent twice at once (a double click): each request holds the nonce in its
       // own copy of the session, so the stored session decides which one takes it, in the
       // key's transaction (an outside probe: two concurrent posts made two keys).
-      created = await createAccountKey(deps.db, { accountId: req.session.accountId!, tier: 'free', name, maxActive: MAX_ACTIVE_KEYS }, (trx) =>
+      created = await createAccountKey(deps.db, { accountId: req.session.accountId!, tier: 'free', name, maxActive: MAX_ACTIVE_KEYS, maxPerDay: MAX_KEYS_PER_DAY }, (trx) =>
         takeCreateNonce(trx, req.sessionID, expected),
       );
     } catch (err) {
@@ -214,6 +214,11 @@ export function keysRouter(deps: KeysRouterDeps): Router {
       throw err;
     }
     if (!created.ok && created.reason === 'used') return alreadySent();
+    if (!created.ok && created.reason === 'daily_limit') {
+      return renderKeys(req, res, 400, {
+        create: { name, error: `You have created ${MAX_KEYS_PER_DAY} keys today, the most in a UTC day (revoked keys count). You can create the new one after 00:00 UTC.` },
+      });
+    }
     if (!created.ok) {
       return renderKeys(req, res, 400, {
         create: { name, error: 'You already have 5 active keys, the most an account can have. Revoke one you no longer use, then create the new one.' },

@@ -275,6 +275,30 @@ describe('creating a key', () => {
     expect(await activeKeys(email)).toBe(5);
   });
 
+  // A quota counts per key: revoking a used-up Free key and creating another gave an account
+  // any number of quotas a day (an outside probe: 800 Free requests in 9 s from one account).
+  it('allows at most 10 keys created in a UTC day, revoked ones included; the next day makes room', async () => {
+    const { agent, email } = await signedInAgent(t.app, 'rotate');
+    const names: string[] = [];
+    for (let i = 1; i <= 10; i++) {
+      if (i > 5) expect(await revokeInUi(agent, keyIdFrom((await agent.get('/api-keys')).text, names[i - 6]))).toHaveStatus(303);
+      names.push(`key ${i}`);
+      expect((await createKeyInUi(agent, `key ${i}`)).res, `key ${i}`).toHaveStatus(201);
+    }
+    expect(await revokeInUi(agent, keyIdFrom((await agent.get('/api-keys')).text, 'key 6'))).toHaveStatus(303);
+    const eleventh = await createKeyInUi(agent, 'key 11');
+    expect(eleventh.res).toHaveStatus(400);
+    expect(eleventh.key).toBeNull();
+    expect(eleventh.res.text).toMatch(/id="create-name-error">You have created 10 keys today, the most in a UTC day \(revoked keys count\)/);
+    expect(await activeKeys(email)).toBe(4);
+
+    // Made before 00:00 UTC, they no longer count.
+    const account = await t.db('accounts').where({ email }).first();
+    await t.db('api_keys').where({ account_id: account.id }).update({ created_at: t.db.raw(`created_at - interval '1 day'`) });
+    expect((await createKeyInUi(agent, 'key 11')).res).toHaveStatus(201);
+    expect(await activeKeys(email)).toBe(5);
+  });
+
   it('sends a signed-out visitor to the sign-in page', async () => {
     const agent = request.agent(t.app);
     const page = await agent.get('/api-keys');
