@@ -409,6 +409,13 @@ describe('titles, images, students, locality', () => {
     expect(ok(await jsonOne({ title: '<script>alert(1)</script>Flat <style>p{}</style>Gare' })).title).toBe('Flat Gare');
     expect((await csvListing({ title: 'Flat &lt;script&gt;alert(1)&lt;/script&gt; Gare &lt;b&gt;new&lt;/b&gt;' })).title).toBe('Flat Gare new');
     expect(ok(await jsonOne({ title: '&lt;3 rooms&gt; near &lt;Gare&gt;' })).title).toBe('<3 rooms> near');
+    // A slash after the tag's name separates its attributes as a space does (an outside probe
+    // found these kept), and a tag left open at the end is a tag too.
+    expect(ok(await jsonOne({ title: '<svg/onload=alert(2)> Flat' })).title).toBe('Flat');
+    expect(ok(await jsonOne({ title: '<img/src=x/onerror=alert(3)> Flat <my-tag>Gare</my-tag>' })).title).toBe('Flat Gare');
+    expect((await csvListing({ title: 'Flat &lt;svg/onload=alert(1)&gt; Gare' })).title).toBe('Flat Gare');
+    expect(ok(await jsonOne({ title: 'Flat Gare <img src=x onerror=alert(1)' })).title).toBe('Flat Gare');
+    expect(ok(await jsonOne({ title: 'Flat 2 < 3, rooms <4, a/b' })).title).toBe('Flat 2 < 3, rooms <4, a/b');
     // Invisible characters that change how a title reads go; joiners of emoji stay.
     expect(ok(await jsonOne({ title: 'Flat\u202Egnp.exe \u200BGare\u2066x\u2069 \u{1F468}\u200D\u{1F469}' })).title).toBe('Flatgnp.exe Garex \u{1F468}\u200D\u{1F469}');
   });
