@@ -306,4 +306,43 @@ describe('GET /api/v1/changes: a request that gets no slot in time', () => {
     expect(served).toHaveStatus(200);
     expect(served.body.data.length).toBeGreaterThan(0);
   });
+
+  // An outside probe of stop 46: 40 pages of one key at once, 1-2 answered 503 (and counted):
+  // their turn came just before the bound, and their read could not end within it.
+  it('is 429 when its own key held it up for most of the bound, even if its turn came before the end', async () => {
+    await insertListing(t.db, { source: 'slot-wait-2' });
+    const app = express();
+    app.use((req, res, next) => ((res.locals.apiKey = { id: 'one-key', tier: 'pro' } as never), next()));
+    app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce: 3, waitMs: 3000 }));
+    app.use(errorHandler(silentLogger));
+    const waiting = async (n: number) =>
+      vi.waitFor(async () => expect((await t.db.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'listing_changes'::regclass`)).rows[0].n).toBe(n), { timeout: 30_000, interval: 20 });
+    // The key's first page waits for a lock; its second waits for the first.
+    const a = await t.db.transaction();
+    await a.raw('LOCK TABLE listing_changes IN ACCESS EXCLUSIVE MODE');
+    const first = request(app).get('/changes').then((r) => r);
+    await waiting(1);
+    const sent = performance.now();
+    const second = request(app).get('/changes').then((r) => r);
+    // Another lock queued behind the first page's read: taken as soon as that read ends, so the
+    // second page, its turn come, waits for it in turn.
+    const b = await t.db.transaction();
+    try {
+      // (A knex query starts when it is awaited: then() sends it now.)
+      const bLocked = b.raw('LOCK TABLE listing_changes IN ACCESS EXCLUSIVE MODE').then(() => true);
+      await waiting(2);
+      // Past half the bound, the first page is read (its own bound counts from its earlier
+      // arrival: it may be 503 or 200), and the second's turn comes.
+      await new Promise((r) => setTimeout(r, Math.max(0, 1800 - (performance.now() - sent))));
+      await a.rollback();
+      await bLocked;
+      expect([200, 503]).toContain((await first).status);
+      const own = await second;
+      expect(own).toHaveStatus(429);
+      expect(own.body).toMatchObject({ code: 'rate_limited' });
+    } finally {
+      if (!a.isCompleted()) await a.rollback();
+      await b.rollback();
+    }
+  });
 });
