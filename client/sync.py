@@ -32,6 +32,11 @@ def sync(db, base, key, export=False):
     session.headers["Authorization"] = f"Bearer {key}"
     row = db.execute("SELECT value FROM state WHERE name = 'cursor'").fetchone()
     cursor = row[0] if row else None
+    if cursor is None:
+        # From scratch: drop what a run cut short before its first cursor, or a walk of another
+        # view (a new walk after a change of tier), left behind.
+        with db:
+            db.execute("DELETE FROM listings")
     if cursor is None and export:
         # The whole set in one request, from one snapshot; /changes goes on from its cursor.
         with get(session, f"{base}/api/v1/listings/export", stream=True) as res:

@@ -143,4 +143,20 @@ describe.skipIf(!pythonRequests)('docs/sync-guide.md, Python (skipped when pytho
     await check('starter', '0');
     await check('pro', '0');
   });
+
+  // An outside probe: after a change of tier, a new walk (the cursor deleted) left the other
+  // view's listings in the mirror; sync.sh and sync.ts empty it when no cursor is stored.
+  it('client/sync.py empties the mirror when no cursor is stored', async () => {
+    const script = path.join(projectRoot, 'client/sync.py');
+    for (const exportFirst of ['0', '1']) {
+      const db = path.join(tmp, `py-left-${exportFirst}.db`);
+      await run('python3', [script, db], { env: { ...process.env, BASE: base, KEY: t.keys.pro, EXPORT: exportFirst } });
+      // A listing of another view, left behind; no cursor.
+      const sql = `import sqlite3; db = sqlite3.connect(${JSON.stringify(db)}); db.execute("INSERT INTO listings VALUES ('lst_left_behind', '{}')"); db.execute("DELETE FROM state"); db.commit()`;
+      await run('python3', ['-c', sql]);
+      await run('python3', [script, db], { env: { ...process.env, BASE: base, KEY: t.keys.pro, EXPORT: exportFirst } });
+      const { stdout } = await run('python3', [script, db, '--dump'], { maxBuffer: 64 * 1024 * 1024 });
+      await expectEqualsCrawl(t.keys.pro, stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ApiListing));
+    }
+  });
 });
