@@ -585,11 +585,19 @@ describe('second audit: a file declared Latin-1 in two encodings', () => {
 });
 
 describe('a property type that is not a home', () => {
-  it.each(['Garage', 'Bureau', 'Local commercial', 'Terrain', 'Parking'])('CSV Type de bien %j is rejected, whatever the offer', async (kind) => {
+  it.each([
+    'Garage', 'Bureau', 'Local commercial', 'Terrain', 'Parking',
+    // An outside probe of stop 46: these were imported as homes.
+    'Emplacement de parking', 'Place de parking', 'Emplacement intérieur', 'Cave', 'Box', 'Carport', 'Tiefgarage', 'Büro', 'Atelier',
+    'Hangar', 'Lagerhalle', 'Warehouse', 'Restaurant', 'Café', 'Cabinet médical', 'Fonds de commerce', 'Immeuble de rapport', 'Local',
+  ])('CSV Type de bien %j is rejected, whatever the offer', async (kind) => {
     expect(reason(await csvOne({ kind }))).toBe(`property type ${JSON.stringify(kind)} is not a home`);
   });
 
-  it.each(['Appartement', 'Maison avec garage', 'Appartement + parking', 'Studio', 'Chambre'])('CSV Type de bien %j is a home', async (kind) => {
+  it.each([
+    'Appartement', 'Maison avec garage', 'Appartement + parking', 'Studio', 'Chambre', 'Neubau Wohnung mit Tiefgarage',
+    'Appartement avec cave et emplacement', 'Duplex', 'Penthouse', 'Maison jumelée', 'Haus', 'Loft', 'Résidence',
+  ])('CSV Type de bien %j is a home', async (kind) => {
     expect(ok(await csvOne({ kind })).listing_type).toBe('RENT');
   });
 
