@@ -353,6 +353,32 @@ describe('dates (Europe/Luxembourg local time to UTC)', () => {
     await expect(parseCsvFeed(`${reordered.join(';')}\n`)).rejects.toThrow(/wrong CSV header: the column "Surface" is missing/);
   });
 
+  // An outside probe of stop 46: a unit in the header's brackets was set aside whatever it said.
+  it('csv: a price column in another currency, in thousands or per m², or an area in square feet, refuses the file; a unit read is fine', async () => {
+    const header = CSV_HEADER_LINE.replace(/^\uFEFF/, '').split(';');
+    const row = csvRow({ ref: 'U1', offer: 'Location', price: '4 900', area: '120', rooms: '4', place: 'Remich', link: 'https://x.example/u1' });
+    const named = (rename: Record<string, string>, extra: string[] = []) => [...header.map((h) => rename[h] ?? h), ...extra].join(';');
+    for (const price of ['Prix (CHF)', 'Prix (k€)', 'Prix (USD)', 'Prix (€/m²)', 'Prix (EUR par m²)', 'Prix (Mio. €)']) {
+      await expect(parseCsvFeed(`${named({ Prix: price })}\n${row}\n`), price).rejects.toThrow(/states a unit this importer does not read: prices are read as EUR/);
+    }
+    for (const area of ['Surface (sq ft)', 'Surface (ft²)', 'Surface (ares)']) {
+      await expect(parseCsvFeed(`${named({ Surface: area })}\n${row}\n`), area).rejects.toThrow(/states a unit this importer does not read: areas are read in m²/);
+    }
+    for (const [price, area] of [['Prix (€)', 'Surface (m²)'], ['Prix (EUR/mois)', 'Surface (m² habitables)'], ['Prix (€, charges comprises)', 'Surface (qm)']]) {
+      const [l] = norm(await parseCsvFeed(`${named({ Prix: price, Surface: area })}\n${row}\n`)).map(ok);
+      expect([l.price_eur, l.area_m2], price).toEqual([4900, 120]);
+    }
+    // A price per m² beside the price, before it or after: the price is the price.
+    const perM2 = (before: boolean) => {
+      const h = before ? ['Prix (€/m²)', ...header] : [...header, 'Prix (€/m²)'];
+      const r = before ? ['41', ...row.split(';')] : [...row.split(';'), '41'];
+      return `${h.join(';')}\n${r.join(';')}\n`;
+    };
+    for (const before of [true, false]) expect(norm(await parseCsvFeed(perM2(before))).map(ok)[0].price_eur).toBe(4900);
+    // Two price columns both read as EUR: which one is meant is not clear.
+    await expect(parseCsvFeed(`${named({}, ['Prix (€)'])}\n${row};5000\n`)).rejects.toThrow(/names the column "Prix" 2 times/);
+  });
+
   it('csv winter and summer time', async () => {
     expect((await csvListing({ date: '21/11/2026 14:03' })).created_at?.toISOString()).toBe('2026-11-21T13:03:00.000Z');
     expect((await csvListing({ date: '02/07/2026 09:30' })).created_at?.toISOString()).toBe('2026-07-02T07:30:00.000Z');
