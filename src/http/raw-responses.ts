@@ -74,7 +74,9 @@ export function requireHost(listener: RequestListener): RequestListener {
       return answerProblem(res, 505, 'HTTP version not supported', `The request line must end in HTTP/1.1 (or HTTP/1.0), not HTTP/${req.httpVersion}`, { Connection: 'close' });
     }
     const te = req.headers['transfer-encoding'];
-    if (te !== undefined && te.split(',').at(-1)!.trim().toLowerCase() !== 'chunked') return bad('a Transfer-Encoding other than chunked cannot frame a request body');
+    // Chunked alone: a coding before it (`gzip, chunked`) is one this server does not undo, and
+    // the body was read as if it were not there (an outside probe: a plain form sent so signed in).
+    if (te !== undefined && te.trim().toLowerCase() !== 'chunked') return bad('a request body may be framed by Transfer-Encoding: chunked alone, with no other coding');
     // The absolute form of a request target (`GET http://host/path`, which proxies send and a
     // server must accept, RFC 9112 section 3.2.2) is made the origin form the app reads
     // (`/path`): the key page's redirect was built from it as `/api-keyshttp://host` and its forms
