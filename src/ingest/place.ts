@@ -2,6 +2,7 @@ import { decodeHTML } from 'entities';
 import { placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js';
 import { ABROAD, abroadKey, ALSO_ABROAD, COUNTRY_KEYS, countryAbroadAt, OTHER_COUNTRY_POSTCODE } from './abroad.js';
 import { byTownAndPostcode, chooseLocality, kmFromCommune, localityIn, nearbyLocalityNamed, nearestByPoints, nearestNamesake, PLACE_COORDS_FAR_KM, villageNamed } from './place-points.js';
+import { haversineKm } from '../domain/geo.js';
 import { parsePostcode, postcodeFor, postcodeIn, withoutPostcodes } from './postcode.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
@@ -105,6 +106,25 @@ const abroadReason = (shown: string, abroad: string): NotFound => ({
 // Order: the texts the record gives (quarter with its town, town, quarter), each in any
 // language form, case or accent; a name several communes share is narrowed by the town, the
 // postcode, then the coordinates; the coordinates alone come last (nearest reference point).
+// Names every town has for a quarter of its own ("Centre", "Gare"): the gazetteer knows them as
+// the City's quarters (Ville Haute's other name, and Gare), but a record whose postcode lies
+// outside the City, or whose coordinates lie more than 2.5 km from that quarter, means its own
+// town's (an outside probe of stop 46: "Centre" with Esch's coordinates, "Gare" with
+// Ettelbruck's or with an Esch postcode were stored in the City, their coordinates and postcode
+// dropped). Such a name then settles nothing: the postcode, the coordinates or the text's other
+// parts do.
+const TOWN_QUARTER_KEYS = new Set(['centre', 'centreville', 'gare', 'quartiergare', 'zentrum', 'bahnhof']);
+const TOWN_QUARTER_KM = 2.5;
+const isTownQuarter = (text: string) => TOWN_QUARTER_KEYS.has(placeKey(withoutPostcodes(text)));
+function townQuarterElsewhere(gz: Gazetteer, text: string, postcode: number | null, coords: { lat: number; lng: number } | null): boolean {
+  if (!isTownQuarter(text)) return false;
+  if (postcode !== null && (postcode < 1000 || postcode >= 3000)) return true;
+  if (!coords) return false;
+  const quarter = villageNamed(gz, withoutPostcodes(text), 'Luxembourg');
+  const point = gz.localitiesOf('Luxembourg').find((l) => l.locality === quarter);
+  return !point || point.lat === null || point.lng === null || haversineKm(coords.lat, coords.lng, point.lat, point.lng) > TOWN_QUARTER_KM;
+}
+
 function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | null): Found | NotFound {
   const town = clean(input.town);
   const quarter = clean(input.quarter);
@@ -118,9 +138,14 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
   // dropped as a slip). The coordinates decide, or the record is refused.
   const outsideCity = postcode !== null && (postcode < 1000 || postcode >= 3000);
   let countryOnly = false;
+  let townQuarter: string | null = null;
   for (const text of texts) {
     if (outsideCity && onlyCountry([withoutPostcodes(text)])) {
       countryOnly = true;
+      continue;
+    }
+    if (townQuarterElsewhere(gz, text, postcode, input.coords)) {
+      townQuarter = text;
       continue;
     }
     const place = gz.resolve(text);
@@ -149,7 +174,7 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
   let differing: string[] | null = null;
   let abroad: string | null = null;
   if (!ambiguous) {
-    const parts = fromParts(gz, [town, quarter], postcode, input.coords);
+    const parts = fromParts(gz, [town, quarter], postcode, input.coords, (part) => townQuarterElsewhere(gz, part, postcode, input.coords));
     if (parts && 'differing' in parts) differing = parts.differing;
     else if (parts && 'abroad' in parts) abroad = parts.abroad;
     else if (parts) return { ok: true, ...parts, by: 'text' };
@@ -184,6 +209,9 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
           ? `"${ambiguous.name}" is a locality of several communes (${ambiguous.communes.join(', ')}); give a postcode or coordinates`
           : `"${ambiguous.name}" is a locality of several communes (${ambiguous.communes.join(', ')}), and the postcode ${postcode} does not tell them apart; give the commune or coordinates`,
     };
+  }
+  if (townQuarter !== null && !input.coords) {
+    return { ok: false, reason: `"${townQuarter.slice(0, 40)}" names a quarter every town has, and the postcode ${postcode} is not the City's; give the commune or coordinates` };
   }
   if (texts.length === 0 || countryOnly) {
     return {
@@ -220,15 +248,23 @@ function fromParts(
   texts: (string | null)[],
   postcode: number | null,
   coords: { lat: number; lng: number } | null,
+  elsewhere: (part: string) => boolean,
 ): { commune: string; locality: string | null } | { differing: string[] } | { abroad: string } | null {
   // Each part that names a place: the communes it may be in, and the localities it names.
   const named: { communes: string[]; localities: { locality: string; commune: string }[]; shortName: boolean }[] = [];
   let country: string[] | null = null;
+  const townQuarters: string[] = [];
   for (const text of texts) {
     const parts = text ? text.split(PART_SEPARATORS).map((p) => p.trim()).filter(Boolean) : [];
     if (parts.length < 2) continue;
     for (const part of parts) {
       if (ABROAD.has(abroadKey(part))) return { abroad: part };
+      // "Centre" or "Gare": read once the other parts are (below), and not when the postcode or
+      // the coordinates lie elsewhere (townQuarterElsewhere).
+      if (isTownQuarter(part)) {
+        if (!elsewhere(part)) townQuarters.push(part);
+        continue;
+      }
       const p = gz.resolve(part);
       if (!p) continue;
       if (COUNTRY_KEYS.has(placeKey(part))) {
@@ -242,6 +278,15 @@ function fromParts(
         localities: p.kind === 'locality' ? p.options : [],
         shortName: shared.length > 1,
       });
+    }
+  }
+  // A town's "Centre" or "Gare" counts beside the City's name ("Luxembourg-Hollerich/Gare"), or
+  // alone; beside another town's, it is that town's and names no more.
+  for (const part of townQuarters) {
+    const p = gz.resolve(part);
+    const communes = p ? communesOf(p) : [];
+    if (p && named.every((n) => n.communes.some((c) => communes.includes(c)))) {
+      named.push({ communes, localities: p.kind === 'locality' ? p.options : [], shortName: false });
     }
   }
   if (named.length === 0) {

@@ -257,6 +257,36 @@ describe('a place text in several parts', () => {
   });
 });
 
+// An outside probe of stop 46: "Centre" (Ville Haute's other name) and "Gare" with coordinates
+// or a postcode of another town were stored in the City, their coordinates and postcode dropped.
+describe('"Centre" and "Gare", quarters every town has', () => {
+  const placeOf = (more: Partial<PlaceInput>) => {
+    const r = resolvePlace(gazetteer(), { town: null, coords: null, ...more });
+    return r.ok ? [r.commune, r.locality, r.coords !== null, r.postcode] : `rejected: ${r.reason}`;
+  };
+  const esch = { lat: 49.4958, lng: 5.9806 };
+  const ettelbruck = { lat: 49.847, lng: 6.104 };
+  it('with coordinates elsewhere: the coordinates place the record, and are kept', () => {
+    expect(placeOf({ town: 'Centre', coords: esch })).toEqual(['Esch-sur-Alzette', null, true, null]);
+    expect(placeOf({ town: 'Gare', coords: ettelbruck })).toEqual(['Ettelbruck', null, true, null]);
+    expect(placeOf({ quarter: 'Gare', coords: esch, postcode: 'L-4170' })).toEqual(['Esch-sur-Alzette', null, true, 4170]);
+  });
+  it('with a postcode outside the City and no coordinates: rejected, saying why', () => {
+    expect(placeOf({ town: 'Centre', postcode: 'L-9201' })).toBe('rejected: "Centre" names a quarter every town has, and the postcode 9201 is not the City\'s; give the commune or coordinates');
+  });
+  it("in the City, or with nothing else: the City's quarter, as before", () => {
+    expect(placeOf({ town: 'Gare', coords: { lat: 49.6, lng: 6.133 } })).toEqual(['Luxembourg', 'Gare', true, null]);
+    expect(placeOf({ town: 'Centre', postcode: 'L-1611' })).toEqual(['Luxembourg', 'Ville Haute', false, 1611]);
+    expect(placeOf({ town: 'Gare' })).toEqual(['Luxembourg', 'Gare', false, null]);
+  });
+  it("beside a town's name in one text: that town's", () => {
+    expect(place('Avenue de la Gare 12, Centre, L-4131 Esch-sur-Alzette')).toEqual(['Esch-sur-Alzette', null]);
+    expect(place('Centre, Esch-sur-Alzette')).toEqual(['Esch-sur-Alzette', null]);
+    expect(place('Diekirch - Gare')).toEqual(['Diekirch', null]);
+    expect(place('Luxembourg - Gare')).toEqual(['Luxembourg', 'Gare']);
+  });
+});
+
 describe("HTML's entities in a place text (an XML parser leaves them as written)", () => {
   it('are read: "Wiltz&nbsp;" is Wiltz, "P&eacute;tange" Pétange', () => {
     expect(place('Wiltz&nbsp;')).toEqual(['Wiltz', null]);
