@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EARLIEST_DAY } from '../domain/market.js';
-import { hasControlCharacter } from '../lib/text.js';
+import { hasControlCharacter, INVISIBLE_IN_NAME } from '../lib/text.js';
 import { ApiError, type ParamError } from './errors.js';
 
 // Query-string parameter types (docs/spec/contract.md section 3). Every value arrives as a string;
@@ -110,6 +110,7 @@ export function textParam(maxLength: number, doc: ParamDoc = {}) {
 function textParamSchema(maxLength: number) {
   return z
     .string()
+    .refine((s) => !INVISIBLE_IN_NAME.test(s), 'must not contain invisible characters (zero-width spaces, direction marks, soft hyphens, byte-order marks, variation selectors)')
     .transform((s) => s.trim())
     .pipe(
       z

@@ -9,6 +9,12 @@ export function hasControlCharacter(s: string): boolean {
   return CONTROL_CHARACTER.test(s);
 }
 
+// Characters that show nothing in a name: format characters (zero-width spaces and joiners,
+// direction marks and overrides, the soft hyphen, the byte-order mark) and variation
+// selectors. A name searched for with one is not the name it hides in (an outside probe:
+// `Lux%C2%ADembourg`, `Luxembourg%E2%80%8B` were read as Luxembourg), so it is refused.
+export const INVISIBLE_IN_NAME = /[\p{Cf}\ufe00-\ufe0f]/u;
+
 // Every control character of a text, for replace().
 export const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 

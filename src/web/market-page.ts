@@ -6,7 +6,7 @@ import type { LiveState } from '../cache/live-state.js';
 import { VersionedCache } from '../cache/versioned-cache.js';
 import { describePeriod, historyRange, publishFigures, ROOMS_TOP_BUCKET, utcDay, type RentFigures } from '../domain/market.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
-import { showDirectionCharacters } from '../lib/text.js';
+import { INVISIBLE_IN_NAME, showDirectionCharacters } from '../lib/text.js';
 import { currentDataVersion } from '../repositories/data-version.js';
 import { marketPrices } from '../repositories/market.js';
 import { ALL_ROOMS, marketHistory, snapshotVersion } from '../repositories/market-snapshots.js';
@@ -28,7 +28,12 @@ const SORT_VALUES = SORTS.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
 const pageQuery = z
   .object({
     sort: z.enum(SORT_VALUES, `sort must be one of ${SORT_VALUES.join(', ')}`).optional(),
-    commune: z.string().trim().min(1, 'commune must not be empty').max(100, 'commune is too long').optional(),
+    commune: z
+      .string()
+      .refine((s) => !INVISIBLE_IN_NAME.test(s), 'commune must not contain invisible characters (zero-width spaces, direction marks, soft hyphens).')
+      .transform((s) => s.trim())
+      .pipe(z.string().min(1, 'commune must not be empty').max(100, 'commune is too long'))
+      .optional(),
     rooms: z
       .string()
       // No listing has 0 rooms (a studio counts 1): the page offers 1 to 5 and says so, where it

@@ -243,6 +243,23 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(await request(t.app).get('/api/v1/openapi.json')).toHaveStatus(200);
   });
 
+  // An outside probe of stop 46: invisible characters inside a name were dropped, and the name
+  // served as if they were not there.
+  it('a name with an invisible character in it is refused, on the API and on /market', async () => {
+    for (const c of ['%E2%80%8B', '%E2%80%AE', '%C2%AD', '%EF%BB%BF', '%EF%B8%8F', '%E2%80%8D', '%E2%81%A0']) {
+      const body = await expect400(`?commune=Lux${c}embourg`, 'commune');
+      expect(body.errors[0].message).toMatch(/must not contain invisible characters/);
+      await expect400(`?commune=Luxembourg${c}`, 'commune');
+      await expect400(`?source=native${c}`, 'source');
+      const page = await request(t.app).get(`/market?commune=Lux${c}embourg`);
+      expect(page, c).toHaveStatus(400);
+      expect(page.text).toContain('commune must not contain invisible characters');
+    }
+    // Accents written as combining marks (NFD) are letters, not invisible.
+    expect(await get('?commune=Le%CC%88tzebuerg')).toHaveStatus(200);
+    expect(await request(t.app).get('/market?commune=Le%CC%88tzebuerg')).toHaveStatus(200);
+  });
+
   it("market history's interval in any letter case, as listing_type", async () => {
     const res = await request(t.app).get('/api/v1/market/history?commune=Luxembourg&interval=WEEK').set(bearer(t.keys.pro));
     expect(res).toHaveStatus(200);
