@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { once } from 'node:events';
-import type { Server, ServerResponse } from 'node:http';
+import type { RequestListener, Server, ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
@@ -197,6 +197,16 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     process.stdout.write(lines.join('\n') + '\n');
   }
 
+  // What a draining worker answers is logged like any request: one line with its method, path,
+  // status and id (an outside probe: 712 such 503s, no line).
+  const logsRequests = logger.isLevelEnabled('info');
+  const loggedStopping: RequestListener = (req, res) => {
+    stoppingListener(req, res);
+    if (!logsRequests) return;
+    const path = (req.url ?? '').split('?')[0];
+    logger.info({ req: { method: req.method, path }, request_id: res.getHeader('X-Request-Id'), res: { status: 503 }, responseTime: 0 }, `${req.method} ${path} 503 0ms (this process is stopping)`);
+  };
+
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -209,7 +219,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
       // drains and answers what arrives meanwhile 503 (Retry-After: 1, Connection: close), and
       // stops listening once drained, just before it exits.
       server.off('request', serving);
-      server.on('request', requireHost(stoppingListener));
+      server.on('request', requireHost(loggedStopping));
     } else {
       // New connections are refused (the port closes), the open ones kept: http.Server#close
       // would also destroy the idle keep-alive ones at once, and a request a client had just

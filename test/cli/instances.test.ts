@@ -251,6 +251,8 @@ describe('WEB_CONCURRENCY', () => {
       const answer = () => statusLine(i.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 30_000);
       const seen = await Promise.all(Array.from({ length: 12 }, answer));
       expect(seen.every((s) => s === 'HTTP/1.1 503 Service Unavailable'), seen.join(', ')).toBe(true);
+      // Each logged, as any request is (an outside probe: a drain's 503s had no line).
+      await vi.waitFor(() => expect(i.out.stdout.match(/"msg":"GET \/healthz 503 0ms \(this process is stopping\)"/g) ?? []).toHaveLength(12), { timeout: 30_000, interval: 50 });
       await lock.rollback();
       await exporting;
     } finally {
