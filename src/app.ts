@@ -199,6 +199,7 @@ export function buildApp(deps: AppDeps): App {
       // Half the pool, so that exports never take the connections every other request needs.
       maxExports: Math.max(1, Math.floor((deps.config.DB_POOL_MAX ?? 10) / 2)),
       logger: deps.logger,
+      live: deps.live,
     }),
   );
   keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, rows, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));

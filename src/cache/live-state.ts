@@ -29,6 +29,7 @@ export class LiveState implements ListenerHandlers {
   private lagSeenAt = -Infinity;
   private readyWaiters: Array<() => void> = [];
   private versionListeners: Array<(version: number) => void> = [];
+  private keyListeners = new Set<(keyId: string) => void>();
 
   constructor(
     private readonly maxStaleMs = 1000,
@@ -102,6 +103,13 @@ export class LiveState implements ListenerHandlers {
     this.hashById.set(key.id, hash);
   }
 
+  // Called with the id of every key that changed (revoked, given another tier, deleted), as its
+  // notification comes; returns the call that stops it (an export under way: src/http/routes/changes.ts).
+  onKeyChange(listener: (keyId: string) => void): () => void {
+    this.keyListeners.add(listener);
+    return () => void this.keyListeners.delete(listener);
+  }
+
   // Called with every newer version seen (by the server: the read model starts its reload).
   onVersion(listener: (version: number) => void): void {
     this.versionListeners.push(listener);
@@ -160,6 +168,7 @@ export class LiveState implements ListenerHandlers {
         this.keys.delete(hash);
         this.hashById.delete(payload);
       }
+      for (const l of this.keyListeners) l(payload);
     }
   }
 

@@ -24,7 +24,7 @@ function unauthorized(detail: string): ApiError {
   return new ApiError({ status: 401, code: 'unauthorized', detail, headers: { 'WWW-Authenticate': CHALLENGE } });
 }
 
-function invalidKey(detail: string): ApiError {
+export function invalidKey(detail: string): ApiError {
   return new ApiError({ status: 401, code: 'invalid_key', detail, headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE } });
 }
 

@@ -8,7 +8,9 @@ import type { ApiListing } from '../../src/http/schemas/responses.js';
 import { importFeed } from '../../src/ingest/index.js';
 import { useTestContext } from '../helpers/context.js';
 import { rawExchange, rawStatuses } from '../helpers/raw-http.js';
-import { bearer, buildTestApp, ensureSource } from '../helpers/factory.js';
+import { LiveState } from '../../src/cache/live-state.js';
+import { revokeApiKey, setApiKeyTier } from '../../src/repositories/api-keys.js';
+import { bearer, buildTestApp, createKey, ensureSource, silentLogger } from '../helpers/factory.js';
 import { crawl, emptyMirror, sorted, sync } from '../helpers/mirror.js';
 import { csvFeed, csvRow, gazetteer } from '../ingest/helpers.js';
 
@@ -192,5 +194,53 @@ describe('GET /api/v1/listings/export', () => {
     const [got, ended] = out.trim().split(' ');
     expect(ended, 'the server did not end the answer').toBe('False');
     expect(Number(got)).toBeGreaterThan(100_000);
+  }, 300_000);
+
+  // An outside probe of stop 46: an export read slowly went on to its end 10 s after its key was
+  // revoked. A revoked key stops working at once: its export under way too, and one whose key
+  // is moved to a tier without the export.
+  it('is cut when its key is revoked, or given a tier without the export, while it runs', async () => {
+    // (The 15,000 listings of a test before, 12 MB: read at 80 KB/s, a minute's worth is 5 MB.)
+    const live = new LiveState().start(t.url, silentLogger, 100);
+    try {
+      expect(await live.ready(30_000)).toBe(true);
+      const app = await buildTestApp(t.db, { live, config: { PUBLIC_BASE_URL: 'http://127.0.0.1:3000', TRUST_PROXY: false, STATS_RATE_LIMIT_PER_MINUTE: 60, EXPORT_CLIENT_TIMEOUT_MS: 60_000, DB_POOL_MAX: 4 } });
+      const { port } = await t.listen(app);
+      for (const change of [(id: string) => revokeApiKey(t.db, id, new Date()), (id: string) => setApiKeyTier(t.db, id, 'starter')]) {
+        const key = await createKey(t.db, 'pro');
+        // 4 KB every 50 ms, for up to 60 s: what came, and whether the answer ended before its end.
+        const slow = exportClient(port, key.key, [
+          'got, ended = 0, False',
+          'for _ in range(1200):',
+          '    try:',
+          '        b = c.recv(4096)',
+          '    except ConnectionResetError:',
+          '        b = b""',
+          '    if not b:',
+          '        ended = True',
+          '        break',
+          '    got += len(b)',
+          '    print(got, flush=True)',
+          '    time.sleep(0.05)',
+          'print("end", got, ended, flush=True)',
+        ].join('\n'));
+        let out = '';
+        slow.stdout!.on('data', (d) => (out += d));
+        try {
+          await vi.waitFor(() => expect(out.split('\n').length).toBeGreaterThan(5), { timeout: 60_000, interval: 20 });
+          await change(key.id);
+          const [code] = (await once(slow, 'exit')) as [number];
+          expect(code).toBe(0);
+          const [, got, ended] = /end (\d+) (\w+)/.exec(out)!;
+          expect(ended, 'the answer was cut').toBe('True');
+          // Far from the whole export (12 MB): it was cut, not finished.
+          expect(Number(got)).toBeLessThan(6_000_000);
+        } finally {
+          slow.kill('SIGKILL');
+        }
+      }
+    } finally {
+      await live.close();
+    }
   }, 300_000);
 });

@@ -11,6 +11,9 @@ import { iso } from '../../repositories/freshness.js';
 import { openListingsExport, readChanges, type ChangePosition } from '../../repositories/changes.js';
 import type { PublicListingRow } from '../../repositories/listings.js';
 import { lastUpdatedAt } from '../../services/last-updated.js';
+import type { LiveState } from '../../cache/live-state.js';
+import { listApiKeys } from '../../repositories/api-keys.js';
+import { invalidKey } from '../auth.js';
 import { decodeCursor, encodeCursor, invalidCursor } from '../changes-cursor.js';
 import { dataVersion } from '../data-version.js';
 import { ApiError, databaseUnavailable } from '../errors.js';
@@ -169,6 +172,7 @@ interface ExportDeps {
   clientTimeoutMs: number;
   maxExports: number;
   logger?: Logger;
+  live?: LiveState;
 }
 
 export function exportRoute(deps: ExportDeps) {
@@ -201,7 +205,7 @@ export function exportRoute(deps: ExportDeps) {
     holding++;
     res.once('close', () => running.delete(keyId));
     try {
-      await streamExport(deps, res);
+      await streamExport(deps, res, keyId);
     } finally {
       // The key's mark went with the answer ('close' above): deleting it here, after the
       // transaction is given back, could take the mark of the key's next export.
@@ -210,7 +214,7 @@ export function exportRoute(deps: ExportDeps) {
   };
 }
 
-async function streamExport(deps: ExportDeps, res: import('express').Response): Promise<void> {
+async function streamExport(deps: ExportDeps, res: import('express').Response, keyId: string): Promise<void> {
   // Opening (BEGIN, the snapshot's settings, the data version) gets the same bound as the rows:
   // a database that stops answering then is a 503, not a request that waits as long as it
   // does (an outside probe: a stall begun 15 ms into an export held it 70 s). An opening that
@@ -275,6 +279,22 @@ async function streamExport(deps: ExportDeps, res: import('express').Response): 
     lines.destroy();
   };
   res.on('close', onClose);
+  // The key revoked, or given a tier without the export, while the export runs: the answer is
+  // cut, as a revoked key stops working at once (an outside probe: an export read slowly went
+  // on 10 s after its key was revoked). Told by the key's notification (src/cache/live-state.ts).
+  let keyGone = false;
+  const stopWatchingKey = deps.live?.onKeyChange((id) => {
+    if (id !== keyId) return;
+    void listApiKeys(deps.db, { id }).then(
+      ([key]) => {
+        if (cut || (key && !key.revoked_at && SEES_FLAGGED[key.tier])) return;
+        cut = keyGone = true;
+        deps.logger?.warn({ key_id: id }, 'export: its key was revoked or given another tier meanwhile; the answer is cut');
+        exp.stream.destroy(new Error('export cut: its key was revoked'));
+      },
+      () => undefined,
+    );
+  });
   const watchdog = setInterval(
     () => {
       const now = Date.now();
@@ -319,13 +339,14 @@ async function streamExport(deps: ExportDeps, res: import('express').Response): 
       // Nothing sent yet: a 503 the client can read (an outside probe: a stall before the
       // first row gave an empty reply), or what the error handler makes of the error.
       res.removeHeader('X-Changes-Cursor');
-      throw cut ? databaseUnavailable() : e;
+      throw keyGone ? invalidKey('The API key was revoked') : cut ? databaseUnavailable() : e;
     }
     // The body is cut short (no last chunk): the client sees a failed transfer, never a
     // complete-looking export.
     res.destroy();
     if (!cut) deps.logger?.warn({ err: { message: (e as Error)?.message } }, 'export: cut short by an error');
   } finally {
+    stopWatchingKey?.();
     clearInterval(watchdog);
     res.off('close', onClose);
     // Cut for a stall: the ROLLBACK waits as long as the database does; the 503 or the cut does
