@@ -347,8 +347,31 @@ describe('coordinates', () => {
     expect([l.lat, l.lng]).toEqual([49.6005, 6.1335]);
   });
 
-  it('still drops degrees and minutes, or a hemisphere letter', () => {
-    expect([parseCoordinate('49°36\'02"'), parseCoordinate('49.6005° N')]).toEqual([null, null]);
+  // An outside probe of stop 46: these forms were dropped without a word.
+  it('reads degrees, minutes and seconds, and a hemisphere letter; S and W are negative', async () => {
+    const near = (v: string) => Math.round((parseCoordinate(v) ?? NaN) * 1e6) / 1e6;
+    expect(near('49°36\'02"')).toBe(49.600556);
+    expect(near('49°36\'02"N')).toBe(49.600556);
+    expect(near('6° 7\' 55.2" E')).toBe(6.132);
+    expect(near('49°36.7\'N')).toBe(49.611667);
+    expect(near('N 49°56\'05"')).toBe(49.934722);
+    expect(near('49,6005° N')).toBe(49.6005);
+    expect([parseCoordinate('49.6116N'), parseCoordinate('6.0231E'), parseCoordinate('N49.6116'), parseCoordinate('6.0231 W')]).toEqual([49.6116, 6.0231, 49.6116, -6.0231]);
+    // Not coordinates: minutes or seconds of 60 or more, two letters, other words.
+    for (const v of ['49°61\'00"N', '49°30\'60"N', 'N 49.6 E', '49.6 km', 'O 6.1', '49.6X']) expect(parseCoordinate(v), v).toBeNull();
+    const l = await csvListing({ lat: '49°36\'02"N', lng: '6°07\'55"E' });
+    expect([l.lat, l.lng].map((x) => Math.round(x! * 1e4) / 1e4)).toEqual([49.6006, 6.1319]);
+  });
+
+  it('JSON: a pair written as text, latitude first, and a pair one level down', async () => {
+    const jsonListing = async (l: Record<string, unknown>) => ok(await jsonOne(l));
+    expect((await jsonListing({ geo: '49.62,6.07' })).lat).toBe(49.62);
+    expect((await jsonListing({ geo: '49.62 6.07' })).lng).toBe(6.07);
+    const nested = await jsonListing({ geo: { coordinates: { lat: 49.62, lon: 6.07 } } });
+    expect([nested.lat, nested.lng]).toEqual([49.62, 6.07]);
+    // GeoJSON's own coordinates (an array) are read as before.
+    const point = await jsonListing({ geo: { type: 'Point', coordinates: [6.07, 49.62] } });
+    expect([point.lat, point.lng]).toEqual([49.62, 6.07]);
   });
 });
 

@@ -247,11 +247,20 @@ function titleVersions(list: unknown[]): Obj {
 
 // lat and lon (or lng, long, latitude, longitude), or a GeoJSON Point ([lng, lat]), bare or
 // as a Feature's geometry.
-function coordinates(v: unknown): { lat: unknown; lng: unknown } {
+function coordinates(v: unknown, depth = 0): { lat: unknown; lng: unknown } {
   // A bare pair is GeoJSON's order, [lng, lat] (a pair the other way round is put right
   // later, as swapped coordinates are).
   if (Array.isArray(v) && v.length === 2) return { lat: v[1], lng: v[0] };
+  // A pair written as text, latitude first as people write it ("49.62,6.07", "49.62 6.07"),
+  // and the pair nested one level down ({ "coordinates": { "lat", "lon" } }): an outside probe
+  // of stop 46 found both dropped without a word.
+  if (typeof v === 'string') {
+    const pair = /^\s*([+-]?\d{1,3}\.\d+)\s*[,; ]\s*([+-]?\d{1,3}\.\d+)\s*$/.exec(v);
+    return pair ? { lat: pair[1], lng: pair[2] } : { lat: null, lng: null };
+  }
   const geo = isObj(v) ? v : {};
+  const nested = geo.coordinates ?? geo.position ?? geo.location;
+  if (depth === 0 && isObj(nested) && geo.lat === undefined && geo.latitude === undefined) return coordinates(nested, 1);
   const point = String(geo.type).toLowerCase() === 'feature' && isObj(geo.geometry) ? geo.geometry : geo;
   if (String(point.type).toLowerCase() === 'point' && Array.isArray(point.coordinates)) {
     return { lat: point.coordinates[1], lng: point.coordinates[0] };
