@@ -287,6 +287,16 @@ describe('"Centre" and "Gare", quarters every town has', () => {
   });
 });
 
+// An outside probe of stop 46: these were rejected as unknown places.
+describe("the country's name before a place, and the City's other spellings", () => {
+  it('Luxembourg-Howald is Howald (Hesperange); Stadt Luxemburg and L-Ville are the City', () => {
+    expect(place('Luxembourg-Howald')).toEqual(['Hesperange', 'Howald']);
+    expect(place('Lux - Bertrange')).toEqual(['Bertrange', null]);
+    expect(place('Luxembourg-Kirchberg')).toEqual(['Luxembourg', 'Kirchberg']);
+    for (const t of ['Stadt Luxemburg', 'L-Ville', 'Lux-Ville']) expect(place(t), t).toEqual(['Luxembourg', null]);
+  });
+});
+
 describe("HTML's entities in a place text (an XML parser leaves them as written)", () => {
   it('are read: "Wiltz&nbsp;" is Wiltz, "P&eacute;tange" Pétange', () => {
     expect(place('Wiltz&nbsp;')).toEqual(['Wiltz', null]);
