@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { contentHash } from './normalize.js';
 import type { NormalizedListing } from './types.js';
 
 type Db = Knex | Knex.Transaction;
@@ -50,10 +51,32 @@ export async function markSeen(trx: Db, taken: Map<string, string>): Promise<voi
   await trx.raw(`INSERT INTO ingest_seen (external_id, position) SELECT * FROM unnest(?::text[], ?::text[]) ON CONFLICT DO NOTHING`, [ids, ids.map((id) => taken.get(id)!)]);
 }
 
+// A record that gives no creation date keeps the one stored (the update below leaves
+// created_at as it is), so when nothing else changed its content has not: its hash is the one
+// stored, computed with that date, rather than "updated" with nothing public changed (an
+// outside probe of stop 46: a feed sent again with its dates left out made every listing
+// "updated", moved updated_at and put them all in /changes).
+async function keepStoredDates(trx: Db, part: NormalizedListing[]): Promise<void> {
+  const undated = part.filter((l) => !(l.created_at_kind === 'created' && l.created_at));
+  if (undated.length === 0) return;
+  const stored = await rows<{ id: string; content_hash: string; created_at: Date | null }>(
+    trx,
+    `SELECT id, content_hash, created_at FROM listings WHERE id = ANY (?::text[])`,
+    [undated.map((l) => l.id)],
+  );
+  const byId = new Map(stored.map((r) => [r.id, r]));
+  for (const l of undated) {
+    const s = byId.get(l.id);
+    if (!s || !s.created_at || s.content_hash === l.content_hash) continue;
+    if (contentHash({ ...l, created_at: s.created_at, created_at_kind: 'created' }) === s.content_hash) l.content_hash = s.content_hash;
+  }
+}
+
 export async function stageListings(trx: Db, listings: NormalizedListing[]): Promise<void> {
   if (listings.length === 0) return;
   for (let i = 0; i < listings.length; i += CHUNK) {
     const part = listings.slice(i, i + CHUNK);
+    await keepStoredDates(trx, part);
     const col = <K extends keyof NormalizedListing>(k: K) => part.map((l) => l[k]);
     await trx.raw(
       `INSERT INTO ingest_batch (id, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng,

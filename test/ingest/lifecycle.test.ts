@@ -62,6 +62,28 @@ describe('life cycle', () => {
     expect(changed.updated_at.toISOString()).toBe(at(4).toISOString());
   });
 
+  // An outside probe of stop 46: the same feed with its dates left out made every listing
+  // "updated" (updated_at moved, an upsert in /changes) though nothing public had changed.
+  it('a record sent again without its creation date keeps the stored one and is unchanged; with a new date it is updated', async () => {
+    // (A date before the import's: a creation date after it is not kept as such.)
+    const dated = { D1: { date: '20/10/2026 10:00' }, D2: { date: '20/10/2026 10:00' } };
+    await csv('dates', ['D1', 'D2'], at(0), {}, dated);
+    const before = await byExternalId(t.db, 'dates', 'D1');
+    expect(before.created_at.toISOString()).toBe('2026-10-20T08:00:00.000Z');
+    const changesBefore = Number((await t.db('listing_changes').count<{ n: number }[]>('* as n'))[0].n);
+    const r = await csv('dates', ['D1', 'D2'], at(3), {}, { D1: { date: '' }, D2: { date: '' } });
+    expect(r.counts).toMatchObject({ unchanged: 2, updated: 0 });
+    const after = await byExternalId(t.db, 'dates', 'D1');
+    expect([after.created_at.toISOString(), after.updated_at.toISOString()]).toEqual([before.created_at.toISOString(), before.updated_at.toISOString()]);
+    expect(Number((await t.db('listing_changes').count<{ n: number }[]>('* as n'))[0].n)).toBe(changesBefore);
+    // Sent again with the date: unchanged too; with another date, or another price and no date: updated.
+    expect((await csv('dates', ['D1', 'D2'], at(4), {}, dated)).counts).toMatchObject({ unchanged: 2, updated: 0 });
+    const r2 = await csv('dates', ['D1', 'D2'], at(5), {}, { D1: { date: '21/10/2026 10:00' }, D2: { date: '', price: '1999' } });
+    expect(r2.counts).toMatchObject({ unchanged: 0, updated: 2 });
+    expect((await byExternalId(t.db, 'dates', 'D1')).created_at.toISOString()).toBe('2026-10-21T08:00:00.000Z');
+    expect((await byExternalId(t.db, 'dates', 'D2')).price_eur).toBe(1999);
+  });
+
   it('a delta withdraws only what it deletes, and changes what it carries', async () => {
     const listing = (ref: string, status = 'available', amount = 1500) => ({
       ref, offer: 'rent', status, title: `Flat ${ref}`, price: { amount, currency: 'EUR', period: 'month' },
