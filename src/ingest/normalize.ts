@@ -55,9 +55,9 @@ export function pickTitle(v: unknown): string | null {
 
 // An HTML tag, as agency software writes into titles (<b>, <br/>, <span class="x">), and as
 // HTML reads one: a slash after the name separates attributes as a space does
-// (`<svg/onload=…>`, `<img/src=x/onerror=…>`: an outside probe found them kept), and a tag
-// left open at the end of the text is one too (a browser drops it, or joins it to what follows).
-const HTML_TAG = /<\/?[a-z][a-z0-9-]*(?:[\s/][^<>]*)?(?:>|$)/gi;
+// (`<svg/onload=…>`, `<img/src=x/onerror=…>`: an outside probe found them kept). Text after a
+// `<` that no `>` closes is kept as written ("Loyer <a discuter", "A<B": a regression probe).
+const HTML_TAG = /<\/?[a-z][a-z0-9]*(?:[\s/][^<>]*)?>/gi;
 const CODE_ELEMENT = /<(script|style)\b[^<>]*>[\s\S]*?<\/\1\s*>/gi;
 
 function cleanText(v: unknown): string | null {

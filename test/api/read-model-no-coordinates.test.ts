@@ -5,7 +5,7 @@ import { currentDataVersion } from '../../src/repositories/data-version.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey, insertListing, silentLogger } from '../helpers/factory.js';
 
-// contract.md section 3: "Listings with no coordinates never match a geo search." With no active
+// docs/spec/contract.md section 3: "Listings with no coordinates never match a geo search." With no active
 // listing located at all (a new deployment before its first import, or feeds that give no
 // coordinates), the read model has no geo grid: a geo search counted through it was a 500
 // (an outside probe; SQL answered 200 and nothing).

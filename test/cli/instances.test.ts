@@ -242,7 +242,9 @@ describe('WEB_CONCURRENCY', () => {
         { timeout: 30_000, interval: 20 },
       );
       i.child.kill('SIGTERM');
-      await vi.waitFor(() => expect(i.out.stdout).toContain('shutting down'), { timeout: 30_000, interval: 20 });
+      // Both workers (the primary passes the signal on; on a busy machine the second may take a
+      // moment, and a connection it took meanwhile was served 200: stop 46's suite).
+      await vi.waitFor(() => expect(i.out.stdout.split('shutting down').length).toBeGreaterThanOrEqual(3), { timeout: 30_000, interval: 20 });
       // New connections, one request each, while the export holds the drain. (A connection left
       // unanswered waits until the primary exits, which the lock holds off: the bound only tells
       // such a hang from an answer; the primary hands the worker the 12 connections one at a time,

@@ -4,7 +4,8 @@ import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
 import { parseFeedDate } from '../feed-dates.js';
 import { isBlank, isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parsePrice, show } from '../values.js';
-import { cleanExternalId, collectFeed, notAHome, offerType } from './common.js';
+import { cleanExternalId, collectFeed, offerType } from './common.js';
+import { notAHome } from './property-type.js';
 
 export const CSV_HEADER = [
   'Référence', "Type d'offre", 'Type de bien', 'Titre', 'Prix', 'Surface', 'Pièces', 'Chambres', 'Localité',
