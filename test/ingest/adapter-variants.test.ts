@@ -588,8 +588,9 @@ describe('a property type that is not a home', () => {
   it.each([
     'Garage', 'Bureau', 'Local commercial', 'Terrain', 'Parking',
     // An outside probe of stop 46: these were imported as homes.
-    'Emplacement de parking', 'Place de parking', 'Emplacement intérieur', 'Cave', 'Box', 'Carport', 'Tiefgarage', 'Büro', 'Atelier',
+    'Emplacement de parking', 'Place de parking', 'Emplacement intérieur', 'Cave', 'Box', 'Carport', 'Tiefgarage', 'Büro',
     'Hangar', 'Lagerhalle', 'Warehouse', 'Restaurant', 'Café', 'Cabinet médical', 'Fonds de commerce', 'Immeuble de rapport', 'Local',
+    'Place de stationnement', 'Tiefgaragenstellplatz', 'Einzelgarage', 'Parkplatz',
   ])('CSV Type de bien %j is rejected, whatever the offer', async (kind) => {
     expect(reason(await csvOne({ kind }))).toBe(`property type ${JSON.stringify(kind)} is not a home`);
   });
@@ -597,6 +598,9 @@ describe('a property type that is not a home', () => {
   it.each([
     'Appartement', 'Maison avec garage', 'Appartement + parking', 'Studio', 'Chambre', 'Neubau Wohnung mit Tiefgarage',
     'Appartement avec cave et emplacement', 'Duplex', 'Penthouse', 'Maison jumelée', 'Haus', 'Loft', 'Résidence',
+    // A regression probe of stop 46: a home's type naming its extras, in words of its own.
+    'Rez-de-jardin avec cave', 'T3 avec parking', 'Maisonette mit Tiefgarage', 'Wunneng mat Garage', "Atelier d'artiste",
+    'Propriété avec terrain', 'Erdgeschosswohnung mit Stellplatz', 'Townhouse with garage', 'Immeuble',
   ])('CSV Type de bien %j is a home', async (kind) => {
     expect(ok(await csvOne({ kind })).listing_type).toBe('RENT');
   });

@@ -358,13 +358,19 @@ describe('dates (Europe/Luxembourg local time to UTC)', () => {
     const header = CSV_HEADER_LINE.replace(/^\uFEFF/, '').split(';');
     const row = csvRow({ ref: 'U1', offer: 'Location', price: '4 900', area: '120', rooms: '4', place: 'Remich', link: 'https://x.example/u1' });
     const named = (rename: Record<string, string>, extra: string[] = []) => [...header.map((h) => rename[h] ?? h), ...extra].join(';');
-    for (const price of ['Prix (CHF)', 'Prix (k€)', 'Prix (USD)', 'Prix (€/m²)', 'Prix (EUR par m²)', 'Prix (Mio. €)']) {
+    for (const price of ['Prix (CHF)', 'Prix (k€)', 'Prix (USD)', 'Prix (€/m²)', 'Prix (EUR par m²)', 'Prix (Mio. €)', 'Prix (Fr.)', 'Prix (€/sqm)', 'Prix (€/an)', 'Prix (M€)', 'Prix (x 1000 €)', 'Prix (€ le m²)']) {
       await expect(parseCsvFeed(`${named({ Prix: price })}\n${row}\n`), price).rejects.toThrow(/states a unit this importer does not read: prices are read as EUR/);
     }
-    for (const area of ['Surface (sq ft)', 'Surface (ft²)', 'Surface (ares)']) {
+    for (const area of ['Surface (sq ft)', 'Surface (ft²)', 'Surface (pieds carrés)', 'Surface (acres)']) {
       await expect(parseCsvFeed(`${named({ Surface: area })}\n${row}\n`), area).rejects.toThrow(/states a unit this importer does not read: areas are read in m²/);
     }
-    for (const [price, area] of [['Prix (€)', 'Surface (m²)'], ['Prix (EUR/mois)', 'Surface (m² habitables)'], ['Prix (€, charges comprises)', 'Surface (qm)']]) {
+    // EUR as written, in the words agencies use (a regression probe of stop 46: 20 of 53 such
+    // headers were refused by the first form of the check).
+    for (const [price, area] of [
+      ['Prix (€)', 'Surface (m²)'], ['Prix (EUR/mois)', 'Surface (m² habitables)'], ['Prix (€, charges comprises)', 'Surface (qm)'],
+      ['Prix (€/mois)', 'Surface (m², terrain en ares à part)'], ['Prix (net EUR)', 'Surface'], ['Prix (HT EUR)', 'Surface'], ['Prix (EUR pro Monat)', 'Surface'],
+      ['Prix (€ per month)', 'Surface'], ['Prix (Miete kalt) (EUR)', 'Surface'], ['Prix (€/Monat)', 'Surface'], ['Prix (montant EUR)', 'Surface'],
+    ]) {
       const [l] = norm(await parseCsvFeed(`${named({ Prix: price, Surface: area })}\n${row}\n`)).map(ok);
       expect([l.price_eur, l.area_m2], price).toEqual([4900, 120]);
     }
@@ -375,8 +381,8 @@ describe('dates (Europe/Luxembourg local time to UTC)', () => {
       return `${h.join(';')}\n${r.join(';')}\n`;
     };
     for (const before of [true, false]) expect(norm(await parseCsvFeed(perM2(before))).map(ok)[0].price_eur).toBe(4900);
-    // Two price columns both read as EUR: which one is meant is not clear.
-    await expect(parseCsvFeed(`${named({}, ['Prix (€)'])}\n${row};5000\n`)).rejects.toThrow(/names the column "Prix" 2 times/);
+    // Two price columns both read as EUR: the first, as ever (`Prix (€ HC)`, then `Prix (€ CC)`).
+    expect(norm(await parseCsvFeed(`${named({}, ['Prix (€ CC)'])}\n${row};5000\n`)).map(ok)[0].price_eur).toBe(4900);
   });
 
   it('csv winter and summer time', async () => {

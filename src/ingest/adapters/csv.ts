@@ -337,12 +337,19 @@ interface Columns {
 // figure per m², or square feet would be read as what they are not (an outside probe of stop
 // 46: `Prix (CHF)` 4 900 stored as 4,900 EUR, `Surface (sq ft)` 1290 as 1,290 m², and with
 // `Prix (€/m²)` before `Prix` the price per m² taken for the price).
-const NOT_EUR = /chf|usd|gbp|\$|£|¥|dollar|franc|pound|sterling|k\s*€|k\s*eur|t\s*eur|keur|teur|mio|million|mill?iers?|thousand|tausend|\/\s*(?:m|qm)\b|\/\s*m[²2]|par\s+m|per\s+(?:m|sq)|pro\s+(?:m|qm)|€\s*\/\s*m|m[²2]\s*$/i;
-const NOT_M2 = /sq\.?\s*f|sqft|\bft\b|feet|foot|\bpieds?\b|\bacres?\b|\bha\b|hectare|\bares?\b|yards?/i;
+// Each a word or sign of its own: "net EUR", "€/mois", "EUR pro Monat", "HT €" are EUR as
+// written (a regression probe of stop 46: an unanchored form refused 20 of 53 such headers).
+const OTHER_CURRENCY = /\b(?:chf|sfr|fr|usd|gbp|francs?|dollars?|pounds?|sterling)\b|\$|£|¥/i;
+const THOUSANDS = /\bk\s*(?:€|eur\b)|\b(?:keur|teur|tsd|mio|meur|millions?|milliers?|thousands?|tausend)\b|\b[mt]\s*€|x\s*1[\s.]?000\b/i;
+const PER_AREA = /(?:\/|\b(?:par|per|pro|le|la)\b)\s*(?:m²|m2|qm|sqm|sq\.?\s*m\b|m\s*(?:$|\)|,|;)|mètre|metre)/i;
+const PER_YEAR = /(?:\/|\b(?:par|per|pro)\b)\s*(?:an|année|annee|year|jahr)\b/i;
+const NOT_M2 = /sq\.?\s*f|sqft|\bft\b|ft²|feet|foot|\bpieds?\b|\bacres?\b/i;
 function unitRefused(name: (typeof CSV_HEADER)[number], header: string): string | null {
   const units = [...header.matchAll(/\(([^)]*)\)/g)].map((m) => m[1]).join(' ');
   if (units.trim() === '') return null;
-  if (name === 'Prix' && NOT_EUR.test(units)) return 'prices are read as EUR (a month\'s rent, a sale\'s price), as written: not in another currency, thousands or per m²';
+  if (name === 'Prix' && [OTHER_CURRENCY, THOUSANDS, PER_AREA, PER_YEAR].some((re) => re.test(units))) {
+    return 'prices are read as EUR (a month\'s rent, a sale\'s price), as written: not in another currency, thousands, per m² or per year';
+  }
   if (name === 'Surface' && NOT_M2.test(units)) return 'areas are read in m²';
   return null;
 }
@@ -354,14 +361,12 @@ function columnsOf(header: string[]): Columns {
     if (named.length === 0) return -1;
     // (Another column named twice: the first, as ever.)
     if (h !== 'Prix' && h !== 'Surface') return named[0];
-    // Two columns of one name (`Prix`, `Prix (€/m²)`): the one whose unit is read, if one only.
+    // Two columns of one name (`Prix (€/m²)`, `Prix`): the first whose unit is read (`Prix (€
+    // HC)` before `Prix (€ CC)`: the first, as ever).
     const usable = named.filter((i) => unitRefused(h, header[i]) === null);
-    if (usable.length === 1) return usable[0];
-    if (usable.length === 0) {
-      const i = named[0];
-      throw new FeedParseError(`the CSV column "${header[i].trim().slice(0, 60)}" states a unit this importer does not read: ${unitRefused(h, header[i])}; nothing was read`);
-    }
-    throw new FeedParseError(`the CSV header names the column "${h}" ${usable.length} times (${usable.map((i) => `"${header[i].trim().slice(0, 40)}"`).join(', ')}): which one holds it is not clear; nothing was read`);
+    if (usable.length > 0) return usable[0];
+    const i = named[0];
+    throw new FeedParseError(`the CSV column "${header[i].trim().slice(0, 60)}" states a unit this importer does not read: ${unitRefused(h, header[i])}; nothing was read`);
   });
   if (at.every((k) => k >= 0)) return { at, needed: Math.max(...at) + 1, length: header.length };
   const missing = CSV_HEADER.filter((_, k) => at[k] < 0);
