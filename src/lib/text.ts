@@ -13,7 +13,9 @@ export function hasControlCharacter(s: string): boolean {
 // direction marks and overrides, the soft hyphen, the byte-order mark) and variation
 // selectors. A name searched for with one is not the name it hides in (an outside probe:
 // `Lux%C2%ADembourg`, `Luxembourg%E2%80%8B` were read as Luxembourg), so it is refused.
-export const INVISIBLE_IN_NAME = /[\p{Cf}\ufe00-\ufe0f]/u;
+// Also the combining grapheme joiner, the Mongolian and supplementary variation selectors and
+// the Hangul fillers (a regression probe of stop 46 found them still read).
+export const INVISIBLE_IN_NAME = /[\p{Cf}\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u180b-\u180f\u034f\u115f\u1160\u3164\uffa0]/u;
 
 // Every control character of a text, for replace().
 export const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');

@@ -78,7 +78,7 @@ export async function findAccountKey(db: Knex, accountId: number, keyId: string)
 export type CreateAccountKeyResult = { ok: true; record: ApiKeyRecord; key: string } | { ok: false; reason: 'limit' | 'daily_limit' | 'used' };
 
 // A key for an account that has fewer than `maxActive` active keys and has created fewer than
-// `maxPerDay` keys since 00:00 UTC (revoked ones included, by the database's clock, which
+// `maxPerDay` Free keys since 00:00 UTC (revoked ones included, by the database's clock, which
 // stamps created_at: a quota counts per key, so revoking a used-up key and creating another
 // would otherwise give an account any number of quotas a day). The account row is locked
 // while counting, so two requests at once cannot go over either limit.
@@ -96,7 +96,7 @@ export async function createAccountKey(
       .where({ account_id: input.accountId })
       .select(
         trx.raw('count(*) FILTER (WHERE revoked_at IS NULL)::int AS active'),
-        trx.raw(`count(*) FILTER (WHERE created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::int AS today`),
+        trx.raw(`count(*) FILTER (WHERE tier = 'free' AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::int AS today`),
       );
     if (active >= input.maxActive) return { ok: false, reason: 'limit' } as const;
     if (today >= input.maxPerDay) return { ok: false, reason: 'daily_limit' } as const;

@@ -29,6 +29,8 @@ export interface KeysView {
   notice?: string;
   newKey?: { name: string; key: string };
   create?: { name?: string; error?: string };
+  // Free keys created since 00:00 UTC, revoked ones included.
+  createdToday?: number;
 }
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', starter: 'Starter', pro: 'Pro', enterprise: 'Enterprise' };
@@ -163,7 +165,9 @@ Other tiers are set by our team on request. You can have up to ${MAX_ACTIVE_KEYS
 ${
   full && !v.create?.error
     ? html`<p class="form-error" role="status">You have ${MAX_ACTIVE_KEYS} active keys, the most an account can have. Revoke one you no longer use to create another.</p>`
-    : html`<form method="post" action="/api-keys/keys">
+    : (v.createdToday ?? 0) >= MAX_KEYS_PER_DAY && !v.create?.error
+      ? html`<p class="form-error" role="status">${MAX_KEYS_PER_DAY} keys were created for your account today, the most in a UTC day (revoked keys count). You can create another after 00:00 UTC.</p>`
+      : html`<form method="post" action="/api-keys/keys">
 ${csrfField(v.csrf)}
 <input type="hidden" name="nonce" value="${v.nonce}">
 ${field({ form: 'create', name: 'name', label: 'Name', type: 'text', value: v.create?.name, error: v.create?.error, hint: `What the key is for, e.g. “CRM sync” or “staging”; at most ${KEY_NAME_MAX_CHARS} characters.`, autocomplete: 'off', required: true })}

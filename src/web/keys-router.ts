@@ -106,7 +106,13 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     res
       .status(status)
       .type('html')
-      .send(keysPage({ ...v, csrf: token(req), nonce, email: req.session.email ?? '', baseUrl: deps.baseUrl, keys: withUsage, notice: takeNotice(req) }));
+      .send(keysPage({ ...v, csrf: token(req), nonce, email: req.session.email ?? '', baseUrl: deps.baseUrl, keys: withUsage, notice: takeNotice(req), createdToday: createdToday(keys, now) }));
+  };
+
+  // Free keys created since 00:00 UTC, revoked ones included (createAccountKey's daily limit).
+  const createdToday = (keys: { tier: string; created_at: Date }[], now: Date) => {
+    const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    return keys.filter((k) => k.tier === 'free' && k.created_at.getTime() >= day).length;
   };
 
   const requireSignedIn: RequestHandler = (req, res, next) => {
@@ -216,7 +222,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     if (!created.ok && created.reason === 'used') return alreadySent();
     if (!created.ok && created.reason === 'daily_limit') {
       return renderKeys(req, res, 400, {
-        create: { name, error: `You have created ${MAX_KEYS_PER_DAY} keys today, the most in a UTC day (revoked keys count). You can create the new one after 00:00 UTC.` },
+        create: { name, error: `${MAX_KEYS_PER_DAY} keys were created for your account today, the most in a UTC day (revoked keys count). You can create the new one after 00:00 UTC.` },
       });
     }
     if (!created.ok) {

@@ -30,7 +30,7 @@ const pageQuery = z
     sort: z.enum(SORT_VALUES, `sort must be one of ${SORT_VALUES.join(', ')}`).optional(),
     commune: z
       .string()
-      .refine((s) => !INVISIBLE_IN_NAME.test(s), 'commune must not contain invisible characters (zero-width spaces, direction marks, soft hyphens).')
+      .refine((s) => !INVISIBLE_IN_NAME.test(s), 'commune must not contain invisible characters (zero-width spaces, direction marks, soft hyphens, byte-order marks, variation selectors).')
       .transform((s) => s.trim())
       .pipe(z.string().min(1, 'commune must not be empty').max(100, 'commune is too long'))
       .optional(),

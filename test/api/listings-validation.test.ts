@@ -246,7 +246,7 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
   // An outside probe of stop 46: invisible characters inside a name were dropped, and the name
   // served as if they were not there.
   it('a name with an invisible character in it is refused, on the API and on /market', async () => {
-    for (const c of ['%E2%80%8B', '%E2%80%AE', '%C2%AD', '%EF%BB%BF', '%EF%B8%8F', '%E2%80%8D', '%E2%81%A0']) {
+    for (const c of ['%E2%80%8B', '%E2%80%AE', '%C2%AD', '%EF%BB%BF', '%EF%B8%8F', '%E2%80%8D', '%E2%81%A0', '%F3%A0%84%80', '%E1%A0%8B', '%CD%8F', '%E3%85%A4']) {
       const body = await expect400(`?commune=Lux${c}embourg`, 'commune');
       expect(body.errors[0].message).toMatch(/must not contain invisible characters/);
       await expect400(`?commune=Luxembourg${c}`, 'commune');
