@@ -309,6 +309,41 @@ describe('GET /api/v1/changes: a request that gets no slot in time', () => {
 
   // An outside probe of stop 46: 40 pages of one key at once, 1-2 answered 503 (and counted):
   // their turn came just before the bound, and their read could not end within it.
+  // A regression probe of stop 46: during a stall, a client that gave up on its page and asked
+  // again was told 429 ("this key's earlier requests..."), its own earlier page being one nobody
+  // waited for any more.
+  it('is 503 when the page ahead of it was given up by its client: the wait is the service\'s', async () => {
+    await insertListing(t.db, { source: 'slot-wait-3' });
+    const app = express();
+    app.use((req, res, next) => ((res.locals.apiKey = { id: 'retrying-key', tier: 'pro' } as never), next()));
+    app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce: 3, waitMs: 3000 }));
+    app.use(errorHandler(silentLogger));
+    const waiting = async (n: number) =>
+      vi.waitFor(async () => expect((await t.db.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'listing_changes'::regclass`)).rows[0].n).toBe(n), { timeout: 30_000, interval: 20 });
+    const a = await t.db.transaction();
+    const b = await t.db.transaction();
+    try {
+      await a.raw('LOCK TABLE listing_changes IN ACCESS EXCLUSIVE MODE');
+      // The first page waits for the lock; its client gives up.
+      const first = request(app).get('/changes').timeout(300).then(() => 'answered', () => 'gave up');
+      await waiting(1);
+      expect(await first).toBe('gave up');
+      const sent = performance.now();
+      const again = request(app).get('/changes').then((r) => r);
+      const bLocked = b.raw('LOCK TABLE listing_changes IN ACCESS EXCLUSIVE MODE').then(() => true);
+      await waiting(2);
+      await new Promise((r) => setTimeout(r, Math.max(0, 1800 - (performance.now() - sent))));
+      await a.rollback();
+      await bLocked;
+      const res = await again;
+      expect(res).toHaveStatus(503);
+      expect(res.body).toMatchObject({ code: 'unavailable' });
+    } finally {
+      if (!a.isCompleted()) await a.rollback();
+      await b.rollback();
+    }
+  });
+
   it('is 429 when its own key held it up for most of the bound, even if its turn came before the end', async () => {
     await insertListing(t.db, { source: 'slot-wait-2' });
     const app = express();

@@ -74,6 +74,10 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
     if (!limit) perKey.set(id, (limit = pLimit(1)));
     return limit;
   };
+  // When the client of the request holding a key's turn went away before its answer: the key's
+  // requests behind it wait from then on for the service (its read), not for their key (a
+  // regression probe of stop 46: a client that gave up and asked again during a stall was 429).
+  const goneAt = new Map<string, number>();
   router.get('/', async (req, res) => {
     const q = validateQuery(changesQuery, req.query);
     let gaveUp = false;
@@ -84,8 +88,13 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
     // behind its own key too (an outside probe of stop 46: 1-2 of 40 pages of one key were 503,
     // counted, their turn having come just before the bound), so it is 429 as well.
     let keysTurn = false;
-    let turnAt = 0;
+    let ownEnd = 0; // when the wait that counts against the key ended
     const arrivedAt = performance.now();
+    const keyId = res.locals.apiKey!.id;
+    const ownUntil = (t: number) => {
+      const gone = goneAt.get(keyId);
+      return gone === undefined ? t : Math.max(arrivedAt, Math.min(gone, t));
+    };
     let timer: NodeJS.Timeout | undefined;
     // Set before the slot is asked for, so that a slot given at once clears it.
     const waited =
@@ -94,17 +103,19 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
         : new Promise<never>((_, reject) => {
             timer = setTimeout(() => {
               gaveUp = true;
-              const ownKeysPart = (keysTurn ? turnAt : performance.now()) - arrivedAt;
+              const ownKeysPart = (keysTurn ? ownEnd : ownUntil(performance.now())) - arrivedAt;
               reject(ownKeysPart * 2 < deps.waitMs! ? databaseUnavailable() : keyBusy());
             }, deps.waitMs);
           });
     waited?.catch(() => undefined); // (settled by the race below, or never looked at)
     // A slot is held from the read until the answer has left (or the client has gone).
-    const keyId = res.locals.apiKey!.id;
     const mine = ofKey(keyId);
+    let holding = false;
     const served = mine(() => {
-      keysTurn = true;
-      turnAt = performance.now();
+      keysTurn = holding = true;
+      ownEnd = ownUntil(performance.now());
+      goneAt.delete(keyId);
+      res.once('close', () => holding && !res.writableFinished && goneAt.set(keyId, performance.now()));
       return res.destroyed || gaveUp
         ? undefined
         : slot(async () => {
@@ -126,8 +137,12 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
             }
           });
     }).finally(() => {
+      holding = false;
       clearTimeout(timer);
-      if (mine.activeCount === 0 && mine.pendingCount === 0 && perKey.get(keyId) === mine) perKey.delete(keyId);
+      if (mine.activeCount === 0 && mine.pendingCount === 0 && perKey.get(keyId) === mine) {
+        perKey.delete(keyId);
+        goneAt.delete(keyId);
+      }
     });
     // An answer begun is never given up: the timer is cleared when the answer begins.
     await (waited ? Promise.race([served, waited]) : served);
