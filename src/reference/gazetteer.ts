@@ -122,11 +122,13 @@ const SHARED_SHORT_NAMES: Record<string, string[]> = {
   reckange: ['Reckange-sur-Mess', 'Mersch'],
 };
 
-// Words that qualify a place without naming one ("Dudelange Centre", "Wiltz-Centre", a
+// Words that qualify a place without naming one ("Dudelange Centre", "Wiltz-Centre",
+// "Ettelbruck Gare": a regression probe of stop 46 found it an unknown place, a
 // postcode as in "L-4410 Belvaux"), and the country's own name after a place ("Bertrange,
 // Luxembourg", "Strassen / Lux"): a text that does not resolve as a whole is tried again
 // without them. (The importer reads a postcode in a place as the postcode: src/ingest/place.ts.)
-const QUALIFIERS = new Set(['centre', 'center', 'zentrum', 'ville', 'centreville']);
+const STATION_WORDS = new Set(['gare', 'bahnhof']);
+const QUALIFIERS = new Set(['centre', 'center', 'zentrum', 'ville', 'centreville', ...STATION_WORDS]);
 const COUNTRY = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu']);
 const COUNTRY_PREFIX = ['grand', 'duche', 'de'];
 
@@ -207,7 +209,12 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     const whole = resolveTokens(t);
     if (whole) return whole;
     const bare = withoutQualifiers(t);
-    return bare.length > 0 && bare.length < t.length ? resolveTokens(bare) : null;
+    if (bare.length === 0 || bare.length === t.length) return null;
+    const place = resolveTokens(bare);
+    // A station beside a town is the town's ("Ettelbruck Gare"); beside a quarter it is another
+    // quarter ("Luxembourg-Hollerich/Gare": two quarters, read part by part by the importer).
+    if (place?.kind === 'locality' && t.some((w) => STATION_WORDS.has(w))) return null;
+    return place;
   }
 
   function resolveTokens(t: string[]): Place | null {

@@ -284,6 +284,10 @@ describe('"Centre" and "Gare", quarters every town has', () => {
     expect(place('Centre, Esch-sur-Alzette')).toEqual(['Esch-sur-Alzette', null]);
     expect(place('Diekirch - Gare')).toEqual(['Diekirch', null]);
     expect(place('Luxembourg - Gare')).toEqual(['Luxembourg', 'Gare']);
+    // Joined to the town's name (a regression probe: unknown places).
+    for (const t of ['Ettelbruck Gare', 'Ettelbruck-Gare', 'Gare Ettelbruck', 'Mersch-Gare', 'Differdange Bahnhof']) expect(place(t), t).toEqual([t.replace(/[- ]?(Gare|Bahnhof)[- ]?/, ''), null]);
+    expect(place('Luxembourg Gare')).toEqual(['Luxembourg', 'Gare']);
+    expect(place('Wecker-Gare')).toEqual(['Biwer', 'Wecker-Gare']);
   });
 });
 
