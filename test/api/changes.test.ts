@@ -266,6 +266,9 @@ describe('GET /api/v1/changes: cursors cut short', () => {
 // bound is answered 503.
 describe('GET /api/v1/changes: a request that gets no slot in time', () => {
   const t = useTestContext({ keys: ['pro'] });
+  // Until `n` statements wait for a lock on the changes' table.
+  const waiting = async (n: number) =>
+    vi.waitFor(async () => expect((await t.db.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'listing_changes'::regclass`)).rows[0].n).toBe(n), { timeout: 30_000, interval: 20 });
 
   it('is answered 503 unavailable (429 when it waited for its own key), and so is the one holding the slot once the bound has passed since it came', async () => {
     await insertListing(t.db, { source: 'slot-wait' });
@@ -307,8 +310,6 @@ describe('GET /api/v1/changes: a request that gets no slot in time', () => {
     expect(served.body.data.length).toBeGreaterThan(0);
   });
 
-  // An outside probe of stop 46: 40 pages of one key at once, 1-2 answered 503 (and counted):
-  // their turn came just before the bound, and their read could not end within it.
   // A regression probe of stop 46: during a stall, a client that gave up on its page and asked
   // again was told 429 ("this key's earlier requests..."), its own earlier page being one nobody
   // waited for any more.
@@ -318,8 +319,6 @@ describe('GET /api/v1/changes: a request that gets no slot in time', () => {
     app.use((req, res, next) => ((res.locals.apiKey = { id: 'retrying-key', tier: 'pro' } as never), next()));
     app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce: 3, waitMs: 3000 }));
     app.use(errorHandler(silentLogger));
-    const waiting = async (n: number) =>
-      vi.waitFor(async () => expect((await t.db.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'listing_changes'::regclass`)).rows[0].n).toBe(n), { timeout: 30_000, interval: 20 });
     const a = await t.db.transaction();
     const b = await t.db.transaction();
     try {
@@ -344,14 +343,14 @@ describe('GET /api/v1/changes: a request that gets no slot in time', () => {
     }
   });
 
+  // An outside probe of stop 46: 40 pages of one key at once, 1-2 answered 503 (and counted):
+  // their turn came just before the bound, and their read could not end within it.
   it('is 429 when its own key held it up for most of the bound, even if its turn came before the end', async () => {
     await insertListing(t.db, { source: 'slot-wait-2' });
     const app = express();
     app.use((req, res, next) => ((res.locals.apiKey = { id: 'one-key', tier: 'pro' } as never), next()));
     app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce: 3, waitMs: 3000 }));
     app.use(errorHandler(silentLogger));
-    const waiting = async (n: number) =>
-      vi.waitFor(async () => expect((await t.db.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'listing_changes'::regclass`)).rows[0].n).toBe(n), { timeout: 30_000, interval: 20 });
     // The key's first page waits for a lock; its second waits for the first.
     const a = await t.db.transaction();
     await a.raw('LOCK TABLE listing_changes IN ACCESS EXCLUSIVE MODE');
