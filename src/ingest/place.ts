@@ -148,7 +148,7 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
       townQuarter = text;
       continue;
     }
-    const place = gz.resolve(text) ?? countryPrefixed(gz, text);
+    const place = gz.resolve(text);
     if (!place) continue;
     if (place.kind === 'commune') {
       // A short name several communes answer to ("Esch") is settled by the postcode and the
@@ -314,15 +314,6 @@ function fromParts(
   return { commune, locality: names.size === 1 ? [...names][0] : null };
 }
 
-
-// "Luxembourg-Howald", "Lux-Bertrange": the country's name before a place outside the City (a
-// quarter of the City, "Luxembourg-Gare", the gazetteer reads as a whole). An outside probe of
-// stop 46 found "Luxembourg-Howald" rejected as an unknown place.
-const COUNTRY_PREFIX = /^(?:luxembourg|luxemburg|l[eë]tzebuerg|lux)\s*[-–]\s*(.+)$/i;
-function countryPrefixed(gz: Gazetteer, text: string): Place | null {
-  const rest = COUNTRY_PREFIX.exec(text)?.[1];
-  return rest ? gz.resolve(rest) : null;
-}
 
 function clean(s: string | null | undefined): string | null {
   if (typeof s !== 'string') return null;

@@ -208,6 +208,13 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     if (t.length === 0) return null;
     const whole = resolveTokens(t);
     if (whole) return whole;
+    // The country's name before a place outside the City ("Luxembourg-Howald", "Lux Bertrange":
+    // an outside probe of stop 46 found them unknown places); the City's quarters with it
+    // ("Luxembourg-Gare") resolve as a whole, above.
+    if (t.length > 1 && COUNTRY.has(t[0]) && t[0] !== 'lu') {
+      const rest = resolveTokens(t.slice(1));
+      if (rest) return rest;
+    }
     const bare = withoutQualifiers(t);
     if (bare.length === 0 || bare.length === t.length) return null;
     const place = resolveTokens(bare);
