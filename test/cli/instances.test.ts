@@ -305,17 +305,27 @@ describe('WEB_CONCURRENCY', () => {
         held.push(s);
         await once(s, 'connect');
       }
-      await new Promise((r) => setTimeout(r, 500));
-      const fate = await new Promise<string>((resolve) => {
-        const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' }, () => s.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-        let got = '';
-        s.setEncoding('latin1');
-        s.on('data', (d) => (got += d));
-        s.on('close', () => resolve(got.split('\r\n')[0] || 'closed'));
-        s.on('error', () => undefined);
-        s.setTimeout(10_000, () => (resolve('no answer within 10 s'), s.destroy()));
-      });
-      expect(fate).toBe('closed');
+      const attempt = () =>
+        new Promise<string>((resolve) => {
+          const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' }, () => s.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+          let got = '';
+          s.setEncoding('latin1');
+          s.on('data', (d) => (got += d));
+          s.on('close', () => resolve(got.split('\r\n')[0] || 'closed'));
+          s.on('error', () => undefined);
+          s.setTimeout(10_000, () => (resolve('no answer within 10 s'), s.destroy()));
+        });
+      // Once the workers have taken the held connections (on a busy machine the primary may still
+      // be handing them over: a new one is then served, stop 46's suite), a new one is closed at
+      // once; never left unanswered, the defect.
+      const fates: string[] = [];
+      const until = Date.now() + 60_000;
+      while (fates.at(-1) !== 'closed' && Date.now() < until) {
+        fates.push(await attempt());
+        expect(fates.at(-1)).not.toBe('no answer within 10 s');
+        if (fates.at(-1) !== 'closed') await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(fates.at(-1), fates.join(', ')).toBe('closed');
     } finally {
       for (const s of held) s.destroy();
       i.child.kill('SIGTERM');
