@@ -151,7 +151,18 @@ describe('GET /api/v1/listings/export', () => {
     // A client that asks for the export and reads nothing.
     const stalled = exportClient(port, t.keys.pro, 'time.sleep(120)');
     try {
-      await vi.waitFor(() => expect(pool.numUsed(), 'the export holds a connection').toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
+      // The stalled client's export is reading its cursor (not a connection some other work
+      // holds a moment: on a fresh clone in CI the same key's request came first, and was 200).
+      await vi.waitFor(
+        async () => {
+          expect(pool.numUsed(), 'the export holds a connection').toBeGreaterThan(0);
+          const { rows } = await t.db.raw(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL AND query ILIKE '%from "listings" where "status"%'`,
+          );
+          expect(rows[0].n, 'the export reads its cursor').toBeGreaterThan(0);
+        },
+        { timeout: 30_000, interval: 20 },
+      );
       const same = await request(app).get('/api/v1/listings/export').set(bearer(t.keys.pro));
       expect(same).toHaveStatus(429);
       expect([same.body.code, Number(same.headers['retry-after']) > 0]).toEqual(['rate_limited', true]);
