@@ -305,6 +305,18 @@ describe('/healthz and /readyz', () => {
   });
 });
 
+// An outside probe of stop 46: OPTIONS /docs/ was Express's text/plain "GET, HEAD".
+describe('OPTIONS on the /docs page', () => {
+  it('is 204 with Allow and no body', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/init.js']) {
+      const res = await request(t.app).options(path);
+      expect(res, path).toHaveStatus(204);
+      expect(res.headers.allow, path).toBe('GET, HEAD');
+      expect(res.text ?? '', path).toBe('');
+    }
+  });
+});
+
 describe('HEAD describes the GET: the same Content-Encoding, Content-Length, Vary, ETag and type', () => {
   it.each(['/api/v1/communes', '/api/v1/openapi.json', '/market', '/api/v1/changes?limit=1', '/api/v1/listings?per_page=3'])('%s', async (path) => {
     for (const accept of ['gzip', 'br, gzip', 'gzip, deflate, br', 'deflate', 'identity', 'gzip;q=0, br;q=0.5', undefined]) {

@@ -71,6 +71,12 @@ export function docsRouter(): Router {
   router.get('/init.js', (_req, res) => {
     res.type('application/javascript').send(initJs);
   });
+  // OPTIONS says the methods with no body: Express's own answer was a text/plain "GET, HEAD",
+  // where every answer but the HTML pages' is JSON (an outside probe).
+  router.options(['/', '/init.js'], (_req, res) => {
+    res.setHeader('Allow', 'GET, HEAD');
+    res.status(204).end();
+  });
   // Only the files the page loads: not the rest of the package (its package.json, the stock
   // Petstore page, source maps of megabytes).
   const assets = new Set(['/swagger-ui.css', '/favicon-32x32.png', '/swagger-ui-bundle.js', '/swagger-ui-standalone-preset.js']);
