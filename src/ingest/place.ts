@@ -103,9 +103,6 @@ const abroadReason = (shown: string, abroad: string): NotFound => ({
   reason: `"${shown.slice(0, 80)}" names a place abroad ("${abroad.slice(0, 40)}"): ${MAY_BE_ABROAD}; give the commune alone`,
 });
 
-// Order: the texts the record gives (quarter with its town, town, quarter), each in any
-// language form, case or accent; a name several communes share is narrowed by the town, the
-// postcode, then the coordinates; the coordinates alone come last (nearest reference point).
 // Names every town has for a quarter of its own ("Centre", "Gare"): the gazetteer knows them as
 // the City's quarters (Ville Haute's other name, and Gare), but a record whose postcode lies
 // outside the City, or whose coordinates lie more than 2.5 km from that quarter, means its own
@@ -125,6 +122,9 @@ function townQuarterElsewhere(gz: Gazetteer, text: string, postcode: number | nu
   return !point || point.lat === null || point.lng === null || haversineKm(coords.lat, coords.lng, point.lat, point.lng) > TOWN_QUARTER_KM;
 }
 
+// Order: the texts the record gives (quarter with its town, town, quarter), each in any
+// language form, case or accent; a name several communes share is narrowed by the town, the
+// postcode, then the coordinates; the coordinates alone come last (nearest reference point).
 function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | null): Found | NotFound {
   const town = clean(input.town);
   const quarter = clean(input.quarter);
