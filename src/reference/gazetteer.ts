@@ -122,9 +122,9 @@ const SHARED_SHORT_NAMES: Record<string, string[]> = {
   reckange: ['Reckange-sur-Mess', 'Mersch'],
 };
 
-// Words that qualify a place without naming one ("Dudelange Centre", "Wiltz-Centre",
-// "Ettelbruck Gare": a regression probe of stop 46 found it an unknown place, a
-// postcode as in "L-4410 Belvaux"), and the country's own name after a place ("Bertrange,
+// Words that qualify a place without naming one ("Dudelange Centre", "Wiltz-Centre", "Ettelbruck
+// Gare", which a regression probe of stop 46 found an unknown place; a postcode as in "L-4410
+// Belvaux"), and the country's own name after a place ("Bertrange,
 // Luxembourg", "Strassen / Lux"): a text that does not resolve as a whole is tried again
 // without them. (The importer reads a postcode in a place as the postcode: src/ingest/place.ts.)
 const STATION_WORDS = new Set(['gare', 'bahnhof']);
