@@ -174,7 +174,7 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
   let differing: string[] | null = null;
   let abroad: string | null = null;
   if (!ambiguous) {
-    const parts = fromParts(gz, [town, quarter], postcode, input.coords, (part) => townQuarterElsewhere(gz, part, postcode, input.coords));
+    const parts = fromParts(gz, [town, quarter], postcode, input.coords);
     if (parts && 'differing' in parts) differing = parts.differing;
     else if (parts && 'abroad' in parts) abroad = parts.abroad;
     else if (parts) return { ok: true, ...parts, by: 'text' };
@@ -248,7 +248,6 @@ function fromParts(
   texts: (string | null)[],
   postcode: number | null,
   coords: { lat: number; lng: number } | null,
-  elsewhere: (part: string) => boolean,
 ): { commune: string; locality: string | null } | { differing: string[] } | { abroad: string } | null {
   // Each part that names a place: the communes it may be in, and the localities it names.
   const named: { communes: string[]; localities: { locality: string; commune: string }[]; shortName: boolean }[] = [];
@@ -262,7 +261,7 @@ function fromParts(
       // "Centre" or "Gare": read once the other parts are (below), and not when the postcode or
       // the coordinates lie elsewhere (townQuarterElsewhere).
       if (isTownQuarter(part)) {
-        if (!elsewhere(part)) townQuarters.push(part);
+        if (!townQuarterElsewhere(gz, part, postcode, coords)) townQuarters.push(part);
         continue;
       }
       const p = gz.resolve(part);

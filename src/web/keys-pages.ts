@@ -10,6 +10,9 @@ import { MIN_PASSWORD_LENGTH } from './passwords.js';
 export const MAX_ACTIVE_KEYS = 5;
 // Keys an account may create in a UTC day, revoked ones included (src/repositories/api-keys.ts).
 export const MAX_KEYS_PER_DAY = 10;
+// What the page says at that limit, before the form is sent and when one is sent anyway.
+export const dailyLimitReached = (next: string) =>
+  `${MAX_KEYS_PER_DAY} keys were created for your account today, the most in a UTC day (revoked keys count). You can create ${next} after 00:00 UTC.`;
 
 export type FieldErrors<K extends string> = Partial<Record<K, string>>;
 
@@ -166,7 +169,7 @@ ${
   full && !v.create?.error
     ? html`<p class="form-error" role="status">You have ${MAX_ACTIVE_KEYS} active keys, the most an account can have. Revoke one you no longer use to create another.</p>`
     : (v.createdToday ?? 0) >= MAX_KEYS_PER_DAY && !v.create?.error
-      ? html`<p class="form-error" role="status">${MAX_KEYS_PER_DAY} keys were created for your account today, the most in a UTC day (revoked keys count). You can create another after 00:00 UTC.</p>`
+      ? html`<p class="form-error" role="status">${dailyLimitReached('another')}</p>`
       : html`<form method="post" action="/api-keys/keys">
 ${csrfField(v.csrf)}
 <input type="hidden" name="nonce" value="${v.nonce}">

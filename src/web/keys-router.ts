@@ -7,14 +7,14 @@ import { z } from 'zod';
 import { KEY_ID_PATTERN } from '../auth/api-key.js';
 import { normalizeEmail } from '../domain/email.js';
 import { KEY_NAME_MAX_CHARS, parseKeyName } from '../domain/key-name.js';
-import { usageToday } from '../rate-limit/quota-counters.js';
+import { usageToday, utcDay } from '../rate-limit/quota-counters.js';
 import { createAccount, findAccountByEmail } from '../repositories/accounts.js';
 import { createAccountKey, findAccountKey, listApiKeys, revokeAccountKey } from '../repositories/api-keys.js';
 import { loadWebSecrets, takeCreateNonce } from '../repositories/web-sessions.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
 import { formBody } from './form-body.js';
 import { refuseControlCharacters } from './input.js';
-import { confirmRevokePage, keyLabel, keysPage, MAX_ACTIVE_KEYS, MAX_KEYS_PER_DAY, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
+import { confirmRevokePage, dailyLimitReached, keyLabel, keysPage, MAX_ACTIVE_KEYS, MAX_KEYS_PER_DAY, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
 import { csrfProtection } from './csrf.js';
 import type { WebOptions } from './options.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -110,10 +110,8 @@ export function keysRouter(deps: KeysRouterDeps): Router {
   };
 
   // Free keys created since 00:00 UTC, revoked ones included (createAccountKey's daily limit).
-  const createdToday = (keys: { tier: string; created_at: Date }[], now: Date) => {
-    const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-    return keys.filter((k) => k.tier === 'free' && k.created_at.getTime() >= day).length;
-  };
+  const createdToday = (keys: { tier: string; created_at: Date }[], now: Date) =>
+    keys.filter((k) => k.tier === 'free' && utcDay(k.created_at) === utcDay(now)).length;
 
   const requireSignedIn: RequestHandler = (req, res, next) => {
     if (req.session.accountId) return next();
@@ -222,7 +220,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     if (!created.ok && created.reason === 'used') return alreadySent();
     if (!created.ok && created.reason === 'daily_limit') {
       return renderKeys(req, res, 400, {
-        create: { name, error: `${MAX_KEYS_PER_DAY} keys were created for your account today, the most in a UTC day (revoked keys count). You can create the new one after 00:00 UTC.` },
+        create: { name, error: dailyLimitReached('the new one') },
       });
     }
     if (!created.ok) {

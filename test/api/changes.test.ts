@@ -266,16 +266,21 @@ describe('GET /api/v1/changes: cursors cut short', () => {
 // bound is answered 503.
 describe('GET /api/v1/changes: a request that gets no slot in time', () => {
   const t = useTestContext({ keys: ['pro'] });
+  // The router alone, behind a Pro key: the X-Key header's id, else `keyId`.
+  const changesApp = (opts: { pagesAtOnce: number; waitMs: number }, keyId = 'k') => {
+    const app = express();
+    app.use((req, res, next) => ((res.locals.apiKey = { id: req.get('x-key') ?? keyId, tier: 'pro' } as never), next()));
+    app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), ...opts }));
+    app.use(errorHandler(silentLogger));
+    return app;
+  };
   // Until `n` statements wait for a lock on the changes' table.
   const waiting = async (n: number) =>
     vi.waitFor(async () => expect((await t.db.raw(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'listing_changes'::regclass`)).rows[0].n).toBe(n), { timeout: 30_000, interval: 20 });
 
   it('is answered 503 unavailable (429 when it waited for its own key), and so is the one holding the slot once the bound has passed since it came', async () => {
     await insertListing(t.db, { source: 'slot-wait' });
-    const app = express();
-    app.use((req, res, next) => ((res.locals.apiKey = { id: req.get('x-key') ?? 'k', tier: 'pro' } as never), next()));
-    app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce: 1, waitMs: 300 }));
-    app.use(errorHandler(silentLogger));
+    const app = changesApp({ pagesAtOnce: 1, waitMs: 300 });
     // The changes' table held by another transaction: the first page's read waits for it.
     const lock = await t.db.transaction();
     await lock.raw('LOCK TABLE listing_changes IN ACCESS EXCLUSIVE MODE');
@@ -315,10 +320,7 @@ describe('GET /api/v1/changes: a request that gets no slot in time', () => {
   // waited for any more.
   it('is 503 when the page ahead of it was given up by its client: the wait is the service\'s', async () => {
     await insertListing(t.db, { source: 'slot-wait-3' });
-    const app = express();
-    app.use((req, res, next) => ((res.locals.apiKey = { id: 'retrying-key', tier: 'pro' } as never), next()));
-    app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce: 3, waitMs: 3000 }));
-    app.use(errorHandler(silentLogger));
+    const app = changesApp({ pagesAtOnce: 3, waitMs: 3000 }, 'retrying-key');
     const a = await t.db.transaction();
     const b = await t.db.transaction();
     try {
@@ -347,10 +349,7 @@ describe('GET /api/v1/changes: a request that gets no slot in time', () => {
   // their turn came just before the bound, and their read could not end within it.
   it('is 429 when its own key held it up for most of the bound, even if its turn came before the end', async () => {
     await insertListing(t.db, { source: 'slot-wait-2' });
-    const app = express();
-    app.use((req, res, next) => ((res.locals.apiKey = { id: 'one-key', tier: 'pro' } as never), next()));
-    app.use('/changes', changesRouter({ db: t.db, baseUrl: 'https://api.example.test', caches: createApiCaches(), pagesAtOnce: 3, waitMs: 3000 }));
-    app.use(errorHandler(silentLogger));
+    const app = changesApp({ pagesAtOnce: 3, waitMs: 3000 }, 'one-key');
     // The key's first page waits for a lock; its second waits for the first.
     const a = await t.db.transaction();
     await a.raw('LOCK TABLE listing_changes IN ACCESS EXCLUSIVE MODE');

@@ -31,8 +31,8 @@ function redisCheck(redis: Redis, key: string): Promise<'ok' | 'down' | 'refuses
 
 // /healthz: the process is alive (no dependency is checked, so a database outage does not get
 // the container restarted). /readyz: the database and Redis answer (Redis a write: above); 503
-// names the one that does not. It also reports the listings read model (informational: without it, answers come
-// from SQL, exact but slower at scale).
+// names the one that does not. It also reports the listings read model (informational:
+// without it, answers come from SQL, exact but slower at scale).
 export function healthRouter(deps: { db: Knex; redis: Redis | null; redisPrefix: string; readModel?: ReadModel }): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {

@@ -325,13 +325,6 @@ interface Columns {
   length: number;
 }
 
-// The columns found by name (letter case and accents aside), so that a file with the same
-// columns in another order, or with others among them, reads as one in the documented order.
-// A unit written beside the name (`Prix (€)`, `Surface (m²)`) is not part of it.
-// A column missing: the file is refused, naming the columns missing when most are there (an
-// outside probe: a header in another order without Surface was said to have "Lien" where
-// "Référence" was expected), else the first place where the header departs from the documented
-// one (another separator, another header altogether).
 // The unit a header states in brackets, for the columns whose figures have one: prices are
 // read as EUR (per month for a rent), areas as m². Another currency, thousands or millions, a
 // figure per m², or square feet would be read as what they are not (an outside probe of stop
@@ -354,6 +347,13 @@ function unitRefused(name: (typeof CSV_HEADER)[number], header: string): string 
   return null;
 }
 
+// The columns found by name (letter case and accents aside), so that a file with the same
+// columns in another order, or with others among them, reads as one in the documented order.
+// A unit written beside the name (`Prix (€)`, `Surface (m²)`) is not part of it.
+// A column missing: the file is refused, naming the columns missing when most are there (an
+// outside probe: a header in another order without Surface was said to have "Lien" where
+// "Référence" was expected), else the first place where the header departs from the documented
+// one (another separator, another header altogether).
 function columnsOf(header: string[]): Columns {
   const keys = header.map((h) => placeKey(h.replace(/\([^)]*\)/g, '')));
   const at = CSV_HEADER.map((h) => {
