@@ -14,18 +14,23 @@ const NOT_HOME_FIRST_WORDS = new Set([
   'werkstatt', 'hangar', 'hangars', 'halle', 'hallen', 'lagerhalle', 'warehouse', 'storage', 'restaurant', 'restaurants', 'cafe',
   'bar', 'magasin', 'boutique', 'laden', 'ladenlokal', 'shop', 'retail', 'pharmacie', 'fonds', 'industriel', 'industrielle',
   'gewerbeflache', 'baugrundstuck', 'bauland', 'plot', 'local', 'locaux',
+  // Land that is no building plot, and lodging by the night (noted and left in stop 46).
+  'verger', 'vergers', 'wiese', 'wiesen', 'weide', 'weideland', 'acker', 'ackerland', 'pre', 'pres', 'prairie', 'paturage', 'foret',
+  'bois', 'wald', 'waldgrundstuck', 'vigne', 'vignes', 'weinberg', 'landwirtschaftliche', 'hotel', 'hotels', 'gite', 'gites',
 ]);
 
 // Whether a property type is something that is not a home (the CSV's "Type de bien":
 // "Garage", "Bureau", "Local commercial", "Terrain", "Cave", "Büro"), by the word it starts
 // with; and a parking or standing place ("Place de parking") or an investment building
 // ("Immeuble de rapport"). An outside probe of stop 46 found "Place de parking",
-// "Emplacement intérieur", "Tiefgarage", "Büro", "Local" imported as homes.
+// "Emplacement intérieur", "Tiefgarage", "Büro", "Local" imported as homes; it left land
+// ("Verger", "Wiese") and lodging ("Hôtel", "Chambre d'hôtes"), rejected since stop 47.
 export function notAHome(text: string): boolean {
   const words = tokens(text);
   const [first = '', second = ''] = words;
   if (NOT_HOME_WORDS.has(first) || NOT_HOME_FIRST_WORDS.has(first)) return true;
   if ((first === 'surface' || first === 'surfaces') && NOT_HOME_WORDS.has(second)) return true;
   if (first === 'place' && words.some((w) => w === 'parking' || w === 'stationnement')) return true;
+  if (first === 'chambre' && words.includes('hotes')) return true;
   return first === 'immeuble' && words.includes('rapport');
 }
