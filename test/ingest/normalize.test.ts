@@ -358,7 +358,9 @@ describe('dates (Europe/Luxembourg local time to UTC)', () => {
     const header = CSV_HEADER_LINE.replace(/^\uFEFF/, '').split(';');
     const row = csvRow({ ref: 'U1', offer: 'Location', price: '4 900', area: '120', rooms: '4', place: 'Remich', link: 'https://x.example/u1' });
     const named = (rename: Record<string, string>, extra: string[] = []) => [...header.map((h) => rename[h] ?? h), ...extra].join(';');
-    for (const price of ['Prix (CHF)', 'Prix (k€)', 'Prix (USD)', 'Prix (€/m²)', 'Prix (EUR par m²)', 'Prix (Mio. €)', 'Prix (Fr.)', 'Prix (€/sqm)', 'Prix (€/an)', 'Prix (M€)', 'Prix (x 1000 €)', 'Prix (€ le m²)']) {
+    for (const price of ['Prix (CHF)', 'Prix (k€)', 'Prix (USD)', 'Prix (€/m²)', 'Prix (EUR par m²)', 'Prix (Mio. €)', 'Prix (Fr.)', 'Prix (€/sqm)', 'Prix (€/an)', 'Prix (M€)', 'Prix (x 1000 €)', 'Prix (€ le m²)',
+      // Noted in stop 46, read as EUR until stop 47: thousands written after the sign, or as "000".
+      'Prix (€k)', 'Prix (EURk)', 'Prix (000 €)', "Prix ('000 €)", 'Prix (€ 000)', 'Prix (T€)', 'Prix (Tsd. €)']) {
       await expect(parseCsvFeed(`${named({ Prix: price })}\n${row}\n`), price).rejects.toThrow(/states a unit this importer does not read: prices are read as EUR/);
     }
     for (const area of ['Surface (sq ft)', 'Surface (ft²)', 'Surface (pieds carrés)', 'Surface (acres)']) {

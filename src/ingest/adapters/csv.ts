@@ -333,7 +333,7 @@ interface Columns {
 // Each a word or sign of its own: "net EUR", "€/mois", "EUR pro Monat", "HT €" are EUR as
 // written (a regression probe of stop 46: an unanchored form refused 20 of 53 such headers).
 const OTHER_CURRENCY = /\b(?:chf|sfr|fr|usd|gbp|francs?|dollars?|pounds?|sterling)\b|\$|£|¥/i;
-const THOUSANDS = /\bk\s*(?:€|eur\b)|\b(?:keur|teur|tsd|mio|meur|millions?|milliers?|thousands?|tausend)\b|\b[mt]\s*€|x\s*1[\s.]?000\b/i;
+const THOUSANDS = /\bk\s*(?:€|eur\b)|(?:€|\beur)\s*k\b|\b(?:keur|teur|tsd|mio|meur|millions?|milliers?|thousands?|tausend)\b|\b[mt]\s*€|x\s*1[\s.]?000\b|\b000\b/i;
 const PER_AREA = /(?:\/|\b(?:par|per|pro|le|la)\b)\s*(?:m²|m2|qm|sqm|sq\.?\s*m\b|m\s*(?:$|\)|,|;)|mètre|metre)/i;
 const PER_YEAR = /(?:\/|\b(?:par|per|pro)\b)\s*(?:an|année|annee|year|jahr)\b/i;
 const NOT_M2 = /sq\.?\s*f|sqft|\bft\b|ft²|feet|foot|\bpieds?\b|\bacres?\b/i;
