@@ -593,6 +593,13 @@ describe('a property type that is not a home', () => {
     'Place de stationnement', 'Tiefgaragenstellplatz', 'Einzelgarage', 'Parkplatz',
     // Noted and left in stop 46: land and lodging.
     'Verger', 'Wiese', 'Pré', 'Forêt', 'Wald', 'Ackerland', 'Hôtel', "Chambre d'hôtes", 'Gîte rural', 'Landwirtschaftliche Fläche',
+    // An outside probe of stop 47: imported as homes.
+    'Atelier', 'Hall industriel', 'Pas-de-porte', 'Espace de coworking', 'Stockage', 'Surface industrielle', 'Dépôt', 'Remise',
+    'Commerces', 'Immeuble commercial', 'Immeuble de bureaux', 'Bâtiment industriel', 'Salle de fitness', 'Station-service',
+    'Cellule commerciale', 'Plateau de bureaux', 'Espace de bureaux', 'Parcelle constructible', 'Lot à bâtir', 'Baugrund', 'Bauplatz',
+    'Tiefgaragenplatz', 'Motorradstellplatz', 'Gewerbeeinheit', 'Gastronomie', 'Hotel', 'Einzelhandel', 'Verkaufsfläche',
+    'Praxisfläche', 'Lagerfläche', 'Produktionshalle', 'Kiosk', 'Building plot', 'Industrial', 'Workshop', 'Co-working', 'Ladenfläche',
+    'Bürogebäude', 'Geschäftshaus', 'Surface commerciale avec parking',
   ])('CSV Type de bien %j is rejected, whatever the offer', async (kind) => {
     expect(reason(await csvOne({ kind }))).toBe(`property type ${JSON.stringify(kind)} is not a home`);
   });
@@ -604,6 +611,10 @@ describe('a property type that is not a home', () => {
     'Rez-de-jardin avec cave', 'T3 avec parking', 'Maisonette mit Tiefgarage', 'Wunneng mat Garage', "Atelier d'artiste",
     'Propriété avec terrain', 'Erdgeschosswohnung mit Stellplatz', 'Townhouse with garage', 'Immeuble',
     'Chambre meublée', 'Ferme rénovée', 'Bauernhaus', 'Maison avec verger', 'Villa mit Wald',
+    // The rules of stop 47 (a type's head, business compounds) leave these homes.
+    "Local d'habitation", 'Atelier-loft', 'Wohnfläche', 'Wohneinheit', 'Lot 3 - Appartement', 'Immeuble avec commerce', 'Immeuble résidentiel',
+    'Mehrfamilienhaus', 'Eigentumswohnung', 'Maison avec local commercial', 'Wohnung mit Büro', 'Haus mit Lagerhalle', 'Lotissement',
+    'Résidence services', "Maison d'habitation", 'Espace de vie',
   ])('CSV Type de bien %j is a home', async (kind) => {
     expect(ok(await csvOne({ kind })).listing_type).toBe('RENT');
   });
@@ -614,6 +625,32 @@ describe('a property type that is not a home', () => {
       expect(reason(norm(feed)[0]), art).toMatch(/not a home/);
     }
     for (const art of ['<wohnung/>', '<haus/>']) expect(ok(norm(await parseOpenImmo(immobilie('', { art })))[0]).listing_type, art).toBe('RENT');
+  });
+
+  // An outside probe of stop 47: a car park and an investment building were imported as homes,
+  // and a flat whose use is stated as business only.
+  it('OpenImmo objektart sonstige, zinshaus_renditeobjekt and a use GEWERBE only: rejected; WOHNEN beside GEWERBE: a home', async () => {
+    for (const art of ['<sonstige sonstige_typ="PARKHAUS"/>', '<zinshaus_renditeobjekt zins_typ="MEHRFAMILIENHAUS"/>']) {
+      expect(reason(norm(await parseOpenImmo(immobilie('', { art })))[0]), art).toMatch(/not a home/);
+    }
+    const use = (attrs: string) => immobilie('', { art: '<wohnung/></objektart><nutzungsart ' + attrs + '/><objektart>' }).replace('<objektart></objektart>', '');
+    expect(reason(norm(await parseOpenImmo(use('WOHNEN="false" GEWERBE="true"')))[0])).toMatch(/nutzungsart is GEWERBE, not WOHNEN/);
+    for (const attrs of ['WOHNEN="true" GEWERBE="true"', 'WOHNEN="true" GEWERBE="false"', 'GEWERBE="true"']) {
+      expect(ok(norm(await parseOpenImmo(use(attrs)))[0]).listing_type, attrs).toBe('RENT');
+    }
+  });
+
+  // An outside probe of stop 47: the JSON format names no property type, and a CRM's own field
+  // ("property_type": "parking", "type": "office") was not read.
+  it('JSON property_type, type, category or kind that is not a home: rejected; a home, or none: imported', async () => {
+    for (const [key, value] of [['property_type', 'parking'], ['type', 'office'], ['category', 'commercial'], ['property_type', 'land'], ['kind', 'Bureau'], ['propertyType', 'Garage']]) {
+      const { result } = await jsonOne({ ref: 'J1', offer: 'rent', [key]: value, price: { amount: 1500, currency: 'EUR', period: 'month' }, address: { city: 'Strassen' } });
+      expect(reason(result), `${key}: ${value}`).toBe(`property type ${JSON.stringify(value)} is not a home`);
+    }
+    for (const over of [{ property_type: 'apartment' }, { type: 'house' }, { type: 'rent' }, { category: 'Appartement avec parking' }, {}]) {
+      const l = await jsonListing({ ref: 'J1', offer: 'rent', ...over, price: { amount: 1500, currency: 'EUR', period: 'month' }, address: { city: 'Strassen' } });
+      expect(l.listing_type, JSON.stringify(over)).toBe('RENT');
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
 import { show } from '../values.js';
 import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, offerType, SizeGuard, str, TextPosition } from './common.js';
+import { notAHome } from './property-type.js';
 
 type Obj = Record<string, unknown>;
 
@@ -150,6 +151,8 @@ function toEvent(item: unknown, position: string): FeedEvent {
   return 'reason' in record ? { kind: 'reject', reject: record } : { kind: 'record', record };
 }
 
+const PROPERTY_TYPE_KEYS = ['property_type', 'propertyType', 'type', 'category', 'kind', 'object_type'];
+
 function toRecord(item: Obj, position: string): RawRecord | Reject {
   const ref = item.ref ?? item.id;
   // A reference that is there but no text or number (["EX-805"], {}) is not "missing".
@@ -162,7 +165,12 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
   if (GONE.has(status)) return { position, externalId, action: 'withdraw', listingType: null };
   if (!AVAILABLE.has(status)) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
   const offer = str(item.offer);
-  const listingType = offer ? offerType(offer) : null;
+  // The kind of property, where a CRM states it (not in the documented format): an office, a
+  // parking space or a plot is no listing of this feed (an outside probe of stop 47: imported
+  // as homes, and visible to every tier).
+  const kind = PROPERTY_TYPE_KEYS.map((k) => str(item[k])).find((v) => v !== null && v.trim() !== '') ?? null;
+  const typeReason = kind !== null && notAHome(kind) ? `property type ${show(kind.trim())} is not a home` : null;
+  const listingType = offer && !typeReason ? offerType(offer) : null;
   const price = item.price;
   const priceObj = isObj(price) ? price : null;
   const address = isObj(item.address) ? item.address : {};
@@ -177,6 +185,7 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     action: 'upsert',
     listingType,
     typeText: offer,
+    typeReason,
     title: Array.isArray(item.title) ? titleVersions(item.title) : item.title,
     price: priceObj ? priceAmount(priceObj) : price,
     currency: priceObj ? str(priceObj.currency) : null,

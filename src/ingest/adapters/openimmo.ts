@@ -9,6 +9,9 @@ import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, SizeGua
 const NOT_HOME_ARTS = new Set([
   'buero_praxen', 'einzelhandel', 'gastgewerbe', 'grundstueck', 'parken', 'hallen_lager_prod', 'land_und_forstwirtschaft',
   'freizeitimmobilie_gewerblich',
+  // An outside probe of stop 47: a multi-storey car park (sonstige: PARKHAUS, TANKSTELLE...)
+  // and an investment building (as the CSV's "Immeuble de rapport") were imported as homes.
+  'sonstige', 'zinshaus_renditeobjekt',
 ]);
 
 type Node = Record<string, unknown>;
@@ -282,6 +285,9 @@ function kindOf(
   // Offices, shops, restaurants, plots, parking, halls, farms: no homes, no listings of this feed.
   const otherArt = Object.keys(art ?? {}).find((k) => NOT_HOME_ARTS.has(k));
   if (otherArt) return { listingType: null, why: `objektart ${otherArt} is not a home` };
+  // A use stated as business and not as living (nutzungsart WOHNEN="false" GEWERBE="true").
+  const use = obj(kat?.nutzungsart);
+  if (use && no(use['@_WOHNEN']) && yes(use['@_GEWERBE'])) return { listingType: null, why: 'nutzungsart is GEWERBE, not WOHNEN: not a home' };
   if (art?.zimmer !== undefined) return { listingType: 'FLATSHARE', why: null };
   if (yes(fields.get('untervermietung'))) return { listingType: 'SUBLET', why: null };
   const sale = yes(verm?.['@_KAUF']);
@@ -312,4 +318,9 @@ function warmAbove(cold: string, warm: string | null): number | null {
 function yes(v: unknown): boolean {
   const s = str(v)?.trim().toLowerCase();
   return s === 'true' || s === '1';
+}
+
+function no(v: unknown): boolean {
+  const s = str(v)?.trim().toLowerCase();
+  return s === 'false' || s === '0';
 }
