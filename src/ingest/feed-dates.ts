@@ -31,6 +31,11 @@ const MONTH_NAME_FORMATS: [string, string[]][] = [
   ['de', ['d. MMMM yyyy', 'd. MMM yyyy', 'd MMMM yyyy']],
   ['en', ['MMMM d, yyyy', 'MMM d, yyyy', 'MMMM d yyyy', 'MMM d yyyy', 'd MMMM yyyy', 'd MMM yyyy']],
 ];
+// The weekday before such a date: "vendredi 20 novembre 2026", "Freitag, 20. November 2026",
+// "Friday, November 20, 2026" (an outside probe of stop 47). Luxon checks that it is the
+// date's: "samedi 20 novembre 2026" is unread, as a wrong weekday in RFC 2822 is.
+const WEEKDAY_FIRST = /^\p{L}+\.?,?\s/u;
+const WEEKDAY_FORMATS = ['EEEE', 'EEEE,', 'EEE', 'EEE,'];
 
 interface Day { year: number; month: number; day: number }
 
@@ -42,10 +47,11 @@ function readDay(text: string): Day | null {
   const y = YEAR_FIRST.exec(text) ?? COMPACT.exec(text);
   if (y) return { year: +y[1], month: +y[2], day: +y[3] };
   if (!/\p{L}/u.test(text)) return null;
-  // "1er mars 2026": the French first of the month.
-  const s = text.replace(/^(\d{1,2})er\b/i, '$1');
+  // "1er mars 2026": the French first of the month (after its weekday too: "dimanche 1er mars").
+  const s = text.replace(/^((?:\p{L}+\.?,?\s+)?\d{1,2})er\b/iu, '$1');
+  const weekdays = WEEKDAY_FIRST.test(s) ? WEEKDAY_FORMATS : [];
   for (const [locale, formats] of MONTH_NAME_FORMATS) {
-    for (const format of formats) {
+    for (const format of [...formats, ...weekdays.flatMap((w) => formats.map((f) => `${w} ${f}`))]) {
       const dt = DateTime.fromFormat(s, format, { locale });
       if (dt.isValid) return { year: dt.year, month: dt.month, day: dt.day };
     }

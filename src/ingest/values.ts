@@ -66,13 +66,17 @@ const CURRENCY_WORDS: [RegExp, string][] = [
   [/(?<!\p{L})(?:SEK|DKK|NOK|CZK|HUF|CAD|AUD)(?!\p{L})/iu, '?'],
 ];
 
-// The currency a text names, and the text without it.
-function takeCurrency(text: string): { currency: string | null; rest: string } {
+// The currency a text names, and the text without it; between: whether figures stand on both
+// sides of it ("1850 € 200"), which the text without it would join into one.
+function takeCurrency(text: string): { currency: string | null; rest: string; between: boolean } {
   for (const [re, code] of CURRENCY_WORDS) {
     const m = re.exec(text);
-    if (m) return { currency: code === '?' ? m[0].toUpperCase() : code, rest: text.replace(re, ' ') };
+    if (m) {
+      const between = /\d/.test(text.slice(0, m.index)) && /\d/.test(text.slice(m.index + m[0].length));
+      return { currency: code === '?' ? m[0].toUpperCase() : code, rest: text.replace(re, ' '), between };
+    }
   }
-  return { currency: null, rest: text };
+  return { currency: null, rest: text, between: false };
 }
 
 export interface PriceValue {
@@ -99,16 +103,30 @@ const FROM = /^\s*(?:[àa]\s+partir\s+de|dès|ab|from|starting\s+(?:at|from))\s+
 // A label before the figure: "Loyer : 1850 €", "Prix: 695.000 €", "Kaltmiete: 1.850 €".
 const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|rent|miete|kaltmiete|warmmiete|mietpreis|kaufpreis)\s*(?::\s*|(?=\d))/i;
 
-// "/mois", "par mois", "per month", "p.m.", "/Monat", "mtl.", "/semaine", "per week", "/Woche".
-const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b)?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich)\b\.?\s*$/i;
+// "/mois", "par mois", "per month", "p.m.", "p/m", "pcm", "/Monat", "mtl.", "/semaine", "per week",
+// "/Woche"; and a year ("/an", "per year", "/Jahr", "p.a."), read only to say so: a yearly
+// price is refused, not divided.
+const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b|\bl['’])?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|p\/m|pcm|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich|an|année|annee|annuel(?:le)?|year|yearly|annually|annum|jahr|jährlich|p\.\s?a)\b\.?\s*$/i;
 const WEEKLY = new Set(['semaine', 'sem', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
+const YEARLY = /^(?:an|année|annee|annuel(?:le)?|year|yearly|annually|annum|jahr|jährlich|p\.\s?a)$/i;
+// The period said before the figure: "mensuel 1 850 €", "monatlich: 1850".
+const PERIOD_FIRST = /^\s*(mensuel|monthly|monatlich|hebdomadaire|weekly|wöchentlich)\s*:?\s*(?=\S)/i;
 
 // What agencies write after a price about what it covers, which leaves the figure the price:
 // charges (CC, HC, "charges comprises", "hors charges", German NK, kalt, warm), taxes (TTC,
 // HT, net), the agency's fee (FAI, "frais d'agence inclus"), a footnote mark.
 const NOTE_WORDS = [
   String.raw`c\.?\s?c\.?`, String.raw`h\.?\s?c\.?`, String.raw`t\.?t\.?c\.?`, String.raw`h\.?t\.?`, 'net', 'netto', String.raw`f\.?a\.?i\.?`,
-  String.raw`(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included|excluded)`, String.raw`hors\s+ch\.?`, String.raw`charges\s+en\s+sus`,
+  String.raw`(?:charges?|ch\.?)\s+(?:non\s+)?(?:comprises?|compris|incluses?|inclus|included|excluded)`, String.raw`hors\s+ch\.?`, String.raw`charges\s+en\s+sus`,
+  // What else the rent covers ("parking inclus"), whether it may be discussed ("négociable",
+  // "VB"), and a deposit counted in months ("+ 1 mois de caution", "2 mois de garantie",
+  // "3 Monatsmieten Kaution"): no figure of the price (an outside probe of stop 47).
+  String.raw`(?:parking|garage|emplacement|cave|box|stellplatz|chauffage|eau|électricité|internet)\s+(?:inclus|incluse?s?|compris|comprise?s?|included)`,
+  String.raw`(?:inkl\.?|incl\.?|including)\s*(?:parking|garage|stellplatz|tiefgaragenstellplatz|cave|keller)`,
+  String.raw`n[ée]gociables?|[àa]\s+(?:n[ée]gocier|d[ée]battre|discuter)|negotiable|verhandelbar|verhandlungsbasis|vhb|vb`,
+  String.raw`(?:\+\s*)?(?:\d{1,2}|un|deux|trois|quatre)\s+mois\s+(?:de\s+)?(?:caution|garantie|d[ée]p[ôo]t(?:\s+de\s+garantie)?)`,
+  String.raw`(?:caution|garantie|d[ée]p[ôo]t\s+de\s+garantie|kaution|deposit)\s*:?\s*(?:\d{1,2}|un|deux|trois|quatre)\s+(?:mois|monatsmieten?|months?)`,
+  String.raw`(?:\+\s*)?(?:\d{1,2}|zwei|drei)\s+(?:monatsmieten?|mm)\s+kaution`, String.raw`(?:\+\s*)?\d{1,2}\s+months?['’]?\s+deposit`,
   // A flatshare's rent by the room: "650 € par chambre", "650 €/mois par chambre".
   String.raw`(?:par|\/)\s*chambre`,
   String.raw`(?:hors|sans|plus|\+|incl\.?|excl\.?|including|excluding)\s*charges`,
@@ -127,16 +145,16 @@ const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:€|eur)\s*)?\d[\d\
 // A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
 // The charges named before their figure: "+ charges 200 €", "+ ch. 150 €".
 const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus)\s*(?:(?:un\s+)?acompte\s+(?:sur|de)\s+)?(?:charges?|ch\.?)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
-const PRICE_NOTE = new RegExp(String.raw`\s*[,;/–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES, ADDED_CHARGES_NAMED_FIRST].join('|')})\s*$`, 'iu');
+const PRICE_NOTE = new RegExp(String.raw`\s*[,;/|–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES, ADDED_CHARGES_NAMED_FIRST].join('|')})\s*$`, 'iu');
 // A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
 const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 
 // Which notes say the charges are in the price, and which that they are not.
 const CHARGES_IN = /(?<!\p{L})(?:c\.?\s?c(?!\p{L})|(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s)/iu;
 const CHARGES_OUT = new RegExp(
-  String.raw`(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))` +
+  String.raw`(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|(?:charges?|ch\.?)\s+non\s+(?:compris|inclus)|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))` +
     // Charges added ("+ 200 € charges", "+ charges 200 €"), or stated beside ("charges: 200 €").
-    String.raw`|^\s*[,;/–-]?\s*(?:${ADDED_CHARGES}|${ADDED_CHARGES_NAMED_FIRST})|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d`,
+    String.raw`|^\s*[,;/|–-]?\s*(?:${ADDED_CHARGES}|${ADDED_CHARGES_NAMED_FIRST})|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d`,
   'iu',
 );
 
@@ -159,8 +177,10 @@ function chargesStated(notes: readonly string[], currency: string | null): numbe
   return n !== null && n > 0 ? n : null;
 }
 
-// "1,25 Mio €", "1,25 million €", "1,5 Millionen": the figure is in millions, with a decimal mark.
-const MILLIONS = /\s*(?:mio\.?|millions?|millionen)\s*$/i;
+// "1,25 Mio €", "1,25 million €", "1,5 Millionen", "1.25M€": the figure is in millions, with a
+// decimal mark. A bare M only against the figure or the currency ("1.25M", "1,25 M€").
+const MILLIONS = /(?:\s*(?:mio\.?|millions?|millionen)|(?<=\d)m)\s*$/i;
+const MILLIONS_CURRENCY = /(?<=\d)\s*m(€|eur)(?!\p{L})/iu;
 // "750 K€", "1,5k": in thousands, with a decimal mark.
 const THOUSANDS = /(?<=\d)\s*k\s*$/i;
 // "1,5 kEUR", "750 TEUR", "750 T€" (German Tausend): thousands glued to the currency, parted
@@ -201,9 +221,12 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null, chargesIncluded: null, charges: null }) : bad(`price ${show(v)} is not a number`);
   if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return bad(`price ${show(v)} is not a number`);
   const label = LABEL.exec(v)?.[0] ?? '';
-  const parts = splitPriceNotes(v.slice(label.length).replace(FROM, '').replace(APPROX, '').replace(THOUSANDS_CURRENCY, ' k $1'));
+  const first = PERIOD_FIRST.exec(v.slice(label.length));
+  const parts = splitPriceNotes(v.slice(label.length + (first?.[0].length ?? 0)).replace(FROM, '').replace(APPROX, '').replace(THOUSANDS_CURRENCY, ' k $1').replace(MILLIONS_CURRENCY, ' mio $1'));
   if (!parts) return bad(`price ${show(v)} is not a number`);
-  const kinds = new Set(parts.periods.map((p) => (WEEKLY.has(p) ? 'week' : 'month')));
+  if (first) parts.periods.push(first[1].toLowerCase());
+  const yearly = parts.periods.some((p) => YEARLY.test(p));
+  const kinds = new Set(parts.periods.filter((p) => !YEARLY.test(p)).map((p) => (WEEKLY.has(p) ? 'week' : 'month')));
   if (kinds.size > 1) return bad(`price ${show(v)} says both a week and a month`);
   const period: PriceValue['period'] = kinds.has('week') ? 'week' : kinds.has('month') ? 'month' : null;
   const own = takeCurrency(parts.head);
@@ -230,6 +253,10 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   }
   const n = parseDecimal(rest, !scaled);
   if (n === null) return bad(`price ${show(v)} is not a number`);
+  // "1850 € 200", "1850 €, 2 mois": two figures, not 1,850,200 or 1850.2 (both were read so).
+  if (own.between) return bad(`price ${show(v)} has a second figure after its currency: which one is the price?`);
+  // Refused, as a CSV column `Prix (€/an)` is, but saying why: the figure itself was read.
+  if (yearly) return bad(`price ${show(v)} is a yearly figure: a rent is read per month or per week`);
   const amount = millions ? Math.round(n * 100_000_000) / 100 : thousands ? Math.round(n * 100_000) / 100 : n;
   const chargesIncluded = chargesSaid([label, ...parts.notes]);
   // Charges beside a weekly rent: a week's or a month's? Not kept.
@@ -242,9 +269,12 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
 // What is added to the area, not part of it: "85 m² + balcon", "85 m² (+ 8 m² terrasse)".
 const AREA_EXTRA = /\s*(?:\(\s*)?\+\s*(?:\d+(?:[.,]\d+)?\s*(?:m\s?²|m2)\s*)?(?:de\s+|d['’]\s*)?(?:balcons?|terrasses?|loggias?|jardin|cave|caves|garage|parking|grenier)(?:\s*\))?\s*$/iu;
 const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$/iu;
-// The unit: "m²", "m ²", "m2", "m^2", "mq" (Italian), "sqm", "qm", "m" and "m.". Square feet
-// ("sq ft") are not here, nor is "sq m" read as "sq" plus a unit: both stay unread.
-const AREA_UNIT = /\s*(?<!\p{L})(?:m\s?²|m2|m\^2|mq|sqm|qm|m\.?)\s*$/iu;
+// What the area includes, in brackets: "85 m² (dont 10 m² mezzanine)", "(davon 10 m² Galerie)".
+const AREA_INCLUDES = /\s*\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)\s*$/i;
+// The unit: "m²", "m ²", "m2", "m^2", "mq" (Italian), "sqm", "sq.m.", "qm", "m", "m.", and written
+// out ("mètres carrés", "Quadratmeter", "square metres"). Square feet ("sq ft") are not here,
+// nor is "sq m" read as "sq" plus a unit: both stay unread.
+const AREA_UNIT = /\s*(?<!\p{L})(?:m\s?²|m2|m\^2|mq|sqm|sq\.\s?m\.?|qm|m\.?|m[èe]tres?\s+carr[ée]s?|quadratmeter|square\s+met(?:re|er)s?)\s*$/iu;
 // One separator and exactly three digits after it, the first digit not 0: "1.050", "2,400".
 const ONE_THOUSANDS_GROUP = /^[1-9][.,]\d{3}$/;
 // Under this not even a room is plausible: "1.050" is then 1,050 m², not 1.05 m² (while
@@ -255,16 +285,33 @@ const MIN_PLAUSIBLE_M2 = 5;
 // gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
 function areaFigure(text: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  const s = text.replace(APPROX, '').replace(APPROX_AFTER, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
+  const s = text.replace(APPROX, '').replace(APPROX_AFTER, '').replace(AREA_INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
   const n = parseDecimal(s, false);
   if (n !== null && n < MIN_PLAUSIBLE_M2 && ONE_THOUSANDS_GROUP.test(s.replace(NUMBER_SPACES, ''))) return parseDecimal(s, true);
   return n;
 }
 
+// Two areas, each with its unit and kind ("85 m² habitables / 100 m² utiles"): the living one
+// is the listing's. Without one said to be the living area, neither is taken.
+const AREA_PAIR = /^([^/;|]+?)\s*(?:[/;|]|,\s|\s[-–]\s)\s*([^/;|]+)$/;
+const AREA_HAS_UNIT = /\d\s*(?:m\s?²|m2|qm|sqm)(?!\p{L})/iu;
+const LIVING_AREA = /(?<!\p{L})(?:hab\.?|habitables?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$/iu;
+function twoAreas(text: string): Parsed<number> | null {
+  const m = text.length <= MAX_VALUE_TEXT ? AREA_PAIR.exec(text) : null;
+  if (!m || !AREA_HAS_UNIT.test(m[1]) || !AREA_HAS_UNIT.test(m[2])) return null;
+  const figures = [m[1], m[2]].map((t) => areaFigure(t));
+  if (figures.some((f) => f === null)) return null;
+  const living = [m[1], m[2]].flatMap((t, i) => (LIVING_AREA.test(t) ? [figures[i]!] : []));
+  if (living.length === 1) return ok(living[0]);
+  return bad(`area ${show(text)} gives two areas (${figures.join(' and ')} m2) and does not say which one is the living area`);
+}
+
 // "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm", "+/- 85 m² hab.", "1.050 m²".
 export function parseArea(v: unknown): Parsed<number> {
   if (isBlank(v)) return ok(null);
-  const n = typeof v === 'number' ? v : typeof v === 'string' ? areaFigure(v) : null;
+  const pair = typeof v === 'string' ? twoAreas(v) : null;
+  if (pair && !pair.ok) return pair;
+  const n = pair ? pair.value : typeof v === 'number' ? v : typeof v === 'string' ? areaFigure(v) : null;
   if (n === null || !Number.isFinite(n)) return bad(`area ${show(v)} is not a number`);
   if (n < 0) return bad(`area ${show(v)} is negative`);
   const area = Math.round(n * 100) / 100; // to the hundredth: 0.001 is no more a surface than 0
@@ -279,6 +326,8 @@ export function parseArea(v: unknown): Parsed<number> {
 // (a variant of the type, not another room).
 const COUNT_WORDS = /\s*(pi[eè]ces?|pcs?\.?|p\.?|zimmer|zi\.?|rooms?|chambres?|ch\.?|bedrooms?|beds?|schlafzimmer)\s*$/i;
 const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;
+// A half room: "3 ½", "2 1/2", "2½" are 3.5 and 2.5, rounded down as "2.5" is.
+const HALF = /^(\d{1,2})\s*(?:½|1\s?\/\s?2)$/;
 // What the count includes, in brackets: "3 (dont 1 bureau)", "4 (davon 1 Büro)".
 const COUNT_INCLUDES = /\s*\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)\s*$/i;
 // A count spelt out, in French, German or English ("deux pièces", "zwei Zimmer").
@@ -301,6 +350,8 @@ function countFigure(text: string, what: string): number | null {
   if (word === 'studio') return what === 'bedrooms' ? 0 : 1;
   const t = FRENCH_TYPE.exec(s);
   if (t) return Number(t[1]);
+  const half = HALF.exec(s);
+  if (half) return Number(half[1]) + 0.5;
   return NUMBER_WORDS.get(word) ?? parseDecimal(s, false);
 }
 

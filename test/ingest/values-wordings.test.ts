@@ -422,3 +422,72 @@ describe('reasons that say what the record holds', () => {
   });
 });
 
+
+// An outside probe of stop 47: each of these rejected its record as "not a number".
+describe('an outside probe of stop 47', () => {
+  it.each(['85 sq.m.', '85 m² (dont 10 m² mezzanine)', '85 Quadratmeter', '85 mètres carrés', '85 m² habitables / 100 m² utiles', '100 m² utiles / 85 m² habitables'])(
+    'reads the area %j as 85 m²',
+    async (area) => {
+      expect((await csvListing({ area })).area_m2).toBe(85);
+    },
+  );
+
+  it('two areas, neither said to be the living one, are refused saying so', async () => {
+    for (const area of ['85 m² / 100 m²', '85 m² hab. / 90 m² hab.']) {
+      expect(reason(await csvOne({ area }))).toMatch(/gives two areas \(\d+ and \d+ m2\) and does not say which one is the living area$/);
+    }
+  });
+
+  it.each([['3 ½', 3], ['2 1/2', 2], ['2½ pièces', 2]])('reads the rooms %j as %i, as 2.5 is 2', async (rooms, n) => {
+    expect((await csvListing({ rooms })).rooms).toBe(n);
+  });
+
+  it.each([
+    ['1850 € charges non comprises', 1850, false], ['1.850 € hors charges, parking inclus', 1850, false], ['1850 €/mois + 1 mois de caution', 1850, null],
+    ['1.850 €/mois, 2 mois de garantie', 1850, null], ['2.000 € (négociable)', 2000, null], ['1.850 € - négociable', 1850, null],
+    ['Loyer: 1.850 € | Charges: 200 €', 1850, false], ['mensuel 1 850 €', 1850, null], ['1850 p/m', 1850, null], ['1850 pcm', 1850, null],
+  ])('reads the rent %j as %i EUR, the charges included: %s', async (price, eur, included) => {
+    const l = await csvListing({ price });
+    expect([l.price_eur, l.charges_included]).toEqual([eur, included]);
+  });
+
+  it('a deposit counted in months is no figure of the price; the charges stated after a bar are kept', async () => {
+    expect(priceOf('1850 €/mois + 1 mois de caution')).toEqual({ amount: 1850, currency: 'EUR', period: 'month', chargesIncluded: null, charges: null });
+    expect(priceOf('mensuel 1 850 €').period).toBe('month');
+    expect(priceOf('1850 pcm').period).toBe('month');
+    expect((await csvListing({ price: 'Loyer: 1.850 € | Charges: 200 €' })).charges_eur).toBe(200);
+  });
+
+  it('reads "1.25M€" as 1,250,000, as "1,25 Mio €" is', async () => {
+    expect((await csvListing({ offer: 'Vente', price: '1.25M€' })).price_eur).toBe(1250000);
+    expect((await csvListing({ offer: 'Vente', price: '1,25 M€' })).price_eur).toBe(1250000);
+  });
+
+  it.each(['24.000 €/an', '24000 € par an', "24.000 € l'an", '24.000 € per year', '24.000 €/Jahr', '24.000 € p.a.'])('refuses the yearly %j, saying it is yearly', async (price) => {
+    expect(reason(await csvOne({ price }))).toBe(`price ${JSON.stringify(price)} is a yearly figure: a rent is read per month or per week`);
+  });
+
+  it('a figure it cannot attribute is refused, not taken for the price or joined to it', async () => {
+    // "1850 € 200" was read as 1,850,200 and "1850 €, 2 mois" as 1850.2: the currency's place
+    // joined the two figures.
+    for (const price of ['1850 € 200', '1850 €, 2 mois']) {
+      expect(reason(await csvOne({ price }))).toBe(`price ${JSON.stringify(price)} has a second figure after its currency: which one is the price?`);
+    }
+    for (const price of ['1850 € + 1 mois', 'Loyer: 1.850 € | 200 €', '2 mois de caution', '1850 € négociable 1900', '1.25 M', 'négociable']) {
+      expect(reason(await csvOne({ price }))).toMatch(/is not a number/);
+    }
+  });
+
+  it.each([
+    ['vendredi 20 novembre 2026', '2026-11-19T23:00:00.000Z'], ['Freitag, 20. November 2026', '2026-11-19T23:00:00.000Z'],
+    ['Friday, November 20, 2026', '2026-11-19T23:00:00.000Z'], ['ven. 20 nov. 2026', '2026-11-19T23:00:00.000Z'],
+    ['dimanche 1er mars 2026', '2026-02-28T23:00:00.000Z'], ['vendredi 20 novembre 2026 14:03', '2026-11-20T13:03:00.000Z'],
+  ])('reads the date %j after its weekday as %s', async (date, iso) => {
+    expect(dateOf(date)).toBe(iso);
+    expect((await csvListing({ date })).created_at?.toISOString()).toBe(iso);
+  });
+
+  it('a weekday that is not the date\'s leaves the date unread, as in RFC 2822', () => {
+    expect(dateOf('samedi 20 novembre 2026')).toBeNull();
+  });
+});
