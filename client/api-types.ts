@@ -265,7 +265,7 @@ export interface components {
             listing_type: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
             accepts_students: boolean;
             images: string[];
-            /** @description The origin page at the agency; null for native posts */
+            /** @description The origin page at the agency; null for native posts and for an agency's listing whose feed gives no link */
             source_url: string | null;
             /**
              * Format: date-time

@@ -158,7 +158,7 @@ ${usageCells(k)}
 )}
 </tbody>
 </table>
-<p class="muted">Counts reset at 00:00 UTC. “Last used” is updated within a minute of use.</p>`
+<p class="muted">Counts reset at 00:00 UTC. “Last used” is updated within 30 seconds of use.</p>`
 }
 </section>
 <section class="card" aria-labelledby="create-title">

@@ -23,7 +23,7 @@ export const listingSchema = z
     listing_type: z.enum(LISTING_TYPES),
     accepts_students: z.boolean(),
     images: z.array(z.string().meta({ format: 'uri' })),
-    source_url: z.string().nullable().meta({ description: 'The origin page at the agency; null for native posts' }),
+    source_url: z.string().nullable().meta({ description: "The origin page at the agency; null for native posts and for an agency's listing whose feed gives no link" }),
     created_at: timestamp,
     updated_at: timestamp,
     flags: z.array(z.enum(FLAGS)).optional().meta({ description: 'Pro and Enterprise keys only; empty when clean' }),
