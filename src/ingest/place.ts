@@ -3,7 +3,7 @@ import { placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js'
 import { ABROAD, abroadKey, ALSO_ABROAD, COUNTRY_KEYS, countryAbroadAt, OTHER_COUNTRY_POSTCODE } from './abroad.js';
 import { byTownAndPostcode, chooseLocality, kmFromCommune, localityIn, nearbyLocalityNamed, nearestByPoints, nearestNamesake, PLACE_COORDS_FAR_KM, villageNamed } from './place-points.js';
 import { haversineKm } from '../domain/geo.js';
-import { parsePostcode, postcodeFor, postcodeIn, withoutPostcodes } from './postcode.js';
+import { cantonsOfRegion, parsePostcode, postcodeFor, postcodeIn, withoutPostcodes } from './postcode.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
 export const LU_BOX = { minLat: 49.44, maxLat: 50.19, minLng: 5.73, maxLng: 6.54 };
@@ -226,11 +226,31 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
   if (differing) {
     return { ok: false, reason: `"${shown.slice(0, 80)}" names places of different communes (${differing.join(', ')}); give one, or coordinates` };
   }
+  const slip = confirmedSlip(gz, shown, postcode);
+  if (slip) return { ok: true, ...slip, by: 'text' };
   const hints = gz.suggest(shown, 3);
   return {
     ok: false,
     reason: `unknown commune or locality "${shown.slice(0, 80)}"${hints.length ? ` (did you mean ${hints.join(', ')}?)` : ''}`,
   };
+}
+
+// A name one slip away from a single commune or locality (gazetteer.closest: "Diferdange"),
+// taken when the postcode confirms it: its region (first digit) covers that commune's canton,
+// and only one of the name's communes (an outside probe of stop 47: "Diferdange" with 4601 was
+// refused, "did you mean Differdange?", as a person would not). Without a postcode, or with one
+// elsewhere, the record is refused as before: the slip could be another place's.
+function confirmedSlip(gz: Gazetteer, text: string, postcode: number | null): { commune: string; locality: string | null } | null {
+  if (postcode === null) return null;
+  const name = gz.closest(withoutPostcodes(text));
+  const place = name === null ? null : gz.resolve(name);
+  if (!place) return null;
+  const cantons = cantonsOfRegion(postcode);
+  const inRegion = communesOf(place).filter((c) => (postcode < 3000 ? c === 'Luxembourg' : cantons.includes(gz.commune(c)?.canton ?? '')));
+  if (inRegion.length !== 1) return null;
+  const [commune] = inRegion;
+  if (place.kind === 'commune') return { commune, locality: null };
+  return chooseLocality(gz, place.options.filter((o) => o.commune === commune), [commune], postcode, null);
 }
 
 // Where a place text is several things one after the other: "Esch-sur-Alzette - Lallange",

@@ -394,7 +394,9 @@ export function parseCoordinate(v: unknown): number | null {
   if (dms && (dms[3] !== undefined || dms[1] !== undefined || dms[5] !== undefined)) {
     const [, before, d, m, sec, after] = dms;
     if (Number(m ?? 0) >= 60 || Number(sec ?? 0) >= 60) return null;
-    return withLetter([before, after], Number(d) + Number(m ?? 0) / 60 + Number(sec ?? 0) / 3600);
+    // To 7 decimals (about 1 cm), as decimal degrees are written: the sum's floating-point noise
+    // ("49°50'51\"N" was 49.847500000000004: an outside probe of stop 47) is no precision.
+    return withLetter([before, after], Math.round((Number(d) + Number(m ?? 0) / 60 + Number(sec ?? 0) / 3600) * 1e7) / 1e7);
   }
   const h = HEMISPHERE.exec(t);
   return h && (h[1] !== undefined || h[3] !== undefined) ? withLetter([h[1], h[3]], Number(h[2])) : null;

@@ -79,11 +79,21 @@ const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
   'Lac de la Haute-Sûre': ['Haute-Sûre'],
   'Erpeldange-sur-Sûre': ['Erpeldange'],
   'Reckange-sur-Mess': ['Reckange'],
+  // Helfent (Helfenterbruck, Luxembourgish Helfenterbréck), Bertrange's side of the Route
+  // d'Arlon, and Strassen written with its Bourgfelt: no locality of their own in the reference
+  // data (an outside probe of stop 47 found them unknown places).
+  Bertrange: ['Helfent', 'Helfenterbruck', 'Helfenterbréck'],
+  Strassen: ['Strassen-Bourgfelt'],
 };
 
 // Names of quarters that the reference data lacks: the business district of Gasperich, the
 // Luxembourgish names of the City's quarters (an outside probe's feed wrote Kierchbierg and
 // Lampertsbierg), of Belvaux and of Oberpallen, the French name of Lalleng (Esch-sur-Alzette).
+// An outside probe of stop 47 found more refused with a valid postcode: the French Obercorn and
+// Niedercorn and the Luxembourgish Uewerkuer and Nidderkuer (Differdange), Téiteng (Tétange),
+// Hueschtert (both Hosterts, Niederanven's and Rambrouch's: the postcode or the coordinates
+// tell, as for Hostert), Stadgrond (Grund) and Kirchberg-Kiem (the Kiem, a part of Kirchberg;
+// not "Kiem" alone, which is also a street of Strassen).
 const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   Gasperich: ["Cloche d'Or", 'Ban de Gasperich', 'Gaasperech'],
   'Bonnevoie-Nord / Verlorenkost': ['Bouneweg'],
@@ -92,9 +102,9 @@ const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   Cessange: ['Zéisseng'],
   Dommeldange: ['Dummeldeng'],
   Eich: ['Eech'],
-  Grund: ['Grond'],
+  Grund: ['Grond', 'Gronn', 'Stadgrond'],
   Hollerich: ['Hollerech'],
-  Kirchberg: ['Kierchbierg'],
+  Kirchberg: ['Kierchbierg', 'Kirchberg-Kiem'],
   Limpertsberg: ['Lampertsbierg'],
   Merl: ['Märel'],
   Muhlenbach: ['Millebaach'],
@@ -107,6 +117,10 @@ const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   Belvaux: ['Bieles'],
   Lalleng: ['Lallange'],
   Oberpallen: ['Uewerpallen'],
+  Oberkorn: ['Obercorn', 'Uewerkuer'],
+  Niederkorn: ['Niedercorn', 'Nidderkuer'],
+  Tétange: ['Téiteng'],
+  Hostert: ['Hueschtert'],
 };
 
 // Short names that several communes answer to: "Esch" is mostly Esch-sur-Alzette, but a
@@ -149,6 +163,10 @@ export interface Gazetteer {
   sharedBy(input: string): string[];
   // Up to `max` names (communes and localities) close to an unknown input.
   suggest(input: string, max?: number): string[];
+  // The one commune or locality name an unknown input is a slip of ("Diferdange": Differdange),
+  // when no other lies as near (by one edit more); null otherwise. For the importer, which
+  // takes it only when the record's postcode confirms it (src/ingest/place.ts).
+  closest(input: string): string | null;
   commune(name: string): CommuneRef | undefined;
   localitiesOf(commune: string): LocalityRef[];
   // Nearest commune by its centroid or one of its localities' points (approximate: the
@@ -247,6 +265,18 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
       if (a?.kind === 'locality' && b?.kind === 'locality') {
         const both = a.options.filter((o) => b.options.some((p) => p.locality === o.locality && p.commune === o.commune));
         if (both.length > 0) return { kind: 'locality', locality: both[0].locality, communes: [...new Set(both.map((o) => o.commune))].sort(), options: both };
+        // Two quarters of one commune joined ("Hollerich-Gare", "Cents Hamm": an outside probe of
+        // stop 47 found the first an unknown place): either, as a name both bore (the coordinates
+        // choose; else the commune alone). Not with a word every town's quarter has ("Limpertsberg
+        // Centre" is Limpertsberg, "Gare Centre" no quarter of the City's for certain).
+        const communes = new Set([...a.options, ...b.options].map((o) => o.commune));
+        const halves = [t.slice(0, i), t.slice(i)];
+        const townWord = (h: string[]) => h.length === 1 && QUALIFIERS.has(h[0]);
+        const station = (h: string[]) => h.length === 1 && STATION_WORDS.has(h[0]);
+        if (communes.size === 1 && halves.some((h) => !townWord(h)) && halves.every((h) => !townWord(h) || station(h))) {
+          const options = [...new Map([...a.options, ...b.options].map((o) => [o.locality, o])).values()];
+          return { kind: 'locality', locality: a.locality, communes: [...communes], options };
+        }
       }
     }
     return null;
@@ -284,6 +314,23 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     return out;
   }
 
+  // Up to 1 edit in a name of 5 to 7 letters, 2 from 8 letters ("Diferdange", "Wilts"); none in
+  // shorter ones, where one edit makes another name. A prefix is no slip here ("Diff").
+  function closest(input: string): string | null {
+    const key = placeKey(input).slice(0, 60);
+    const most = key.length >= 8 ? 2 : key.length >= 5 ? 1 : 0;
+    if (most === 0) return null;
+    const nearest = new Map<string, number>();
+    for (const s of suggestionKeys) {
+      const d = editDistance(key, s.key, most + 1);
+      if (d <= most + 1 && d < (nearest.get(s.name) ?? Infinity)) nearest.set(s.name, d);
+    }
+    const best = Math.min(...nearest.values());
+    if (best > most) return null;
+    const near = [...nearest].filter(([, d]) => d <= best + 1);
+    return near.length === 1 ? near[0][0] : null;
+  }
+
   const points: { commune: string; locality: string | null; lat: number; lng: number }[] = [
     ...communes.map((c) => ({ commune: c.name, locality: null, lat: c.lat, lng: c.lng })),
     ...localities
@@ -309,6 +356,7 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     resolve,
     sharedBy,
     suggest,
+    closest,
     commune: (name) => communeByName.get(name),
     localitiesOf: (c) => localitiesByCommune.get(c) ?? [],
     nearestCommune,

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { nearLuxembourg } from '../../src/ingest/abroad.js';
+import { parseCsvFeed } from '../../src/ingest/adapters/index.js';
 import { fixCoordinates, resolvePlace, type PlaceInput } from '../../src/ingest/place.js';
-import { gazetteer } from './helpers.js';
+import { parseCoordinate } from '../../src/ingest/values.js';
+import { accepted, csvFeed, csvRow, gazetteer, normalizeFeed } from './helpers.js';
 
 // Place texts as agencies type them into one field, which name nothing as a whole: read part
 // by part (src/ingest/place.ts, fromParts), and short names several communes answer to.
@@ -323,5 +325,65 @@ describe('a short name several communes answer to', () => {
     expect(place('1 rue du Pont, L-9650 Esch')).toEqual(['Esch-sur-Sûre', null]);
     expect(place('Grand-Rue, Esch', { postcode: '9650' })).toEqual(['Esch-sur-Sûre', null]);
     expect(place('Grand-Rue, Esch')).toEqual(['Esch-sur-Alzette', null]);
+  });
+});
+
+// An outside probe of stop 47: French and Luxembourgish names of places refused with a valid
+// postcode, a quarter joined to its neighbour, a slip of a name its postcode confirms, and
+// degrees-minutes-seconds served with floating-point noise.
+describe('An outside probe of stop 47', () => {
+  it('reads the French and Luxembourgish names of places the reference data lacks, here and in the commune filter', () => {
+    for (const [t, commune, locality] of [
+      ['Obercorn', 'Differdange', 'Oberkorn'], ['Uewerkuer', 'Differdange', 'Oberkorn'],
+      ['Niedercorn', 'Differdange', 'Niederkorn'], ['Nidderkuer', 'Differdange', 'Niederkorn'],
+      ['Téiteng', 'Kayl', 'Tétange'], ['Stadgrond', 'Luxembourg', 'Grund'], ['Kirchberg-Kiem', 'Luxembourg', 'Kirchberg'],
+      ['Luxembourg-Kirchberg-Kiem', 'Luxembourg', 'Kirchberg'], ['Strassen-Bourgfelt', 'Strassen', null], ['Helfent', 'Bertrange', null],
+    ] as const) {
+      expect(place(t), t).toEqual([commune, locality]);
+    }
+    expect(place('Obercorn', { postcode: 'L-4510' })).toEqual(['Differdange', 'Oberkorn']);
+    // The API's commune filter reads names with the same gazetteer.
+    expect(gazetteer().resolve('Téiteng')).toMatchObject({ kind: 'locality', locality: 'Tétange', communes: ['Kayl'] });
+    // "Kiem" alone is also a street of Strassen: no place.
+    expect(place('Kiem')).toMatch(/^rejected: unknown commune or locality/);
+  });
+
+  it('Hueschtert is either Hostert, as Hostert is: the postcode or the coordinates tell', () => {
+    expect(place('Hueschtert', { postcode: 'L-6990' })).toEqual(['Niederanven', 'Hostert']);
+    const rambrouch = gazetteer().localitiesOf('Rambrouch').find((l) => l.locality === 'Hostert')!;
+    expect(place('Hueschtert', { coords: { lat: rambrouch.lat!, lng: rambrouch.lng! } })).toEqual(['Rambrouch', 'Hostert']);
+    expect(place('Hueschtert')).toMatch(/"Hostert" is a locality of several communes/);
+  });
+
+  it('two quarters joined (Hollerich-Gare) are either: the nearer the coordinates, else the commune alone', () => {
+    const quarter = (name: string) => gazetteer().localitiesOf('Luxembourg').find((l) => l.locality === name)!;
+    for (const t of ['Hollerich-Gare', 'Gare-Hollerich', 'Hollerich Gare']) {
+      expect(place(t), t).toEqual(['Luxembourg', null]);
+      for (const q of ['Gare', 'Hollerich']) expect(place(t, { coords: { lat: quarter(q).lat!, lng: quarter(q).lng! } }), `${t} at ${q}`).toEqual(['Luxembourg', q]);
+    }
+    expect(gazetteer().resolve('Hollerich-Gare')).toMatchObject({ options: [{ locality: 'Hollerich' }, { locality: 'Gare' }] });
+    // A word every town's quarter has is not a quarter of the City's here.
+    expect(place('Limpertsberg Centre')).toEqual(['Luxembourg', 'Limpertsberg']);
+    expect(place('Gare Centre')).toMatch(/^rejected: unknown commune or locality/);
+  });
+
+  it('a slip of one name is that place when the postcode confirms it; not without a postcode, nor with one elsewhere', async () => {
+    expect(place('Diferdange', { postcode: '4601' })).toEqual(['Differdange', null]);
+    expect(place('L-4601 Diferdange')).toEqual(['Differdange', null]);
+    expect(place('Niederkorm', { postcode: 'L-4510' })).toEqual(['Differdange', 'Niederkorn']);
+    expect(place('Diferdange', { postcode: '9530' })).toMatch(/^rejected: unknown commune or locality "Diferdange" \(did you mean Differdange/);
+    expect(place('Diferdange')).toMatch(/^rejected: unknown commune or locality "Diferdange" \(did you mean Differdange/);
+    // Two names as near: no slip of one ("Rolingen": Olingen or Rollingen).
+    expect(place('Rolingen', { postcode: '7555' })).toMatch(/^rejected: unknown commune or locality "Rolingen"/);
+    const r = accepted(normalizeFeed(await parseCsvFeed(csvFeed([csvRow({ ref: 'D1', place: 'Diferdange', postcode: '4601' })])))[0]);
+    expect([r.commune, r.locality]).toEqual(['Differdange', null]);
+  });
+
+  it('degrees, minutes and seconds are rounded to 7 decimals', async () => {
+    expect(parseCoordinate('49°50\'51"N')).toBe(49.8475);
+    expect(parseCoordinate('6°07\'55"E')).toBe(6.1319444);
+    expect(parseCoordinate('49°36.7\'N')).toBe(49.6116667);
+    const l = accepted(normalizeFeed(await parseCsvFeed(csvFeed([csvRow({ ref: 'C1', place: 'Ettelbruck', lat: '49°50\'51"N', lng: '6°07\'55"E' })])))[0]);
+    expect([l.lat, l.lng]).toEqual([49.8475, 6.1319444]);
   });
 });
