@@ -39,40 +39,50 @@ const serviceUrl = (name: string, schemes: string[]) =>
     { message: `${name} must be a URL beginning with ${schemes.map((s) => `${s}//`).join(' or ')}` },
   );
 
+// A whole number written in digits: z.coerce.number() read `1e3` as 1000, ` 3502` as 3502 and
+// an empty value as 0 (an outside probe of stop 47: `PORT=` listened on a random port and
+// `MAX_CONNECTIONS_PER_CLIENT=` lifted the bound).
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .regex(/^-?\d{1,16}$/, { message: 'must be a whole number written in digits' })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
 export const DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE = 120;
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: integer(0, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: serviceUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
   // A read replica of DATABASE_URL: searches, single listings, market prices, stats and the
   // read model's loads go there once it has replayed the data version asked for.
   DATABASE_READ_URL: serviceUrl('DATABASE_READ_URL', ['postgres:', 'postgresql:']),
   // Server processes (node:cluster). Default: one per core in production, else 1.
-  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+  WEB_CONCURRENCY: integer(1, 64).optional(),
   REDIS_URL: serviceUrl('REDIS_URL', ['redis:', 'rediss:']),
   // Default: http://localhost:<PORT>.
   PUBLIC_BASE_URL: optionalUrl.pipe(z.url('PUBLIC_BASE_URL must be an absolute URL').optional()).transform((u) => u?.replace(/\/+$/, '')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_PRETTY: bool.optional(),
   TRUST_PROXY: trustProxy,
-  STATS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  STATS_RATE_LIMIT_PER_MINUTE: integer(1).default(60),
   // The HTML pages (/listings/:id, /api-keys and its forms), per client IP.
-  PAGES_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE),
-  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
+  PAGES_RATE_LIMIT_PER_MINUTE: integer(1).default(DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE),
+  DB_POOL_MAX: integer(1, 200).default(10),
+  DB_STATEMENT_TIMEOUT_MS: integer(100).default(10000),
   // An export whose client takes nothing for this long is cut (it holds a pool connection
   // and a snapshot while it waits).
-  EXPORT_CLIENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
-  REDIS_TIMEOUT_MS: z.coerce.number().int().min(50).max(5000).default(300),
+  EXPORT_CLIENT_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
+  REDIS_TIMEOUT_MS: integer(50, 5000).default(300),
   // Connections one client address may hold open to a server process (src/http/http-server.ts);
   // 0: no bound (behind a proxy, every connection bears its address).
-  MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(0).default(1024),
+  MAX_CONNECTIONS_PER_CLIENT: integer(0).default(1024),
   // Connections a server process holds open in all; 0: 80 % of its limit of open files.
-  MAX_CONNECTIONS: z.coerce.number().int().min(0).default(0),
+  MAX_CONNECTIONS: integer(0).default(0),
   // Prometheus metrics listen here, apart from the public API port. -1 turns them off.
-  METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9464),
+  METRICS_PORT: integer(-1, 65535).default(9464),
   METRICS_HOST: z.string().default('127.0.0.1'),
   // The in-memory read model of active listings (exact counts and page ids at scale).
   LISTINGS_READ_MODEL: bool.default(true),
@@ -83,13 +93,16 @@ export const configSchema = z.object({
   // false leaves it to imports (the benchmark's fixed data set).
   STALE_CHECK: bool.default(true),
   EMBEDDED_PG_DIR: z.string().default('.data/pg'),
-  EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  EMBEDDED_PG_PORT: integer(1024, 65535).default(54329),
 });
 
 export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+  // A variable set to nothing (`PORT=` in a compose .env file) is a variable not set: its
+  // default applies, for every setting alike.
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const parsed = configSchema.safeParse(given);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);

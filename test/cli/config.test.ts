@@ -31,3 +31,20 @@ describe('the connection settings', () => {
     expect([unset.DATABASE_URL, unset.REDIS_URL]).toEqual([undefined, undefined]);
   });
 });
+
+describe('the numeric settings', () => {
+  // An outside probe of stop 47: `PORT=` listened on a random port, `METRICS_PORT=` too, and
+  // `MAX_CONNECTIONS_PER_CLIENT=` lifted the bound (an empty value was read as 0); `PORT=1e3`
+  // listened on 1000.
+  it('an empty value is a value not set: the default applies, for every setting alike', () => {
+    const c = loadConfig({ PORT: '', METRICS_PORT: ' ', MAX_CONNECTIONS_PER_CLIENT: '', WEB_CONCURRENCY: '', LOG_LEVEL: '', DB_POOL_MAX: '' });
+    expect([c.PORT, c.METRICS_PORT, c.MAX_CONNECTIONS_PER_CLIENT, c.WEB_CONCURRENCY, c.LOG_LEVEL, c.DB_POOL_MAX]).toEqual([3000, 9464, 1024, undefined, 'info', 10]);
+  });
+
+  it('a number not written in digits alone is refused at start, naming the setting', () => {
+    for (const [name, value] of [['PORT', '1e3'], ['PORT', ' 3502'], ['PORT', '3000.0'], ['PORT', '0x10'], ['MAX_CONNECTIONS_PER_CLIENT', '1_000'], ['DB_POOL_MAX', '+5'], ['PORT', '70000'], ['METRICS_PORT', '-2']]) {
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(new RegExp(`Invalid configuration:\\n  ${name}: `));
+    }
+    expect(loadConfig({ PORT: '3502', METRICS_PORT: '-1', MAX_CONNECTIONS_PER_CLIENT: '0' })).toMatchObject({ PORT: 3502, METRICS_PORT: -1, MAX_CONNECTIONS_PER_CLIENT: 0 });
+  });
+});
