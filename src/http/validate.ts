@@ -111,14 +111,11 @@ function textParamSchema(maxLength: number) {
   return z
     .string()
     .refine((s) => !INVISIBLE_IN_NAME.test(s), 'must not contain invisible characters (zero-width spaces, direction marks, soft hyphens, byte-order marks, variation selectors)')
+    // Anywhere, at the ends too: a tab or a line break was trimmed there and refused inside (an
+    // outside probe of stop 47: `commune=Luxembourg%0a` answered 200).
+    .refine((s) => !hasControlCharacter(s), 'must not contain control characters')
     .transform((s) => s.trim())
-    .pipe(
-      z
-        .string()
-        .min(1, 'must not be empty')
-        .max(maxLength, `must be at most ${maxLength} characters`)
-        .refine((s) => !hasControlCharacter(s), 'must not contain control characters'),
-    );
+    .pipe(z.string().min(1, 'must not be empty').max(maxLength, `must be at most ${maxLength} characters`));
 }
 
 // A calendar day, YYYY-MM-DD (a real date: 2026-02-30 is refused), not before EARLIEST_DAY.

@@ -262,6 +262,20 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(await request(t.app).get('/market?commune=Le%CC%88tzebuerg')).toHaveStatus(200);
   });
 
+  // An outside probe of stop 47: a tab or a line break at a name's end was trimmed (200), inside
+  // it refused.
+  it('a control character at either end of a name is refused as inside it; spaces at the ends are trimmed', async () => {
+    for (const c of ['%0A', '%09', '%0D%0A', '%0B', '%0C']) {
+      const body = await expect400(`?commune=Luxembourg${c}`, 'commune');
+      expect(body.errors[0].message).toBe('must not contain control characters');
+      await expect400(`?commune=${c}Luxembourg`, 'commune');
+      await expect400(`?source=${c}native${c}`, 'source');
+      const history = await request(t.app).get(`/api/v1/market/history?commune=Strassen${c}`).set(bearer(t.keys.pro));
+      expect(history, c).toHaveStatus(400);
+    }
+    expect(await get('?commune=%20Luxembourg%20')).toHaveStatus(200);
+  });
+
   it("market history's interval in any letter case, as listing_type", async () => {
     const res = await request(t.app).get('/api/v1/market/history?commune=Luxembourg&interval=WEEK').set(bearer(t.keys.pro));
     expect(res).toHaveStatus(200);
