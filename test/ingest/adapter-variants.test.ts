@@ -695,3 +695,17 @@ describe('a fourth audit: CRM exports that name things their own way', () => {
     expect(reason(norm(await parseOpenImmo(both('<kaltmiete>1700</kaltmiete><kaufpreis>650000</kaufpreis>')))[0])).toMatch(/both MIETE_PACHT and KAUF/);
   });
 });
+
+// An outside probe of stop 47: a link with a direction override (`…/\u202Egnp.exe` shows as
+// `…/exe.png`) and one with a user name and password were served as given.
+describe('links that show what they are not', () => {
+  it('a character that shows nothing is percent-encoded; a user name and password are left out; other links are kept as given', async () => {
+    const link = async (l: string) => (await jsonListing({ link: l })).source_url;
+    expect(await link('https://evil.example/\u202egnp.exe')).toBe('https://evil.example/%E2%80%AEgnp.exe');
+    expect(await link('https://user:pass@evil.example/x')).toBe('https://evil.example/x');
+    expect(await link('https://trusted.example@evil.example/')).toBe('https://evil.example/');
+    for (const kept of ['https://example.lu/1', 'https://www.immo.lu/biens/é-1?ref=ü', 'http://a.example/x#f']) expect(await link(kept)).toBe(kept);
+    const l = await jsonListing({ media: [{ type: 'photo', url: 'https://u:p@img.example/\u200ba.jpg' }] });
+    expect(l.images).toEqual(['https://img.example/%E2%80%8Ba.jpg']);
+  });
+});
