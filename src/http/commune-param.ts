@@ -9,7 +9,7 @@ export interface CommuneSelection {
   // several bear the name ("Bonnevoie": both Bonnevoie quarters of Luxembourg; "Bruch": a
   // quarter of Esch-sur-Alzette and Brouch in Helperknapp). A listing search matches any of
   // them; market figures are kept per locality and answer for `locality`, which they name.
-  every?: { communes: string[]; localities: string[] };
+  every?: { communes: string[]; localities: string[]; options: { locality: string; commune: string }[] };
 }
 
 // `commune=`: any language form, case, accents, hyphens/spaces of a commune, or the name
@@ -18,7 +18,7 @@ export function resolveCommuneParam(gazetteer: Gazetteer, value: string, param =
   const place = gazetteer.resolve(value);
   if (place?.kind === 'commune') return { communes: [place.commune] };
   if (place?.kind === 'locality') {
-    const every = { communes: [...new Set(place.options.map((o) => o.commune))].sort(), localities: [...new Set(place.options.map((o) => o.locality))] };
+    const every = { communes: [...new Set(place.options.map((o) => o.commune))].sort(), localities: [...new Set(place.options.map((o) => o.locality))], options: place.options };
     return { communes: place.communes, locality: place.locality, every };
   }
   const suggestions = gazetteer.suggest(value, 3);

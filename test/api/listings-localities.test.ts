@@ -49,4 +49,18 @@ describe('a place name that several localities bear', () => {
     expect(await ids('?commune=Bruch')).toEqual(['brouch', 'bruch']);
     expect(await ids('?commune=Brouch')).toEqual(['biwer_brouch', 'brouch']);
   });
+
+  // An outside probe of stop 47: market prices answered for the first of the localities alone
+  // (`Goebelsmühle`: Bourscheid, with none, while the listings were in Goesdorf).
+  it('market prices: a record for each locality the name matches, in its commune, as the listings filter', async () => {
+    const prices = async (qs: string) => {
+      const res = await request(t.app).get(`/api/v1/market/prices${qs}`).set(bearer(t.keys.pro));
+      expect(res, qs).toHaveStatus(200);
+      return res.body.data.map((r: { commune: string; locality?: string; listings: number }) => [r.commune, r.locality, r.listings]);
+    };
+    expect(await prices('?commune=Bonnevoie')).toEqual([['Luxembourg', 'Bonnevoie-Nord / Verlorenkost', 1], ['Luxembourg', 'Bonnevoie-Sud', 1]]);
+    expect(await prices('?commune=Bruch')).toEqual([['Esch-sur-Alzette', 'Bruch', 1], ['Helperknapp', 'Brouch', 1]]);
+    expect(await prices('?commune=Bonnevoie-Sud')).toEqual([['Luxembourg', 'Bonnevoie-Sud', 1]]);
+    expect(await prices('?commune=Helperknapp')).toEqual([['Helperknapp', undefined, 1]]);
+  });
 });

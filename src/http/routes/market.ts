@@ -29,21 +29,36 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
     const place = q.commune !== undefined ? resolveCommuneParam(deps.gazetteer, q.commune) : undefined;
     // Live: computed from the data as it stands, reused only while the data version is the same.
     const version = await dataVersion(res, deps.db, deps.live);
-    const key = JSON.stringify([place?.communes, place?.locality, listingType, rooms]);
+    // A locality name: a record for each locality the name matches, in its commune, as the
+    // listings filter matches them all (an outside probe of stop 47: `Goebelsmühle` answered for
+    // Bourscheid alone, with none, while the listings of that name are in Goesdorf).
+    const places: { commune?: string; locality?: string }[] = place?.every
+      ? [...place.every.options].sort((a, b) => byName.compare(a.commune, b.commune) || byName.compare(a.locality, b.locality))
+      : place
+        ? place.communes.map((commune) => ({ commune }))
+        : [{}];
+    const key = JSON.stringify([places, listingType, rooms]);
     const body = await deps.caches.market.get(version, key, async () => {
-      const [rows, updated] = await Promise.all([
-        deps.prices.prices(version, { communes: place?.communes, locality: place?.locality, listingType, rooms: rooms ?? undefined }),
+      const [answers, updated] = await Promise.all([
+        Promise.all(
+          places.map(async (p) => ({
+            p,
+            rows: await deps.prices.prices(version, { communes: p.commune ? [p.commune] : undefined, locality: p.locality, listingType, rooms: rooms ?? undefined }),
+          })),
+        ),
         lastUpdatedAt(deps, version),
       ]);
-      const figures = new Map(rows.map((r) => [r.commune, r]));
       // A named commune (or quarter) with no such listings still answers: one record with
       // listings 0 and null figures.
-      const communes = place ? place.communes : [...figures.keys()].sort((a, b) => byName.compare(a, b));
-      const data = communes.map((commune) => ({
-        commune,
-        ...(place?.locality ? { locality: place.locality } : {}),
-        ...publishFigures(figures.get(commune) ?? NO_FIGURES, listingType, rooms),
-      }));
+      const data = answers.flatMap(({ p, rows }) => {
+        const figures = new Map(rows.map((r) => [r.commune, r]));
+        const communes = p.commune ? [p.commune] : [...figures.keys()].sort((a, b) => byName.compare(a, b));
+        return communes.map((commune) => ({
+          commune,
+          ...(p.locality ? { locality: p.locality } : {}),
+          ...publishFigures(figures.get(commune) ?? NO_FIGURES, listingType, rooms),
+        }));
+      });
       const answer: ApiMarketPrices = { data, meta: { listing_type: listingType, rooms, last_updated: iso(updated) } };
       return cachedBody(answer);
     });

@@ -26,7 +26,7 @@ export const marketPricesQuery = z.object({
       queryParam: {
         schema: { type: 'string', minLength: 1, maxLength: 100 },
         description:
-          'A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie) gives those of the first of the reference data.',
+          'A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie, Bruch) gives a record for each, in its commune, as the listings filter matches them all.',
         example: 'Strassen',
       },
     })
