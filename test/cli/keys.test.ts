@@ -147,6 +147,20 @@ describe('npm run keys', () => {
     expect(JSON.parse(ok.stdout.trim().split('\n').at(-1)!).name).toBe('nightly sync');
   });
 
+  // An outside probe of stop 47: an 80 KB name was accepted, being one character ('Z' and
+  // accents stacked on it) as the 60-character rule counts them.
+  it('refuses a name of more than 240 bytes (UTF-8), however few characters it shows', async () => {
+    const email = 'bytes@example.com';
+    for (const name of ['Z' + '\u0301'.repeat(40_000), '👨\u200d👩\u200d👧'.repeat(14)]) {
+      const r = await keys('create', '--email', email, '--tier', 'free', '--name', name);
+      expect(r.code).toBe(2);
+      expect(r.stderr.split('\n\nUsage:')[0]).toBe('--name: at most 240 bytes in UTF-8 (accented letters and symbols take 2 to 4 bytes each, combined characters more)');
+    }
+    const ok = await keys('create', '--email', email, '--tier', 'free', '--name', '𝒜'.repeat(60), '--json');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout.trim().split('\n').at(-1)!).name).toBe('𝒜'.repeat(60));
+  });
+
   it('--help, -h and help print the usage on stdout and exit 0', async () => {
     const cases = [['--help'], ['-h'], ['help'], ['create', '--help']];
     const results = await Promise.all(cases.map((args) => keys(...args)));
