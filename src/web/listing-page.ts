@@ -7,6 +7,7 @@ import { htmlErrorHandler, htmlNotFound } from './errors.js';
 import { html, httpUrl } from './html.js';
 import { refuseControlCharacters } from './input.js';
 import { page } from './layout.js';
+import { onlyMethods } from './methods.js';
 
 const TYPE_LABELS: Record<ListingType, string> = {
   RENT: 'For rent',
@@ -69,6 +70,7 @@ ${
 export function listingPagesRouter(deps: { db: Knex; logger: Logger }): Router {
   const r = Router();
   r.use(refuseControlCharacters);
+  r.all('/:id', onlyMethods('GET'));
   r.get('/:id', async (req, res, next) => {
     const id = String(req.params.id);
     if (id.length > 64) return next();

@@ -15,6 +15,7 @@ import { html, SafeHtml } from './html.js';
 import { refuseControlCharacters } from './input.js';
 import { messagePage, page } from './layout.js';
 import { lineChart, type ChartPoint } from './market-chart.js';
+import { onlyMethods } from './methods.js';
 
 // GET /market: public, no key, no script. The communes' median rents (RENT, active unflagged
 // listings, as /api/v1/market/prices computes them) in a table sortable by links, and one
@@ -182,6 +183,7 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
   const histories = new VersionedCache<string>(512, (s) => s.length, 8 * 1024 * 1024);
   const r = Router();
   r.use(refuseControlCharacters);
+  r.all('/', onlyMethods('GET'));
   r.get('/', async (req: Request, res) => {
     const parsed = pageQuery.safeParse(req.query);
     // The message may repeat what the address said (a commune, a parameter's name).

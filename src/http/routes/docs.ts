@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { createRequire } from 'node:module';
 import { projectRoot } from '../../lib/paths.js';
 import { conditionalDespiteNoCache } from '../conditional.js';
+import { ApiError } from '../errors.js';
 import type { OpenApiDocument } from '../openapi.js';
 import { validateQuery } from '../validate.js';
 
@@ -65,21 +66,29 @@ export function docsRouter(): Router {
     next();
   };
   router.use(pageHeaders);
+  // Only the files the page loads: not the rest of the package (its package.json, the stock
+  // Petstore page, source maps of megabytes).
+  const assets = new Set(['/swagger-ui.css', '/favicon-32x32.png', '/swagger-ui-bundle.js', '/swagger-ui-standalone-preset.js']);
+  // Every address served here is read-only, as the API is: OPTIONS says the methods with no
+  // body (Express's own answer was a text/plain "GET, HEAD", where every answer but the HTML
+  // pages' is JSON: an outside probe), any other method is 405 with Allow, as on the API.
+  // Before, a POST was 404 "No route", and OPTIONS on an asset 404 (an outside probe of stop 47).
+  const readOnly: RequestHandler = (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return void res.status(204).end();
+    }
+    next(new ApiError({ status: 405, code: 'method_not_allowed', detail: `${req.method} is not supported: the docs page is read-only`, headers: { Allow: 'GET, HEAD' } }));
+  };
+  router.all(['/', '/init.js'], readOnly);
+  router.use('/assets', (req, res, next) => (assets.has(req.path) ? readOnly(req, res, next) : next()));
   router.get('/', (_req, res) => {
     res.type('html').send(PAGE);
   });
   router.get('/init.js', (_req, res) => {
     res.type('application/javascript').send(initJs);
   });
-  // OPTIONS says the methods with no body: Express's own answer was a text/plain "GET, HEAD",
-  // where every answer but the HTML pages' is JSON (an outside probe).
-  router.options(['/', '/init.js'], (_req, res) => {
-    res.setHeader('Allow', 'GET, HEAD');
-    res.status(204).end();
-  });
-  // Only the files the page loads: not the rest of the package (its package.json, the stock
-  // Petstore page, source maps of megabytes).
-  const assets = new Set(['/swagger-ui.css', '/favicon-32x32.png', '/swagger-ui-bundle.js', '/swagger-ui-standalone-preset.js']);
   const onlyPageAssets: RequestHandler = (req, _res, next) => (assets.has(req.path) ? next() : next('router'));
   router.use('/assets', onlyPageAssets, conditionalDespiteNoCache, express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1d', fallthrough: true }));
   return router;
