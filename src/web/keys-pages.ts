@@ -14,6 +14,11 @@ export const MAX_KEYS_PER_DAY = 10;
 export const dailyLimitReached = (next: string) =>
   `${MAX_KEYS_PER_DAY} keys were created for your account today, the most in a UTC day (revoked keys count). You can create ${next} after 00:00 UTC.`;
 
+// What the page says when the Free keys created from the visitor's client address today, for
+// all accounts together, are at their limit (src/web/throttle.ts, freeKeysPerIp).
+export const networkLimitReached = (limit: number, next: string) =>
+  `${limit} Free keys were created from your network today, for all accounts together: the most in a UTC day. You can create ${next} after 00:00 UTC.`;
+
 export type FieldErrors<K extends string> = Partial<Record<K, string>>;
 
 export interface SignedOutView {
@@ -34,6 +39,9 @@ export interface KeysView {
   create?: { name?: string; error?: string };
   // Free keys created since 00:00 UTC, revoked ones included.
   createdToday?: number;
+  // Free keys created from the visitor's client address since 00:00 UTC, all accounts together,
+  // and the most allowed (unknown while the store does not answer: no notice then).
+  fromNetworkToday?: { created: number; limit: number };
 }
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', starter: 'Starter', pro: 'Pro', enterprise: 'Enterprise' };
@@ -170,7 +178,9 @@ ${
     ? html`<p class="form-error" role="status">You have ${MAX_ACTIVE_KEYS} active keys, the most an account can have. Revoke one you no longer use to create another.</p>`
     : (v.createdToday ?? 0) >= MAX_KEYS_PER_DAY && !v.create?.error
       ? html`<p class="form-error" role="status">${dailyLimitReached('another')}</p>`
-      : html`<form method="post" action="/api-keys/keys">
+      : v.fromNetworkToday && v.fromNetworkToday.created >= v.fromNetworkToday.limit && !v.create?.error
+        ? html`<p class="form-error" role="status">${networkLimitReached(v.fromNetworkToday.limit, 'another')}</p>`
+        : html`<form method="post" action="/api-keys/keys">
 ${csrfField(v.csrf)}
 <input type="hidden" name="nonce" value="${v.nonce}">
 ${field({ form: 'create', name: 'name', label: 'Name', type: 'text', value: v.create?.name, error: v.create?.error, hint: `What the key is for, e.g. “CRM sync” or “staging”; at most ${KEY_NAME_MAX_CHARS} characters.`, autocomplete: 'off', required: true })}

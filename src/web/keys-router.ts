@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { KEY_ID_PATTERN } from '../auth/api-key.js';
 import { normalizeEmail } from '../domain/email.js';
-import { KEY_NAME_MAX_CHARS, parseKeyName } from '../domain/key-name.js';
+import { KEY_NAME_MAX_BYTES, KEY_NAME_MAX_CHARS, parseKeyName } from '../domain/key-name.js';
 import { usageToday, utcDay } from '../rate-limit/quota-counters.js';
 import { createAccount, findAccountByEmail } from '../repositories/accounts.js';
 import { createAccountKey, findAccountKey, listApiKeys, revokeAccountKey } from '../repositories/api-keys.js';
@@ -14,12 +14,13 @@ import { loadWebSecrets, takeCreateNonce } from '../repositories/web-sessions.js
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
 import { formBody } from './form-body.js';
 import { refuseControlCharacters } from './input.js';
-import { confirmRevokePage, dailyLimitReached, keyLabel, keysPage, MAX_ACTIVE_KEYS, MAX_KEYS_PER_DAY, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
+import { confirmRevokePage, dailyLimitReached, keyLabel, keysPage, MAX_ACTIVE_KEYS, MAX_KEYS_PER_DAY, networkLimitReached, signedOutPage, type FieldErrors, type KeysView, type SignedOutView } from './keys-pages.js';
 import { csrfProtection } from './csrf.js';
+import { onlyMethods } from './methods.js';
 import type { WebOptions } from './options.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { endSession, SESSION_COOKIE, SESSION_PATH, sessionMiddleware, startSignedInSession } from './session.js';
-import { signInThrottles, type ThrottleDeps } from './throttle.js';
+import { freeKeysPerIp, signInThrottles, type ThrottleDeps } from './throttle.js';
 
 export interface KeysRouterDeps extends ThrottleDeps {
   db: Knex;
@@ -47,6 +48,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
   const r = Router();
   const throttles = signInThrottles(deps);
   const { perIp, perEmail } = throttles;
+  const freeKeys = freeKeysPerIp(deps);
   // Loaded from the database once, on the first request that needs them.
   let secretsOnce: Promise<string[]> | null = null;
   const secrets = () =>
@@ -77,6 +79,10 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     res.setHeader('Cache-Control', 'no-store, no-transform');
     next();
   });
+  // A method an address does not serve: 405 (OPTIONS 204), before the body, the session and
+  // the CSRF check are looked at (a PUT was a 403 "This form has expired").
+  r.all('/', onlyMethods('GET'));
+  r.all(['/sign-in', '/sign-up', '/sign-out', '/keys', '/keys/:id/revoke'], onlyMethods('GET', 'POST'));
   r.use(formBody({ limit: 8 * 1024, parameterLimit: 20 }));
   r.use(refuseControlCharacters);
   r.use(sessionMiddleware({ ...deps, secrets }));
@@ -97,7 +103,10 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     const accountId = req.session.accountId!;
     const now = deps.clock();
     const keys = await listApiKeys(deps.db, { accountId });
-    const withUsage = await Promise.all(keys.map(async (k) => (k.revoked_at ? k : { ...k, usage: await usageToday(deps.quotaStore, k, now) })));
+    const [withUsage, fromNetwork] = await Promise.all([
+      Promise.all(keys.map(async (k) => (k.revoked_at ? k : { ...k, usage: await usageToday(deps.quotaStore, k, now) }))),
+      freeKeys.today(req),
+    ]);
     // A single-use nonce for the create form: sending the same form twice (a reload of the
     // page that showed a new key) cannot make, and show, another key. One per session until it
     // is used, not one per page shown: the page shown again (another tab, a revocation's
@@ -106,7 +115,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     res
       .status(status)
       .type('html')
-      .send(keysPage({ ...v, csrf: token(req), nonce, email: req.session.email ?? '', baseUrl: deps.baseUrl, keys: withUsage, notice: takeNotice(req), createdToday: createdToday(keys, now) }));
+      .send(keysPage({ ...v, csrf: token(req), nonce, email: req.session.email ?? '', baseUrl: deps.baseUrl, keys: withUsage, notice: takeNotice(req), createdToday: createdToday(keys, now), fromNetworkToday: fromNetwork === null ? undefined : { created: fromNetwork, limit: freeKeys.limit } }));
   };
 
   // Free keys created since 00:00 UTC, revoked ones included (createAccountKey's daily limit).
@@ -127,7 +136,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
   // The forms post to these; a bookmark or a reload after a redirect lands on the page.
   r.get(['/sign-in', '/sign-up', '/sign-out', '/keys'], (_req, res) => res.redirect(303, '/api-keys'));
 
-  r.post('/sign-in', perIp, perEmail, async (req, res) => {
+  r.post('/sign-in', perIp, ...perEmail, async (req, res) => {
     const body = signInBody.parse(req.body ?? {});
     // Looked up (and throttled) in its normalized form; shown back as it was typed.
     const typed = body.email.trim();
@@ -180,7 +189,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     res.redirect(303, '/api-keys');
   });
 
-  r.post('/keys', requireSignedIn, async (req, res) => {
+  r.post('/keys', requireSignedIn, freeKeys.count, async (req, res) => {
     const body = createBody.parse(req.body ?? {});
     const expected = req.session.createNonce;
     delete req.session.createNonce;
@@ -195,12 +204,20 @@ export function keysRouter(deps: KeysRouterDeps): Router {
       const error =
         parsed.problem === 'too_long'
           ? `Use at most ${KEY_NAME_MAX_CHARS} characters.`
-          : parsed.problem === 'control_character'
-            ? 'Use visible characters only: no control or text-direction characters.'
-            : 'Give the key a name.';
+          : parsed.problem === 'too_many_bytes'
+            ? `This name takes more than ${KEY_NAME_MAX_BYTES} bytes: accented letters and symbols take 2 to 4 bytes each, and characters built of several (accents stacked on a letter, joined emoji) more. Use a shorter or plainer name.`
+            : parsed.problem === 'control_character'
+              ? 'Use visible characters only: no control or text-direction characters.'
+              : 'Give the key a name.';
       return renderKeys(req, res, 400, { create: { name: body.name.trim().replace(/\s+/g, ' '), error } });
     }
     const name = parsed.name;
+    // Over the Free keys a client IP may create today (counted by freeKeys.count before the
+    // form was read): said as the account's own daily limit is.
+    if (freeKeys.reached(res)) {
+      deps.logger.info({ account_id: req.session.accountId }, 'api key refused on the web page: the daily limit of Free keys per client address');
+      return renderKeys(req, res, 400, { create: { name, error: networkLimitReached(freeKeys.limit, 'the new one') } });
+    }
     // New keys from the web page are Free; tiers change through the admin command line.
     let created: Awaited<ReturnType<typeof createAccountKey>>;
     try {
@@ -228,6 +245,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
         create: { name, error: 'You already have 5 active keys, the most an account can have. Revoke one you no longer use, then create the new one.' },
       });
     }
+    freeKeys.created(res);
     deps.logger.info({ key_id: created.record.id, account_id: req.session.accountId }, 'api key created on the web page');
     // Shown in this response only (not stored anywhere in plaintext, not even in the session).
     await renderKeys(req, res, 201, { newKey: { name, key: created.key } });

@@ -6,9 +6,15 @@ export interface WebOptions {
   bcryptCost: number;
   // Sign-in and sign-up attempts per client IP per window (every attempt counts).
   attemptsPerIp: number;
-  // Failed sign-ins per email address per window (successful ones do not count).
+  // Failed sign-ins per email address and client IP per window (successful ones do not count):
+  // what holds back a guesser at one address without locking the owner out from theirs.
+  failuresPerEmailPerIp: number;
+  // Failed sign-ins per email address per window, from all addresses together: what holds
+  // back guessing spread over many addresses.
   failuresPerEmail: number;
   throttleWindowMs: number;
+  // Free keys created on the page per client IP per UTC day, for all accounts together.
+  freeKeysPerIpPerDay: number;
   // How long a session lasts without being used.
   sessionTtlMs: number;
   // How often expired sessions are deleted (seconds); false: never (tests).
@@ -18,8 +24,10 @@ export interface WebOptions {
 export const DEFAULT_WEB_OPTIONS: WebOptions = {
   bcryptCost: 12,
   attemptsPerIp: 30,
-  failuresPerEmail: 5,
+  failuresPerEmailPerIp: 5,
+  failuresPerEmail: 100,
   throttleWindowMs: 15 * 60_000,
+  freeKeysPerIpPerDay: 20,
   sessionTtlMs: 8 * 3_600_000,
   sessionPruneIntervalS: 15 * 60,
 };

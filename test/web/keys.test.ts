@@ -2,6 +2,7 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { KeyUsageTracker } from '../../src/auth/key-usage.js';
 import { createDb } from '../../src/db/knex.js';
+import { parseKeyName } from '../../src/domain/key-name.js';
 import { setApiKeyTier } from '../../src/repositories/api-keys.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, insertListing, silentLogger, testRedis } from '../helpers/factory.js';
@@ -228,11 +229,31 @@ describe('creating a key', () => {
     const page = await agent.get('/api-keys');
     expect(page.text).toMatch(/name="name"(?![^>]*maxlength)[^>]*>/);
     expect(page.text).toContain('at most 60 characters');
-    for (const [name, status] of [['e\u0301'.repeat(60), 201], ['👨\u200d👩\u200d👧'.repeat(60), 201], ['👨\u200d👩\u200d👧'.repeat(61), 400], ['x'.repeat(61), 400]] as const) {
+    // 13 families of three (18 bytes each) are 234 bytes: more are refused by the byte bound below.
+    for (const [name, status] of [['e\u0301'.repeat(60), 201], ['👨\u200d👩\u200d👧'.repeat(13), 201], ['👨\u200d👩\u200d👧'.repeat(61), 400], ['x'.repeat(61), 400]] as const) {
       const { res } = await createKeyInUi(agent, name);
       expect(res, name).toHaveStatus(status);
       if (status === 400) expect(res.text).toContain('Use at most 60 characters.');
     }
+  });
+
+  // An outside probe of stop 47: 'Z' and 1,200 combining acute accents are one character as
+  // people count them, and 2.4 KB: the name was accepted. At most 240 bytes (UTF-8) as well.
+  it('refuses a name of more than 240 bytes, however few characters it shows', async () => {
+    const { agent } = await signedInAgent(t.app, 'bytes');
+    const stacked = 'Z' + '\u0301'.repeat(1200);
+    for (const name of [stacked, '👨\u200d👩\u200d👧'.repeat(14), '𝒜'.repeat(59) + 'e\u0301\u0301\u0301']) {
+      const { res, key } = await createKeyInUi(agent, name);
+      expect(res, name.slice(0, 20)).toHaveStatus(400);
+      expect(key).toBeNull();
+      expect(res.text).toContain('This name takes more than 240 bytes');
+    }
+    // 60 characters of 4 bytes each (240 bytes) are within both bounds.
+    const { res } = await createKeyInUi(agent, '𝒜'.repeat(60));
+    expect(res).toHaveStatus(201);
+    expect(parseKeyName(stacked)).toEqual({ ok: false, problem: 'too_many_bytes' });
+    expect(parseKeyName('é'.repeat(120))).toEqual({ ok: false, problem: 'too_long' });
+    expect(parseKeyName(' a  é ')).toEqual({ ok: true, name: 'a é' });
   });
 
   it('allows at most 5 active keys, with a clear message; revoking one makes room', async () => {
