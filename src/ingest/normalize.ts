@@ -10,7 +10,9 @@ import { fixCoordinates, resolvePlace } from './place.js';
 import { offerNotAHome } from './adapters/common.js';
 import type { NormalizedListing, RawRecord } from './types.js';
 import { parseFeedDate } from './feed-dates.js';
-import { parseArea, parseBool, parseCoordinate, parseCount, parsePrice, show, webAddress } from './values.js';
+import { parseCoordinate } from './coordinates.js';
+import { webAddress } from './links.js';
+import { parseArea, parseBool, parseCount, parsePrice, show } from './values.js';
 
 export const MAX_TITLE_CHARS = 300;
 export const MAX_IMAGES = 100;

@@ -1,4 +1,3 @@
-import { hasControlCharacter, INVISIBLE_IN_NAME } from '../lib/text.js';
 
 // A value that may be given but be wrong: `null` when absent, an Error-like reason when
 // present but unreadable (the record is then rejected, never half-filled).
@@ -369,39 +368,6 @@ export function parseCount(v: unknown, what: string): Parsed<number> {
   return ok(Math.floor(n));
 }
 
-// Degrees, minutes and seconds ("49°36'42\"N", "6° 7' 55.2'' E", "49°36.7'N"), and a hemisphere
-// letter after or before decimal degrees ("49.6116N", "N 49.6116", "6.0231E"): S and W are
-// negative. (O is left alone: Ouest in French, Ost in German.) An outside probe of stop 46 found
-// these dropped without a word.
-const DMS = /^([NSEW])?\s*(\d{1,3})\s*°\s*(?:(\d{1,2}(?:\.\d+)?)\s*(?:'|′|’)\s*(?:(\d{1,2}(?:\.\d+)?)\s*(?:"|″|''|”)\s*)?)?([NSEW])?$/i;
-const HEMISPHERE = /^([NSEW])?\s*([+]?\d{1,3}(?:\.\d+)?)\s*(?:°\s*)?([NSEW])?$/i;
-
-export function parseCoordinate(v: unknown): number | null {
-  if (isBlank(v)) return null;
-  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return null;
-  // "49.6005°", "49,6005 °": the degree sign says what the figure already is.
-  const s = v.trim().replace(/\s*°$/, '').replace(',', '.');
-  if (/^[+-]?\d{1,3}(\.\d+)?$/.test(s)) return Number(s);
-  // One letter at most (`N 49.6 E` says two things); none: north or east, as in Luxembourg.
-  const withLetter = (letters: (string | undefined)[], n: number) => {
-    const given = letters.filter((l): l is string => l !== undefined).map((l) => l.toUpperCase());
-    if (given.length > 1) return null;
-    return given[0] === 'S' || given[0] === 'W' ? -n : n;
-  };
-  const t = v.trim().replace(/,/g, '.');
-  const dms = DMS.exec(t);
-  if (dms && (dms[3] !== undefined || dms[1] !== undefined || dms[5] !== undefined)) {
-    const [, before, d, m, sec, after] = dms;
-    if (Number(m ?? 0) >= 60 || Number(sec ?? 0) >= 60) return null;
-    // To 7 decimals (about 1 cm), as decimal degrees are written: the sum's floating-point noise
-    // ("49°50'51\"N" was 49.847500000000004: an outside probe of stop 47) is no precision.
-    return withLetter([before, after], Math.round((Number(d) + Number(m ?? 0) / 60 + Number(sec ?? 0) / 3600) * 1e7) / 1e7);
-  }
-  const h = HEMISPHERE.exec(t);
-  return h && (h[1] !== undefined || h[3] !== undefined) ? withLetter([h[1], h[3]], Number(h[2])) : null;
-}
-
 const TRUE_WORDS = new Set(['1', 'true', 'yes', 'oui', 'ja', 'y', 'o', 'j', 'x', 'vrai', 'wahr']);
 const FALSE_WORDS = new Set(['0', 'false', 'no', 'non', 'nein', 'n', 'faux', 'falsch', '']);
 
@@ -415,36 +381,4 @@ export function parseBool(v: unknown, what: string): Parsed<boolean> {
     if (FALSE_WORDS.has(k) || UNSTATED_WORDS.has(k)) return ok(false);
   }
   return bad(`${what} ${show(v)} is neither yes nor no`);
-}
-
-// A web address as stored: as given, unless it holds characters a URL may not hold as they
-// are (spaces, quotes, angle brackets...: `a.jpg" onerror="x`), which are then written
-// percent-encoded as the URL parser writes them, so that no consumer reads them as markup.
-// null when it is not an http(s) address.
-// A link as given, unless the URL parser must write it: a space or a quote in it, a character
-// that shows nothing (a direction override made `…/\u202Egnp.exe` read as `…/exe.png`), or a
-// user name and password (`https://trusted.example@evil.example/` names another site than it
-// seems, and credentials are no one else's business), which are left out (an outside probe of
-// stop 47 found both served as given).
-export function webAddress(v: unknown): string | null {
-  if (!isHttpUrl(v)) return null;
-  const s = v.trim();
-  const u = new URL(s);
-  if (u.username === '' && u.password === '' && !/[\s"'<>`{}|\\^]/.test(s) && !INVISIBLE_IN_NAME.test(s)) return s;
-  u.username = '';
-  u.password = '';
-  return u.href;
-}
-
-export function isHttpUrl(s: unknown): s is string {
-  if (typeof s !== 'string' || s.length > 2000) return false;
-  // The URL parser would percent-encode a control character, but the text is stored as given:
-  // a NUL there failed the whole import in PostgreSQL (22021, 22P05 in the images' jsonb).
-  if (hasControlCharacter(s.trim())) return false;
-  try {
-    const u = new URL(s.trim());
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { onlyMethods } from './methods.js';
 
 // The pages' only stylesheet and only script, served by us (no CDN, no inline code: the
 // Content-Security-Policy allows 'self' only). Kept as strings so that the compiled build
@@ -142,7 +141,6 @@ export function assetsRouter(): Router {
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.type(type).send(body);
   };
-  r.all([STYLE_FILE, COPY_SCRIPT_FILE], onlyMethods('GET'));
   r.get(STYLE_FILE, serve(STYLE, 'text/css'));
   r.get(COPY_SCRIPT_FILE, serve(COPY_KEY_JS, 'application/javascript'));
   return r;

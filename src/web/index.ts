@@ -8,7 +8,8 @@ import { DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE, type Config } from '../config.js';
 import type { LiveState } from '../cache/live-state.js';
 import type { StoreHealth } from '../rate-limit/store.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
-import { ASSETS_MOUNT, assetsRouter } from './assets.js';
+import { onlyMethods } from './methods.js';
+import { ASSETS_MOUNT, assetsRouter, COPY_SCRIPT_PATH, STYLE_PATH } from './assets.js';
 import { htmlNotFound } from './errors.js';
 import { keysRouter } from './keys-router.js';
 import { listingPagesRouter } from './listing-page.js';
@@ -79,6 +80,8 @@ export function webRouter(deps: WebDeps): Router {
     perMinute: deps.config.PAGES_RATE_LIMIT_PER_MINUTE ?? DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE,
   });
   const r = Router();
+  // (Their methods here: the layout that the 405 page uses imports the assets' paths.)
+  r.all([STYLE_PATH, COPY_SCRIPT_PATH], onlyMethods('GET'));
   r.use(ASSETS_MOUNT, strict, assetsRouter(), htmlNotFound);
   r.use('/listings', pageHeaders({ https, externalImages: true }), limit, listingPagesRouter(deps));
   r.use('/market', strict, limit, marketPageRouter(deps));

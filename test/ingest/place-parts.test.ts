@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nearLuxembourg } from '../../src/ingest/abroad.js';
 import { parseCsvFeed } from '../../src/ingest/adapters/index.js';
 import { fixCoordinates, resolvePlace, type PlaceInput } from '../../src/ingest/place.js';
-import { parseCoordinate } from '../../src/ingest/values.js';
+import { parseCoordinate } from '../../src/ingest/coordinates.js';
 import { accepted, csvFeed, csvRow, gazetteer, normalizeFeed } from './helpers.js';
 
 // Place texts as agencies type them into one field, which name nothing as a whole: read part

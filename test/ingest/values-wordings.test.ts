@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseCsvFeed, parseJsonFeed, parseOpenImmo } from '../../src/ingest/adapters/index.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
 import { parseFeedDate } from '../../src/ingest/feed-dates.js';
-import { parseArea, parseCoordinate, parseCount, parsePrice } from '../../src/ingest/values.js';
+import { parseCoordinate } from '../../src/ingest/coordinates.js';
+import { parseArea, parseCount, parsePrice } from '../../src/ingest/values.js';
 import { accepted, csvFeed, csvRow, normalizeFeed, rejectReason, TEST_NOW } from './helpers.js';
 
 // Values as Luxembourg agencies type them (an audit of realistic feeds): each used to reject

@@ -3,7 +3,9 @@ import { placeKey } from '../../reference/gazetteer.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
 import { parseFeedDate } from '../feed-dates.js';
-import { isBlank, isHttpUrl, parseArea, parseBool, parseCoordinate, parseCount, parsePrice, show } from '../values.js';
+import { parseCoordinate } from '../coordinates.js';
+import { isHttpUrl } from '../links.js';
+import { isBlank, parseArea, parseBool, parseCount, parsePrice, show } from '../values.js';
 import { cleanExternalId, collectFeed, offerType } from './common.js';
 import { notAHome } from './property-type.js';
 
