@@ -23,6 +23,12 @@ export function createRedis(url: string, opts: { timeoutMs: number; logger: Logg
     maxRetriesPerRequest: 1,
     connectTimeout: Math.max(opts.timeoutMs, 500),
     commandTimeout: Math.max(10 * opts.timeoutMs, 3000),
+    // A connection that answers nothing for as long after a command is replaced (ioredis destroys
+    // the socket and connects again): a flow a NAT or a firewall dropped without closing it, a
+    // server gone behind a virtual address, is otherwise kept until the kernel gives up on it
+    // (about 15 minutes), quotas unenforced and /readyz 503 meanwhile, while Redis serves every
+    // other process (an outside probe of stop 47).
+    socketTimeout: Math.max(10 * opts.timeoutMs, 3000),
     // Tries again every 500 ms at most: quotas go unenforced until the client is back, so
     // the wait after Redis returns is kept short (it was up to 2 s).
     retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 500),

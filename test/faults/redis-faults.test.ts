@@ -410,6 +410,43 @@ describe('a busy server with Redis healthy: the increment written at once', () =
   });
 });
 
+// An outside probe of stop 47: a connection that went silent without closing (a flow a NAT or a
+// firewall dropped) was kept, quotas unenforced and /readyz 503, while Redis served every other
+// client; it would have lasted until the kernel gave up on it (about 15 minutes).
+describe('a Redis connection that goes silent without closing', () => {
+  it('is replaced: the client connects again and limiting resumes, while Redis itself never stopped', async () => {
+    const srv = await startRedis();
+    // A proxy in a process of its own that, told "drop", forwards nothing more on the connections
+    // open then, closing none of them; connections made after it forward as usual.
+    const proxy = spawn(process.execPath, ['-e', `
+      const net = require('node:net');
+      const open = new Set();
+      const server = net.createServer((client) => {
+        const upstream = net.connect(${srv.port}, '127.0.0.1');
+        const c = { dropped: false };
+        open.add(c);
+        client.on('data', (d) => !c.dropped && upstream.write(d));
+        upstream.on('data', (d) => !c.dropped && client.write(d));
+        for (const [a, b] of [[client, upstream], [upstream, client]]) { a.on('error', () => b.destroy()); a.on('close', () => { open.delete(c); b.destroy(); }); }
+      });
+      process.stdin.on('data', () => { for (const c of open) c.dropped = true; console.log('dropped'); });
+      server.listen(0, '127.0.0.1', () => console.log(server.address().port));`], { stdio: ['pipe', 'pipe', 'inherit'] });
+    onTestFinished(() => void proxy.kill('SIGKILL'));
+    const [line] = (await once(proxy.stdout!, 'data')) as [Buffer];
+    const { redis, lines, get, untilCounted } = await setup(`redis://127.0.0.1:${Number(line.toString().trim())}`, { waitReady: true });
+    expect((await get()).headers['ratelimit-remaining']).toBe('99');
+
+    proxy.stdin!.write('drop\n');
+    await once(proxy.stdout!, 'data');
+    // Served meanwhile (unlimited), then counted again once the client has connected anew.
+    expectServedUnlimited(await get(), 'the first request after the connection went silent');
+    const resumed = await untilCounted();
+    expect(Number(resumed.headers['ratelimit-remaining'])).toBeLessThan(99);
+    expect(redis.status).toBe('ready');
+    expect(lines.filter((l) => /redis ready/.test(l.msg)).length).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('sign-ins while Redis hangs', () => {
   it('correct sign-ins made while Redis is hung (their counts applied late, when it resumes) pause nobody afterwards', async () => {
     const srv = await startRedis();
