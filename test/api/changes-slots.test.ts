@@ -63,15 +63,37 @@ describe('one page at a time per key', () => {
     const app = changesApp(2);
     const holder = await t.db.transaction();
     await holder.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
-    const greedy = Array.from({ length: 6 }, () => request(app).get('/changes?limit=10').set('x-key', 'greedy').then((res) => res));
+    const greedy = Array.from({ length: 5 }, () => request(app).get('/changes?limit=10').set('x-key', 'greedy').then((res) => res));
     await vi.waitFor(async () => expect(await lockWaits(t.db)).toBe(1), { timeout: 30_000, interval: 50 });
     await new Promise((r) => setTimeout(r, 300));
-    // The greedy key's other five wait for its first: one read in all.
+    // The greedy key's other four wait for its first: one read in all.
     expect(await lockWaits(t.db)).toBe(1);
     const other = request(app).get('/changes?limit=10').set('x-key', 'other').then((res) => res);
     await vi.waitFor(async () => expect(await lockWaits(t.db)).toBe(2), { timeout: 30_000, interval: 50 });
     await holder.commit();
     expect(await other).toHaveStatus(200);
     for (const res of await Promise.all(greedy)) expect(res).toHaveStatus(200);
+  });
+
+  // An outside probe of stop 47: 90 requests of one key given up on one after the other were all
+  // built, and the key's next request waited the whole bound behind them (429 after 12 s).
+  it('more than four of one key waiting: the next is 429 at once, with Retry-After; the key gets pages again once they are answered', async () => {
+    for (let i = 0; i < 3; i++) await insertListing(t.db);
+    const app = changesApp(2);
+    const holder = await t.db.transaction();
+    await holder.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+    const waiting = Array.from({ length: 5 }, () => request(app).get('/changes?limit=10').set('x-key', 'many').then((res) => res));
+    await vi.waitFor(async () => expect(await lockWaits(t.db)).toBe(1), { timeout: 30_000, interval: 50 });
+    // The lock still held: answered without waiting for it.
+    const refused = await request(app).get('/changes?limit=10').set('x-key', 'many');
+    expect(refused).toHaveStatus(429);
+    expect(refused.body.code).toBe('rate_limited');
+    expect(refused.headers['retry-after']).toBe('5');
+    // Another key is not affected.
+    const other = request(app).get('/changes?limit=10').set('x-key', 'other').then((res) => res);
+    await holder.commit();
+    expect(await other).toHaveStatus(200);
+    for (const res of await Promise.all(waiting)) expect(res).toHaveStatus(200);
+    expect(await request(app).get('/changes?limit=10').set('x-key', 'many')).toHaveStatus(200);
   });
 });

@@ -38,6 +38,12 @@ export const CHANGES_PAGES_AT_ONCE = 3;
 // (each connection has one page in flight at most: src/http/one-answer-at-a-time.ts; 16
 // connections that read nothing held the slots 2 s each with a longer hold: an outside probe).
 const SLOT_HOLD_AFTER_SEND_MS = 250;
+// Requests of one key waiting behind the one being answered: one more is 429 at once. A client
+// that gives up on its page cannot be told from one that has only closed its sending side (both
+// send a FIN; the second still reads its answer), so a page given up on is still built, and 90
+// of them, sent one after the other by a client that timed out and asked again, held that key's
+// next request for the whole bound and had it answered 429 (an outside probe of stop 47).
+const WAITING_PER_KEY = 4;
 
 // A cursor given in the other view: another key's (a cursor does not say whose it is), or this
 // key's before it changed tier. What came into view or went out of it with a change of tier is
@@ -80,6 +86,8 @@ export function changesRouter(deps: { db: Knex; baseUrl: string; caches: ApiCach
   const goneAt = new Map<string, number>();
   router.get('/', async (req, res) => {
     const q = validateQuery(changesQuery, req.query);
+    const waiting = perKey.get(res.locals.apiKey!.id);
+    if (waiting && waiting.activeCount + waiting.pendingCount > WAITING_PER_KEY) throw keyBusy();
     let gaveUp = false;
     // Whether the request's key has its turn (its earlier requests answered): past the bound
     // before that, it waited for its own key's pages, not for the service (a probe of stop 44:
