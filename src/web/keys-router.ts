@@ -198,6 +198,12 @@ export function keysRouter(deps: KeysRouterDeps): Router {
       req.session.notice = 'That form had already been sent (from this page or another copy of it), so no new key was made. Your keys are below.';
       res.redirect(303, '/api-keys');
     };
+    // A form without its nonce was not sent from the page as it is (a hostile probe of stop 46
+    // was told it had "already been sent").
+    if (body.nonce === '') {
+      req.session.notice = 'That form was incomplete (a part the page adds to it was missing), so no key was made. Use the form below.';
+      return res.redirect(303, '/api-keys');
+    }
     if (!expected || body.nonce !== expected) return alreadySent();
     const parsed = parseKeyName(body.name);
     if (!parsed.ok) {

@@ -119,6 +119,20 @@ describe('creating a key', () => {
     expect(await activeKeys(email)).toBe(1);
   });
 
+  // A hostile probe of stop 46: a form without its nonce was told it had "already been sent".
+  it('a form without its nonce makes no key and says it was incomplete', async () => {
+    const { agent, email } = await signedInAgent(t.app, 'no-nonce');
+    const page = await agent.get('/api-keys');
+    const sent = await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(page.text), name: 'no nonce' });
+    expect(sent).toHaveStatus(303);
+    const after = await agent.get('/api-keys');
+    expect(after.text).toContain('That form was incomplete');
+    expect(after.text).not.toContain('already been sent');
+    expect(await activeKeys(email)).toBe(0);
+    // The page's own form still works.
+    expect(await agent.post('/api-keys/keys').type('form').send({ _csrf: csrfFrom(after.text), nonce: nonceFrom(after.text), name: 'with nonce' })).toHaveStatus(201);
+  });
+
   // An outside probe: a key asked for while the database was stalled got the 503 page, and the
   // same form sent again once it was back said it "had already been sent" and made nothing.
   it('a form whose key could not be made (database unavailable) makes it when sent again', async () => {
