@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/knex.js';
 import { createRedis, waitForRedis } from '../src/redis.js';
 import { loadGazetteer } from '../src/reference/load.js';
-import type { Req } from './scenarios.js';
+import { keyOf, type Keys, type Req } from './scenarios.js';
 
 // The SQL a scenario really sends, and its plan. The app itself (buildApp, the same code the
 // benchmarked server runs) serves one request of each scenario in this process on a knex
@@ -31,7 +31,7 @@ export interface Explained {
 export async function explainRequests(opts: {
   dbUrl: string;
   redisUrl: string;
-  keys: { pro: string; free: string };
+  keys: Keys;
   requests: { id: string; req: Req }[];
 }): Promise<Map<string, Explained>> {
   const logger = pino({ level: 'silent' });
@@ -52,7 +52,7 @@ export async function explainRequests(opts: {
     for (const { id, req } of opts.requests) {
       captured = [];
       const t = performance.now();
-      const res = await fetch(base + req.path, { headers: req.key ? { authorization: `Bearer ${opts.keys[req.key]}` } : {} });
+      const res = await fetch(base + req.path, { headers: req.key ? { authorization: `Bearer ${keyOf(opts.keys, req.key)}` } : {} });
       await res.arrayBuffer();
       const requestMs = performance.now() - t;
       const sent = captured;

@@ -20,7 +20,7 @@ import { ensureBenchDb, ensureMarketHistory } from './build-db.js';
 import { cpuMeter } from './cpu.js';
 import { load } from './load.js';
 import { summariseProfile } from './profile.js';
-import { scenarios, type Req } from './scenarios.js';
+import { keyOf, scenarios, type Req } from './scenarios.js';
 import { freePort, scenarioPlaces, serverArgs, serverEnv, waitForReadModel } from './server.js';
 
 const { values: args } = parseArgs({
@@ -81,7 +81,7 @@ try {
     const next = () => {
       for (;;) {
         const r = mix.next(rng);
-        if (r.kind === kind) return { path: r.path, headers: { ...(r.key ? { authorization: `Bearer ${keys[r.key]}` } : {}), 'accept-encoding': 'gzip' }, ctx: r };
+        if (r.kind === kind) return { path: r.path, headers: { ...(r.key ? { authorization: `Bearer ${keyOf(keys, r.key)}` } : {}), 'accept-encoding': 'gzip' }, ctx: r };
       }
     };
     for (const phase of ['warm', 'measure'] as const) {

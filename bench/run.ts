@@ -19,7 +19,7 @@ import { explainRequests } from './explain.js';
 import { measureExport, measureWalk } from './export.js';
 import { summariseProfile } from './profile.js';
 import { consoleTable, writeResults, type Row } from './report.js';
-import { scenarios, selectScenarios, type Req, type Scenario } from './scenarios.js';
+import { keyOf, scenarios, selectScenarios, type Keys, type Req, type Scenario } from './scenarios.js';
 import { freePort, scenarioPlaces, serverArgs, serverEnv, waitForReadModel } from './server.js';
 
 // npm run bench -- [--listings 10000|100000|1000000] [--duration 15] [--connections 50]
@@ -133,7 +133,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function drive(base: string, s: Scenario, keys: { pro: string; free: string }, seconds: number, seed: number, timeoutSeconds = 10) {
+async function drive(base: string, s: Scenario, keys: Keys, seconds: number, seed: number, timeoutSeconds = 10) {
   const rng = mulberry32(seed);
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -141,7 +141,7 @@ async function drive(base: string, s: Scenario, keys: { pro: string; free: strin
   // Per part of the mix: latencies and the slowest request.
   const kinds = new Map<string, { ms: number[]; slowest: { ms: number; req: Req } }>();
   const headers = (r: Req) => ({
-    ...(r.key ? { authorization: `Bearer ${keys[r.key]}` } : {}),
+    ...(r.key ? { authorization: `Bearer ${keyOf(keys, r.key)}` } : {}),
     ...(gzip ? { 'accept-encoding': 'gzip' } : {}),
   });
   const started = performance.now();
@@ -222,8 +222,8 @@ async function drive(base: string, s: Scenario, keys: { pro: string; free: strin
   };
 }
 
-async function fetchAs(base: string, r: Req, keys: { pro: string; free: string }) {
-  const res = await fetch(base + r.path, { headers: r.key ? { authorization: `Bearer ${keys[r.key]}` } : {} });
+async function fetchAs(base: string, r: Req, keys: Keys) {
+  const res = await fetch(base + r.path, { headers: r.key ? { authorization: `Bearer ${keyOf(keys, r.key)}` } : {} });
   const text = await res.text();
   return { status: res.status, text };
 }
@@ -274,7 +274,7 @@ async function stopServer(child: ChildProcess): Promise<void> {
 
 const BARE_TIMEOUT_S = 120;
 
-async function measureBare(dbUrl: string, s: Scenario, index: number, keys: { pro: string; free: string }): Promise<Row> {
+async function measureBare(dbUrl: string, s: Scenario, index: number, keys: Keys): Promise<Row> {
   s.next(mulberry32(7)); // the request the API's check took from the stream
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -328,7 +328,7 @@ async function main(): Promise<void> {
   const bench = await ensureBenchDb({ baseUrl: PG, listings, rebuild: args.rebuild, log });
   await ensureMarketHistory(bench.url, log);
   const db = createDb(bench.url, { poolMax: 2 });
-  let keys: { pro: string; free: string };
+  let keys: Keys;
   let starterKey = '';
   let run: Scenario[];
   let pgInfo: { postgres: string; settings: string };
@@ -339,7 +339,9 @@ async function main(): Promise<void> {
     keys = {
       pro: (await createApiKey(db, { accountId, tier: 'pro', name: 'bench pro' })).key,
       free: (await createApiKey(db, { accountId, tier: 'free', name: 'bench free' })).key,
+      changes: [],
     };
+    for (let i = 0; i < connections; i++) keys.changes!.push((await createApiKey(db, { accountId, tier: 'pro', name: `bench changes ${i}` })).key);
     starterKey = (await createApiKey(db, { accountId, tier: 'starter', name: 'bench starter' })).key;
     const places = await scenarioPlaces(db);
     const cursors = (await db.raw(`SELECT seq, listing_id FROM listing_changes ORDER BY md5(listing_id) LIMIT 2000`)).rows.map(

@@ -2,7 +2,21 @@
 // key to send it with and the status that counts as success (429 for the Free key over its
 // quota). Random choices come from the rng the runner passes in (seeded, so a run repeats).
 
-export type KeyKind = 'pro' | 'free' | null;
+// 'changes': a Pro key of a pool, one after the other, so that the changes feed's clients are
+// as many keys as connections (/changes answers 429 at once to a key with five requests in hand).
+export type KeyKind = 'pro' | 'free' | 'changes' | null;
+
+export interface Keys {
+  pro: string;
+  free: string;
+  changes?: string[];
+}
+
+let changesTurn = 0;
+export function keyOf(keys: Keys, kind: Exclude<KeyKind, null>): string {
+  if (kind !== 'changes') return keys[kind];
+  return keys.changes?.length ? keys.changes[changesTurn++ % keys.changes.length] : keys.pro;
+}
 
 export interface Req {
   path: string;
@@ -145,7 +159,7 @@ export function scenarios(d: ScenarioData): Scenario[] {
     {
       id: '11',
       name: 'changes, a page of 1,000 from a random cursor',
-      next: (rng) => ({ path: `/api/v1/changes?limit=1000&since=${pickOne(rng, d.cursors)}`, key: 'pro', expect: 200 }),
+      next: (rng) => ({ path: `/api/v1/changes?limit=1000&since=${pickOne(rng, d.cursors)}`, key: 'changes', expect: 200 }),
       explain: true,
     },
     { id: '12', name: 'export, every listing', next: fixed(`${L}/export`), explain: false, download: 'export' },
