@@ -246,7 +246,9 @@ function confirmedSlip(gz: Gazetteer, text: string, postcode: number | null): { 
   const place = name === null ? null : gz.resolve(name);
   if (!place) return null;
   const cantons = cantonsOfRegion(postcode);
-  const inRegion = communesOf(place).filter((c) => (postcode < 3000 ? c === 'Luxembourg' : cantons.includes(gz.commune(c)?.canton ?? '')));
+  // The City's postcodes are 1000-2999, and no other commune's (a regression probe of stop 47:
+  // "Luxemboug" with 8080, Bertrange's, was the City).
+  const inRegion = communesOf(place).filter((c) => (c === 'Luxembourg' ? postcode < 3000 : postcode >= 3000 && cantons.includes(gz.commune(c)?.canton ?? '')));
   if (inRegion.length !== 1) return null;
   const [commune] = inRegion;
   if (place.kind === 'commune') return { commune, locality: null };

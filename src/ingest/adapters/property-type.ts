@@ -17,11 +17,11 @@ const NOT_HOME_FIRST_WORDS = new Set([
   'bar', 'magasin', 'boutique', 'laden', 'ladenlokal', 'shop', 'retail', 'pharmacie', 'fonds', 'industriel', 'industrielle',
   'gewerbeflache', 'baugrundstuck', 'bauland', 'plot', 'local', 'locaux',
   // Land that is no building plot, and lodging by the night (noted and left in stop 46).
-  'verger', 'vergers', 'wiese', 'wiesen', 'weide', 'weideland', 'acker', 'ackerland', 'pre', 'pres', 'prairie', 'paturage', 'foret',
+  'verger', 'vergers', 'wiese', 'wiesen', 'weide', 'weideland', 'acker', 'ackerland', 'prairie', 'paturage', 'foret',
   'bois', 'wald', 'waldgrundstuck', 'vigne', 'vignes', 'weinberg', 'landwirtschaftliche', 'hotel', 'hotels', 'gite', 'gites',
   // An outside probe of stop 47: imported as homes.
-  'atelier', 'ateliers', 'hall', 'halls', 'stockage', 'depot', 'depots', 'remise', 'remises', 'commerces', 'parcelle', 'parcelles',
-  'coworking', 'baugrund', 'gastronomie', 'einzelhandel', 'kiosk', 'kiosque', 'industrial', 'workshop', 'workshops', 'offices',
+  'atelier', 'ateliers', 'hall', 'halls', 'stockage', 'depot', 'depots', 'commerces', 'parcelle', 'parcelles', 'coworking',
+  'baugrund', 'gastronomie', 'einzelhandel', 'kiosk', 'kiosque', 'industrial', 'workshop', 'workshops', 'offices',
 ]);
 // A first word that says what kind of space follows ("Surface industrielle", "Espace de
 // bureaux", "Immeuble de rapport", "Lot à bâtir", "Station-service"): not a home when a word of
@@ -39,12 +39,22 @@ const NOT_HOME_HEAD_WORDS = new Set([
 const EXTRAS = new Set(['avec', 'mit', 'with', 'et', 'and', 'und', 'inkl', 'incl', 'including', 'plus', 'sowie', 'comprenant', 'incluant']);
 // German compounds ending in a space that is no home ("Tiefgaragenplatz", "Produktionshalle",
 // "Verkaufsfläche", "Gewerbeeinheit"), unless a home's ("Wohnfläche", "Wohneinheit").
-const NOT_HOME_ENDINGS = ['platz', 'platze', 'halle', 'hallen', 'flache', 'flachen', 'grundstuck', 'garage', 'garagen', 'lager', 'raum', 'raume', 'gewerbe', 'praxis', 'laden', 'geschaft', 'objekt', 'immobilie'];
+// (Not -objekt, -immobilie, -raum: "Sanierungsobjekt", "Neubauimmobilie", "Dachraum" are homes.)
+const NOT_HOME_ENDINGS = ['platz', 'platze', 'halle', 'hallen', 'flache', 'flachen', 'grundstuck', 'garage', 'garagen', 'lager', 'gewerbe', 'praxis', 'laden', 'geschaft'];
 const HOME_COMPOUND = /^(?:wohn|eigentumswohn|miet)/;
 // And German compounds that start with a business ("Bürogebäude", "Geschäftshaus", "Gewerbeeinheit").
 const BUSINESS_COMPOUND = /^(?:buro|buero|gewerbe|geschafts|laden|lager|praxis|industrie|werkstatt|hotel|gastro)[a-z]{3,}$/;
 // Types that start like one of the above but are homes.
-const HOMES = [/^local d habitation/, /^atelier d?\s?(?:artistes?|loft)/, /^(?:surface|espace)s? (?:de vie|habitable)/];
+const HOMES = [/^local d habitation/, /^atelier d?\s?(?:artistes?|loft)/, /^(?:surface|espace)s? (?:de vie|habitable)/, /^hotel particulier/];
+// A home named in the head makes the type a home, whatever it starts with ("Lot 3 - Appartement",
+// "Industrial loft", "Remise aménagée en maison", "Hall of residence room", "Praxiswohnung"):
+// a regression probe of stop 47 found such types rejected.
+const HOME_WORDS = new Set([
+  'appartement', 'appartements', 'apartment', 'apartments', 'flat', 'flats', 'maison', 'maisons', 'house', 'houses', 'loft', 'lofts',
+  'wohnung', 'wohnungen', 'haus', 'studio', 'studios', 'duplex', 'triplex', 'penthouse', 'logement', 'logements', 'villa', 'room',
+  'rooms', 'zimmer', 'wunneng', 'conversion', 'home', 'homes', 'residence', 'chambre', 'chambres',
+]);
+const HOME_ENDINGS = /(?:wohnung|wohnungen|haus|loft)$/;
 
 // Whether a property type ("Garage", "Bureau", "Local commercial", "Terrain", "Cave", "Büro",
 // "Place de parking", "Immeuble de rapport", "Espace de bureaux") names something that is not a
@@ -53,13 +63,22 @@ export function notAHome(text: string): boolean {
   const words = tokens(text);
   const joined = words.join(' ');
   if (HOMES.some((re) => re.test(joined))) return false;
-  const end = words.findIndex((w) => EXTRAS.has(w));
-  const head = end < 0 ? words : words.slice(0, end);
+  // The head ends at a word of EXTRAS, or at a mark that begins the extras: "+", ",", "(",
+  // "/", ":", ";", " - " ("Immeuble + garage", "Lot 1 Maison (garage)": a regression probe of
+  // stop 47 found them rejected, the extras read as the head).
+  const headWords = tokens(text.split(/[+,(/:;]|\s[-–]\s/)[0]);
+  const end = headWords.findIndex((w) => EXTRAS.has(w));
+  const head = end < 0 ? headWords : headWords.slice(0, end);
   const [first = ''] = head;
+  if (first === 'immeuble' && words.includes('rapport')) return true;
+  if (first === 'chambre' && words.includes('hotes')) return true;
+  // A business's building ("Geschäftshaus"), not a flat of one ("Praxiswohnung").
+  if (BUSINESS_COMPOUND.test(first) && !/wohnung(?:en)?$/.test(first)) return true;
+  if (head.some((w) => HOME_WORDS.has(w) || HOME_ENDINGS.test(w))) return false;
   if (NOT_HOME_WORDS.has(first) || NOT_HOME_FIRST_WORDS.has(first) || BUSINESS_COMPOUND.test(first)) return true;
   if (!HOME_COMPOUND.test(first) && NOT_HOME_ENDINGS.some((e) => first.length > e.length + 2 && first.endsWith(e))) return true;
   if (CONTAINERS.has(first)) {
     return head.slice(1).some((w) => NOT_HOME_WORDS.has(w) || NOT_HOME_FIRST_WORDS.has(w) || NOT_HOME_HEAD_WORDS.has(w));
   }
-  return first === 'chambre' && words.includes('hotes');
+  return false;
 }
