@@ -45,7 +45,7 @@ const serviceUrl = (name: string, schemes: string[]) =>
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
     .string()
-    .regex(/^-?\d{1,16}$/, { message: 'must be a whole number written in digits' })
+    .regex(/^-?\d{1,16}$/, { message: 'must be a whole number written in digits (16 at most)' })
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 

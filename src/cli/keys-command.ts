@@ -4,7 +4,7 @@ import { controlCharacterInArguments, UsageError } from './args.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import { normalizeEmail } from '../domain/email.js';
-import { KEY_NAME_MAX_BYTES, KEY_NAME_MAX_CHARS, parseKeyName } from '../domain/key-name.js';
+import { KEY_NAME_MAX_CHARS, KEY_NAME_MAX_CODE_POINTS, parseKeyName } from '../domain/key-name.js';
 import { TIERS } from '../domain/tiers.js';
 import { findOrCreateAccount } from '../repositories/accounts.js';
 import { createApiKey, listApiKeys, revokeApiKey, setApiKeyTier } from '../repositories/api-keys.js';
@@ -95,8 +95,8 @@ async function run(argv: string[], io: KeysCliIo): Promise<number> {
         problems.push(
           name.problem === 'too_long'
             ? `--name: at most ${KEY_NAME_MAX_CHARS} characters`
-            : name.problem === 'too_many_bytes'
-              ? `--name: at most ${KEY_NAME_MAX_BYTES} bytes in UTF-8 (accented letters and symbols take 2 to 4 bytes each, combined characters more)`
+            : name.problem === 'too_many_code_points'
+              ? `--name: at most ${KEY_NAME_MAX_CODE_POINTS} Unicode code points (a character built of several, accents stacked on a letter or joined emoji, counts each)`
               : name.problem === 'control_character'
                 ? '--name: visible characters only (no control or text-direction characters)'
                 : '--name: give a name, or leave --name out',

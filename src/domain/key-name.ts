@@ -1,16 +1,18 @@
 import { DIRECTION_OR_INVISIBLE_CHARACTER, hasControlCharacter } from '../lib/text.js';
 
 // An API key's name as it is stored, whoever gives it (the key page, `npm run keys`): white
-// space collapsed, 1 to 60 characters and at most 240 bytes in UTF-8, no control character
+// space collapsed, 1 to 60 characters of at most 240 code points in all, no control character
 // (src/lib/text.ts: invisible, and in a terminal, escape sequences that forge what `keys list`
 // shows).
 export const KEY_NAME_MAX_CHARS = 60;
-// 60 characters of 4 bytes each (an emoji, a rare CJK ideograph): any name of 60 code points
-// fits. Counted in characters alone, one letter with 1,200 accents stacked on it (2.4 KB) was
-// one character, and the command line took an 80 KB name (an outside probe of stop 47).
-export const KEY_NAME_MAX_BYTES = 240;
+// Four code points a character on average: a name in Devanagari or Thai (about 1.7 a character),
+// or of ten family emoji (7 each), fits. Counted in characters alone, one letter with 1,200
+// accents stacked on it (2.4 KB) was one character, and the command line took an 80 KB name (an
+// outside probe of stop 47; its regression probe found a bound of 240 bytes refused 56
+// characters of Devanagari).
+export const KEY_NAME_MAX_CODE_POINTS = 240;
 
-export type KeyName = { ok: true; name: string } | { ok: false; problem: 'empty' | 'too_long' | 'too_many_bytes' | 'control_character' };
+export type KeyName = { ok: true; name: string } | { ok: false; problem: 'empty' | 'too_long' | 'too_many_code_points' | 'control_character' };
 
 // What shows nothing on its own: white space, the characters Unicode says to ignore when not
 // supported (joiners, variation selectors, tags, invisible operators...), format characters,
@@ -30,7 +32,7 @@ export function parseKeyName(raw: string): KeyName {
   // of four joined is one, a letter with its accents is one), not code points or UTF-16 units.
   if (graphemes(name) > KEY_NAME_MAX_CHARS) return { ok: false, problem: 'too_long' };
   // Of the name as stored (composed, white space collapsed).
-  if (Buffer.byteLength(name, 'utf8') > KEY_NAME_MAX_BYTES) return { ok: false, problem: 'too_many_bytes' };
+  if ([...name].length > KEY_NAME_MAX_CODE_POINTS) return { ok: false, problem: 'too_many_code_points' };
   return { ok: true, name };
 }
 

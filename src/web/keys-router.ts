@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { KEY_ID_PATTERN } from '../auth/api-key.js';
 import { normalizeEmail } from '../domain/email.js';
-import { KEY_NAME_MAX_BYTES, KEY_NAME_MAX_CHARS, parseKeyName } from '../domain/key-name.js';
+import { KEY_NAME_MAX_CHARS, KEY_NAME_MAX_CODE_POINTS, parseKeyName } from '../domain/key-name.js';
 import { usageToday, utcDay } from '../rate-limit/quota-counters.js';
 import { createAccount, findAccountByEmail } from '../repositories/accounts.js';
 import { createAccountKey, findAccountKey, listApiKeys, revokeAccountKey } from '../repositories/api-keys.js';
@@ -210,8 +210,8 @@ export function keysRouter(deps: KeysRouterDeps): Router {
       const error =
         parsed.problem === 'too_long'
           ? `Use at most ${KEY_NAME_MAX_CHARS} characters.`
-          : parsed.problem === 'too_many_bytes'
-            ? `This name takes more than ${KEY_NAME_MAX_BYTES} bytes: accented letters and symbols take 2 to 4 bytes each, and characters built of several (accents stacked on a letter, joined emoji) more. Use a shorter or plainer name.`
+          : parsed.problem === 'too_many_code_points'
+            ? `This name is built of more than ${KEY_NAME_MAX_CODE_POINTS} Unicode code points: a character built of several (accents stacked on a letter, joined emoji) counts each. Use a shorter or plainer name.`
             : parsed.problem === 'control_character'
               ? 'Use visible characters only: no control or text-direction characters.'
               : 'Give the key a name.';

@@ -252,20 +252,23 @@ describe('creating a key', () => {
   });
 
   // An outside probe of stop 47: 'Z' and 1,200 combining acute accents are one character as
-  // people count them, and 2.4 KB: the name was accepted. At most 240 bytes (UTF-8) as well.
-  it('refuses a name of more than 240 bytes, however few characters it shows', async () => {
+  // people count them, and 2.4 KB: the name was accepted. At most 240 code points as well (its
+  // regression probe: not 240 bytes, which refused 56 characters of Devanagari).
+  it('refuses a name of more than 240 code points, however few characters it shows; 60 characters of scripts of several each are kept', async () => {
     const { agent } = await signedInAgent(t.app, 'bytes');
     const stacked = 'Z' + '\u0301'.repeat(1200);
-    for (const name of [stacked, '👨\u200d👩\u200d👧'.repeat(14), '𝒜'.repeat(59) + 'e\u0301\u0301\u0301']) {
+    for (const name of [stacked, '👨\u200d👩\u200d👧\u200d👦'.repeat(35), 'q\u0301\u0301\u0301\u0301\u0301\u0301'.repeat(41)]) {
       const { res, key } = await createKeyInUi(agent, name);
       expect(res, name.slice(0, 20)).toHaveStatus(400);
       expect(key).toBeNull();
-      expect(res.text).toContain('This name takes more than 240 bytes');
+      expect(res.text).toContain('This name is built of more than 240 Unicode code points');
     }
-    // 60 characters of 4 bytes each (240 bytes) are within both bounds.
-    const { res } = await createKeyInUi(agent, '𝒜'.repeat(60));
-    expect(res).toHaveStatus(201);
-    expect(parseKeyName(stacked)).toEqual({ ok: false, problem: 'too_many_bytes' });
+    // 60 characters of 4 bytes each, a name in Devanagari (56 characters, 94 code points, 258
+    // bytes), ten family emoji: within both bounds.
+    for (const name of ['𝒜'.repeat(60), 'संपत्ति सूची समन्वयन कुंजी मुंबई कार्यालय उत्पादन परिवेश दिल्ली हैदराबाद बेंगलुरु पुणे कोलकाता', '👨\u200d👩\u200d👧\u200d👦'.repeat(10)]) {
+      expect((await createKeyInUi(agent, name)).res, name.slice(0, 20)).toHaveStatus(201);
+    }
+    expect(parseKeyName(stacked)).toEqual({ ok: false, problem: 'too_many_code_points' });
     expect(parseKeyName('é'.repeat(120))).toEqual({ ok: false, problem: 'too_long' });
     expect(parseKeyName(' a  é ')).toEqual({ ok: true, name: 'a é' });
   });
