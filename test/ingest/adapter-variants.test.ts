@@ -621,7 +621,7 @@ describe('a property type that is not a home', () => {
     'Immeuble + garage', 'Immeuble / 3 logements + caves', 'Unité de logement + garage', 'Building + parking', 'Co-location + garage',
     'Hôtel particulier', 'Pré-vente appartement', 'Remise aménagée en maison', 'Industrial loft', 'Industrial-style apartment',
     'Workshop conversion', 'Hall of residence room', 'Sanierungsobjekt', 'Neubauimmobilie', 'Dachraum', 'Atelier-logement',
-    'Praxiswohnung', 'Hotelwohnung',
+    'Praxiswohnung', 'Hotelwohnung', 'Lagerhallenloft', 'Immeuble sur terrain de 5 ares', 'Gîte rural transformé',
   ])('CSV Type de bien %j is a home', async (kind) => {
     expect(ok(await csvOne({ kind })).listing_type).toBe('RENT');
   });

@@ -36,7 +36,8 @@ const NOT_HOME_HEAD_WORDS = new Set([
   'constructibles', 'porte', 'stockage', 'commerces', 'activite', 'activites', 'artisanal', 'artisanale', 'retail', 'plot',
 ]);
 // Words that end a type's head: what comes after them is the home's extras.
-const EXTRAS = new Set(['avec', 'mit', 'with', 'et', 'and', 'und', 'inkl', 'incl', 'including', 'plus', 'sowie', 'comprenant', 'incluant']);
+// (And where it stands: "Immeuble sur terrain de 5 ares".)
+const EXTRAS = new Set(['avec', 'mit', 'with', 'et', 'and', 'und', 'inkl', 'incl', 'including', 'plus', 'sowie', 'comprenant', 'incluant', 'sur', 'auf', 'on']);
 // German compounds ending in a space that is no home ("Tiefgaragenplatz", "Produktionshalle",
 // "Verkaufsfläche", "Gewerbeeinheit"), unless a home's ("Wohnfläche", "Wohneinheit").
 // (Not -objekt, -immobilie, -raum: "Sanierungsobjekt", "Neubauimmobilie", "Dachraum" are homes.)
@@ -52,7 +53,8 @@ const HOMES = [/^local d habitation/, /^atelier d?\s?(?:artistes?|loft)/, /^(?:s
 const HOME_WORDS = new Set([
   'appartement', 'appartements', 'apartment', 'apartments', 'flat', 'flats', 'maison', 'maisons', 'house', 'houses', 'loft', 'lofts',
   'wohnung', 'wohnungen', 'haus', 'studio', 'studios', 'duplex', 'triplex', 'penthouse', 'logement', 'logements', 'villa', 'room',
-  'rooms', 'zimmer', 'wunneng', 'conversion', 'home', 'homes', 'residence', 'chambre', 'chambres',
+  'rooms', 'zimmer', 'wunneng', 'conversion', 'home', 'homes', 'residence', 'chambre', 'chambres', 'transforme', 'transformee',
+  'converti', 'convertie',
 ]);
 const HOME_ENDINGS = /(?:wohnung|wohnungen|haus|loft)$/;
 
@@ -73,7 +75,7 @@ export function notAHome(text: string): boolean {
   if (first === 'immeuble' && words.includes('rapport')) return true;
   if (first === 'chambre' && words.includes('hotes')) return true;
   // A business's building ("Geschäftshaus"), not a flat of one ("Praxiswohnung").
-  if (BUSINESS_COMPOUND.test(first) && !/wohnung(?:en)?$/.test(first)) return true;
+  if (BUSINESS_COMPOUND.test(first) && !/(?:wohnung|wohnungen|loft)$/.test(first)) return true;
   if (head.some((w) => HOME_WORDS.has(w) || HOME_ENDINGS.test(w))) return false;
   if (NOT_HOME_WORDS.has(first) || NOT_HOME_FIRST_WORDS.has(first) || BUSINESS_COMPOUND.test(first)) return true;
   if (!HOME_COMPOUND.test(first) && NOT_HOME_ENDINGS.some((e) => first.length > e.length + 2 && first.endsWith(e))) return true;
