@@ -23,12 +23,20 @@ export function createRedis(url: string, opts: { timeoutMs: number; logger: Logg
     maxRetriesPerRequest: 1,
     connectTimeout: Math.max(opts.timeoutMs, 500),
     commandTimeout: Math.max(10 * opts.timeoutMs, 3000),
-    // A connection that answers nothing for as long after a command is replaced (ioredis destroys
-    // the socket and connects again): a flow a NAT or a firewall dropped without closing it, a
-    // server gone behind a virtual address, is otherwise kept until the kernel gives up on it
-    // (about 15 minutes), quotas unenforced and /readyz 503 meanwhile, while Redis serves every
-    // other process (an outside probe of stop 47).
-    socketTimeout: Math.max(10 * opts.timeoutMs, 3000),
+    // A connection that answers nothing for 15 s after a command is replaced (ioredis destroys the
+    // socket and connects again): a flow a NAT or a firewall dropped without closing it, a server
+    // gone behind a virtual address, is otherwise kept until the kernel gives up on it (about 15
+    // minutes), quotas unenforced and /readyz 503 meanwhile, while Redis serves every other
+    // process (an outside probe of stop 47). Not sooner: a Redis paused (or this process, a VM)
+    // holds the commands sent meanwhile and runs them when it resumes, increments and their
+    // take-backs alike, so the counts come out exact; replaced after 3 s, the increments of its
+    // last moments were counted with no take-back (its regression probe: +28 over 800 after a
+    // 5 s pause).
+    socketTimeout: Math.max(50 * opts.timeoutMs, 15_000),
+    // What was sent on a connection replaced so is not sent again on the next: it may yet run on
+    // the old one (a paused server reads it when it resumes), and an increment sent twice counts
+    // twice (the regression probe saw 31 sent again).
+    autoResendUnfulfilledCommands: false,
     // Tries again every 500 ms at most: quotas go unenforced until the client is back, so
     // the wait after Redis returns is kept short (it was up to 2 s).
     retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 500),
