@@ -1116,7 +1116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Daily quota exceeded, or the key's earlier pages kept this one waiting 12 s, or five of the key's requests are in hand (pages are built one at a time per key) (code: quota_exceeded, rate_limited) */
+            /** @description Daily quota exceeded, or the key's earlier pages kept this one waiting 12 s, or nine of the key's requests are in hand (pages are built one at a time per key) (code: quota_exceeded, rate_limited) */
             429: {
                 headers: {
                     /** @description Seconds to wait */

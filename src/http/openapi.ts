@@ -214,7 +214,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
             '200': json('A page of changes', 'ChangesPage', rateLimitHeaders),
             '304': notModified('If-None-Match matched the ETag: nothing changed on this page'),
             ...keyedErrors({ '400': problem('A malformed or foreign cursor, or a bad limit', ['invalid_cursor', 'invalid_parameter', 'unknown_parameter']) }),
-            '429': problem("Daily quota exceeded, or the key's earlier pages kept this one waiting 12 s, or five of the key's requests are in hand (pages are built one at a time per key)", ['quota_exceeded', 'rate_limited'], retryAfter),
+            '429': problem("Daily quota exceeded, or the key's earlier pages kept this one waiting 12 s, or nine of the key's requests are in hand (pages are built one at a time per key)", ['quota_exceeded', 'rate_limited'], retryAfter),
           },
         },
       },

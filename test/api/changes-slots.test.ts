@@ -77,12 +77,12 @@ describe('one page at a time per key', () => {
 
   // An outside probe of stop 47: 90 requests of one key given up on one after the other were all
   // built, and the key's next request waited the whole bound behind them (429 after 12 s).
-  it('more than four of one key waiting: the next is 429 at once, with Retry-After; the key gets pages again once they are answered', async () => {
+  it('more than eight of one key waiting: the next is 429 at once, with Retry-After; the key gets pages again once they are answered', async () => {
     for (let i = 0; i < 3; i++) await insertListing(t.db);
     const app = changesApp(2);
     const holder = await t.db.transaction();
     await holder.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
-    const waiting = Array.from({ length: 5 }, () => request(app).get('/changes?limit=10').set('x-key', 'many').then((res) => res));
+    const waiting = Array.from({ length: 9 }, () => request(app).get('/changes?limit=10').set('x-key', 'many').then((res) => res));
     await vi.waitFor(async () => expect(await lockWaits(t.db)).toBe(1), { timeout: 30_000, interval: 50 });
     // The lock still held: answered without waiting for it.
     const refused = await request(app).get('/changes?limit=10').set('x-key', 'many');
