@@ -3,7 +3,7 @@
 // quota). Random choices come from the rng the runner passes in (seeded, so a run repeats).
 
 // 'changes': a Pro key of a pool, one after the other, so that the changes feed's clients are
-// as many keys as connections (/changes answers 429 at once to a key with five requests in hand).
+// as many keys as connections (/changes answers 429 at once to a key with nine requests in hand).
 export type KeyKind = 'pro' | 'free' | 'changes' | null;
 
 export interface Keys {
