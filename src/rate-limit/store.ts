@@ -59,6 +59,9 @@ export class GuardedStore implements Store {
     // Told of each increment taken back at its deadline (createStore: so that the client's own
     // timeout of that increment does not take it back again).
     private readonly tookBack: (key: string) => void = () => undefined,
+    // Connections the store's client has had so far: an increment's take-back goes only on the
+    // connection the increment went on.
+    private readonly connection: () => number = () => 0,
   ) {
     this.localKeys = inner.localKeys ?? false;
     this.prefix = inner.prefix;
@@ -140,9 +143,14 @@ export class GuardedStore implements Store {
       // right after its increment: sent once the increment had answered, after a hang all the
       // hang's increments applied first, and a key with quota left was refused until they were
       // taken back (an outside probe: about 650 answers 429 with Retry-After until midnight).
+      const on = this.connection();
       return await this.bounded(
         () => this.inner.increment(key),
         () => {
+          // Its connection replaced meanwhile (src/redis.ts, socketTimeout): the new one never had
+          // the increment, and a DECR there took a counted request back (a CI run of stop 47: a
+          // key's count one under its requests).
+          if (this.connection() !== on) return;
           this.health.late++;
           this.tookBack(key);
           void Promise.resolve()
@@ -182,6 +190,18 @@ export function limiterLogger(store: Store): LimiterLogger | undefined {
 
 // The answers each Redis client has received for the stores' commands.
 const answersOf = new WeakMap<Redis, { n: number }>();
+// Connections of each client so far: a command's late DECR goes only on the connection its
+// increment went on.
+const connectionsOf = new WeakMap<Redis, { n: number }>();
+function connectionCount(redis: Redis): { n: number } {
+  let c = connectionsOf.get(redis);
+  if (!c) {
+    const count = { n: 0 };
+    redis.on('close', () => void count.n++);
+    connectionsOf.set(redis, (c = count));
+  }
+  return c;
+}
 
 // rate-limit-redis retries an increment that failed for any reason with SCRIPT LOAD and a second
 // EVALSHA. After the client's timeout the first may still be applied when a hung Redis resumes,
@@ -213,6 +233,7 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
   if (!redis) return new GuardedStore(new MemoryStore(), health, logger, 'memory');
   const counter = answersOf.get(redis) ?? { n: 0 };
   answersOf.set(redis, counter);
+  const connections = connectionCount(redis);
   // Increments the store's deadline has taken back (GuardedStore.increment), by key, with when:
   // the client's timeout of such an increment, which comes later, finds its mark and sends no
   // second DECR (an outside probe: after a 10 s hang a key's count read -35, and answers said
@@ -248,8 +269,10 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
       // one request per concurrent request in flight, 10-20 of its 100), unless the store's
       // deadline took it back already (below).
       if (command === 'EVALSHA' && args.length === 5) {
+        const on = connections.n;
         sent.catch((err: unknown) => {
-          if (!isTimeout(err) || takenBackAlready(args[2])) return;
+          // Not on another connection (as at the store's deadline, above).
+          if (!isTimeout(err) || takenBackAlready(args[2]) || connections.n !== on) return;
           health.late++;
           (redis.call('DECR', args[2]) as Promise<unknown>).catch(() => undefined).finally(() => health.late--);
         });
@@ -269,5 +292,5 @@ export function createStore(redis: Redis | null, prefix: string, health: StoreHe
   // hung Redis costs a request about one timeout.
   const bound = requestBoundOf(redis) ?? redis.options.commandTimeout ?? 500;
   // While the connection keeps answering, up to the client's own command timeout (its backstop).
-  return new GuardedStore(store, health, logger, 'redis', bound + 50, () => counter.n, redis.options.commandTimeout ?? 0, tookBack);
+  return new GuardedStore(store, health, logger, 'redis', bound + 50, () => counter.n, redis.options.commandTimeout ?? 0, tookBack, () => connections.n);
 }
