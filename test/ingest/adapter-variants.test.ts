@@ -600,6 +600,10 @@ describe('a property type that is not a home', () => {
     'Tiefgaragenplatz', 'Motorradstellplatz', 'Gewerbeeinheit', 'Gastronomie', 'Hotel', 'Einzelhandel', 'Verkaufsfläche',
     'Praxisfläche', 'Lagerfläche', 'Produktionshalle', 'Kiosk', 'Building plot', 'Industrial', 'Workshop', 'Co-working', 'Ladenfläche',
     'Bürogebäude', 'Geschäftshaus', 'Surface commerciale avec parking',
+    // The second regression probe of stop 47: a home named after a word of what is no home.
+    'Place de parking dans résidence sécurisée', 'Garage dans résidence', 'Bureaux en duplex', 'Bureau loft', 'Terrain pour maison unifamiliale',
+    'Hangar transformé en bureaux', 'Holiday home', 'Ferienwohnung', 'Surface - bureaux', 'Place (parking)', 'Storage room', 'Büro im Wohnhaus',
+    'Tiefgaragenstellplatz zur Wohnung', 'Bauland für Einfamilienhaus', 'Office penthouse', 'Viager maison', 'Surface: bureaux', 'Place / parking',
   ])('CSV Type de bien %j is rejected, whatever the offer', async (kind) => {
     expect(reason(await csvOne({ kind }))).toBe(`property type ${JSON.stringify(kind)} is not a home`);
   });
@@ -622,6 +626,7 @@ describe('a property type that is not a home', () => {
     'Hôtel particulier', 'Pré-vente appartement', 'Remise aménagée en maison', 'Industrial loft', 'Industrial-style apartment',
     'Workshop conversion', 'Hall of residence room', 'Sanierungsobjekt', 'Neubauimmobilie', 'Dachraum', 'Atelier-logement',
     'Praxiswohnung', 'Hotelwohnung', 'Lagerhallenloft', 'Immeuble sur terrain de 5 ares', 'Gîte rural transformé',
+    'Immeuble mat Garage', 'Immeuble (garage)', 'Immeuble – garage inclus', 'Lot 2 - Hôtel particulier', "Lot 2 - Local d'habitation",
   ])('CSV Type de bien %j is a home', async (kind) => {
     expect(ok(await csvOne({ kind })).listing_type).toBe('RENT');
   });

@@ -37,7 +37,7 @@ const NOT_HOME_HEAD_WORDS = new Set([
 ]);
 // Words that end a type's head: what comes after them is the home's extras.
 // (And where it stands: "Immeuble sur terrain de 5 ares".)
-const EXTRAS = new Set(['avec', 'mit', 'with', 'et', 'and', 'und', 'inkl', 'incl', 'including', 'plus', 'sowie', 'comprenant', 'incluant', 'sur', 'auf', 'on']);
+const EXTRAS = new Set(['avec', 'mit', 'mat', 'with', 'et', 'and', 'und', 'inkl', 'incl', 'including', 'plus', 'sowie', 'comprenant', 'incluant', 'sur', 'auf', 'on']);
 // German compounds ending in a space that is no home ("Tiefgaragenplatz", "Produktionshalle",
 // "Verkaufsfläche", "Gewerbeeinheit"), unless a home's ("Wohnfläche", "Wohneinheit").
 // (Not -objekt, -immobilie, -raum: "Sanierungsobjekt", "Neubauimmobilie", "Dachraum" are homes.)
@@ -47,9 +47,13 @@ const HOME_COMPOUND = /^(?:wohn|eigentumswohn|miet)/;
 const BUSINESS_COMPOUND = /^(?:buro|buero|gewerbe|geschafts|laden|lager|praxis|industrie|werkstatt|hotel|gastro)[a-z]{3,}$/;
 // Types that start like one of the above but are homes.
 const HOMES = [/^local d habitation/, /^atelier d?\s?(?:artistes?|loft)/, /^(?:surface|espace)s? (?:de vie|habitable)/, /^hotel particulier/];
-// A home named in the head makes the type a home, whatever it starts with ("Lot 3 - Appartement",
-// "Industrial loft", "Remise aménagée en maison", "Hall of residence room", "Praxiswohnung"):
-// a regression probe of stop 47 found such types rejected.
+// A home named in the head makes a type a home when it starts with a word that may be one
+// converted or part of one ("Industrial loft", "Atelier-logement", "Hall of residence room",
+// "Lot 3 - Appartement", "Unité de logement"): a regression probe of stop 47 found such types
+// rejected. Not when it starts with a word of what is no home ("Bureau loft", "Garage dans
+// résidence", "Holiday apartment", "Terrain pour maison": its next regression probe found
+// those imported when any first word gave way to a home named after it).
+const MAY_BE_HOMES = new Set(['atelier', 'ateliers', 'hall', 'halls', 'industrial', 'workshop', 'workshops', 'hotel', 'hotels', 'gite', 'gites']);
 const HOME_WORDS = new Set([
   'appartement', 'appartements', 'apartment', 'apartments', 'flat', 'flats', 'maison', 'maisons', 'house', 'houses', 'loft', 'lofts',
   'wohnung', 'wohnungen', 'haus', 'studio', 'studios', 'duplex', 'triplex', 'penthouse', 'logement', 'logements', 'villa', 'room',
@@ -57,6 +61,10 @@ const HOME_WORDS = new Set([
   'converti', 'convertie',
 ]);
 const HOME_ENDINGS = /(?:wohnung|wohnungen|haus|loft)$/;
+const namesHome = (words: string[]) => words.some((w) => HOME_WORDS.has(w) || HOME_ENDINGS.test(w));
+const namesNoHome = (words: string[]) => words.some((w) => NOT_HOME_WORDS.has(w) || NOT_HOME_FIRST_WORDS.has(w) || NOT_HOME_HEAD_WORDS.has(w));
+// A lot's or a unit's number or letter ("Lot 3", "Lot B2").
+const LABEL = /^(?:\d+[a-z]?|[a-z]\d*|n|no|nr)$/;
 
 // Whether a property type ("Garage", "Bureau", "Local commercial", "Terrain", "Cave", "Büro",
 // "Place de parking", "Immeuble de rapport", "Espace de bureaux") names something that is not a
@@ -65,22 +73,33 @@ export function notAHome(text: string): boolean {
   const words = tokens(text);
   const joined = words.join(' ');
   if (HOMES.some((re) => re.test(joined))) return false;
-  // The head ends at a word of EXTRAS, or at a mark that begins the extras: "+", ",", "(",
-  // "/", ":", ";", " - " ("Immeuble + garage", "Lot 1 Maison (garage)": a regression probe of
-  // stop 47 found them rejected, the extras read as the head).
-  const headWords = tokens(text.split(/[+,(/:;]|\s[-–]\s/)[0]);
-  const end = headWords.findIndex((w) => EXTRAS.has(w));
-  const head = end < 0 ? headWords : headWords.slice(0, end);
+  // The head ends at a word of EXTRAS, or at a mark that begins the extras: "+", ",", ";", and
+  // "(", "/", ":", " - ", which may also name what a kind of space is ("Place - parking",
+  // "Lot 3 - Appartement": below). "Immeuble + garage", "Lot 1 Maison (garage)": a regression
+  // probe of stop 47 found them rejected, the extras read as the head.
+  const cutAtExtras = (ws: string[]) => {
+    const end = ws.findIndex((w) => EXTRAS.has(w));
+    return end < 0 ? ws : ws.slice(0, end);
+  };
+  const parts = /^([^+,;(/:]*?)(?:\s[-–]\s|([+,;(/:]))(.*)$/.exec(text);
+  const head = cutAtExtras(tokens(parts ? parts[1] : text));
   const [first = ''] = head;
   if (first === 'immeuble' && words.includes('rapport')) return true;
   if (first === 'chambre' && words.includes('hotes')) return true;
-  // A business's building ("Geschäftshaus"), not a flat of one ("Praxiswohnung").
-  if (BUSINESS_COMPOUND.test(first) && !/(?:wohnung|wohnungen|loft)$/.test(first)) return true;
-  if (head.some((w) => HOME_WORDS.has(w) || HOME_ENDINGS.test(w))) return false;
-  if (NOT_HOME_WORDS.has(first) || NOT_HOME_FIRST_WORDS.has(first) || BUSINESS_COMPOUND.test(first)) return true;
+  // A business's building ("Geschäftshaus"), not a flat of one ("Praxiswohnung", "Lagerhallenloft").
+  if (BUSINESS_COMPOUND.test(first)) return !/(?:wohnung|wohnungen|loft)$/.test(first);
+  if (MAY_BE_HOMES.has(first) && namesHome(head)) return false;
+  if (NOT_HOME_WORDS.has(first) || NOT_HOME_FIRST_WORDS.has(first)) return true;
   if (!HOME_COMPOUND.test(first) && NOT_HOME_ENDINGS.some((e) => first.length > e.length + 2 && first.endsWith(e))) return true;
   if (CONTAINERS.has(first)) {
-    return head.slice(1).some((w) => NOT_HOME_WORDS.has(w) || NOT_HOME_FIRST_WORDS.has(w) || NOT_HOME_HEAD_WORDS.has(w));
+    // What the kind of space is: the rest of the head, or, when that is only a number, what a
+    // " - ", ":", "(" or "/" names after it ("Lot 3 - Appartement", "Place (parking)").
+    // (Not for a building: "Immeuble (garage)" is a building and its garage.)
+    // That is read as a type of its own ("Lot 2 - Hôtel particulier" is a home).
+    const named = head.slice(1).filter((w) => !LABEL.test(w));
+    const building = first.startsWith('immeuble') || first.startsWith('batiment') || first.startsWith('building');
+    if (named.length === 0 && !building && parts && parts[2] !== '+' && parts[2] !== ',' && parts[2] !== ';') return notAHome(parts[3]);
+    return namesNoHome(named);
   }
   return false;
 }
