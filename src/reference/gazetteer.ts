@@ -307,12 +307,20 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
   // would be near one it has, and two edits reach more of them (a regression probe of stop 47
   // found one edit enough for that too: "Heinerscheid" is one from "Heiderscheid", "Senningen"
   // from "Lenningen"; the reference data has every one of them). A prefix is no slip ("Diff").
+  let allKeys: { name: string; key: string }[] | null = null;
+  const closestKeys = () =>
+    (allKeys ??= [
+      ...[...communeByKey].map(([key, name]) => ({ key, name })),
+      ...[...localityByKey].map(([key, byName]) => ({ key, name: byName.keys().next().value as string })),
+    ]);
   function closest(input: string): string | null {
     const key = placeKey(input).slice(0, 60);
     const most = key.length >= 5 ? 1 : 0;
     if (most === 0) return null;
     const nearest = new Map<string, number>();
-    for (const s of suggestionKeys) {
+    // Every name a place answers to, its other languages' and aliases too (a second regression
+    // probe of stop 47: "Iischpelt", a slip of Tarchamps' "Ischpelt", was taken for Kiischpelt).
+    for (const s of closestKeys()) {
       const d = editDistance(key, s.key, most + 1);
       if (d <= most + 1 && d < (nearest.get(s.name) ?? Infinity)) nearest.set(s.name, d);
     }

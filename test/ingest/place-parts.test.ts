@@ -370,6 +370,12 @@ describe('An outside probe of stop 47', () => {
       expect(place(t, { postcode }), `${t} ${postcode}`).toMatch(/^rejected: /);
     }
     expect(place('Luxemboug', { postcode: '1611' })).toEqual(['Luxembourg', null]);
+    // Not when another place is as near by one of its other names (the second regression probe of
+    // stop 47: "Iischpelt", a slip of Tarchamps' Ischpelt, was Kiischpelt; "Dundelingen", of
+    // Dondelange's Dondelingen, was Dudelange).
+    for (const [t, postcode] of [['Iischpelt', '9689'], ['Dundelingen', '4123'], ['Hralingen', '9655']]) {
+      expect(place(t, { postcode }), t).toMatch(/^rejected: unknown commune or locality/);
+    }
     // One slip at most, whatever the length.
     expect(place('Diferdnage', { postcode: '4601' })).toMatch(/^rejected: /);
     const r = accepted(normalizeFeed(await parseCsvFeed(csvFeed([csvRow({ ref: 'D1', place: 'Diferdange', postcode: '4601' })])))[0]);
