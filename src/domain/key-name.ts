@@ -1,16 +1,16 @@
 import { DIRECTION_OR_INVISIBLE_CHARACTER, hasControlCharacter } from '../lib/text.js';
 
 // An API key's name as it is stored, whoever gives it (the key page, `npm run keys`): white
-// space collapsed, 1 to 60 characters of at most 240 code points in all, no control character
+// space collapsed, 1 to 60 characters of at most 480 code points in all, no control character
 // (src/lib/text.ts: invisible, and in a terminal, escape sequences that forge what `keys list`
 // shows).
 export const KEY_NAME_MAX_CHARS = 60;
-// Four code points a character on average: a name in Devanagari or Thai (about 1.7 a character),
-// or of ten family emoji (7 each), fits. Counted in characters alone, one letter with 1,200
+// Eight code points a character on average: 60 family emoji (7 each), flags of Scotland (7) or
+// Devanagari conjuncts (स्त्री, 6) fit. Counted in characters alone, one letter with 1,200
 // accents stacked on it (2.4 KB) was one character, and the command line took an 80 KB name (an
-// outside probe of stop 47; its regression probe found a bound of 240 bytes refused 56
-// characters of Devanagari).
-export const KEY_NAME_MAX_CODE_POINTS = 240;
+// outside probe of stop 47; its regression probes found a bound of 240 bytes refused 56
+// characters of Devanagari, and one of 240 code points 60 of those conjuncts).
+export const KEY_NAME_MAX_CODE_POINTS = 480;
 
 export type KeyName = { ok: true; name: string } | { ok: false; problem: 'empty' | 'too_long' | 'too_many_code_points' | 'control_character' };
 

@@ -252,20 +252,20 @@ describe('creating a key', () => {
   });
 
   // An outside probe of stop 47: 'Z' and 1,200 combining acute accents are one character as
-  // people count them, and 2.4 KB: the name was accepted. At most 240 code points as well (its
-  // regression probe: not 240 bytes, which refused 56 characters of Devanagari).
-  it('refuses a name of more than 240 code points, however few characters it shows; 60 characters of scripts of several each are kept', async () => {
+  // people count them, and 2.4 KB: the name was accepted. At most 480 code points as well (its
+  // regression probes: not 240 bytes, which refused 56 characters of Devanagari, nor 240 code points).
+  it('refuses a name of more than 480 code points, however few characters it shows; 60 characters of scripts of several each are kept', async () => {
     const { agent } = await signedInAgent(t.app, 'bytes');
     const stacked = 'Z' + '\u0301'.repeat(1200);
-    for (const name of [stacked, '👨\u200d👩\u200d👧\u200d👦'.repeat(35), 'q\u0301\u0301\u0301\u0301\u0301\u0301'.repeat(41)]) {
+    for (const name of [stacked, 'q\u0301\u0301\u0301\u0301\u0301\u0301\u0301\u0301'.repeat(60)]) {
       const { res, key } = await createKeyInUi(agent, name);
       expect(res, name.slice(0, 20)).toHaveStatus(400);
       expect(key).toBeNull();
-      expect(res.text).toContain('This name is built of more than 240 Unicode code points');
+      expect(res.text).toContain('This name is built of more than 480 Unicode code points');
     }
     // 60 characters of 4 bytes each, a name in Devanagari (56 characters, 94 code points, 258
-    // bytes), ten family emoji: within both bounds.
-    for (const name of ['𝒜'.repeat(60), 'संपत्ति सूची समन्वयन कुंजी मुंबई कार्यालय उत्पादन परिवेश दिल्ली हैदराबाद बेंगलुरु पुणे कोलकाता', '👨\u200d👩\u200d👧\u200d👦'.repeat(10)]) {
+    // bytes), 60 family emoji (420 code points), 60 conjuncts स्त्री (360): within both bounds.
+    for (const name of ['𝒜'.repeat(60), 'संपत्ति सूची समन्वयन कुंजी मुंबई कार्यालय उत्पादन परिवेश दिल्ली हैदराबाद बेंगलुरु पुणे कोलकाता', '👨\u200d👩\u200d👧\u200d👦'.repeat(60), 'स्त्री'.repeat(60)]) {
       expect((await createKeyInUi(agent, name)).res, name.slice(0, 20)).toHaveStatus(201);
     }
     expect(parseKeyName(stacked)).toEqual({ ok: false, problem: 'too_many_code_points' });
