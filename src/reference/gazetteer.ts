@@ -163,9 +163,10 @@ export interface Gazetteer {
   sharedBy(input: string): string[];
   // Up to `max` names (communes and localities) close to an unknown input.
   suggest(input: string, max?: number): string[];
-  // The one commune or locality name an unknown input is a slip of ("Diferdange": Differdange),
-  // when no other lies as near (by one edit more); null otherwise. For the importer, which
-  // takes it only when the record's postcode confirms it (src/ingest/place.ts).
+  // The name (as a key, to resolve) of the one place an unknown input is a slip of
+  // ("Diferdange": differdange), when no other lies as near (by one edit more); null otherwise.
+  // For the importer, which takes it only when the record's postcode confirms it
+  // (src/ingest/place.ts).
   closest(input: string): string | null;
   commune(name: string): CommuneRef | undefined;
   localitiesOf(commune: string): LocalityRef[];
@@ -307,27 +308,38 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
   // would be near one it has, and two edits reach more of them (a regression probe of stop 47
   // found one edit enough for that too: "Heinerscheid" is one from "Heiderscheid", "Senningen"
   // from "Lenningen"; the reference data has every one of them). A prefix is no slip ("Diff").
-  let allKeys: { name: string; key: string }[] | null = null;
+  // Every name a place answers to (its other languages' and aliases too), with the place it
+  // names: a commune, or the localities (and their communes) of that name.
+  let allKeys: { place: string; key: string }[] | null = null;
   const closestKeys = () =>
     (allKeys ??= [
-      ...[...communeByKey].map(([key, name]) => ({ key, name })),
-      ...[...localityByKey].map(([key, byName]) => ({ key, name: byName.keys().next().value as string })),
+      ...[...communeByKey].map(([key, name]) => ({ key, place: `commune ${name}` })),
+      // (A locality of its commune's name is that commune, as lookup() reads it.)
+      ...[...localityByKey].map(([key, byName]) => ({
+        key,
+        place: [...new Set([...byName].flatMap(([l, cs]) => [...cs].map((c) => (l === c ? `commune ${c}` : `${l} (${c})`))))].sort().join('; '),
+      })),
     ]);
   function closest(input: string): string | null {
     const key = placeKey(input).slice(0, 60);
     const most = key.length >= 5 ? 1 : 0;
     if (most === 0) return null;
-    const nearest = new Map<string, number>();
-    // Every name a place answers to, its other languages' and aliases too (a second regression
-    // probe of stop 47: "Iischpelt", a slip of Tarchamps' "Ischpelt", was taken for Kiischpelt).
+    // The nearest name of each place (a second regression probe of stop 47: "Iischpelt", a slip
+    // of Tarchamps' "Ischpelt", was taken for Kiischpelt when other languages' names were not
+    // looked at).
+    const nearest = new Map<string, { d: number; key: string }>();
     for (const s of closestKeys()) {
       const d = editDistance(key, s.key, most + 1);
-      if (d <= most + 1 && d < (nearest.get(s.name) ?? Infinity)) nearest.set(s.name, d);
+      if (d <= most + 1 && d < (nearest.get(s.place)?.d ?? Infinity)) nearest.set(s.place, { d, key: s.key });
     }
-    const best = Math.min(...nearest.values());
+    const best = Math.min(...[...nearest.values()].map((n) => n.d));
     if (best > most) return null;
-    const near = [...nearest].filter(([, d]) => d <= best + 1);
-    return near.length === 1 ? near[0][0] : null;
+    const near = [...nearest.values()].filter((n) => n.d <= best + 1);
+    // The name itself, not the place's display name: resolved again, a display name such as
+    // "Reckange" or "Hostert" stood for its namesakes too, and the postcode chose one of them
+    // (a third regression probe of stop 47: "Reckingenn", a slip of Reckange in Mersch, with
+    // 3123 was Reckange-sur-Mess).
+    return near.length === 1 ? near[0].key : null;
   }
 
   const points: { commune: string; locality: string | null; lat: number; lng: number }[] = [

@@ -376,6 +376,12 @@ describe('An outside probe of stop 47', () => {
     for (const [t, postcode] of [['Iischpelt', '9689'], ['Dundelingen', '4123'], ['Hralingen', '9655']]) {
       expect(place(t, { postcode }), t).toMatch(/^rejected: unknown commune or locality/);
     }
+    // The slip's own place, not a namesake of its display name (the third regression probe of
+    // stop 47: "Reckingenn", a slip of Reckange in Mersch, with 3123 was Reckange-sur-Mess).
+    expect(place('Reckingenn', { postcode: '3123' })).toMatch(/^rejected: unknown commune or locality/);
+    expect(place('Reckingenn', { postcode: '7520' })).toEqual(['Mersch', 'Reckange']);
+    expect(place('Hostert Rambrouh', { postcode: '6990' })).toMatch(/^rejected: /);
+    expect(place('Hostert Rambrouh', { postcode: '8814' })).toEqual(['Rambrouch', 'Hostert']);
     // One slip at most, whatever the length.
     expect(place('Diferdnage', { postcode: '4601' })).toMatch(/^rejected: /);
     const r = accepted(normalizeFeed(await parseCsvFeed(csvFeed([csvRow({ ref: 'D1', place: 'Diferdange', postcode: '4601' })])))[0]);
