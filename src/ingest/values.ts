@@ -195,8 +195,12 @@ function splitPriceNotes(text: string): PriceParts | null {
   const notes: string[] = [];
   const periods: string[] = [];
   for (;;) {
-    const p = PRICE_PERIOD.exec(head);
-    const n = p ? null : PRICE_NOTE.exec(head);
+    // A note that ends in a period word ("caution 2 mois") is the note, not a period: the one
+    // that begins first is taken (a regression probe of stop 47 found it refused).
+    const period = PRICE_PERIOD.exec(head);
+    const note = PRICE_NOTE.exec(head);
+    const p = period && !(note && note.index < period.index) ? period : null;
+    const n = p ? null : note;
     const b = p || n ? null : BRACKETED.exec(head);
     const m = p ?? n ?? b;
     if (!m) return { head, notes, periods };

@@ -447,6 +447,8 @@ describe('an outside probe of stop 47', () => {
     ['1850 € charges non comprises', 1850, false], ['1.850 € hors charges, parking inclus', 1850, false], ['1850 €/mois + 1 mois de caution', 1850, null],
     ['1.850 €/mois, 2 mois de garantie', 1850, null], ['2.000 € (négociable)', 2000, null], ['1.850 € - négociable', 1850, null],
     ['Loyer: 1.850 € | Charges: 200 €', 1850, false], ['mensuel 1 850 €', 1850, null], ['1850 p/m', 1850, null], ['1850 pcm', 1850, null],
+    // Its regression probe: a deposit note ending in "mois" was read as a period first, and refused.
+    ['1850 € caution 2 mois', 1850, null], ['1850 € garantie : 3 mois', 1850, null], ['1.850 €/mois, caution 2 mois', 1850, null],
   ])('reads the rent %j as %i EUR, the charges included: %s', async (price, eur, included) => {
     const l = await csvListing({ price });
     expect([l.price_eur, l.charges_included]).toEqual([eur, included]);
