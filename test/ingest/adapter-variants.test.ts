@@ -604,6 +604,9 @@ describe('a property type that is not a home', () => {
     'Place de parking dans résidence sécurisée', 'Garage dans résidence', 'Bureaux en duplex', 'Bureau loft', 'Terrain pour maison unifamiliale',
     'Hangar transformé en bureaux', 'Holiday home', 'Ferienwohnung', 'Surface - bureaux', 'Place (parking)', 'Storage room', 'Büro im Wohnhaus',
     'Tiefgaragenstellplatz zur Wohnung', 'Bauland für Einfamilienhaus', 'Office penthouse', 'Viager maison', 'Surface: bureaux', 'Place / parking',
+    // The third: a word of praise before the type, shops and premises, houses of a business.
+    'Superbe Garage', 'Nouveau Bureau', 'Neues Büro', 'Store', 'Car park', 'Business premises', 'Medical practice', 'Farm land', 'Woodland',
+    'Geschäft', 'Buttek', 'Parkhaus', 'Autohaus', 'Kaufhaus', 'Gartenhaus',
   ])('CSV Type de bien %j is rejected, whatever the offer', async (kind) => {
     expect(reason(await csvOne({ kind }))).toBe(`property type ${JSON.stringify(kind)} is not a home`);
   });
@@ -627,6 +630,7 @@ describe('a property type that is not a home', () => {
     'Workshop conversion', 'Hall of residence room', 'Sanierungsobjekt', 'Neubauimmobilie', 'Dachraum', 'Atelier-logement',
     'Praxiswohnung', 'Hotelwohnung', 'Lagerhallenloft', 'Immeuble sur terrain de 5 ares', 'Gîte rural transformé',
     'Immeuble mat Garage', 'Immeuble (garage)', 'Immeuble – garage inclus', 'Lot 2 - Hôtel particulier', "Lot 2 - Local d'habitation",
+    'Superbe appartement', 'Nouveau Hôtel particulier', "Bel Atelier d'artiste", 'Schönes Einfamilienhaus', 'Grande maison avec garage',
   ])('CSV Type de bien %j is a home', async (kind) => {
     expect(ok(await csvOne({ kind })).listing_type).toBe('RENT');
   });

@@ -22,6 +22,18 @@ const NOT_HOME_FIRST_WORDS = new Set([
   // An outside probe of stop 47: imported as homes.
   'atelier', 'ateliers', 'hall', 'halls', 'stockage', 'depot', 'depots', 'commerces', 'parcelle', 'parcelles', 'coworking',
   'baugrund', 'gastronomie', 'einzelhandel', 'kiosk', 'kiosque', 'industrial', 'workshop', 'workshops', 'offices',
+  // A third regression probe of stop 47 found these imported, as before: shops and premises, car
+  // parks and houses of a business, woodland.
+  'store', 'stores', 'business', 'geschaft', 'geschafte', 'buttek', 'woodland', 'parkhaus', 'autohaus', 'gasthaus', 'gastehaus',
+  'arztehaus', 'kaufhaus', 'gartenhaus', 'tonstudio',
+]);
+// Words of praise or age before the type ("Superbe garage", "Nouveau bureau", "Neues Büro"):
+// the type is the word after them.
+const PRAISE = new Set([
+  'nouveau', 'nouvel', 'nouvelle', 'neuf', 'neuve', 'superbe', 'beau', 'bel', 'belle', 'magnifique', 'joli', 'jolie', 'grand', 'grande',
+  'petit', 'petite', 'spacieux', 'spacieuse', 'lumineux', 'lumineuse', 'charmant', 'charmante', 'new', 'beautiful', 'spacious', 'large',
+  'small', 'bright', 'neu', 'neue', 'neuer', 'neues', 'schone', 'schoner', 'schones', 'grosse', 'grosser', 'grosses', 'helle', 'heller',
+  'helles',
 ]);
 // A first word that says what kind of space follows ("Surface industrielle", "Espace de
 // bureaux", "Immeuble de rapport", "Lot à bâtir", "Station-service"): not a home when a word of
@@ -70,7 +82,8 @@ const LABEL = /^(?:\d+[a-z]?|[a-z]\d*|n|no|nr)$/;
 // "Place de parking", "Immeuble de rapport", "Espace de bureaux") names something that is not a
 // home, by the words of its head.
 export function notAHome(text: string): boolean {
-  const words = tokens(text);
+  const all = tokens(text);
+  const words = PRAISE.has(all[0] ?? '') && all.length > 1 ? all.slice(1) : all;
   const joined = words.join(' ');
   if (HOMES.some((re) => re.test(joined))) return false;
   // The head ends at a word of EXTRAS, or at a mark that begins the extras: "+", ",", ";", and
@@ -82,10 +95,13 @@ export function notAHome(text: string): boolean {
     return end < 0 ? ws : ws.slice(0, end);
   };
   const parts = /^([^+,;(/:]*?)(?:\s[-–]\s|([+,;(/:]))(.*)$/.exec(text);
-  const head = cutAtExtras(tokens(parts ? parts[1] : text));
+  const whole = cutAtExtras(tokens(parts ? parts[1] : text));
+  const head = PRAISE.has(whole[0] ?? '') && whole.length > 1 ? whole.slice(1) : whole;
   const [first = ''] = head;
   if (first === 'immeuble' && words.includes('rapport')) return true;
   if (first === 'chambre' && words.includes('hotes')) return true;
+  if ((first === 'car' && (head[1] === 'park' || head[1] === 'parking')) || (first === 'farm' && head[1] === 'land')) return true;
+  if (first === 'medical' && (head[1] === 'practice' || head[1] === 'office')) return true;
   // A business's building ("Geschäftshaus"), not a flat of one ("Praxiswohnung", "Lagerhallenloft").
   if (BUSINESS_COMPOUND.test(first)) return !/(?:wohnung|wohnungen|loft)$/.test(first);
   if (MAY_BE_HOMES.has(first) && namesHome(head)) return false;
