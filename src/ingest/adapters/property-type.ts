@@ -72,18 +72,23 @@ const HOME_WORDS = new Set([
   'rooms', 'zimmer', 'wunneng', 'conversion', 'home', 'homes', 'residence', 'chambre', 'chambres', 'transforme', 'transformee',
   'converti', 'convertie',
 ]);
-const HOME_ENDINGS = /(?:wohnung|wohnungen|haus|loft)$/;
-const namesHome = (words: string[]) => words.some((w) => HOME_WORDS.has(w) || HOME_ENDINGS.test(w));
+// A flat ("Praxiswohnung", "Lagerhallenloft"), or a house.
+const FLAT_ENDING = /(?:wohnung|wohnungen|loft)$/;
+const namesHome = (words: string[]) => words.some((w) => HOME_WORDS.has(w) || FLAT_ENDING.test(w) || w.endsWith('haus'));
 const namesNoHome = (words: string[]) => words.some((w) => NOT_HOME_WORDS.has(w) || NOT_HOME_FIRST_WORDS.has(w) || NOT_HOME_HEAD_WORDS.has(w));
 // A lot's or a unit's number or letter ("Lot 3", "Lot B2").
 const LABEL = /^(?:\d+[a-z]?|[a-z]\d*|n|no|nr)$/;
+// Kinds of space that are buildings: named after a mark, what follows is theirs ("Immeuble (garage)").
+const BUILDINGS = new Set(['immeuble', 'immeubles', 'batiment', 'batiments', 'building', 'buildings']);
+// Two words that name what is no home together, and a home or nothing apart.
+const NOT_HOME_PAIRS = new Set(['car park', 'car parking', 'farm land', 'medical practice', 'medical office']);
+const withoutPraise = (ws: string[]) => (PRAISE.has(ws[0] ?? '') && ws.length > 1 ? ws.slice(1) : ws);
 
 // Whether a property type ("Garage", "Bureau", "Local commercial", "Terrain", "Cave", "Büro",
 // "Place de parking", "Immeuble de rapport", "Espace de bureaux") names something that is not a
 // home, by the words of its head.
 export function notAHome(text: string): boolean {
-  const all = tokens(text);
-  const words = PRAISE.has(all[0] ?? '') && all.length > 1 ? all.slice(1) : all;
+  const words = withoutPraise(tokens(text));
   const joined = words.join(' ');
   if (HOMES.some((re) => re.test(joined))) return false;
   // The head ends at a word of EXTRAS, or at a mark that begins the extras: "+", ",", ";", and
@@ -95,15 +100,13 @@ export function notAHome(text: string): boolean {
     return end < 0 ? ws : ws.slice(0, end);
   };
   const parts = /^([^+,;(/:]*?)(?:\s[-–]\s|([+,;(/:]))(.*)$/.exec(text);
-  const whole = cutAtExtras(tokens(parts ? parts[1] : text));
-  const head = PRAISE.has(whole[0] ?? '') && whole.length > 1 ? whole.slice(1) : whole;
+  const head = withoutPraise(cutAtExtras(tokens(parts ? parts[1] : text)));
   const [first = ''] = head;
   if (first === 'immeuble' && words.includes('rapport')) return true;
   if (first === 'chambre' && words.includes('hotes')) return true;
-  if ((first === 'car' && (head[1] === 'park' || head[1] === 'parking')) || (first === 'farm' && head[1] === 'land')) return true;
-  if (first === 'medical' && (head[1] === 'practice' || head[1] === 'office')) return true;
+  if (NOT_HOME_PAIRS.has(head.slice(0, 2).join(' '))) return true;
   // A business's building ("Geschäftshaus"), not a flat of one ("Praxiswohnung", "Lagerhallenloft").
-  if (BUSINESS_COMPOUND.test(first)) return !/(?:wohnung|wohnungen|loft)$/.test(first);
+  if (BUSINESS_COMPOUND.test(first)) return !FLAT_ENDING.test(first);
   if (MAY_BE_HOMES.has(first) && namesHome(head)) return false;
   if (NOT_HOME_WORDS.has(first) || NOT_HOME_FIRST_WORDS.has(first)) return true;
   if (!HOME_COMPOUND.test(first) && NOT_HOME_ENDINGS.some((e) => first.length > e.length + 2 && first.endsWith(e))) return true;
@@ -113,8 +116,7 @@ export function notAHome(text: string): boolean {
     // (Not for a building: "Immeuble (garage)" is a building and its garage.)
     // That is read as a type of its own ("Lot 2 - Hôtel particulier" is a home).
     const named = head.slice(1).filter((w) => !LABEL.test(w));
-    const building = first.startsWith('immeuble') || first.startsWith('batiment') || first.startsWith('building');
-    if (named.length === 0 && !building && parts && parts[2] !== '+' && parts[2] !== ',' && parts[2] !== ';') return notAHome(parts[3]);
+    if (named.length === 0 && !BUILDINGS.has(first) && parts && parts[2] !== '+' && parts[2] !== ',' && parts[2] !== ';') return notAHome(parts[3]);
     return namesNoHome(named);
   }
   return false;
