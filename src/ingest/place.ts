@@ -3,7 +3,7 @@ import { placeKey, type Gazetteer, type Place } from '../reference/gazetteer.js'
 import { ABROAD, abroadKey, ALSO_ABROAD, COUNTRY_KEYS, countryAbroadAt, OTHER_COUNTRY_POSTCODE } from './abroad.js';
 import { byTownAndPostcode, chooseLocality, kmFromCommune, localityIn, nearbyLocalityNamed, nearestByPoints, nearestNamesake, PLACE_COORDS_FAR_KM, villageNamed } from './place-points.js';
 import { haversineKm } from '../domain/geo.js';
-import { cantonsOfRegion, parsePostcode, postcodeFor, postcodeIn, withoutPostcodes } from './postcode.js';
+import { isCityPostcode, parsePostcode, postcodeFor, postcodeIn, withoutPostcodes } from './postcode.js';
 
 // Luxembourg's bounding box (docs/feed-formats.md): coordinates outside it are dropped.
 export const LU_BOX = { minLat: 49.44, maxLat: 50.19, minLng: 5.73, maxLng: 6.54 };
@@ -115,7 +115,7 @@ const TOWN_QUARTER_KM = 2.5;
 const isTownQuarter = (text: string) => TOWN_QUARTER_KEYS.has(placeKey(withoutPostcodes(text)));
 function townQuarterElsewhere(gz: Gazetteer, text: string, postcode: number | null, coords: { lat: number; lng: number } | null): boolean {
   if (!isTownQuarter(text)) return false;
-  if (postcode !== null && (postcode < 1000 || postcode >= 3000)) return true;
+  if (postcode !== null && !isCityPostcode(postcode)) return true;
   if (!coords) return false;
   const quarter = villageNamed(gz, withoutPostcodes(text), 'Luxembourg');
   const point = gz.localitiesOf('Luxembourg').find((l) => l.locality === quarter);
@@ -186,7 +186,7 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
   // Perl within 2.5 km of a Luxembourg village (an outside probe: such records were stored in
   // the nearest commune of Luxembourg, Arlon's as Habscht).
   if (abroad) return abroadReason(town ?? quarter ?? '', abroad);
-  if (!ambiguous && postcode !== null && postcode >= 1000 && postcode < 3000) {
+  if (!ambiguous && postcode !== null && isCityPostcode(postcode)) {
     return { ok: true, commune: 'Luxembourg', locality: null, by: 'postcode' };
   }
   if (input.coords) {
@@ -245,10 +245,9 @@ function confirmedSlip(gz: Gazetteer, text: string, postcode: number | null): { 
   const name = gz.closest(withoutPostcodes(text));
   const place = name === null ? null : gz.resolve(name);
   if (!place) return null;
-  const cantons = cantonsOfRegion(postcode);
   // The City's postcodes are 1000-2999, and no other commune's (a regression probe of stop 47:
   // "Luxemboug" with 8080, Bertrange's, was the City).
-  const inRegion = communesOf(place).filter((c) => (c === 'Luxembourg' ? postcode < 3000 : postcode >= 3000 && cantons.includes(gz.commune(c)?.canton ?? '')));
+  const inRegion = communesOf(place).filter((c) => (c === 'Luxembourg' ? postcode < 3000 : postcode >= 3000 && postcodeFor(postcode, gz.commune(c)?.canton) !== null));
   if (inRegion.length !== 1) return null;
   const [commune] = inRegion;
   if (place.kind === 'commune') return { commune, locality: null };

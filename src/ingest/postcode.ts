@@ -32,6 +32,9 @@ export function postcodeFor(postcode: number | null, canton: string | undefined)
   return cantonsOfRegion(postcode).includes(canton) ? postcode : null;
 }
 
+// A postcode of the City of Luxembourg (1xxx and 2xxx, its alone).
+export const isCityPostcode = (postcode: number): boolean => postcode >= 1000 && postcode < 3000;
+
 // The cantons a postcode's region (its first digit) covers.
 export function cantonsOfRegion(postcode: number): string[] {
   return POSTCODE_REGION_CANTONS[Math.floor(postcode / 1000)] ?? [];
