@@ -148,26 +148,24 @@ export function signInThrottles(deps: ThrottleDeps): SignInThrottles {
     logger: limiterLogger(ipStore),
     handler: throttled('address'),
   });
+  // Failed sign-ins of an email address (a form without one is not counted here).
+  const failures = { ...common, skip: (req: Request) => emailKey(req) === null, skipSuccessfulRequests: true } as const;
   const perEmailAndIp = rateLimit({
-    ...common,
+    ...failures,
     limit: options.failuresPerEmailPerIp,
     store: pairStore,
     logger: limiterLogger(pairStore),
     keyGenerator: (req) => emailAndClientKey(req) ?? '',
-    skip: (req) => emailKey(req) === null,
-    skipSuccessfulRequests: true,
     // Taken back unless settled, failed or successful (whose count is then cleared).
     requestWasSuccessful: (_req, res) => res.locals.signIn === undefined,
     handler: throttled('account from here'),
   });
   const perEmail = rateLimit({
-    ...common,
+    ...failures,
     limit: options.failuresPerEmail,
     store: emailStore,
     logger: limiterLogger(emailStore),
     keyGenerator: (req) => emailKey(req) ?? '',
-    skip: (req) => emailKey(req) === null,
-    skipSuccessfulRequests: true,
     // Only a failed sign-in stays counted.
     requestWasSuccessful: (_req, res) => res.locals.signIn !== 'failed',
     handler: throttled('account'),
