@@ -17,7 +17,7 @@ import type { Config } from './config.js';
 import { requireApiKey } from './http/auth.js';
 import { useConditionalGet } from './http/conditional.js';
 import { describeCompressedGet } from './http/head-encoding.js';
-import { ApiError, errorHandler, notFoundHandler } from './http/errors.js';
+import { errorHandler, methodNotAllowed, notFoundHandler } from './http/errors.js';
 import { parseQuery } from './http/query-string.js';
 import { dailyQuota, STATS_WINDOW_MS, statsClientKey, statsLimit } from './http/quota.js';
 import { AnswerReplay } from './http/replay.js';
@@ -171,7 +171,7 @@ export function buildApp(deps: AppDeps): App {
   // The API is read-only: anything but GET/HEAD is refused before authentication.
   const readOnly: RequestHandler = (req, _res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
-    next(new ApiError({ status: 405, code: 'method_not_allowed', detail: `${req.method} is not supported: the API is read-only`, headers: { Allow: 'GET, HEAD' } }));
+    next(methodNotAllowed(req.method, 'the API'));
   };
   app.use('/api/v1', readOnly);
 

@@ -89,6 +89,11 @@ export function databaseUnavailable(): ApiError {
   return new ApiError({ status: 503, code: 'unavailable', detail: 'The service is temporarily unavailable; try again shortly', headers: { 'Retry-After': '5' } });
 }
 
+// The 405 of a read-only address (`what`: "the API", "the docs page"), naming the methods served.
+export function methodNotAllowed(method: string, what: string): ApiError {
+  return new ApiError({ status: 405, code: 'method_not_allowed', detail: `${method} is not supported: ${what} is read-only`, headers: { Allow: 'GET, HEAD' } });
+}
+
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   // The path as sent (a router's req.path drops its mount point: "/api/v1" was "/").
   const path = req.originalUrl.split('?')[0];

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { createRequire } from 'node:module';
 import { projectRoot } from '../../lib/paths.js';
 import { conditionalDespiteNoCache } from '../conditional.js';
-import { ApiError } from '../errors.js';
+import { methodNotAllowed } from '../errors.js';
 import type { OpenApiDocument } from '../openapi.js';
 import { validateQuery } from '../validate.js';
 
@@ -79,7 +79,7 @@ export function docsRouter(): Router {
       res.setHeader('Allow', 'GET, HEAD');
       return void res.status(204).end();
     }
-    next(new ApiError({ status: 405, code: 'method_not_allowed', detail: `${req.method} is not supported: the docs page is read-only`, headers: { Allow: 'GET, HEAD' } }));
+    next(methodNotAllowed(req.method, 'the docs page'));
   };
   router.all(['/', '/init.js'], readOnly);
   router.use('/assets', (req, res, next) => (assets.has(req.path) ? readOnly(req, res, next) : next()));
