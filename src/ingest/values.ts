@@ -105,9 +105,13 @@ const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|rent|mie
 // "/mois", "par mois", "per month", "p.m.", "p/m", "pcm", "/Monat", "mtl.", "/semaine", "per week",
 // "/Woche"; and a year ("/an", "per year", "/Jahr", "p.a."), read only to say so: a yearly
 // price is refused, not divided.
-const PRICE_PERIOD = /(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b|\bl['’])?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|p\/m|pcm|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich|an|année|annee|annuel(?:le)?|year|yearly|annually|annum|jahr|jährlich|p\.\s?a)\b\.?\s*$/i;
+const YEAR_WORDS = String.raw`an|année|annee|annuel(?:le)?|year|yearly|annually|annum|jahr|jährlich|p\.\s?a`;
+const PRICE_PERIOD = new RegExp(
+  String.raw`(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b|\bl['’])?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|p\/m|pcm|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich|${YEAR_WORDS})\b\.?\s*$`,
+  'i',
+);
 const WEEKLY = new Set(['semaine', 'sem', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
-const YEARLY = /^(?:an|année|annee|annuel(?:le)?|year|yearly|annually|annum|jahr|jährlich|p\.\s?a)$/i;
+const YEARLY = new RegExp(`^(?:${YEAR_WORDS})$`, 'i');
 // The period said before the figure: "mensuel 1 850 €", "monatlich: 1850".
 const PERIOD_FIRST = /^\s*(mensuel|monthly|monatlich|hebdomadaire|weekly|wöchentlich)\s*:?\s*(?=\S)/i;
 
@@ -272,8 +276,9 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
 // What is added to the area, not part of it: "85 m² + balcon", "85 m² (+ 8 m² terrasse)".
 const AREA_EXTRA = /\s*(?:\(\s*)?\+\s*(?:\d+(?:[.,]\d+)?\s*(?:m\s?²|m2)\s*)?(?:de\s+|d['’]\s*)?(?:balcons?|terrasses?|loggias?|jardin|cave|caves|garage|parking|grenier)(?:\s*\))?\s*$/iu;
 const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$/iu;
-// What the area includes, in brackets: "85 m² (dont 10 m² mezzanine)", "(davon 10 m² Galerie)".
-const AREA_INCLUDES = /\s*\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)\s*$/i;
+// What a figure includes, in brackets: an area's "85 m² (dont 10 m² mezzanine)", "(davon 10 m²
+// Galerie)", a count's "3 (dont 1 bureau)", "4 (davon 1 Büro)".
+const INCLUDES = /\s*\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)\s*$/i;
 // The unit: "m²", "m ²", "m2", "m^2", "mq" (Italian), "sqm", "sq.m.", "qm", "m", "m.", and written
 // out ("mètres carrés", "Quadratmeter", "square metres"). Square feet ("sq ft") are not here,
 // nor is "sq m" read as "sq" plus a unit: both stay unread.
@@ -288,7 +293,7 @@ const MIN_PLAUSIBLE_M2 = 5;
 // gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
 function areaFigure(text: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  const s = text.replace(APPROX, '').replace(APPROX_AFTER, '').replace(AREA_INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
+  const s = text.replace(APPROX, '').replace(APPROX_AFTER, '').replace(INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
   const n = parseDecimal(s, false);
   if (n !== null && n < MIN_PLAUSIBLE_M2 && ONE_THOUSANDS_GROUP.test(s.replace(NUMBER_SPACES, ''))) return parseDecimal(s, true);
   return n;
@@ -331,8 +336,6 @@ const COUNT_WORDS = /\s*(pi[eè]ces?|pcs?\.?|p\.?|zimmer|zi\.?|rooms?|chambres?|
 const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;
 // A half room: "3 ½", "2 1/2", "2½" are 3.5 and 2.5, rounded down as "2.5" is.
 const HALF = /^(\d{1,2})\s*(?:½|1\s?\/\s?2)$/;
-// What the count includes, in brackets: "3 (dont 1 bureau)", "4 (davon 1 Büro)".
-const COUNT_INCLUDES = /\s*\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)\s*$/i;
 // A count spelt out, in French, German or English ("deux pièces", "zwei Zimmer").
 const NUMBER_WORDS = new Map<string, number>([
   ['un', 1], ['une', 1], ['deux', 2], ['trois', 3], ['quatre', 4], ['cinq', 5], ['six', 6],
@@ -348,7 +351,7 @@ export function isNumberWord(word: string): boolean {
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  const s = text.trim().replace(COUNT_INCLUDES, '').replace(COUNT_WORDS, '').trim();
+  const s = text.trim().replace(INCLUDES, '').replace(COUNT_WORDS, '').trim();
   const word = s.toLowerCase();
   if (word === 'studio') return what === 'bedrooms' ? 0 : 1;
   const t = FRENCH_TYPE.exec(s);
