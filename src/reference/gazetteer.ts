@@ -322,18 +322,17 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     ]);
   function closest(input: string): string | null {
     const key = placeKey(input).slice(0, 60);
-    const most = key.length >= 5 ? 1 : 0;
-    if (most === 0) return null;
+    if (key.length < 5) return null;
     // The nearest name of each place (a second regression probe of stop 47: "Iischpelt", a slip
     // of Tarchamps' "Ischpelt", was taken for Kiischpelt when other languages' names were not
     // looked at).
     const nearest = new Map<string, { d: number; key: string }>();
     for (const s of closestKeys()) {
-      const d = editDistance(key, s.key, most + 1);
-      if (d <= most + 1 && d < (nearest.get(s.place)?.d ?? Infinity)) nearest.set(s.place, { d, key: s.key });
+      const d = editDistance(key, s.key, 2);
+      if (d <= 2 && d < (nearest.get(s.place)?.d ?? Infinity)) nearest.set(s.place, { d, key: s.key });
     }
     const best = Math.min(...[...nearest.values()].map((n) => n.d));
-    if (best > most) return null;
+    if (best > 1) return null;
     const near = [...nearest.values()].filter((n) => n.d <= best + 1);
     // The name itself, not the place's display name: resolved again, a display name such as
     // "Reckange" or "Hostert" stood for its namesakes too, and the postcode chose one of them
