@@ -1,3 +1,4 @@
+import { BRACKETED, CHARGES_IN, CHARGES_OUT, NOTE_FIGURE, ON_REQUEST, PRICE_NOTE } from './price-notes.js';
 
 // A value that may be given but be wrong: `null` when absent, an Error-like reason when
 // present but unreadable (the record is then rejected, never half-filled).
@@ -55,8 +56,9 @@ export function parseDecimal(text: string, thousandsHint: boolean): number | nul
 
 // A currency written against the figure ("EUR1850", "1850EUR") is still a currency: only a
 // letter beside the code makes it part of a word.
+// "€uros" is euros too: "2 100 €uros" (an outside probe of stop 48).
 const CURRENCY_WORDS: [RegExp, string][] = [
-  [/€|(?<!\p{L})(?:EUR|euros?)(?!\p{L})/iu, 'EUR'],
+  [/€(?:uros?(?!\p{L}))?|(?<!\p{L})(?:EUR|euros?)(?!\p{L})/iu, 'EUR'],
   [/(?<!\p{L})(?:CHF|SFr)(?!\p{L})|(?<!\p{L})Fr\./iu, 'CHF'],
   [/\$|(?<!\p{L})USD(?!\p{L})/iu, 'USD'],
   [/£|(?<!\p{L})GBP(?!\p{L})/iu, 'GBP'],
@@ -103,11 +105,11 @@ const FROM = /^\s*(?:[àa]\s+partir\s+de|dès|ab|from|starting\s+(?:at|from))\s+
 const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|rent|miete|kaltmiete|warmmiete|mietpreis|kaufpreis)\s*(?::\s*|(?=\d))/i;
 
 // "/mois", "par mois", "per month", "p.m.", "p/m", "pcm", "/Monat", "mtl.", "/semaine", "per week",
-// "/Woche"; and a year ("/an", "per year", "/Jahr", "p.a."), read only to say so: a yearly
-// price is refused, not divided.
+// "/Woche"; after a slash only, "/Mt." (Monat) and "/mo" (an outside probe of stop 48); and a year
+// ("/an", "per year", "/Jahr", "p.a."), read only to say so: a yearly price is refused, not divided.
 const YEAR_WORDS = String.raw`an|année|annee|annuel(?:le)?|year|yearly|annually|annum|jahr|jährlich|p\.\s?a`;
 const PRICE_PERIOD = new RegExp(
-  String.raw`(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b|\bl['’])?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|p\.?\s?m|p\/m|pcm|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich|${YEAR_WORDS})\b\.?\s*$`,
+  String.raw`(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b|\bl['’])?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|(?<=\/\s*)(?:mt|mo)|p\.?\s?m|p\/m|pcm|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich|${YEAR_WORDS})\b\.?\s*$`,
   'i',
 );
 const WEEKLY = new Set(['semaine', 'sem', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
@@ -115,52 +117,7 @@ const YEARLY = new RegExp(`^(?:${YEAR_WORDS})$`, 'i');
 // The period said before the figure: "mensuel 1 850 €", "monatlich: 1850".
 const PERIOD_FIRST = /^\s*(mensuel|monthly|monatlich|hebdomadaire|weekly|wöchentlich)\s*:?\s*(?=\S)/i;
 
-// What agencies write after a price about what it covers, which leaves the figure the price:
-// charges (CC, HC, "charges comprises", "hors charges", German NK, kalt, warm), taxes (TTC,
-// HT, net), the agency's fee (FAI, "frais d'agence inclus"), a footnote mark.
-const NOTE_WORDS = [
-  String.raw`c\.?\s?c\.?`, String.raw`h\.?\s?c\.?`, String.raw`t\.?t\.?c\.?`, String.raw`h\.?t\.?`, 'net', 'netto', String.raw`f\.?a\.?i\.?`,
-  String.raw`(?:charges?|ch\.?)\s+(?:non\s+)?(?:comprises?|compris|incluses?|inclus|included|excluded)`, String.raw`hors\s+ch\.?`, String.raw`charges\s+en\s+sus`,
-  // What else the rent covers ("parking inclus"), whether it may be discussed ("négociable",
-  // "VB"), and a deposit counted in months ("+ 1 mois de caution", "2 mois de garantie",
-  // "3 Monatsmieten Kaution"): no figure of the price (an outside probe of stop 47).
-  String.raw`(?:parking|garage|emplacement|cave|box|stellplatz|chauffage|eau|électricité|internet)\s+(?:inclus|incluse?s?|compris|comprise?s?|included)`,
-  String.raw`(?:inkl\.?|incl\.?|including)\s*(?:parking|garage|stellplatz|tiefgaragenstellplatz|cave|keller)`,
-  String.raw`n[ée]gociables?|[àa]\s+(?:n[ée]gocier|d[ée]battre|discuter)|negotiable|verhandelbar|verhandlungsbasis|vhb|vb`,
-  String.raw`(?:\+\s*)?(?:\d{1,2}|un|deux|trois|quatre)\s+mois\s+(?:de\s+)?(?:caution|garantie|d[ée]p[ôo]t(?:\s+de\s+garantie)?)`,
-  String.raw`(?:caution|garantie|d[ée]p[ôo]t\s+de\s+garantie|kaution|deposit)\s*:?\s*(?:\d{1,2}|un|deux|trois|quatre)\s+(?:mois|monatsmieten?|months?)`,
-  String.raw`(?:\+\s*)?(?:\d{1,2}|zwei|drei)\s+(?:monatsmieten?|mm)\s+kaution`, String.raw`(?:\+\s*)?\d{1,2}\s+months?['’]?\s+deposit`,
-  // A flatshare's rent by the room: "650 € par chambre", "650 €/mois par chambre".
-  String.raw`(?:par|\/)\s*chambre`,
-  String.raw`(?:hors|sans|plus|\+|incl\.?|excl\.?|including|excluding)\s*charges`,
-  String.raw`(?:frais\s+d['’]\s*agence|honoraires)\s+(?:inclus|compris)`, String.raw`hors\s+(?:frais(?:\s+d['’]\s*agence)?|honoraires)`,
-  String.raw`(?:inkl\.?|zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)`,
-  // The charges stated beside the rent: "(charges: 200 €)", "charges 150 €/mois",
-  // "200 € de charges" (after a comma or a slash), "(dont 200 € de charges)" (included).
-  String.raw`(?:charges?|nk|nebenkosten)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`,
-  String.raw`(?:dont\s+)?\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)charges?`,
-  'kalt', 'warm', 'kaltmiete', 'warmmiete', String.raw`\*+`,
-];
-// Charges added to the rent: "+ 200 € charges", "+ 150 €/mois de charges", "+ 150 € ch.",
-// "zzgl. 200 € NK".
-// The price is the rent without them.
-const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:€|eur)\s*)?\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
-// A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
-// The charges named before their figure: "+ charges 200 €", "+ ch. 150 €".
-const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus)\s*(?:(?:un\s+)?acompte\s+(?:sur|de)\s+)?(?:charges?|ch\.?)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
-const PRICE_NOTE = new RegExp(String.raw`\s*[,;/|–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES, ADDED_CHARGES_NAMED_FIRST].join('|')})\s*$`, 'iu');
-// A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
-const BRACKETED = /\s*\(([^()]*)\)\s*$/;
-
-// Which notes say the charges are in the price, and which that they are not.
-const CHARGES_IN = /(?<!\p{L})(?:c\.?\s?c(?!\p{L})|(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s)/iu;
-const CHARGES_OUT = new RegExp(
-  String.raw`(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|(?:charges?|ch\.?)\s+non\s+(?:compris|inclus)|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))` +
-    // Charges added ("+ 200 € charges", "+ charges 200 €"), or stated beside ("charges: 200 €").
-    String.raw`|^\s*[,;/|–-]?\s*(?:${ADDED_CHARGES}|${ADDED_CHARGES_NAMED_FIRST})|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d`,
-  'iu',
-);
-
+// The notes written after a price, and which of them say the charges are in it: price-notes.ts.
 function chargesSaid(texts: readonly string[]): boolean | null {
   const inc = texts.some((t) => CHARGES_IN.test(t));
   const out = texts.some((t) => CHARGES_OUT.test(t));
@@ -169,7 +126,6 @@ function chargesSaid(texts: readonly string[]): boolean | null {
 
 // The figure of the one note that states charges outside the rent, in the price's currency (a
 // note's own currency, if it names one, must be the same); null when none or several do.
-const NOTE_FIGURE = /\d[\d\s.,'’\u00a0\u202f]*?(?=\s*(?:[.,]\s*-)?\s*(?:€|eur|euros?|\/|de\s|d['’]|charges?|ch\.?|nk|nebenkosten|bk|betriebskosten|$|\)))/iu;
 function chargesStated(notes: readonly string[], currency: string | null): number | null {
   const stating = notes.filter((n) => CHARGES_OUT.test(n) && /\d/.test(n));
   if (stating.length !== 1) return null;
@@ -227,6 +183,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (isBlank(v)) return ok(null);
   if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null, chargesIncluded: null, charges: null }) : bad(`price ${show(v)} is not a number`);
   if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return bad(`price ${show(v)} is not a number`);
+  if (ON_REQUEST.test(v)) return bad(`price ${show(v)} is not given (on request)`);
   const label = LABEL.exec(v)?.[0] ?? '';
   const first = PERIOD_FIRST.exec(v.slice(label.length));
   const parts = splitPriceNotes(v.slice(label.length + (first?.[0].length ?? 0)).replace(FROM, '').replace(APPROX, '').replace(THOUSANDS_CURRENCY, ' k $1').replace(MILLIONS_CURRENCY, ' mio $1'));
@@ -277,8 +234,12 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
 const AREA_EXTRA = /\s*(?:\(\s*)?\+\s*(?:\d+(?:[.,]\d+)?\s*(?:m\s?²|m2)\s*)?(?:de\s+|d['’]\s*)?(?:balcons?|terrasses?|loggias?|jardin|cave|caves|garage|parking|grenier)(?:\s*\))?\s*$/iu;
 const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$/iu;
 // What a figure includes, in brackets: an area's "85 m² (dont 10 m² mezzanine)", "(davon 10 m²
-// Galerie)", a count's "3 (dont 1 bureau)", "4 (davon 1 Büro)".
-const INCLUDES = /\s*\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)\s*$/i;
+// Galerie)", a count's "3 (dont 1 bureau)", "4 (davon 1 Büro)"; or not, then a figure and what it
+// counts: "4 pièces dont 3 chambres", "4 Zimmer, davon 3 Schlafzimmer" (an outside probe of stop 48).
+const INCLUDES = /\s*(?:\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)|,?\s+(?:dont|davon|including)\s+(?:\d{1,3}(?:[.,]\d{1,2})?|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:m\s?²|m2)?\s*\p{L}[\p{L}\s.'’-]*)\s*$/iu;
+// A label before an area: "Wohnfläche: 185 m²", "Wohnfläche ca. 185 m²", "surface habitable 85 m²",
+// "Surface: 85 m²" (an outside probe of stop 48).
+const AREA_LABEL = /^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface(?:\s+(?:habitable|utile))?|superficie(?:\s+habitable)?|living\s+area|fl(?:ä|ae)che)\s*:?\s*(?=\d|ca\.?\s|circa\s|env(?:\.|iron\s)|approx|~|±|\+)/i;
 // The unit: "m²", "m ²", "m2", "m^2", "mq" (Italian), "sqm", "sq.m.", "qm", "m", "m.", and written
 // out ("mètres carrés", "Quadratmeter", "square metres"). Square feet ("sq ft") are not here,
 // nor is "sq m" read as "sq" plus a unit: both stay unread.
@@ -293,7 +254,7 @@ const MIN_PLAUSIBLE_M2 = 5;
 // gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
 function areaFigure(text: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  const s = text.replace(APPROX, '').replace(APPROX_AFTER, '').replace(INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
+  const s = text.replace(AREA_LABEL, '').replace(APPROX, '').replace(APPROX_AFTER, '').replace(INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
   const n = parseDecimal(s, false);
   if (n !== null && n < MIN_PLAUSIBLE_M2 && ONE_THOUSANDS_GROUP.test(s.replace(NUMBER_SPACES, ''))) return parseDecimal(s, true);
   return n;
@@ -303,23 +264,40 @@ function areaFigure(text: string): number | null {
 // is the listing's. Without one said to be the living area, neither is taken.
 const AREA_PAIR = /^([^/;|]+?)\s*(?:[/;|]|,\s|\s[-–]\s)\s*([^/;|]+)$/;
 const AREA_HAS_UNIT = /\d\s*(?:m\s?²|m2|qm|sqm)(?!\p{L})/iu;
-const LIVING_AREA = /(?<!\p{L})(?:hab\.?|habitables?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$/iu;
-function twoAreas(text: string): Parsed<number> | null {
+const LIVING_AREA = /(?<!\p{L})(?:hab\.?|habitables?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$|^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface\s+habitable|living\s+area)(?!\p{L})/iu;
+// A plot's area after the home's: "185 m² / terrain 6 ares", "185 m², Grundstück 600 m²", "185 m²
+// / 12 a", "185 m² - 1,2 ha". In ares or hectares, or in m² named as land, it is the land's, and
+// the first figure the home's (an outside probe of stop 48). Land first is not read.
+const LAND = String.raw`(?:terrain|parcelle|grundst(?:ü|ue)ck(?:sfl(?:ä|ae)che)?|plot|land)`;
+const LAND_FIGURE = String.raw`(?:ca\.?|env\.?|environ|~|±)?\s*\d[\d.,'’\s]*?\s*`;
+const LAND_AREA = new RegExp(
+  String.raw`^\s*(?:${LAND}\s*(?:de\s+)?:?\s*)?${LAND_FIGURE}(?:ares?|a|ha)\.?(?:\s+(?:de\s+)?${LAND})?\s*$` +
+    String.raw`|^\s*${LAND}\s*(?:de\s+)?:?\s*${LAND_FIGURE}(?:m\s?²|m2|qm)\s*$|^\s*${LAND_FIGURE}(?:m\s?²|m2|qm)\s+(?:de\s+)?${LAND}\s*$`,
+  'iu',
+);
+function twoAreas(text: string, given: unknown): Parsed<number> | null {
   const m = text.length <= MAX_VALUE_TEXT ? AREA_PAIR.exec(text) : null;
-  if (!m || !AREA_HAS_UNIT.test(m[1]) || !AREA_HAS_UNIT.test(m[2])) return null;
+  if (!m || !AREA_HAS_UNIT.test(m[1])) return null;
+  if (LAND_AREA.test(m[2])) {
+    const home = LAND_AREA.test(m[1]) ? null : areaFigure(m[1]);
+    return home === null ? null : ok(home);
+  }
+  if (!AREA_HAS_UNIT.test(m[2])) return null;
   const figures = [m[1], m[2]].map((t) => areaFigure(t));
   if (figures.some((f) => f === null)) return null;
   const living = [m[1], m[2]].flatMap((t, i) => (LIVING_AREA.test(t) ? [figures[i]!] : []));
   if (living.length === 1) return ok(living[0]);
-  return bad(`area ${show(text)} gives two areas (${figures.join(' and ')} m2) and does not say which one is the living area`);
+  return bad(`area ${show(given)} gives two areas (${figures.join(' and ')} m2) and does not say which one is the living area`);
 }
 
-// "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm", "+/- 85 m² hab.", "1.050 m²".
+// "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm", "+/- 85 m² hab.", "1.050 m²"; and "85 mÂ²", UTF-8
+// read as Latin-1, its "²" written "Â²" (an outside probe of stop 48).
 export function parseArea(v: unknown): Parsed<number> {
   if (isBlank(v)) return ok(null);
-  const pair = typeof v === 'string' ? twoAreas(v) : null;
+  const text = typeof v === 'string' ? v.replace(/Â(?=²)/g, '') : null;
+  const pair = text !== null ? twoAreas(text, v) : null;
   if (pair && !pair.ok) return pair;
-  const n = pair ? pair.value : typeof v === 'number' ? v : typeof v === 'string' ? areaFigure(v) : null;
+  const n = pair ? pair.value : typeof v === 'number' ? v : text !== null ? areaFigure(text) : null;
   if (n === null || !Number.isFinite(n)) return bad(`area ${show(v)} is not a number`);
   if (n < 0) return bad(`area ${show(v)} is negative`);
   const area = Math.round(n * 100) / 100; // to the hundredth: 0.001 is no more a surface than 0
@@ -333,6 +311,12 @@ export function parseArea(v: unknown): Parsed<number> {
 // "2 ch.", "2 beds"), and the French T3 / F3 (three rooms), also "T1 bis" and "T3 duplex"
 // (a variant of the type, not another room).
 const COUNT_WORDS = /\s*(pi[eè]ces?|pcs?\.?|p\.?|zimmer|zi\.?|rooms?|chambres?|ch\.?|bedrooms?|beds?|schlafzimmer)\s*$/i;
+// A room of another kind added to the count: "3 + bureau", "2 chambres + bureau", "3 Zimmer + Büro",
+// "2 + study". It is not counted (not a bedroom, nor always a room): the figure is the one before
+// the "+" (an outside probe of stop 48). A figure after it ("3+1") is still no count.
+const EXTRA_ROOM = /\s*\+\s*(?:(?:un|une|ein|a|an)\s+)?(?:bureau|office|study|b(?:ü|ue)ro|arbeitszimmer|dressing|mezzanine|buanderie)\s*$/i;
+// A bound or a range ("6+", "3-4", "3 à 4") is no count: refused, saying so.
+const NOT_ONE_COUNT = /^\d{1,2}\s*\+$|^\d{1,2}\s*(?:-|–|à|a|bis|to)\s*\d{1,2}$/i;
 const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;
 // A half room: "3 ½", "2 1/2", "2½" are 3.5 and 2.5, rounded down as "2.5" is.
 const HALF = /^(\d{1,2})\s*(?:½|1\s?\/\s?2)$/;
@@ -348,10 +332,13 @@ export function isNumberWord(word: string): boolean {
   return NUMBER_WORDS.has(word);
 }
 
+// A count text without what it includes, what is added to it, and its word.
+const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EXTRA_ROOM, '').replace(COUNT_WORDS, '').trim();
+
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  const s = text.trim().replace(INCLUDES, '').replace(COUNT_WORDS, '').trim();
+  const s = countText(text);
   const word = s.toLowerCase();
   if (word === 'studio') return what === 'bedrooms' ? 0 : 1;
   const t = FRENCH_TYPE.exec(s);
@@ -369,6 +356,7 @@ export function parseCount(v: unknown, what: string): Parsed<number> {
   if (typeof v === 'number') n = v;
   else if (typeof v === 'string') n = countFigure(v, what);
   else n = null;
+  if (n === null && typeof v === 'string' && v.length <= MAX_VALUE_TEXT && NOT_ONE_COUNT.test(countText(v))) return bad(`${what} ${show(v)} is not one count`);
   if (n === null || !Number.isFinite(n)) return bad(`${what} ${show(v)} is not a number`);
   if (n < 0) return bad(`${what} ${show(v)} is negative`);
   if (n > 100) return bad(`${what} ${show(v)} is not plausible`);

@@ -340,8 +340,8 @@ describe('json: the ways CRMs write the same thing', () => {
 
   it('"reserved" still withdraws, an unknown status is still rejected', async () => {
     expect((await jsonOne({ status: 'reserved' })).feed.records[0].action).toBe('withdraw');
-    const { feed } = await jsonOne({ status: 'draft' });
-    expect(feed.rejects[0].reason).toBe('unknown status "draft"');
+    const { feed } = await jsonOne({ status: 'pending_review' });
+    expect(feed.rejects[0].reason).toBe('unknown status "pending_review"');
   });
 
   it('a title as a list of language versions: en, else fr, else de, else any', async () => {

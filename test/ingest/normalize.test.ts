@@ -495,7 +495,7 @@ describe('each reject reason', () => {
     [{ offer: '' }, /kind of offer .* is missing/],
     [{ title: '' }, /^no title$/],
     [{ price: '' }, /^no price$/],
-    [{ price: 'sur demande' }, /price "sur demande" is not a number/],
+    [{ price: 'sur demande' }, /price "sur demande" is not given \(on request\)/],
     [{ price: '0' }, /is not positive/],
     // Placeholders and slips: a rent of 1 EUR (a price on request), a sale at 3 EUR.
     [{ price: '1' }, /price "1" is not plausible for a month's rent \(under 50 EUR\)/],
@@ -552,8 +552,8 @@ describe('each reject reason', () => {
   });
 
   it('adapter-level rejects: a record that is not an object, an unknown status, a short csv row', async () => {
-    const j = (await parseJsonFeed(JSON.stringify({ mode: 'full', listings: [42, { ref: 'X', status: 'archived' }] })));
-    expect(j.rejects.map((r) => r.reason)).toEqual(['the record is not an object', 'unknown status "archived"']);
+    const j = (await parseJsonFeed(JSON.stringify({ mode: 'full', listings: [42, { ref: 'X', status: 'pending_review' }] })));
+    expect(j.rejects.map((r) => r.reason)).toEqual(['the record is not an object', 'unknown status "pending_review"']);
     const c = (await parseCsvFeed(csvFeed(['C1;Location;Appartement'])));
     expect(c.rejects[0]).toMatchObject({ external_id: 'C1', position: 'line 2' });
     expect(c.rejects[0].reason).toMatch(/has 3 fields, 16 expected/);

@@ -51,7 +51,7 @@ describe('the report accounts for every record read', () => {
         listing('M7'), // created
         listing('M8', { status: 'let' }), // skipped: never seen
         listing('M6', { status: 'reserved' }), // rejected: M6 again
-        listing('M9', { status: 'archived' }), // rejected: unknown status
+        listing('M9', { status: 'pending_review' }), // rejected: unknown status
         listing(null, { status: 'sold' }), // rejected: no id to withdraw
         listing('M10', { price: { amount: 1500, currency: 'CHF', period: 'month' } }), // rejected: CHF
         42, // rejected: not an object

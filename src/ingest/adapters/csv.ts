@@ -7,7 +7,8 @@ import { parseCoordinate } from '../coordinates.js';
 import { isHttpUrl } from '../links.js';
 import { isBlank, parseArea, parseBool, parseCount, parsePrice, show } from '../values.js';
 import { cleanExternalId, collectFeed, offerType } from './common.js';
-import { notAHome } from './property-type.js';
+import { saysDone, titleSaysDone } from './deal-done.js';
+import { notAHome, titleNotAHome } from './property-type.js';
 
 export const CSV_HEADER = [
   'Référence', "Type d'offre", 'Type de bien', 'Titre', 'Prix', 'Surface', 'Pièces', 'Chambres', 'Localité',
@@ -78,7 +79,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
         columns = columnsOf(fields);
         continue;
       }
-      const swallowed = fields.findIndex(holdsRows);
+      const swallowed = fields.findIndex((f) => holdsRows(f, columns!));
       if (swallowed !== -1) {
         // A quote opened at the start of a field and closed only rows later: the rows between
         // are inside that field. Reading on would lose them without a word (and a full
@@ -181,12 +182,19 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   if (!columns) throw new FeedParseError('the CSV has no header row');
 }
 
-// A field that holds whole rows: a line after its first with as many separators as a row has.
-// A title or description may hold line breaks, and semicolons in its lines ("cuisine équipée ;
-// lave-vaisselle ; cave"), but not a line that is a row.
-function holdsRows(field: string): boolean {
-  const lines = field.split('\n');
-  return lines.slice(1).some((line) => line.split(';').length - 1 >= CSV_HEADER.length - 1);
+// A field that holds whole rows: a line after its first with as many separators as a row has,
+// and values of their form where the typed columns stand (looksLikeRow). A title or description
+// may hold line breaks, and semicolons in its lines, as many as a row has too ("Équipements :
+// cuisine équipée; lave-vaisselle; four; …", 17 of them: an outside probe of stop 48 had such a
+// file refused whole), but not a line that is a row.
+function holdsRows(field: string, columns: Columns): boolean {
+  const lines = field.split(/\r\n|\r|\n/);
+  return lines.slice(1).some((line) => {
+    const pieces = line.split(';');
+    // A whole row may leave most of its values out (a price and a date stated): its count of
+    // separators says it is one, and its typed columns are of their form or not stated.
+    return pieces.length - 1 >= CSV_HEADER.length - 1 && looksLikeRow(pieces, columns, 1);
+  });
 }
 
 // The documented columns whose values have a form of their own (CSV_HEADER's order), and the
@@ -216,21 +224,21 @@ function holdsRestOfRow(field: string, i: number, columns: Columns): boolean {
   return typed.count >= 2 && typed.fits === typed.count && typed.stated >= 1;
 }
 
-// A field with a later line that is the start of a row: where the documented typed columns stand
-// in it (those it holds whole: not its last piece, which the quote may cut), values of their form
-// (below). Not the words of a title, a description or an agent's name over several lines (a first
-// form of this check, on an offer type's words, refused "Hall;chambres;salle de bain": the
-// regression probe of stop 45).
+// A field with a later line that is the start of a row (looksLikeRow). Not the words of a title,
+// a description or an agent's name over several lines (a first form of this check, on an offer
+// type's words, refused "Hall;chambres;salle de bain": the regression probe of stop 45).
 function holdsRowStart(field: string, columns: Columns): boolean {
-  if (!/[\r\n]/.test(field)) return false;
-  return field.split(/\r\n|\r|\n/).slice(1).some((text) => {
-    const pieces = text.split(';');
-    const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => columns.at[k] < pieces.length - 1).map(([k, check]) => [pieces[columns.at[k]], check]));
-    // Six typed columns at least (a row's start reaching its coordinates: a table of lots or of
-    // charges in a description, `A.01;RDC;Appartement;Sud;685.000 €;74,5;3;2`, does not), each of
-    // its form or not stated (`-`, `n/a`), but one (`Prix sur demande`, `85-90 m²`), three stated.
-    return typed.count >= 6 && typed.fits >= typed.count - 1 && typed.stated >= 3;
-  });
+  return /[\r\n]/.test(field) && field.split(/\r\n|\r|\n/).slice(1).some((text) => looksLikeRow(text.split(';'), columns));
+}
+
+// Whether the pieces of a line (split at the separator) are a row or a row's start: where the
+// documented typed columns stand (those it holds whole: not its last piece, which a quote may
+// cut), six typed columns at least (a row's start reaching its coordinates: a table of lots or
+// of charges in a description, `A.01;RDC;Appartement;Sud;685.000 €;74,5;3;2`, does not), each of
+// its form or not stated (`-`, `n/a`), but one (`Prix sur demande`, `85-90 m²`), three stated.
+function looksLikeRow(pieces: string[], columns: Columns, minStated = 3): boolean {
+  const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => columns.at[k] < pieces.length - 1).map(([k, check]) => [pieces[columns.at[k]], check]));
+  return typed.count >= 6 && typed.fits >= typed.count - 1 && typed.stated >= minStated;
 }
 
 // Of values found where typed columns stand: how many, how many are of their column's form or
@@ -274,8 +282,14 @@ function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEven
   // The fields in the documented order (CSV_HEADER), wherever the file has them.
   const f = at.map((k) => row[k]);
   const offerText = f[1];
+  // `Loué`, `Vente - VENDU`, `Verkauft`, or a title `LOUÉ - Appartement`: the deal is done, the
+  // listing withdrawn (an outside probe of stop 48: rejected, or imported as on offer).
+  if (saysDone(offerText) || titleSaysDone(f[3])) {
+    return { kind: 'record', record: { position, externalId: cleanExternalId(f[0]), action: 'withdraw', listingType: null } };
+  }
   // A garage, an office or a plot offered for rent or sale is no listing of this feed.
-  const offer = notAHome(f[2]) ? null : offerType(offerText);
+  const typeReason = notAHome(f[2]) ? `property type ${show(f[2].trim())} is not a home` : f[2].trim() === '' ? titleNotAHome(f[3]) : null;
+  const offer = typeReason ? null : offerType(offerText);
   return {
     kind: 'record',
     record: {
@@ -284,7 +298,7 @@ function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEven
       action: 'upsert',
       listingType: offer ?? null,
       typeText: offerText.trim() || null,
-      typeReason: notAHome(f[2]) ? `property type ${show(f[2].trim())} is not a home` : null,
+      typeReason,
       title: f[3],
       price: f[4],
       area: f[5],

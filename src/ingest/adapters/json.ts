@@ -3,15 +3,24 @@ import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
 import { show } from '../values.js';
 import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, offerType, SizeGuard, str, TextPosition } from './common.js';
-import { notAHome } from './property-type.js';
+import { saysDone, titleSaysDone } from './deal-done.js';
+import { notAHome, titleNotAHome } from './property-type.js';
 
 type Obj = Record<string, unknown>;
 
-// The statuses of a listing on offer (CRMs say it their own way); the GONE ones mean the
-// listing is no longer on offer (under offer, an option taken: reserved). Written with '_',
-// '-' or spaces alike.
-const AVAILABLE = new Set(['available', 'active', 'published', 'online']);
-const GONE = new Set(['reserved', 'let', 'sold', 'rented', 'withdrawn', 'inactive', 'under offer', 'option']);
+// The statuses of a listing on offer (CRMs say it their own way); the GONE ones, and any that
+// says the deal is done (saysDone: `sold STC`, `let agreed`), mean the listing is no longer on
+// offer (under offer, an option taken: reserved; past its date, archived, taken off the market;
+// not yet on it: a draft, coming soon). Written with '_', '-' or spaces alike. A status this
+// does not know is a rejected record, whose listing stays as it was.
+const AVAILABLE = new Set([
+  'available', 'active', 'published', 'online', 'live', 'open', 'current', 'on market', 'for rent', 'for sale', 'to let', 'new',
+  'price reduced', 'reduced', 'price changed', 'updated', 'available now', 'disponible', 'verfugbar', 'verfuegbar', 'frei',
+]);
+const GONE = new Set([
+  'reserved', 'let', 'sold', 'rented', 'withdrawn', 'inactive', 'under offer', 'option', 'expired', 'archived', 'off market',
+  'unavailable', 'not available', 'closed', 'suspended', 'paused', 'hidden', 'draft', 'coming soon', 'unpublished', 'offline',
+]);
 
 const TOP_LEVEL: Partial<Record<TokenType, string>> = {
   [TokenType.LEFT_BRACKET]: 'an array',
@@ -162,14 +171,16 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
   const externalId = cleanExternalId(ref);
   const status = (str(item.status) ?? 'available').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
   if (status === 'deleted') return { position, externalId, action: 'delete', listingType: null };
-  if (GONE.has(status)) return { position, externalId, action: 'withdraw', listingType: null };
-  if (!AVAILABLE.has(status)) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
+  if (GONE.has(status) || saysDone(status)) return { position, externalId, action: 'withdraw', listingType: null };
+  if (!AVAILABLE.has(status.normalize('NFKD').replace(/\p{M}+/gu, ''))) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
   const offer = str(item.offer);
+  // An offer or a title that says the deal is done (`"offer": "sold"`, `"title": "LOUÉ - …"`).
+  if ((offer !== null && saysDone(offer)) || titleSaysDone(item.title)) return { position, externalId, action: 'withdraw', listingType: null };
   // The kind of property, where a CRM states it (not in the documented format): an office, a
   // parking space or a plot is no listing of this feed (an outside probe of stop 47: imported
   // as homes, and visible to every tier).
   const kind = PROPERTY_TYPE_KEYS.map((k) => str(item[k])).find((v) => v !== null && v.trim() !== '') ?? null;
-  const typeReason = kind !== null && notAHome(kind) ? `property type ${show(kind.trim())} is not a home` : null;
+  const typeReason = kind === null ? titleNotAHome(item.title) : notAHome(kind) ? `property type ${show(kind.trim())} is not a home` : null;
   const listingType = offer && !typeReason ? offerType(offer) : null;
   const price = item.price;
   const priceObj = isObj(price) ? price : null;

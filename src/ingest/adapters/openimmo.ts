@@ -4,6 +4,7 @@ import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord } from '../types.js';
 import { parseDecimal } from '../values.js';
 import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, SizeGuard, str, TextPosition } from './common.js';
+import { titleSaysDone } from './deal-done.js';
 
 // OpenImmo's kinds of property (objektart) that are not homes.
 const NOT_HOME_ARTS = new Set([
@@ -198,6 +199,8 @@ function toRecord(node: Node, position: string): RawRecord {
   // "reserved" or "sold" (an outside probe: both were published).
   const stand = str(obj(obj(node.zustand_angaben)?.verkaufstatus)?.['@_stand'])?.toUpperCase();
   if (stand === 'RESERVIERT' || stand === 'VERKAUFT') return { position, externalId, action: 'withdraw', listingType: null };
+  // A title that says so (`VERKAUFT - Wohnung`, `LOUÉ - Appartement`): the same.
+  if (titleSaysDone(text(obj(node.freitexte)?.objekttitel))) return { position, externalId, action: 'withdraw', listingType: null };
 
   const kat = obj(node.objektkategorie);
   const fields = new Map<string, string>();

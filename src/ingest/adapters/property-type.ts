@@ -26,6 +26,10 @@ const NOT_HOME_FIRST_WORDS = new Set([
   // parks and houses of a business, woodland.
   'store', 'stores', 'business', 'geschaft', 'geschafte', 'buttek', 'woodland', 'parkhaus', 'autohaus', 'gasthaus', 'gastehaus',
   'arztehaus', 'kaufhaus', 'gartenhaus', 'tonstudio',
+  // An outside probe of stop 48: a garage box, a showroom, farm buildings and land, an attic or
+  // a shed on its own, imported as homes.
+  'garagenbox', 'showroom', 'showrooms', 'grenier', 'greniers', 'remise', 'remises', 'grange', 'granges', 'ecurie', 'ecuries',
+  'vignoble', 'vignobles', 'scheune', 'stall', 'stallungen',
 ]);
 // Words of praise or age before the type ("Superbe garage", "Nouveau bureau", "Neues Büro"):
 // the type is the word after them.
@@ -41,11 +45,13 @@ const PRAISE = new Set([
 const CONTAINERS = new Set([
   'surface', 'surfaces', 'espace', 'espaces', 'plateau', 'plateaux', 'immeuble', 'immeubles', 'batiment', 'batiments', 'cellule',
   'cellules', 'salle', 'salles', 'station', 'unite', 'unites', 'lot', 'lots', 'place', 'places', 'building', 'buildings', 'unit',
-  'units', 'space', 'spaces', 'co', 'pas',
+  'units', 'space', 'spaces', 'co', 'pas', 'murs',
 ]);
 const NOT_HOME_HEAD_WORDS = new Set([
   'rapport', 'stationnement', 'coworking', 'working', 'fitness', 'sport', 'service', 'services', 'industrial', 'batir', 'constructible',
   'constructibles', 'porte', 'stockage', 'commerces', 'activite', 'activites', 'artisanal', 'artisanale', 'retail', 'plot',
+  // "Place de parc", Luxembourg's parking space (an outside probe of stop 48).
+  'parc',
 ]);
 // Words that end a type's head: what comes after them is the home's extras.
 // (And where it stands: "Immeuble sur terrain de 5 ares".)
@@ -65,7 +71,10 @@ const HOMES = [/^local d habitation/, /^atelier d?\s?(?:artistes?|loft)/, /^(?:s
 // rejected. Not when it starts with a word of what is no home ("Bureau loft", "Garage dans
 // résidence", "Holiday apartment", "Terrain pour maison": its next regression probe found
 // those imported when any first word gave way to a home named after it).
-const MAY_BE_HOMES = new Set(['atelier', 'ateliers', 'hall', 'halls', 'industrial', 'workshop', 'workshops', 'hotel', 'hotels', 'gite', 'gites']);
+const MAY_BE_HOMES = new Set([
+  'atelier', 'ateliers', 'hall', 'halls', 'industrial', 'workshop', 'workshops', 'hotel', 'hotels', 'gite', 'gites', 'grenier', 'greniers',
+  'grange', 'granges', 'scheune', 'remise', 'remises',
+]);
 const HOME_WORDS = new Set([
   'appartement', 'appartements', 'apartment', 'apartments', 'flat', 'flats', 'maison', 'maisons', 'house', 'houses', 'loft', 'lofts',
   'wohnung', 'wohnungen', 'haus', 'studio', 'studios', 'duplex', 'triplex', 'penthouse', 'logement', 'logements', 'villa', 'room',
@@ -81,7 +90,13 @@ const LABEL = /^(?:\d+[a-z]?|[a-z]\d*|n|no|nr)$/;
 // Kinds of space that are buildings: named after a mark, what follows is theirs ("Immeuble (garage)").
 const BUILDINGS = new Set(['immeuble', 'immeubles', 'batiment', 'batiments', 'building', 'buildings']);
 // Two words that name what is no home together, and a home or nothing apart.
-const NOT_HOME_PAIRS = new Set(['car park', 'car parking', 'farm land', 'medical practice', 'medical office']);
+const NOT_HOME_PAIRS = new Set([
+  'car park', 'car parking', 'farm land', 'medical practice', 'medical office', 'data center', 'data centre', 'droit au',
+]);
+// Buildings let or sold for their rents ("Immeuble de rapport", "Maison de rapport").
+const INVESTMENT_BUILDINGS = new Set(['immeuble', 'maison', 'batiment', 'residence']);
+// A meadow ("Pré"), named alone: the word begins too many other things to be read in a phrase.
+const ALONE_NOT_HOME = new Set(['pre', 'pres']);
 const withoutPraise = (ws: string[]) => (PRAISE.has(ws[0] ?? '') && ws.length > 1 ? ws.slice(1) : ws);
 
 // Whether a property type ("Garage", "Bureau", "Local commercial", "Terrain", "Cave", "Büro",
@@ -102,7 +117,8 @@ export function notAHome(text: string): boolean {
   const parts = /^([^+,;(/:]*?)(?:\s[-–]\s|([+,;(/:]))(.*)$/.exec(text);
   const head = withoutPraise(cutAtExtras(tokens(parts ? parts[1] : text)));
   const [first = ''] = head;
-  if (first === 'immeuble' && words.includes('rapport')) return true;
+  if (INVESTMENT_BUILDINGS.has(first) && words.includes('rapport')) return true;
+  if (head.length === 1 && ALONE_NOT_HOME.has(first)) return true;
   if (first === 'chambre' && words.includes('hotes')) return true;
   if (NOT_HOME_PAIRS.has(head.slice(0, 2).join(' '))) return true;
   // A business's building ("Geschäftshaus"), not a flat of one ("Praxiswohnung", "Lagerhallenloft").
@@ -120,4 +136,14 @@ export function notAHome(text: string): boolean {
     return namesNoHome(named);
   }
   return false;
+}
+
+// Without a property type, the title's head says what is offered: "Place de parking intérieure",
+// "Bureau 120 m² centre" (an outside probe of stop 48: imported as homes). The reason of the
+// reject, or null. A title of several languages: the first one given.
+export function titleNotAHome(title: unknown): string | null {
+  const text = typeof title === 'string' ? title : title && typeof title === 'object' ? Object.values(title).find((v): v is string => typeof v === 'string') : undefined;
+  if (text === undefined || text.trim() === '' || !notAHome(text)) return null;
+  const shown = text.trim().length > 60 ? `${text.trim().slice(0, 57)}...` : text.trim();
+  return `no property type is given, and the title "${shown}" names something that is not a home`;
 }

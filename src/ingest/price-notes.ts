@@ -1,0 +1,66 @@
+// The notes agencies write after a price (what it covers, what is added to it), and which of
+// them say the charges are in it or not: patterns only, read by parsePrice (values.ts).
+
+// What agencies write after a price about what it covers, which leaves the figure the price:
+// charges (CC, HC, "charges comprises", "hors charges", German NK, kalt, warm), taxes (TTC,
+// HT, net), the agency's fee (FAI, "frais d'agence inclus"), a footnote mark.
+const NOTE_WORDS = [
+  String.raw`c\.?\s?c\.?`, String.raw`h\.?\s?c\.?`, String.raw`t\.?t\.?c\.?`, String.raw`h\.?t\.?`, 'net', 'netto', String.raw`f\.?a\.?i\.?`,
+  String.raw`(?:charges?|ch\.?)\s+(?:non\s+)?(?:comprises?|compris|incluses?|inclus|included|excluded)`, String.raw`hors\s+ch\.?`, String.raw`charges\s+en\s+sus`,
+  // What else the rent covers ("parking inclus"), whether it may be discussed ("négociable",
+  // "VB"), and a deposit counted in months ("+ 1 mois de caution", "2 mois de garantie",
+  // "3 Monatsmieten Kaution"): no figure of the price (an outside probe of stop 47).
+  String.raw`(?:parking|garage|emplacement|cave|box|stellplatz|chauffage|eau|électricité|internet)\s+(?:inclus|incluse?s?|compris|comprise?s?|included)`,
+  String.raw`(?:inkl\.?|incl\.?|including)\s*(?:parking|garage|stellplatz|tiefgaragenstellplatz|cave|keller)`,
+  String.raw`n[ée]gociables?|[àa]\s+(?:n[ée]gocier|d[ée]battre|discuter)|negotiable|verhandelbar|verhandlungsbasis|vhb|vb`,
+  String.raw`(?:\+\s*)?(?:\d{1,2}|un|deux|trois|quatre)\s+mois\s+(?:de\s+)?(?:caution|garantie|d[ée]p[ôo]t(?:\s+de\s+garantie)?)`,
+  String.raw`(?:caution|garantie|d[ée]p[ôo]t\s+de\s+garantie|kaution|deposit)\s*:?\s*(?:\d{1,2}|un|deux|trois|quatre)\s+(?:mois|monatsmieten?|months?)`,
+  String.raw`(?:\+\s*)?(?:\d{1,2}|zwei|drei)\s+(?:monatsmieten?|mm)\s+kaution`, String.raw`(?:\+\s*)?\d{1,2}\s+months?['’]?\s+deposit`,
+  // A flatshare's rent by the room: "650 € par chambre", "650 €/mois par chambre".
+  String.raw`(?:par|\/)\s*chambre`,
+  String.raw`(?:hors|sans|plus|\+|incl\.?|excl\.?|including|excluding)\s*charges`,
+  String.raw`(?:frais\s+d['’]\s*agence|honoraires)\s+(?:inclus|compris)`, String.raw`hors\s+(?:frais(?:\s+d['’]\s*agence)?|honoraires)`,
+  String.raw`(?:inkl\.?|zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)`,
+  // The charges stated beside the rent: "(charges: 200 €)", "charges 150 €/mois",
+  // "200 € de charges" (after a comma or a slash), "(dont 200 € de charges)" (included).
+  // Not in the rent, said before or after their figure: "(hors charges 150 €)", "charges 150 € en
+  // sus", "150 € de charges en sus" (an outside probe of stop 48).
+  String.raw`(?:hors\s+)?(?:charges?|nk|nebenkosten)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?(?:\s+en\s+sus)?`,
+  String.raw`(?:dont\s+)?\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)charges?(?:\s+en\s+sus)?`,
+  // Taxes: "TVA 3% incluse", "(TVA 17%)", "TVAC", "HTVA", "hors TVA", "inkl. MwSt.", "zzgl. 19 %
+  // MwSt."; and the notary's fees: "(frais de notaire en sus)", "hors frais de notaire", "frais
+  // d'acte en sus", "+ frais de notaire". No figure of the price: the percent is the tax's rate,
+  // neither a price nor charges (an outside probe of stop 48).
+  String.raw`(?:(?:hors|excl\.?|plus|\+)\s*)?(?:tva|vat)(?:\s*(?:[àa]\s+|de\s+)?\d{1,2}(?:[.,]\d{1,2})?\s*%)?(?:\s+(?:incluses?|inclus|comprises?|compris|included|en\s+sus|non\s+(?:incluses?|comprises?)))?`,
+  String.raw`h\.?tva|tvac`, String.raw`(?:inkl\.?|incl\.?|zzgl\.?|exkl\.?|excl\.?|plus|\+)\s*(?:\d{1,2}(?:[.,]\d{1,2})?\s*%\s*)?(?:mwst|ust|vat|tva)\.?`,
+  String.raw`(?:hors|sans|plus|\+|zzgl\.?)\s*frais\s+(?:de\s+notaire|d['’]\s*actes?|notari(?:aux|[ée]s))`,
+  String.raw`frais\s+(?:de\s+notaire|d['’]\s*actes?|notari(?:aux|[ée]s))\s+(?:en\s+sus|inclus|compris|non\s+(?:inclus|compris)|r[ée]duits)`,
+  String.raw`(?:zzgl\.?|inkl\.?|plus|\+)\s*(?:notarkosten|notargeb(?:ü|ue)hren)`,
+  'kalt', 'warm', 'kaltmiete', 'warmmiete', String.raw`\*+`,
+];
+// Charges added to the rent: "+ 200 € charges", "+ 150 €/mois de charges", "+ 150 € ch.",
+// "zzgl. 200 € NK".
+// The price is the rent without them.
+const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:€|eur)\s*)?\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
+// A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
+// The charges named before their figure: "+ charges 200 €", "+ ch. 150 €".
+const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus)\s*(?:(?:un\s+)?acompte\s+(?:sur|de)\s+)?(?:charges?|ch\.?)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
+export const PRICE_NOTE = new RegExp(String.raw`\s*[,;/|–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES, ADDED_CHARGES_NAMED_FIRST].join('|')})\s*$`, 'iu');
+// A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
+export const BRACKETED = /\s*\(([^()]*)\)\s*$/;
+
+// Which notes say the charges are in the price, and which that they are not.
+export const CHARGES_IN = /(?<!\p{L})(?:c\.?\s?c(?!\p{L})|(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s)/iu;
+export const CHARGES_OUT = new RegExp(
+  String.raw`(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|(?:charges?|ch\.?)\s+non\s+(?:compris|inclus)|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))` +
+    // Charges added ("+ 200 € charges", "+ charges 200 €"), or stated beside ("charges: 200 €").
+    String.raw`|^\s*[,;/|–-]?\s*(?:${ADDED_CHARGES}|${ADDED_CHARGES_NAMED_FIRST})|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d`,
+  'iu',
+);
+
+export const NOTE_FIGURE = /\d[\d\s.,'’\u00a0\u202f]*?(?=\s*(?:[.,]\s*-)?\s*(?:€|eur|euros?|\/|de\s|d['’]|charges?|ch\.?|nk|nebenkosten|bk|betriebskosten|$|\)))/iu;
+
+// A price not given but asked for: "Prix sur demande", "P.O.A.", "price on application", "Preis
+// auf Anfrage", "nous consulter". Refused, saying so, not as "not a number" (an outside probe of
+// stop 48).
+export const ON_REQUEST = /^\s*(?:(?:prix|preis|price|loyer|miete|mietpreis|kaufpreis)\s*:?\s*)?(?:p\.?\s?o\.?\s?a\.?|(?:on|upon)\s+(?:request|application)|sur\s+demande|auf\s+anfrage|nous\s+consulter)\s*$/i;
