@@ -45,6 +45,10 @@ export async function readChanges(db: Knex, opts: { from: ChangePosition | null;
   const n = limit + 1;
   const parts: string[] = [];
   const bindings: Knex.RawBinding[] = [];
+  // Above it (or past a first walk), in the unflagged view, only listings that were once in it:
+  // one never shown there is nothing its mirror could hold (and its id no business of the key's:
+  // migrations/20261130000100_listing_changes_shown.ts).
+  const everShown = includeFlagged ? '' : ' AND c.shown';
   // Below the floor of a first walk, only listings visible to the key (the partial index).
   const floorSql = opts.from === null ? '(SELECT version FROM v)' : from.floor !== undefined && from.seq <= from.floor ? '?' : null;
   if (floorSql !== null) {
@@ -53,11 +57,11 @@ export async function readChanges(db: Knex, opts: { from: ChangePosition | null;
                   WHERE ${cond} AND c.seq <= ${floorSql} AND c.active${includeFlagged ? '' : ' AND NOT c.flagged'}
                   ORDER BY c.seq, c.listing_id LIMIT ${n})`);
     bindings.push(...b, ...(opts.from === null ? [] : [from.floor!]));
-    parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c WHERE c.seq > ${floorSql} ORDER BY c.seq, c.listing_id LIMIT ${n})`);
+    parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c WHERE c.seq > ${floorSql}${everShown} ORDER BY c.seq, c.listing_id LIMIT ${n})`);
     if (opts.from !== null) bindings.push(from.floor!);
   } else {
     const [cond, b] = after(from);
-    parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c WHERE ${cond} ORDER BY c.seq, c.listing_id LIMIT ${n})`);
+    parts.push(`(SELECT c.seq, c.listing_id FROM listing_changes c WHERE ${cond}${everShown} ORDER BY c.seq, c.listing_id LIMIT ${n})`);
     bindings.push(...b);
   }
 
