@@ -291,8 +291,11 @@ export interface components {
                 total: number;
                 page: number;
                 per_page: number;
-                /** @description The sort used */
-                sort: string;
+                /**
+                 * @description The sort used: the sort parameter, or its default (distance for a geo search, else -createdAt)
+                 * @enum {string}
+                 */
+                sort: "price" | "-price" | "size" | "-size" | "createdAt" | "-createdAt" | "distance";
                 /** @description Freshness of the data: the latest successful import or native post change */
                 last_updated: string | null;
             };
@@ -1673,6 +1676,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The service is starting, or this server process is stopping: retry after the seconds of Retry-After (code: unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getHealth: {
@@ -1689,8 +1703,8 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (the client’s own when it sent a sane one) */
                     "X-Request-Id"?: string;
-                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
-                    ETag?: string;
+                    /** @description no-store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1702,6 +1716,17 @@ export interface operations {
                 headers: {
                     /** @description GET, HEAD */
                     Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service is starting, or this server process is stopping: retry after the seconds of Retry-After (code: unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1724,8 +1749,8 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (the client’s own when it sent a sane one) */
                     "X-Request-Id"?: string;
-                    /** @description Entity tag (weak); send it back in If-None-Match to get a 304, which does not count against the quota */
-                    ETag?: string;
+                    /** @description no-store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1743,13 +1768,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is down: checks says which */
+            /** @description Not ready. application/json: a dependency is down, checks says which. application/problem+json (code: unavailable, with Retry-After): the service is starting, or this server process is stopping */
             503: {
                 headers: {
+                    /** @description Id of this request (the client’s own when it sent a sane one) */
+                    "X-Request-Id"?: string;
+                    /** @description no-store */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

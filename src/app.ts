@@ -25,7 +25,8 @@ import { QuotaRefusals } from './rate-limit/quota-refusals.js';
 import { requestId } from './http/request-id.js';
 import { negotiatedEncoding } from './http/send-cached-body.js';
 import { buildOpenApiDocument } from './http/openapi.js';
-import { changesRouter, exportRoute } from './http/routes/changes.js';
+import { changesRouter } from './http/routes/changes.js';
+import { exportRoute } from './http/routes/export.js';
 import { communesRouter } from './http/routes/communes.js';
 import { docsRouter, openApiRoute } from './http/routes/docs.js';
 import { healthRouter } from './http/routes/health.js';
@@ -98,7 +99,8 @@ export function buildApp(deps: AppDeps): App {
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.set('query parser', parseQuery); // repeated parameters arrive as arrays and are refused
   app.set('json spaces', 0);
-  // If-None-Match is honoured even when the request also says Cache-Control: no-cache.
+  // If-None-Match is honoured even when the request also says Cache-Control: no-cache; a 304 sheds
+  // its content headers, and an answer that is not 2xx its ETag (src/http/conditional.ts).
   useConditionalGet(app);
 
   // Every answer, API and pages alike, errors and 304s included: a browser must never sniff

@@ -56,15 +56,48 @@ export function isFresh(req: IncomingMessage, res: ServerResponse): boolean {
   return Number.isFinite(a) && Number.isFinite(b) && a <= b;
 }
 
+// Headers that describe a body: a 304 has none, and carries only what its 200 would for
+// caching (RFC 9110 §15.4.5: ETag, Cache-Control, Vary, Expires, Date, and our own fields).
+const CONTENT_METADATA = ['Content-Type', 'Content-Length', 'Content-Encoding', 'Transfer-Encoding'];
+
+// What the status of an answer allows of the headers set on it, when they are written:
+// - a 304 carries no content metadata, whichever path made it (res.send strips Content-Type
+//   and Content-Length but not Content-Encoding; a handler or a middleware may have set them
+//   before the answer turned into a 304);
+// - only a 2xx answer (and its 304) carries an ETag: res.send tags every body it sends, and an
+//   error's body names its request (request_id), so its tag differed on every answer (an
+//   outside probe) while naming no representation a client could revalidate.
+function settleValidators(res: ServerResponse, status: number): void {
+  if (status === 304) {
+    for (const h of CONTENT_METADATA) res.removeHeader(h);
+  } else if (status < 200 || status >= 300) {
+    res.removeHeader('ETag');
+  }
+}
+
 // Replaces req.fresh on this app's request prototype (app.request, Express's documented
 // place to extend req), which res.send() consults: every answer Express itself tags with an
 // ETag (communes, the OpenAPI document, HTML pages, assets) follows the rule above too.
+// And settles the validators and content metadata of every answer of the app as its headers
+// are written (settleValidators): res.writeHead on the app's response prototype (app.response),
+// which node:http calls for an answer whose headers were not written yet (res.end() too), after
+// the listeners of on-headers (compression, the quota) have run. Answers written without
+// Express (src/http/replay.ts, src/http/raw-responses.ts) set their headers themselves.
 export function useConditionalGet(app: Express): void {
   Object.defineProperty(app.request, 'fresh', {
     configurable: true,
     enumerable: true,
     get(this: Request) {
       return isFresh(this, this.res!);
+    },
+  });
+  const writeHead = app.response.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+  Object.defineProperty(app.response, 'writeHead', {
+    configurable: true,
+    writable: true,
+    value: function settledWriteHead(this: ServerResponse, ...args: unknown[]): ServerResponse {
+      if (typeof args[0] === 'number') settleValidators(this, args[0]);
+      return writeHead.apply(this, args);
     },
   });
 }

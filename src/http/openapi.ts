@@ -47,6 +47,15 @@ function notModified(what = 'If-None-Match matched the ETag') {
   };
 }
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
+// While the service starts (the embedded database, the demo data, a start waiting for
+// PostgreSQL), every path answers this 503, the health checks too; so does a cluster's worker
+// that drains before it stops (src/http/raw-responses.ts: startingListener, stoppingListener).
+const notServing = problem('The service is starting, or this server process is stopping: retry after the seconds of Retry-After', ['unavailable'], retryAfter);
+// A health answer: never kept (no-store), so no ETag and never a 304 (src/http/routes/health.ts).
+const healthHeaders = {
+  'X-Request-Id': commonHeaders['X-Request-Id'],
+  'Cache-Control': { description: 'no-store', schema: { type: 'string' } },
+};
 
 function queryParameters(shape: z.ZodObject<z.ZodRawShape>) {
   return Object.entries(shape.shape).map(([name, field]) => {
@@ -283,6 +292,7 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
             '200': { description: 'The OpenAPI 3.1 document', headers: { ETag: { description: 'Entity tag (weak)', schema: { type: 'string' } } }, content: { 'application/json': { schema: { type: 'object' } } } },
             '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: { 'X-Request-Id': commonHeaders['X-Request-Id'], ETag: { description: 'Entity tag (weak)', schema: { type: 'string' } } } },
             '400': problem('A query parameter (this path takes none), or a percent-encoding that is not UTF-8', ['unknown_parameter', 'invalid_parameter']),
+            '503': notServing,
           },
         },
       },
@@ -292,7 +302,10 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           tags: ['operations'],
           summary: 'Liveness: the process is up (checks no dependency)',
           security: [],
-          responses: { '200': json('Alive', 'Health') },
+          responses: {
+            '200': { description: 'Alive', headers: healthHeaders, content: { 'application/json': { schema: ref('Health') } } },
+            '503': notServing,
+          },
         },
       },
       '/readyz': {
@@ -302,8 +315,13 @@ export function buildOpenApiDocument(opts: { serverUrl: string; version?: string
           summary: 'Readiness: the database and Redis are reachable',
           security: [],
           responses: {
-            '200': json('Ready', 'Readiness'),
-            '503': { description: 'A dependency is down: checks says which', content: { 'application/json': { schema: ref('Readiness') } } },
+            '200': { description: 'Ready', headers: healthHeaders, content: { 'application/json': { schema: ref('Readiness') } } },
+            '503': {
+              description:
+                'Not ready. application/json: a dependency is down, checks says which. application/problem+json (code: unavailable, with Retry-After): the service is starting, or this server process is stopping',
+              headers: { ...healthHeaders, ...retryAfter },
+              content: { 'application/json': { schema: ref('Readiness') }, 'application/problem+json': { schema: ref('Problem') } },
+            },
           },
         },
       },

@@ -39,8 +39,9 @@ import { requestIdFor } from './request-id.js';
 // quota may send little else): once the full path has refused a URL for a tier, a key of that
 // tier that the quota's refusals hold (src/rate-limit/quota-refusals.ts: refused by the store
 // within the last second, nothing taken back since) gets the same 429 for that URL, with its
-// own X-Request-Id, request_id, ETag and the seconds to 00:00 UTC (Retry-After,
-// RateLimit-Reset) computed as the full path computes them.
+// own X-Request-Id, request_id and the seconds to 00:00 UTC (Retry-After, RateLimit-Reset)
+// computed as the full path computes them, and no ETag (no error answer carries one:
+// src/http/conditional.ts, settleValidators).
 
 export interface ReplayScope {
   // An answer that needs no key (GET /api/v1/stats): sent again to any request of that URL,
@@ -71,14 +72,14 @@ interface Entry {
 const OWN = new Set(['x-request-id', 'content-encoding', 'content-length']);
 // ... and those of an answer under the per-IP limit (its RateLimit fields, counted per request).
 const OWN_OPEN = new Set([...OWN, 'ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']);
-// ... and those of a refusal (the seconds to 00:00 UTC, the ETag of a body that names the request).
+// ... and those of a refusal (the seconds to 00:00 UTC), and the ETag res.send set on its body,
+// which the full path drops as its headers are written (src/http/conditional.ts).
 const OWN_REFUSAL = new Set([...OWN, 'etag', 'retry-after', 'ratelimit-reset']);
 
 interface Refusal {
   // Flat [name, value, ...], without OWN_REFUSAL.
   headers: string[];
   route: string;
-  etag: (body: string, encoding: 'utf8') => string | undefined;
 }
 const MIN_COMPRESS = 1024;
 
@@ -244,11 +245,10 @@ export class AnswerReplay {
     const key = res.locals.apiKey;
     if (req.method !== 'GET' || !key) return;
     const id = `${key.tier} ${req.originalUrl}`;
-    const etag = req.app.get('etag fn') as Refusal['etag'] | undefined;
     onHeaders(res, () => {
-      if (res.statusCode !== 429 || !etag) return;
+      if (res.statusCode !== 429) return;
       if (this.refusals.size >= this.maxEntries && !this.refusals.has(id)) this.refusals.clear();
-      this.refusals.set(id, { headers: headersOf(res, OWN_REFUSAL), route: this.deps.metrics?.routeOf(req) ?? 'unmatched', etag });
+      this.refusals.set(id, { headers: headersOf(res, OWN_REFUSAL), route: this.deps.metrics?.routeOf(req) ?? 'unmatched' });
     });
   }
 
@@ -267,8 +267,6 @@ export class AnswerReplay {
     if (!problem) this.problems.set(limit, (problem = new ApiError(quotaExceededProblem(limit))));
     const body = problemJson(problem, requestId);
     headers.push('RateLimit-Reset', reset, 'Retry-After', reset, 'X-Request-Id', requestId, 'Content-Length', String(Buffer.byteLength(body)));
-    const etag = refusal.etag(body, 'utf8');
-    if (etag) headers.push('ETag', etag);
     this.deps.usage?.record(keyId, now);
     res.writeHead(429, headers);
     res.end(body);

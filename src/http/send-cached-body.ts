@@ -32,11 +32,12 @@ export function negotiatedEncoding(acceptEncoding: string): string | false | und
 export function sendCachedBody(req: Request, res: Response, body: CachedBody, scope?: ReplayScope): void {
   res.setHeader('ETag', body.etag);
   res.setHeader('Vary', 'Accept-Encoding');
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  // A 304 carries the validators and Vary of the 200, no content metadata (RFC 9110 §15.4.5).
   if (isFresh(req, res)) {
     res.status(304).end();
     return;
   }
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
   (req.app.locals.replay as AnswerReplay | undefined)?.record(req, res, body, scope);
   if (body.json.length >= MIN_COMPRESS) {
     const encoding = encodingFor(req);

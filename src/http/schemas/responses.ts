@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FLAGS, LISTING_TYPES } from '../../domain/listing.js';
+import { SORTS } from '../../domain/search.js';
 
 // The shapes of every response: the handlers are typed against them and the OpenAPI
 // document is generated from them (the `id` of each becomes a components/schemas entry).
@@ -38,7 +39,8 @@ export const listingsPageSchema = z
       total: z.int().meta({ description: 'Number of listings matching the request (exact)' }),
       page: z.int(),
       per_page: z.int(),
-      sort: z.string().meta({ description: 'The sort used' }),
+      // The values of the sort parameter (src/http/schemas/listings.ts): the one asked for, or the default.
+      sort: z.enum(SORTS).meta({ description: 'The sort used: the sort parameter, or its default (distance for a geo search, else -createdAt)' }),
       last_updated: timestamp.nullable().meta({ description: 'Freshness of the data: the latest successful import or native post change' }),
     }),
   })
