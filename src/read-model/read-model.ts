@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { loadListingIndex } from './builder.js';
 import type { ListingIndex } from './listing-index.js';
 import { answerQuery, type IndexAnswer, type IndexQuery, type ReadModel, type ReadModelStatus } from './queries.js';
+import { unavailableCause } from '../db/errors.js';
 
 export type { ReadModelStatus } from './queries.js';
 
@@ -131,7 +132,9 @@ export class ListingReadModel implements ReadModel {
     } catch (err) {
       this.failures++;
       this.lastEnd = Date.now();
-      this.status.lastError = (err as Error).message;
+      // The kind of failure, not its message: /readyz is public, and a message can quote SQL or
+      // name the database's host (an outside probe of stop 48). The message is logged.
+      this.status.lastError = unavailableCause(err) ?? 'failed';
       this.onChange(null, this.info());
       if (!this.closed) this.logger.warn({ err: (err as Error).message, failures: this.failures }, 'listings read model: load failed; answering from SQL');
     }

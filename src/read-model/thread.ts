@@ -125,7 +125,7 @@ export class ReadModelThread implements ReadModel {
     worker.unref(); // the server's own handles keep the process alive, not this thread
     worker.on('message', (m: ThreadReply) => this.onMessage(m));
     worker.on('error', (err) => {
-      this.status.lastError = err.message;
+      this.status.lastError = 'thread_failed'; // the message is logged, not shown (read-model.ts)
       this.logger.error({ err }, 'read model thread failed; answering from SQL');
     });
     worker.on('exit', (code) => {
