@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { LiveState } from '../cache/live-state.js';
 import { VersionedCache } from '../cache/versioned-cache.js';
-import { describePeriod, historyRange, publishFigures, ROOMS_TOP_BUCKET, utcDay, type RentFigures } from '../domain/market.js';
+import { describePeriod, historyRange, LOW_SAMPLE_BELOW, publishFigures, ROOMS_TOP_BUCKET, utcDay, type RentFigures } from '../domain/market.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
 import { INVISIBLE_IN_NAME, showDirectionCharacters } from '../lib/text.js';
 import { currentDataVersion } from '../repositories/data-version.js';
@@ -83,6 +83,13 @@ function href(q: PageQuery, change: Partial<PageQuery>, anchor = ''): string {
   return `/market${s ? `?${s}` : ''}${anchor}`;
 }
 
+// A figure shown on fewer than 10 listings (of those it rests on: all, or those with an area) is
+// marked, and so is a count of 1 to 9 listings: the per-m² figures and the month-by-month table
+// were not (an outside probe of stop 48). `shown`: whether the figure is there to be marked.
+function lowMark(n: number, what: string, shown = true): SafeHtml | '' {
+  return shown && n > 0 && n < LOW_SAMPLE_BELOW ? html` <span class="low" title="fewer than ${LOW_SAMPLE_BELOW} ${what}">low sample</span>` : '';
+}
+
 function table(rows: Row[], q: PageQuery): SafeHtml {
   const header = (key: SortKey, label: string, numeric: boolean) => {
     const active = q.sort === key || q.sort === `-${key}`;
@@ -97,10 +104,10 @@ function table(rows: Row[], q: PageQuery): SafeHtml {
 ${rows.map(
   (r) => html`<tr${r.commune === q.commune ? html` class="current"` : ''}>
 <td data-label="Commune"><a href="${href(q, { commune: r.commune }, '#history')}">${r.commune}</a></td>
-<td data-label="Listings" class="num">${r.listings}${r.low_sample ? html` <span class="low" title="fewer than 10 listings">low sample</span>` : ''}</td>
+<td data-label="Listings" class="num">${r.listings}${lowMark(r.listings, 'listings')}</td>
 <td data-label="Median rent" class="num">${money(r.median_rent_eur)}</td>
 <td data-label="Middle half" class="num">${r.p25_rent_eur === null ? '–' : `${eur.format(r.p25_rent_eur)}–${eur.format(r.p75_rent_eur!)} €`}</td>
-<td data-label="Median rent per m²" class="num">${perM2(r.median_price_per_m2_eur)}</td>
+<td data-label="Median rent per m²" class="num">${perM2(r.median_price_per_m2_eur)}${lowMark(r.listings_with_area, 'listings with an area', r.median_price_per_m2_eur !== null)}</td>
 </tr>`,
 )}
 </tbody>
@@ -130,9 +137,9 @@ ${lineChart({ id: 'chart-m2', title: `Median rent per m² in ${commune}, ${what}
 <details class="card"><summary>The figures, month by month</summary>
 <table class="keys"><thead><tr><th scope="col">Month</th><th scope="col">Snapshot</th><th scope="col" class="num">Listings</th><th scope="col" class="num">Median rent (p25–p75)</th><th scope="col" class="num">Median per m²</th></tr></thead>
 <tbody>${rows.map(
-    (r) => html`<tr><td data-label="Month">${r.long}</td><td data-label="Snapshot">${r.day}</td><td data-label="Listings" class="num">${r.f.listings}</td><td data-label="Median rent" class="num">${money(r.f.median_rent_eur)}${
+    (r) => html`<tr><td data-label="Month">${r.long}</td><td data-label="Snapshot">${r.day}</td><td data-label="Listings" class="num">${r.f.listings}${lowMark(r.f.listings, 'listings')}</td><td data-label="Median rent" class="num">${money(r.f.median_rent_eur)}${
       r.f.p25_rent_eur === null ? '' : ` (${eur.format(r.f.p25_rent_eur)}–${eur.format(r.f.p75_rent_eur!)})`
-    }</td><td data-label="Median per m²" class="num">${perM2(r.f.median_price_per_m2_eur)}</td></tr>`,
+    }</td><td data-label="Median per m²" class="num">${perM2(r.f.median_price_per_m2_eur)}${lowMark(r.f.listings_with_area, 'listings with an area', r.f.median_price_per_m2_eur !== null)}</td></tr>`,
   )}</tbody></table>
 </details>`;
 }
