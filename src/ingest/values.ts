@@ -335,9 +335,20 @@ export function isNumberWord(word: string): boolean {
 // A count text without what it includes, what is added to it, and its word.
 const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EXTRA_ROOM, '').replace(COUNT_WORDS, '').trim();
 
+// A count of rooms that says how many of them are bedrooms ("4 pièces dont 3 chambres", "4 Zimmer,
+// davon 3 Schlafzimmer"), in a bedrooms field: the bedrooms it includes, not the rooms (a
+// regression probe of stop 48 found 4 bedrooms read); none said ("5 pièces dont 1 bureau"): no count.
+const ROOMS_THEN_INCLUDED = /^\s*\d{1,2}\s*(?:pi[eè]ces?|zimmer|rooms?)\b[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
+const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|schlafzimmer|bedrooms?)\b/i;
+
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
+  const included = what === 'bedrooms' ? ROOMS_THEN_INCLUDED.exec(text) : null;
+  if (included) {
+    const bedrooms = BEDROOMS_COUNTED.exec(included[1].replace(/^[\s(]+/, ''));
+    return bedrooms ? (NUMBER_WORDS.get(bedrooms[1].toLowerCase()) ?? Number(bedrooms[1])) : null;
+  }
   const s = countText(text);
   const word = s.toLowerCase();
   if (word === 'studio') return what === 'bedrooms' ? 0 : 1;

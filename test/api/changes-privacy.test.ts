@@ -59,6 +59,22 @@ describe('GET /api/v1/changes in the unflagged view', () => {
     expect(await walk(t.keys.starter, after)).toEqual([{ op: 'delete', id: flaggedAtOnce.id, reason: 'hidden' }]);
   });
 
+  it('a listing written and flagged in one transaction (an import flags its price outliers after writing them) was never in the view', async () => {
+    const before = (await request(t.app).get('/api/v1/changes?limit=1000').set(bearer(t.keys.starter))).body.meta.next_cursor as string;
+    let id = '';
+    await t.db.transaction(async (trx) => {
+      id = (await insertListing(trx, { external_id: 'flagged-in-its-import', price_eur: 95_000 })).id;
+      await trx('listings').where({ id }).update({ flags: ['price_outlier'] });
+    });
+    const shown = await walk(t.keys.starter, before);
+    expect(idsOf(shown)).not.toContain(id);
+    expect(idsOf(await walk(t.keys.starter, encodeCursor({ seq: 0 }, 'u')))).not.toContain(id);
+    expect(idsOf(await walk(t.keys.pro, encodeCursor({ seq: 0 }, 'a')))).toContain(id);
+    // Unflagged in a later transaction: in the view from then on.
+    await t.db('listings').where({ id }).update({ flags: [], price_eur: 1950 });
+    expect(await walk(t.keys.starter, before)).toMatchObject([{ op: 'upsert', listing: { id, price_eur: 1950 } }]);
+  });
+
   it('a revalidation whose tag still names the page is 304 without reading the feed; a change gives a new tag', async () => {
     await insertListing(t.db, { external_id: 'reval' });
     const first = await request(t.app).get('/api/v1/changes?limit=1000').set(bearer(t.keys.starter));

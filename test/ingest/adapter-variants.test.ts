@@ -626,7 +626,7 @@ describe('a property type that is not a home', () => {
     // compounds of a home.
     'Lot 3 - Appartement + garage', 'Lot 12 : Appartement 2 chambres + emplacement intérieur', 'Lot 1 Maison (garage)', 'Lot B2 Appartement / parking',
     'Immeuble + garage', 'Immeuble / 3 logements + caves', 'Unité de logement + garage', 'Building + parking', 'Co-location + garage',
-    'Hôtel particulier', 'Pré-vente appartement', 'Remise aménagée en maison', 'Industrial loft', 'Industrial-style apartment',
+    'Grange rénovée', 'Grange aménagée', 'Grange - maison', 'Grenier aménagé', 'Grenier (combles aménagés)', 'Écurie transformée en maison', 'Scheune mit Wohnung', 'Stall umgebaut', 'Showroom converti en loft', 'Hôtel particulier', 'Pré-vente appartement', 'Remise aménagée en maison', 'Industrial loft', 'Industrial-style apartment',
     'Workshop conversion', 'Hall of residence room', 'Sanierungsobjekt', 'Neubauimmobilie', 'Dachraum', 'Atelier-logement',
     'Praxiswohnung', 'Hotelwohnung', 'Lagerhallenloft', 'Immeuble sur terrain de 5 ares', 'Gîte rural transformé',
     'Immeuble mat Garage', 'Immeuble (garage)', 'Immeuble – garage inclus', 'Lot 2 - Hôtel particulier', "Lot 2 - Local d'habitation",

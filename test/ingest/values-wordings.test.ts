@@ -588,12 +588,19 @@ describe('an outside probe of stop 48', () => {
   });
 
   it.each([
-    ['4 pièces dont 3 chambres', 4], ['4 pièces (dont 3 chambres)', 4], ['4 Zimmer, davon 3 Schlafzimmer', 4], ['4 rooms including 3 bedrooms', 4],
-    ['3 + bureau', 3], ['2 chambres + bureau', 2], ['3 Zimmer + Büro', 3], ['2 + study', 2], ['1 + bureau', 1],
-  ])('reads the count %j as %i', async (text, n) => {
-    expect(parseCount(text, 'rooms')).toEqual({ ok: true, value: n });
-    expect(parseCount(text, 'bedrooms')).toEqual({ ok: true, value: n });
-    expect((await csvListing({ rooms: text })).rooms).toBe(n);
+    ['4 pièces dont 3 chambres', 4, 3], ['4 pièces (dont 3 chambres)', 4, 3], ['4 Zimmer, davon 3 Schlafzimmer', 4, 3], ['4 rooms including 3 bedrooms', 4, 3],
+    ['3 + bureau', 3, 3], ['2 chambres + bureau', 2, 2], ['3 Zimmer + Büro', 3, 3], ['2 + study', 2, 2], ['1 + bureau', 1, 1],
+  ])('reads the count %j as %i rooms, %i bedrooms', async (text, rooms, bedrooms) => {
+    expect(parseCount(text, 'rooms')).toEqual({ ok: true, value: rooms });
+    // In a bedrooms field, rooms that say how many of them are bedrooms give those (the
+    // regression probe of stop 48 found "4 pièces dont 3 chambres" read as 4 bedrooms).
+    expect(parseCount(text, 'bedrooms')).toEqual({ ok: true, value: bedrooms });
+    expect((await csvListing({ rooms: text })).rooms).toBe(rooms);
+  });
+
+  it('refuses, in a bedrooms field, rooms that do not say how many are bedrooms', () => {
+    expect(parseCount('5 pièces dont 1 bureau', 'bedrooms')).toMatchObject({ ok: false });
+    expect(parseCount('5 pièces dont 1 bureau', 'rooms')).toEqual({ ok: true, value: 5 });
   });
 
   it.each(['6+', '3-4', '3 à 4', '3 à 4 pièces'])('still refuses %j, saying it is not one count', async (rooms) => {

@@ -183,17 +183,17 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
 }
 
 // A field that holds whole rows: a line after its first with as many separators as a row has,
-// and values of their form where the typed columns stand (looksLikeRow). A title or description
-// may hold line breaks, and semicolons in its lines, as many as a row has too ("Équipements :
-// cuisine équipée; lave-vaisselle; four; …", 17 of them: an outside probe of stop 48 had such a
-// file refused whole), but not a line that is a row.
+// most of its typed columns of their form or not stated (a row may state few values, some not
+// of their form: `Prix sur demande`). A description may hold as many semicolons in a line, but
+// words where those columns stand ("Équipements : cuisine équipée; lave-vaisselle; four; …": an
+// outside probe of stop 48 had such a file refused; its regression probe, sparse rows lost when
+// more was asked of the line).
 function holdsRows(field: string, columns: Columns): boolean {
-  const lines = field.split(/\r\n|\r|\n/);
-  return lines.slice(1).some((line) => {
+  return field.split(/\r\n|\r|\n/).slice(1).some((line) => {
     const pieces = line.split(';');
-    // A whole row may leave most of its values out (a price and a date stated): its count of
-    // separators says it is one, and its typed columns are of their form or not stated.
-    return pieces.length - 1 >= CSV_HEADER.length - 1 && looksLikeRow(pieces, columns, 1);
+    if (pieces.length - 1 < CSV_HEADER.length - 1) return false;
+    const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => columns.at[k] < pieces.length).map(([k, check]) => [pieces[columns.at[k]], check]));
+    return typed.count - typed.fits <= typed.count / 2;
   });
 }
 
@@ -236,9 +236,9 @@ function holdsRowStart(field: string, columns: Columns): boolean {
 // cut), six typed columns at least (a row's start reaching its coordinates: a table of lots or
 // of charges in a description, `A.01;RDC;Appartement;Sud;685.000 €;74,5;3;2`, does not), each of
 // its form or not stated (`-`, `n/a`), but one (`Prix sur demande`, `85-90 m²`), three stated.
-function looksLikeRow(pieces: string[], columns: Columns, minStated = 3): boolean {
+function looksLikeRow(pieces: string[], columns: Columns): boolean {
   const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => columns.at[k] < pieces.length - 1).map(([k, check]) => [pieces[columns.at[k]], check]));
-  return typed.count >= 6 && typed.fits >= typed.count - 1 && typed.stated >= minStated;
+  return typed.count >= 6 && typed.fits >= typed.count - 1 && typed.stated >= 3;
 }
 
 // Of values found where typed columns stand: how many, how many are of their column's form or
@@ -284,7 +284,8 @@ function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEven
   const offerText = f[1];
   // `Loué`, `Vente - VENDU`, `Verkauft`, or a title `LOUÉ - Appartement`: the deal is done, the
   // listing withdrawn (an outside probe of stop 48: rejected, or imported as on offer).
-  if (saysDone(offerText) || titleSaysDone(f[3])) {
+  const kind = offerType(offerText);
+  if (saysDone(offerText, kind) || titleSaysDone(f[3], kind)) {
     return { kind: 'record', record: { position, externalId: cleanExternalId(f[0]), action: 'withdraw', listingType: null } };
   }
   // A garage, an office or a plot offered for rent or sale is no listing of this feed.

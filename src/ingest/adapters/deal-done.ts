@@ -1,34 +1,66 @@
 // Whether a record says its deal is done (src/ingest/adapters/csv.ts, json.ts, openimmo.ts).
+import type { ListingType } from '../../domain/listing.js';
 import { tokens } from '../../reference/gazetteer.js';
 
-// Words that say a deal is done or the listing is off the market: let, sold, reserved, under a
-// preliminary sale contract (`compromis`), in French, German, Luxembourgish and English. Agency
-// software writes them where the kind of offer stands (`Loué`, `Vente - VENDU`, `Verkauft`), in
-// a status field (`sold STC`, `let agreed`, `off market`, `expired`), or at the head of a
-// title (`LOUÉ - Appartement 4`). Such a record withdraws its listing: rejected, it left the
-// last version on offer for ever (an outside probe of stop 48).
-const DONE_WORDS = new Set([
-  'loue', 'louee', 'loues', 'louees', 'vendu', 'vendue', 'vendus', 'vendues', 'reserve', 'reservee', 'reserves', 'reservees',
-  'compromis', 'vermietet', 'verkauft', 'reserviert', 'verlount', 'verkaaft', 'sold', 'rented', 'leased',
-]);
-const DONE_PAIRS = new Set(['let agreed', 'sale agreed', 'under offer', 'under contract', 'off market', 'sous offre', 'sous option']);
-// A word followed by whom it is for is no deal done: `réservé aux étudiants`, `reserved for`.
-const FOR_WHOM = new Set(['a', 'aux', 'au', 'pour', 'for', 'to', 'fur', 'fuer']);
-export function saysDone(words: string[] | string): boolean {
-  const w = typeof words === 'string' ? tokens(words) : words;
-  return w.some((x, i) => (DONE_WORDS.has(x) && !FOR_WHOM.has(w[i + 1] ?? '')) || DONE_PAIRS.has(`${x} ${w[i + 1]}`));
+// Words that say a deal is done or the listing is off the market, in French, German,
+// Luxembourgish and English. Agency software writes them where the kind of offer stands
+// (`Loué`, `Vente - VENDU`, `Verkauft`), in a status field (`sold STC`, `let agreed`, `off market`,
+// `expired`), or at the head of a title (`LOUÉ - Appartement 4`). Such a record withdraws its
+// listing: rejected, it left the last version on offer for ever (an outside probe of stop 48).
+// A let property is sold as such: for a sale, "let" words describe the tenancy, not the deal
+// (`Vente - bien loué`, `Loué - rendement 4 %`: its regression probe found them withdrawn).
+const LET = ['loue', 'louee', 'loues', 'louees', 'vermietet', 'verlount', 'rented', 'leased'];
+const SOLD = ['vendu', 'vendue', 'vendus', 'vendues', 'verkauft', 'verkaaft', 'sold', 'compromis'];
+// Reserved: taken for now (rent or sale). Also "reserved for" (students...): read only alone.
+const RESERVED = ['reserve', 'reservee', 'reserves', 'reservees', 'reserviert'];
+const PAIRS = new Set(['let agreed', 'sale agreed', 'under offer', 'under contract', 'off market', 'sous offre', 'sous option', 'sous compromis']);
+// Words beside them that say nothing more ("sold STC", "déjà loué", "bereits vermietet").
+const FILLERS = new Set(['stc', 'deja', 'bereits', 'already', 'just', 'recently', 'recemment', 'subject', 'to', 'contract']);
+// Words of the kind of offer, passed over in an offer's text ("Location (loué)", "Vente - VENDU").
+const KIND_WORDS = new Set(['location', 'louer', 'rent', 'rental', 'vente', 'vendre', 'sale', 'miete', 'vermietung', 'verkauf', 'kauf', 'colocation', 'souslocation', 'sous', 'sublet', 'flatshare', 'a']);
+
+function doneWords(type: ListingType | null): Set<string> {
+  if (type === 'SALE') return new Set([...SOLD, ...RESERVED]);
+  if (type === null) return new Set([...LET, ...SOLD, ...RESERVED]);
+  return new Set([...LET, ...RESERVED]);
+}
+
+// Whether words say the deal is done and nothing else (fillers and, in an offer, the kind aside):
+// `Loué`, `Vente - VENDU`, `Location (loué)`, `sold STC`, `Sous compromis`, `let agreed`. Not
+// `Vente - appartement loué`, `Location - réservé étudiants`, `Vente - compromis possible`.
+export function saysDone(text: string, type: ListingType | null = null): boolean {
+  const words = tokens(text);
+  const done = doneWords(type);
+  let said = false;
+  for (let i = 0; i < words.length; i++) {
+    const pair = `${words[i]} ${words[i + 1]}`;
+    if (PAIRS.has(pair) && (type !== 'SALE' || pair !== 'let agreed')) {
+      said = true;
+      i++;
+    } else if (done.has(words[i])) said = true;
+    else if (!FILLERS.has(words[i]) && !KIND_WORDS.has(words[i])) return false;
+  }
+  return said;
 }
 
 // A title that begins with such a word standing apart (`LOUÉ - Appartement`, `[VENDU] Maison`,
 // `*** Verkauft *** Wohnung`, `Sold: flat`), or is that word alone; not one in which it begins a
-// phrase (`Réservé aux étudiants`, `Loué meublé` are no statement that the deal is done).
+// phrase (`Loué meublé`). Not "reserved": `Réservé : étudiants` says for whom. A title of several
+// languages (an object, or a list of {lang, text}): any of them.
 const TITLE_DONE = /^[\s[(*#!>-]*(\p{L}+(?:\s+\p{L}+)?)\s*(?:[\])*!:|–—-]|$)/u;
-export function titleSaysDone(title: unknown): boolean {
-  const texts = typeof title === 'string' ? [title] : title && typeof title === 'object' ? Object.values(title).filter((v): v is string => typeof v === 'string') : [];
-  return texts.some((t) => {
+export function titleSaysDone(title: unknown, type: ListingType | null = null): boolean {
+  const done = doneWords(type);
+  return titleTexts(title).some((t) => {
     const m = TITLE_DONE.exec(t);
     if (!m) return false;
     const w = tokens(m[1]);
-    return (w.length === 1 && DONE_WORDS.has(w[0])) || (w.length === 2 && DONE_PAIRS.has(w.join(' ')));
+    return (w.length === 1 && done.has(w[0]) && !RESERVED.includes(w[0])) || (w.length === 2 && PAIRS.has(w.join(' ')) && (type !== 'SALE' || w.join(' ') !== 'let agreed'));
   });
+}
+
+function titleTexts(title: unknown): string[] {
+  if (typeof title === 'string') return [title];
+  if (Array.isArray(title)) return title.flatMap((v) => (v && typeof v === 'object' ? titleTexts(Object.values(v).filter((x) => typeof x === 'string' && x.length > 3)) : titleTexts(v)));
+  if (title && typeof title === 'object') return Object.values(title).filter((v): v is string => typeof v === 'string');
+  return [];
 }

@@ -171,11 +171,12 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
   const externalId = cleanExternalId(ref);
   const status = (str(item.status) ?? 'available').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
   if (status === 'deleted') return { position, externalId, action: 'delete', listingType: null };
+  const offerKind = offerType(str(item.offer) ?? '');
   if (GONE.has(status) || saysDone(status)) return { position, externalId, action: 'withdraw', listingType: null };
   if (!AVAILABLE.has(status.normalize('NFKD').replace(/\p{M}+/gu, ''))) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
   const offer = str(item.offer);
   // An offer or a title that says the deal is done (`"offer": "sold"`, `"title": "LOUÉ - …"`).
-  if ((offer !== null && saysDone(offer)) || titleSaysDone(item.title)) return { position, externalId, action: 'withdraw', listingType: null };
+  if ((offer !== null && saysDone(offer, offerKind)) || titleSaysDone(item.title, offerKind)) return { position, externalId, action: 'withdraw', listingType: null };
   // The kind of property, where a CRM states it (not in the documented format): an office, a
   // parking space or a plot is no listing of this feed (an outside probe of stop 47: imported
   // as homes, and visible to every tier).

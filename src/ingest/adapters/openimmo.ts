@@ -199,8 +199,6 @@ function toRecord(node: Node, position: string): RawRecord {
   // "reserved" or "sold" (an outside probe: both were published).
   const stand = str(obj(obj(node.zustand_angaben)?.verkaufstatus)?.['@_stand'])?.toUpperCase();
   if (stand === 'RESERVIERT' || stand === 'VERKAUFT') return { position, externalId, action: 'withdraw', listingType: null };
-  // A title that says so (`VERKAUFT - Wohnung`, `LOUÉ - Appartement`): the same.
-  if (titleSaysDone(text(obj(node.freitexte)?.objekttitel))) return { position, externalId, action: 'withdraw', listingType: null };
 
   const kat = obj(node.objektkategorie);
   const fields = new Map<string, string>();
@@ -216,6 +214,8 @@ function toRecord(node: Node, position: string): RawRecord {
   const rents = [preise?.kaltmiete, preise?.nettokaltmiete, preise?.warmmiete, preise?.pauschalmiete].map((p, i) => ({ text: text(p), warm: i >= 2 })).filter((p) => p.text !== null);
   const salePrice = text(preise?.kaufpreis);
   const { listingType, why } = kindOf(kat, fields, rents.some((p) => !isZero(p.text!)), salePrice !== null && !isZero(salePrice));
+  // A title that says so (`VERKAUFT - Wohnung`, `LOUÉ - Appartement`): the same.
+  if (titleSaysDone(text(obj(node.freitexte)?.objekttitel), listingType)) return { position, externalId, action: 'withdraw', listingType: null };
   const rent = rents.find((p) => !isZero(p.text!)) ?? rents[0] ?? null;
   const price = listingType === 'SALE' ? salePrice : (rent?.text ?? null);
   const flaechen = obj(node.flaechen);

@@ -26,10 +26,8 @@ const NOT_HOME_FIRST_WORDS = new Set([
   // parks and houses of a business, woodland.
   'store', 'stores', 'business', 'geschaft', 'geschafte', 'buttek', 'woodland', 'parkhaus', 'autohaus', 'gasthaus', 'gastehaus',
   'arztehaus', 'kaufhaus', 'gartenhaus', 'tonstudio',
-  // An outside probe of stop 48: a garage box, a showroom, farm buildings and land, an attic or
-  // a shed on its own, imported as homes.
-  'garagenbox', 'showroom', 'showrooms', 'grenier', 'greniers', 'remise', 'remises', 'grange', 'granges', 'ecurie', 'ecuries',
-  'vignoble', 'vignobles', 'scheune', 'stall', 'stallungen',
+  // An outside probe of stop 48: a garage box and a vineyard, imported as homes.
+  'garagenbox', 'vignoble', 'vignobles',
 ]);
 // Words of praise or age before the type ("Superbe garage", "Nouveau bureau", "Neues Büro"):
 // the type is the word after them.
@@ -71,10 +69,7 @@ const HOMES = [/^local d habitation/, /^atelier d?\s?(?:artistes?|loft)/, /^(?:s
 // rejected. Not when it starts with a word of what is no home ("Bureau loft", "Garage dans
 // résidence", "Holiday apartment", "Terrain pour maison": its next regression probe found
 // those imported when any first word gave way to a home named after it).
-const MAY_BE_HOMES = new Set([
-  'atelier', 'ateliers', 'hall', 'halls', 'industrial', 'workshop', 'workshops', 'hotel', 'hotels', 'gite', 'gites', 'grenier', 'greniers',
-  'grange', 'granges', 'scheune', 'remise', 'remises',
-]);
+const MAY_BE_HOMES = new Set(['atelier', 'ateliers', 'hall', 'halls', 'industrial', 'workshop', 'workshops', 'hotel', 'hotels', 'gite', 'gites']);
 const HOME_WORDS = new Set([
   'appartement', 'appartements', 'apartment', 'apartments', 'flat', 'flats', 'maison', 'maisons', 'house', 'houses', 'loft', 'lofts',
   'wohnung', 'wohnungen', 'haus', 'studio', 'studios', 'duplex', 'triplex', 'penthouse', 'logement', 'logements', 'villa', 'room',
@@ -95,8 +90,16 @@ const NOT_HOME_PAIRS = new Set([
 ]);
 // Buildings let or sold for their rents ("Immeuble de rapport", "Maison de rapport").
 const INVESTMENT_BUILDINGS = new Set(['immeuble', 'maison', 'batiment', 'residence']);
-// A meadow ("Pré"), named alone: the word begins too many other things to be read in a phrase.
-const ALONE_NOT_HOME = new Set(['pre', 'pres']);
+// Words that say a building was made a home ("combles aménagés", "umgebaut").
+const CONVERTED = new Set(['combles', 'amenage', 'amenagee', 'amenages', 'amenagees', 'renove', 'renovee', 'umgebaut', 'ausgebaut', 'converti', 'convertie', 'transforme', 'transformee']);
+// Named alone (figures aside: "Grange 200 m²"), what is no home: a meadow, a barn, a stable, an
+// attic, a shed, a showroom (an outside probe of stop 48: imported as homes). In a phrase they are
+// often homes converted ("Grange rénovée", "Grenier aménagé", "Scheune umgebaut", "Showroom
+// converti en loft": its regression probe found them refused when the first word decided).
+const ALONE_NOT_HOME = new Set([
+  'pre', 'pres', 'grange', 'granges', 'grenier', 'greniers', 'remise', 'remises', 'ecurie', 'ecuries', 'scheune', 'stall', 'stallungen',
+  'showroom', 'showrooms',
+]);
 const withoutPraise = (ws: string[]) => (PRAISE.has(ws[0] ?? '') && ws.length > 1 ? ws.slice(1) : ws);
 
 // Whether a property type ("Garage", "Bureau", "Local commercial", "Terrain", "Cave", "Büro",
@@ -114,11 +117,11 @@ export function notAHome(text: string): boolean {
     const end = ws.findIndex((w) => EXTRAS.has(w));
     return end < 0 ? ws : ws.slice(0, end);
   };
-  const parts = /^([^+,;(/:]*?)(?:\s[-–]\s|([+,;(/:]))(.*)$/.exec(text);
+  const parts = /^([^+,;(/:|]*?)(?:\s[-–]\s|([+,;(/:|]))(.*)$/.exec(text);
   const head = withoutPraise(cutAtExtras(tokens(parts ? parts[1] : text)));
   const [first = ''] = head;
   if (INVESTMENT_BUILDINGS.has(first) && words.includes('rapport')) return true;
-  if (head.length === 1 && ALONE_NOT_HOME.has(first)) return true;
+  if (ALONE_NOT_HOME.has(first) && head.slice(1).every((w) => /^\d|^(?:m2|m|qm|sqm|a|ares?|ha)$/.test(w)) && !namesHome(words) && !words.some((w) => CONVERTED.has(w))) return true;
   if (first === 'chambre' && words.includes('hotes')) return true;
   if (NOT_HOME_PAIRS.has(head.slice(0, 2).join(' '))) return true;
   // A business's building ("Geschäftshaus"), not a flat of one ("Praxiswohnung", "Lagerhallenloft").
@@ -141,9 +144,16 @@ export function notAHome(text: string): boolean {
 // Without a property type, the title's head says what is offered: "Place de parking intérieure",
 // "Bureau 120 m² centre" (an outside probe of stop 48: imported as homes). The reason of the
 // reject, or null. A title of several languages: the first one given.
+// A title names its home's extras first as often as not ("Parking inclus - Appartement 2 chambres",
+// "Hall d'entrée spacieux, appartement", "Halle Victor Hugo - appartement": the regression probe
+// of stop 48 found such titles refused), so one that names a home anywhere, in any of its
+// languages, is a home's.
 export function titleNotAHome(title: unknown): string | null {
-  const text = typeof title === 'string' ? title : title && typeof title === 'object' ? Object.values(title).find((v): v is string => typeof v === 'string') : undefined;
-  if (text === undefined || text.trim() === '' || !notAHome(text)) return null;
+  const texts = (Array.isArray(title) ? title.flatMap((v) => (v && typeof v === 'object' ? Object.values(v) : [v])) : title && typeof title === 'object' ? Object.values(title) : [title])
+    .filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+  const text = texts[0];
+  const home = (t: string) => namesHome(tokens(t)) || HOMES.some((re) => re.test(tokens(t).join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
+  if (text === undefined || texts.some(home) || !notAHome(text)) return null;
   const shown = text.trim().length > 60 ? `${text.trim().slice(0, 57)}...` : text.trim();
   return `no property type is given, and the title "${shown}" names something that is not a home`;
 }
