@@ -38,28 +38,42 @@ const NO_ROWS_NO_VERSION = `
 
 // The trigger function (shared with migrations/20261129000100_no_version_without_rows.ts, which
 // brings databases migrated before it to the same function).
-export function recordListingChangesFunction(o: { skipNoRows: boolean } = { skipNoRows: true }): string {
-  const upsert = `ON CONFLICT (listing_id) DO UPDATE SET seq = EXCLUDED.seq, active = EXCLUDED.active, flagged = EXCLUDED.flagged`;
+// `shown` (migrations/20261130000100_listing_changes_shown.ts, which turns it on): whether the
+// listing was ever in the unflagged view when a transaction committed. Set from the state each
+// statement leaves; a value set by this very transaction (shown_tx) is decided again by its
+// later statements (an import writes a listing, then flags it), one set by a committed one kept.
+export function recordListingChangesFunction(o: { skipNoRows?: boolean; shown?: boolean } = {}): string {
+  const { skipNoRows = true, shown = false } = o;
+  const earlier = `(listing_changes.shown AND listing_changes.shown_tx IS DISTINCT FROM txid_current())`;
+  const upsert = `ON CONFLICT (listing_id) DO UPDATE SET seq = EXCLUDED.seq, active = EXCLUDED.active, flagged = EXCLUDED.flagged${
+    shown ? `, shown = ${earlier} OR EXCLUDED.shown, shown_tx = CASE WHEN ${earlier} THEN listing_changes.shown_tx ELSE EXCLUDED.shown_tx END` : ''
+  }`;
+  const cols = `listing_id, seq, active, flagged${shown ? ', shown, shown_tx' : ''}`;
+  const isShown = (n: string) => {
+    const state = `coalesce(${n}.status = 'active' AND NOT ${n}.flagged, false)`;
+    return shown ? `, ${state}, CASE WHEN ${state} THEN txid_current() END` : '';
+  };
+  const notShown = shown ? ', false, NULL::bigint' : '';
   return `
     CREATE OR REPLACE FUNCTION record_listing_changes() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE v bigint;
     BEGIN
-${o.skipNoRows ? NO_ROWS_NO_VERSION : ''}      -- The bump of migrations/20261122003000_data_version.ts, done here for listings so that
+${skipNoRows ? NO_ROWS_NO_VERSION : ''}      -- The bump of migrations/20261122003000_data_version.ts, done here for listings so that
       -- the version this statement wrote is the sequence number of its changes.
       UPDATE data_state SET version = version + 1, changed_at = now() RETURNING version INTO v;
       IF TG_OP = 'INSERT' THEN
-        INSERT INTO listing_changes (listing_id, seq, active, flagged)
-        SELECT n.id, v, n.status = 'active', n.flagged FROM new_rows n
+        INSERT INTO listing_changes (${cols})
+        SELECT n.id, v, n.status = 'active', n.flagged${isShown('n')} FROM new_rows n
         ${upsert};
       ELSIF TG_OP = 'UPDATE' THEN
-        INSERT INTO listing_changes (listing_id, seq, active, flagged)
-        SELECT coalesce(n.id, o.id), v, coalesce(n.status = 'active', false), coalesce(n.flagged, false)
+        INSERT INTO listing_changes (${cols})
+        SELECT coalesce(n.id, o.id), v, coalesce(n.status = 'active', false), coalesce(n.flagged, false)${isShown('n')}
           FROM new_rows n FULL JOIN old_rows o ON o.id = n.id
          WHERE n.id IS NULL OR o.id IS NULL OR ${row('o')} IS DISTINCT FROM ${row('n')}
         ${upsert};
       ELSIF TG_OP = 'DELETE' THEN
-        INSERT INTO listing_changes (listing_id, seq, active, flagged)
-        SELECT o.id, v, false, false FROM old_rows o
+        INSERT INTO listing_changes (${cols})
+        SELECT o.id, v, false, false${notShown} FROM old_rows o
         ${upsert};
       ELSE -- TRUNCATE: every visible listing is gone
         UPDATE listing_changes SET seq = v, active = false, flagged = false WHERE active;
