@@ -337,9 +337,9 @@ const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EX
 
 // A count of rooms that says how many of them are bedrooms ("4 pièces dont 3 chambres", "4 Zimmer,
 // davon 3 Schlafzimmer"), in a bedrooms field: the bedrooms it includes, not the rooms (a
-// regression probe of stop 48 found 4 bedrooms read); none said ("5 pièces dont 1 bureau"): no count.
+// regression probe of stop 48 found 4 bedrooms read); none said ("5 pièces dont 1 bureau"): as before.
 const ROOMS_THEN_INCLUDED = /^\s*\d{1,2}\s*(?:pi[eè]ces?|zimmer|rooms?)\b[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
-const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|schlafzimmer|bedrooms?)\b/i;
+const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|chbres?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)(?!\p{L})/iu;
 
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
@@ -347,7 +347,8 @@ function countFigure(text: string, what: string): number | null {
   const included = what === 'bedrooms' ? ROOMS_THEN_INCLUDED.exec(text) : null;
   if (included) {
     const bedrooms = BEDROOMS_COUNTED.exec(included[1].replace(/^[\s(]+/, ''));
-    return bedrooms ? (NUMBER_WORDS.get(bedrooms[1].toLowerCase()) ?? Number(bedrooms[1])) : null;
+    if (bedrooms) return NUMBER_WORDS.get(bedrooms[1].toLowerCase()) ?? Number(bedrooms[1]);
+    // None said: read as before (the rooms' figure), rather than lose the record (its re-check).
   }
   const s = countText(text);
   const word = s.toLowerCase();

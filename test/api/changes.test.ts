@@ -101,8 +101,11 @@ describe('GET /api/v1/changes: a mirror equals a crawl of /listings', () => {
     expect(lastOf('pro', merged.id)).toEqual({ op: 'delete', id: merged.id, reason: 'merged', merged_into: survivor });
     // The other agency's record came merged: it was never in the unflagged view, so Free and
     // Starter keys are told nothing of it (since stop 48).
-    expect(merged.id).toBe(b1);
-    for (const name of ['starter', 'free']) expect(lastOf(name, merged.id)).toBeUndefined();
+    // (Which of the two is the public one depends on their keyed ids: either way is checked.)
+    for (const name of ['starter', 'free']) {
+      if (merged.id === b1) expect(lastOf(name, merged.id)).toBeUndefined();
+      else expect(lastOf(name, merged.id)).toEqual({ op: 'delete', id: merged.id, reason: 'merged', merged_into: survivor });
+    }
     // GET /listings/:id of the merged one says where it went.
     const res = await request(t.app).get(`/api/v1/listings/${merged.id}`).set(bearer(t.keys.pro));
     expect(res).toHaveStatus(404);

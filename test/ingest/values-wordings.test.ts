@@ -598,9 +598,10 @@ describe('an outside probe of stop 48', () => {
     expect((await csvListing({ rooms: text })).rooms).toBe(rooms);
   });
 
-  it('refuses, in a bedrooms field, rooms that do not say how many are bedrooms', () => {
-    expect(parseCount('5 pièces dont 1 bureau', 'bedrooms')).toMatchObject({ ok: false });
-    expect(parseCount('5 pièces dont 1 bureau', 'rooms')).toEqual({ ok: true, value: 5 });
+  it('reads, in a bedrooms field, rooms that do not say how many are bedrooms as before (their figure)', () => {
+    expect(parseCount('5 pièces dont 1 bureau', 'bedrooms')).toEqual({ ok: true, value: 5 });
+    expect(parseCount('4 pièces (dont 3 ch.)', 'bedrooms')).toEqual({ ok: true, value: 3 });
+    expect(parseCount('4 Zimmer (davon 3 Schlafräume)', 'bedrooms')).toEqual({ ok: true, value: 3 });
   });
 
   it.each(['6+', '3-4', '3 à 4', '3 à 4 pièces'])('still refuses %j, saying it is not one count', async (rooms) => {

@@ -14,6 +14,9 @@ const SOLD = ['vendu', 'vendue', 'vendus', 'vendues', 'verkauft', 'verkaaft', 's
 // Reserved: taken for now (rent or sale). Also "reserved for" (students...): read only alone.
 const RESERVED = ['reserve', 'reservee', 'reserves', 'reservees', 'reserviert'];
 const PAIRS = new Set(['let agreed', 'sale agreed', 'under offer', 'under contract', 'off market', 'sous offre', 'sous option', 'sous compromis']);
+// Pairs of one kind of deal: a sale's, a let's.
+const SALE_PAIRS = new Set(['sale agreed', 'under contract', 'sous compromis']);
+const pairFits = (pair: string, type: ListingType | null) => (type === 'SALE' ? pair !== 'let agreed' : type === null || !SALE_PAIRS.has(pair));
 // Words beside them that say nothing more ("sold STC", "déjà loué", "bereits vermietet").
 const FILLERS = new Set(['stc', 'deja', 'bereits', 'already', 'just', 'recently', 'recemment', 'subject', 'to', 'contract']);
 // Words of the kind of offer, passed over in an offer's text ("Location (loué)", "Vente - VENDU").
@@ -34,7 +37,7 @@ export function saysDone(text: string, type: ListingType | null = null): boolean
   let said = false;
   for (let i = 0; i < words.length; i++) {
     const pair = `${words[i]} ${words[i + 1]}`;
-    if (PAIRS.has(pair) && (type !== 'SALE' || pair !== 'let agreed')) {
+    if (PAIRS.has(pair) && pairFits(pair, type)) {
       said = true;
       i++;
     } else if (done.has(words[i])) said = true;
@@ -48,13 +51,15 @@ export function saysDone(text: string, type: ListingType | null = null): boolean
 // phrase (`Loué meublé`). Not "reserved": `Réservé : étudiants` says for whom. A title of several
 // languages (an object, or a list of {lang, text}): any of them.
 const TITLE_DONE = /^[\s[(*#!>-]*(\p{L}+(?:\s+\p{L}+)?)\s*(?:[\])*!:|–—-]|$)/u;
+// A title is read only when the offer's kind is known (a sale's title may say its property is let).
 export function titleSaysDone(title: unknown, type: ListingType | null = null): boolean {
+  if (type === null) return false;
   const done = doneWords(type);
   return titleTexts(title).some((t) => {
     const m = TITLE_DONE.exec(t);
     if (!m) return false;
     const w = tokens(m[1]);
-    return (w.length === 1 && done.has(w[0]) && !RESERVED.includes(w[0])) || (w.length === 2 && PAIRS.has(w.join(' ')) && (type !== 'SALE' || w.join(' ') !== 'let agreed'));
+    return (w.length === 1 && done.has(w[0]) && !RESERVED.includes(w[0])) || (w.length === 2 && PAIRS.has(w.join(' ')) && pairFits(w.join(' '), type));
   });
 }
 

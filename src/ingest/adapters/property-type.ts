@@ -91,7 +91,7 @@ const NOT_HOME_PAIRS = new Set([
 // Buildings let or sold for their rents ("Immeuble de rapport", "Maison de rapport").
 const INVESTMENT_BUILDINGS = new Set(['immeuble', 'maison', 'batiment', 'residence']);
 // Words that say a building was made a home ("combles aménagés", "umgebaut").
-const CONVERTED = new Set(['combles', 'amenage', 'amenagee', 'amenages', 'amenagees', 'renove', 'renovee', 'umgebaut', 'ausgebaut', 'converti', 'convertie', 'transforme', 'transformee']);
+const CONVERTED = new Set(['habitable', 'combles', 'amenage', 'amenagee', 'amenages', 'amenagees', 'renove', 'renovee', 'umgebaut', 'ausgebaut', 'converti', 'convertie', 'transforme', 'transformee']);
 // Named alone (figures aside: "Grange 200 m²"), what is no home: a meadow, a barn, a stable, an
 // attic, a shed, a showroom (an outside probe of stop 48: imported as homes). In a phrase they are
 // often homes converted ("Grange rénovée", "Grenier aménagé", "Scheune umgebaut", "Showroom
@@ -148,11 +148,16 @@ export function notAHome(text: string): boolean {
 // "Hall d'entrée spacieux, appartement", "Halle Victor Hugo - appartement": the regression probe
 // of stop 48 found such titles refused), so one that names a home anywhere, in any of its
 // languages, is a home's.
+// More kinds of home a title names (the re-check of stop 48: `Parking inclus - Chalet` refused).
+const TITLE_HOME_WORDS = new Set([
+  'chalet', 'bungalow', 'maisonnette', 'attique', 'mansarde', 'souplex', 'fermette', 'ferme', 'moulin', 'presbytere', 'chateau',
+  'manoir', 'cottage', 'doppelhaushalfte', 'bedsit', 'kot', 'colocation', 'terre', 'rez', 'wohnen', 'bungalows', 'chalets',
+]);
 export function titleNotAHome(title: unknown): string | null {
   const texts = (Array.isArray(title) ? title.flatMap((v) => (v && typeof v === 'object' ? Object.values(v) : [v])) : title && typeof title === 'object' ? Object.values(title) : [title])
     .filter((v): v is string => typeof v === 'string' && v.trim() !== '');
   const text = texts[0];
-  const home = (t: string) => namesHome(tokens(t)) || HOMES.some((re) => re.test(tokens(t).join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
+  const home = (t: string) => namesHome(tokens(t)) || tokens(t).some((w) => TITLE_HOME_WORDS.has(w)) || HOMES.some((re) => re.test(tokens(t).join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
   if (text === undefined || texts.some(home) || !notAHome(text)) return null;
   const shown = text.trim().length > 60 ? `${text.trim().slice(0, 57)}...` : text.trim();
   return `no property type is given, and the title "${shown}" names something that is not a home`;
