@@ -337,8 +337,8 @@ const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EX
 
 // A count of rooms that says how many of them are bedrooms ("4 pièces dont 3 chambres", "4 Zimmer,
 // davon 3 Schlafzimmer"), in a bedrooms field: the bedrooms it includes, not the rooms (a
-// regression probe of stop 48 found 4 bedrooms read); none said ("5 pièces dont 1 bureau"): as before.
-const ROOMS_THEN_INCLUDED = /^\s*\d{1,2}\s*(?:pi[eè]ces?|zimmer|rooms?)\b[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
+// regression probe of stop 48 found 4 bedrooms read).
+const ROOMS_THEN_INCLUDED = /^\s*\d{1,2}\s*(?:pi[eè]ces?|p\.|pcs?\.?|zimmer|zi\.|rooms?)(?:\s|\b)[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
 const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|chbres?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)(?!\p{L})/iu;
 
 // The figure of a count text. A studio is one room and no bedroom.
@@ -348,7 +348,10 @@ function countFigure(text: string, what: string): number | null {
   if (included) {
     const bedrooms = BEDROOMS_COUNTED.exec(included[1].replace(/^[\s(]+/, ''));
     if (bedrooms) return NUMBER_WORDS.get(bedrooms[1].toLowerCase()) ?? Number(bedrooms[1]);
-    // None said: read as before (the rooms' figure), rather than lose the record (its re-check).
+    // None said: in brackets, read as before (the rooms' figure: "4 Zimmer (davon 1 Büro)"), rather
+    // than lose a record read until now (its re-check); written out ("4 pièces dont 1 bureau"),
+    // refused, as it was.
+    if (!/\(\s*(?:dont|davon|including)\b/i.test(text)) return null;
   }
   const s = countText(text);
   const word = s.toLowerCase();

@@ -85,11 +85,11 @@ describe('what is offered, without a property type', () => {
     // Its regression probe: titles that name their extras, or a place, before the home.
     rows.push(...['Parking inclus - Appartement 2 chambres', "Hall d'entrée spacieux, appartement 2 chambres", 'Halle Victor Hugo - appartement 2 chambres',
       'Remise à neuf complète - appartement 2 chambres', 'Plateau du Kirchberg | Loft dans ancien atelier', 'Place de Paris | Hôtel particulier rénové',
-      'Terrain de 6 ares - maison 4 chambres'].map((title, i) => csvRow({ ref: `H${i}`, kind: '', title })));
+      'Terrain de 6 ares - maison 4 chambres', 'Parking inclus - Grange rénovée', 'Parking inclus - Chalet'].map((title, i) => csvRow({ ref: `H${i}`, kind: '', title })));
     const reasons = normalizeFeed(await parseCsvFeed(csvFeed(rows))).map(rejectReason);
     expect(reasons[0]).toMatch(/no property type is given, and the title "Place de parking intérieure" names something that is not a home/);
     expect(reasons[1]).toMatch(/title "Bureau 120 m² centre"/);
-    expect(reasons.slice(2)).toEqual(Array(9).fill('accepted'));
+    expect(reasons.slice(2)).toEqual(Array(11).fill('accepted'));
     const items = [item('J1', { title: { fr: 'Place de parc intérieure', en: 'Indoor parking space' } }), item('J2', { title: 'Studio meublé' })];
     expect(normalizeFeed(await parseJsonFeed(json(items))).map(rejectReason)).toEqual([expect.stringMatching(/names something that is not a home/), 'accepted']);
   });

@@ -598,8 +598,10 @@ describe('an outside probe of stop 48', () => {
     expect((await csvListing({ rooms: text })).rooms).toBe(rooms);
   });
 
-  it('reads, in a bedrooms field, rooms that do not say how many are bedrooms as before (their figure)', () => {
-    expect(parseCount('5 pièces dont 1 bureau', 'bedrooms')).toEqual({ ok: true, value: 5 });
+  it('reads, in a bedrooms field, rooms that do not say how many are bedrooms as before (bracketed: their figure; written out: refused)', () => {
+    expect(parseCount('5 pièces dont 1 bureau', 'bedrooms')).toMatchObject({ ok: false });
+    expect(parseCount('5 pièces (dont 1 bureau)', 'bedrooms')).toEqual({ ok: true, value: 5 });
+    expect(parseCount('4 p. dont 3 chambres', 'bedrooms')).toEqual({ ok: true, value: 3 });
     expect(parseCount('4 pièces (dont 3 ch.)', 'bedrooms')).toEqual({ ok: true, value: 3 });
     expect(parseCount('4 Zimmer (davon 3 Schlafräume)', 'bedrooms')).toEqual({ ok: true, value: 3 });
   });

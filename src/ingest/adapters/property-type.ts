@@ -157,7 +157,8 @@ export function titleNotAHome(title: unknown): string | null {
   const texts = (Array.isArray(title) ? title.flatMap((v) => (v && typeof v === 'object' ? Object.values(v) : [v])) : title && typeof title === 'object' ? Object.values(title) : [title])
     .filter((v): v is string => typeof v === 'string' && v.trim() !== '');
   const text = texts[0];
-  const home = (t: string) => namesHome(tokens(t)) || tokens(t).some((w) => TITLE_HOME_WORDS.has(w)) || HOMES.some((re) => re.test(tokens(t).join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
+  const converted = (w: string[]) => w.some((x) => ALONE_NOT_HOME.has(x)) && w.some((x) => CONVERTED.has(x)); // "Parking inclus - Grange rénovée"
+  const home = (t: string) => namesHome(tokens(t)) || tokens(t).some((w) => TITLE_HOME_WORDS.has(w)) || converted(tokens(t)) || HOMES.some((re) => re.test(tokens(t).join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
   if (text === undefined || texts.some(home) || !notAHome(text)) return null;
   const shown = text.trim().length > 60 ? `${text.trim().slice(0, 57)}...` : text.trim();
   return `no property type is given, and the title "${shown}" names something that is not a home`;
