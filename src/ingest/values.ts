@@ -338,7 +338,7 @@ const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EX
 // A count of rooms that says how many of them are bedrooms ("4 pièces dont 3 chambres", "4 Zimmer,
 // davon 3 Schlafzimmer"), in a bedrooms field: the bedrooms it includes, not the rooms (a
 // regression probe of stop 48 found 4 bedrooms read).
-const ROOMS_THEN_INCLUDED = /^\s*\d{1,2}\s*(?:pi[eè]ces?|p\.|pcs?\.?|zimmer|zi\.|rooms?)(?:\s|\b)[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
+const ROOMS_THEN_INCLUDED = /^\s*\d{1,2}\s*(?:pi[eè]ces?|pcs?|p|zimmer|zi|rooms?)\.?(?=[\s,;:–-])[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
 const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|chbres?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)(?!\p{L})/iu;
 
 // The figure of a count text. A studio is one room and no bedroom.

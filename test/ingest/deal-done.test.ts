@@ -89,6 +89,10 @@ describe('what is offered, without a property type', () => {
     const reasons = normalizeFeed(await parseCsvFeed(csvFeed(rows))).map(rejectReason);
     expect(reasons[0]).toMatch(/no property type is given, and the title "Place de parking intérieure" names something that is not a home/);
     expect(reasons[1]).toMatch(/title "Bureau 120 m² centre"/);
+    // A farm building made a home is a home only as a part of its own (its last re-check).
+    const near = ['Bureau rénové près de la gare', 'Bureau 120 m² dans une grange rénovée', 'Place de parking intérieure + grenier aménagé', 'Local commercial - showroom aménagé'];
+    const nearReasons = normalizeFeed(await parseCsvFeed(csvFeed(near.map((title, i) => csvRow({ ref: `N${i}`, kind: '', title }))))).map(rejectReason);
+    for (const r of nearReasons) expect(r).toMatch(/names something that is not a home/);
     expect(reasons.slice(2)).toEqual(Array(11).fill('accepted'));
     const items = [item('J1', { title: { fr: 'Place de parc intérieure', en: 'Indoor parking space' } }), item('J2', { title: 'Studio meublé' })];
     expect(normalizeFeed(await parseJsonFeed(json(items))).map(rejectReason)).toEqual([expect.stringMatching(/names something that is not a home/), 'accepted']);

@@ -602,6 +602,8 @@ describe('an outside probe of stop 48', () => {
     expect(parseCount('5 pièces dont 1 bureau', 'bedrooms')).toMatchObject({ ok: false });
     expect(parseCount('5 pièces (dont 1 bureau)', 'bedrooms')).toEqual({ ok: true, value: 5 });
     expect(parseCount('4 p. dont 3 chambres', 'bedrooms')).toEqual({ ok: true, value: 3 });
+    for (const text of ['4 p., dont 3 chambres', '4 p dont 3 chambres', '4 Zi., davon 3 Schlafzimmer']) expect(parseCount(text, 'bedrooms'), text).toEqual({ ok: true, value: 3 });
+    expect(parseCount('4 p., dont 1 bureau', 'bedrooms')).toMatchObject({ ok: false });
     expect(parseCount('4 pièces (dont 3 ch.)', 'bedrooms')).toEqual({ ok: true, value: 3 });
     expect(parseCount('4 Zimmer (davon 3 Schlafräume)', 'bedrooms')).toEqual({ ok: true, value: 3 });
   });

@@ -148,6 +148,8 @@ export function notAHome(text: string): boolean {
 // "Hall d'entrée spacieux, appartement", "Halle Victor Hugo - appartement": the regression probe
 // of stop 48 found such titles refused), so one that names a home anywhere, in any of its
 // languages, is a home's.
+// Farm buildings that are made homes.
+const FARM_BUILDINGS = new Set(['grange', 'granges', 'grenier', 'greniers', 'remise', 'remises', 'ecurie', 'ecuries', 'scheune', 'stall']);
 // More kinds of home a title names (the re-check of stop 48: `Parking inclus - Chalet` refused).
 const TITLE_HOME_WORDS = new Set([
   'chalet', 'bungalow', 'maisonnette', 'attique', 'mansarde', 'souplex', 'fermette', 'ferme', 'moulin', 'presbytere', 'chateau',
@@ -157,8 +159,13 @@ export function titleNotAHome(title: unknown): string | null {
   const texts = (Array.isArray(title) ? title.flatMap((v) => (v && typeof v === 'object' ? Object.values(v) : [v])) : title && typeof title === 'object' ? Object.values(title) : [title])
     .filter((v): v is string => typeof v === 'string' && v.trim() !== '');
   const text = texts[0];
-  const converted = (w: string[]) => w.some((x) => ALONE_NOT_HOME.has(x)) && w.some((x) => CONVERTED.has(x)); // "Parking inclus - Grange rénovée"
-  const home = (t: string) => namesHome(tokens(t)) || tokens(t).some((w) => TITLE_HOME_WORDS.has(w)) || converted(tokens(t)) || HOMES.some((re) => re.test(tokens(t).join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
+  // A part of the title (between " - ", "|", ",", ":" or ";") that is a farm building made a home:
+  // "Parking inclus - Grange rénovée" (not "Bureau dans une grange rénovée", nor "+ grenier aménagé").
+  const converted = (t: string) => t.split(/\s[-–]\s|[|,:;]/).some((part) => {
+    const w = tokens(part);
+    return FARM_BUILDINGS.has(w[0] ?? '') && w.some((x) => CONVERTED.has(x));
+  });
+  const home = (t: string) => namesHome(tokens(t)) || tokens(t).some((w) => TITLE_HOME_WORDS.has(w)) || converted(t) || HOMES.some((re) => re.test(tokens(t).join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
   if (text === undefined || texts.some(home) || !notAHome(text)) return null;
   const shown = text.trim().length > 60 ? `${text.trim().slice(0, 57)}...` : text.trim();
   return `no property type is given, and the title "${shown}" names something that is not a home`;
