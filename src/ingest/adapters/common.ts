@@ -332,6 +332,13 @@ const OPTIONS = new Set([
 ]);
 const LINKS = new Set(['de', 'd', 'la', 'le', 'of', 'a', 'an']);
 
+// The texts of a title as an adapter hands it on: a string, or an object of language versions
+// (JSON's list of {lang, text} is made one first: json.ts, titleVersions).
+export function titleTexts(title: unknown): string[] {
+  const all = typeof title === 'string' ? [title] : title && typeof title === 'object' ? Object.values(title) : [];
+  return all.filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+}
+
 // Whether the words of an offer name something that is not a home ("Location bureau",
 // "Location de vacances", "Let agreed").
 export function offerNotAHome(words: string[] | string): boolean {

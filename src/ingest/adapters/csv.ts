@@ -290,7 +290,7 @@ function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEven
   }
   // A garage, an office or a plot offered for rent or sale is no listing of this feed.
   const typeReason = notAHome(f[2]) ? `property type ${show(f[2].trim())} is not a home` : f[2].trim() === '' ? titleNotAHome(f[3]) : null;
-  const offer = typeReason ? null : offerType(offerText);
+  const offer = typeReason ? null : kind;
   return {
     kind: 'record',
     record: {

@@ -1,6 +1,7 @@
 // Whether a record says its deal is done (src/ingest/adapters/csv.ts, json.ts, openimmo.ts).
 import type { ListingType } from '../../domain/listing.js';
 import { tokens } from '../../reference/gazetteer.js';
+import { titleTexts } from './common.js';
 
 // Words that say a deal is done or the listing is off the market, in French, German,
 // Luxembourgish and English. Agency software writes them where the kind of offer stands
@@ -22,11 +23,10 @@ const FILLERS = new Set(['stc', 'deja', 'bereits', 'already', 'just', 'recently'
 // Words of the kind of offer, passed over in an offer's text ("Location (loué)", "Vente - VENDU").
 const KIND_WORDS = new Set(['location', 'louer', 'rent', 'rental', 'vente', 'vendre', 'sale', 'miete', 'vermietung', 'verkauf', 'kauf', 'colocation', 'souslocation', 'sous', 'sublet', 'flatshare', 'a']);
 
-function doneWords(type: ListingType | null): Set<string> {
-  if (type === 'SALE') return new Set([...SOLD, ...RESERVED]);
-  if (type === null) return new Set([...LET, ...SOLD, ...RESERVED]);
-  return new Set([...LET, ...RESERVED]);
-}
+const SALE_DONE = new Set([...SOLD, ...RESERVED]);
+const LET_DONE = new Set([...LET, ...RESERVED]);
+const ANY_DONE = new Set([...LET, ...SOLD, ...RESERVED]);
+const doneWords = (type: ListingType | null): Set<string> => (type === 'SALE' ? SALE_DONE : type === null ? ANY_DONE : LET_DONE);
 
 // Whether words say the deal is done and nothing else (fillers and, in an offer, the kind aside):
 // `Loué`, `Vente - VENDU`, `Location (loué)`, `sold STC`, `Sous compromis`, `let agreed`. Not
@@ -49,7 +49,7 @@ export function saysDone(text: string, type: ListingType | null = null): boolean
 // A title that begins with such a word standing apart (`LOUÉ - Appartement`, `[VENDU] Maison`,
 // `*** Verkauft *** Wohnung`, `Sold: flat`), or is that word alone; not one in which it begins a
 // phrase (`Loué meublé`). Not "reserved": `Réservé : étudiants` says for whom. A title of several
-// languages (an object, or a list of {lang, text}): any of them.
+// languages: any of them.
 const TITLE_DONE = /^[\s[(*#!>-]*(\p{L}+(?:\s+\p{L}+)?)\s*(?:[\])*!:|–—-]|$)/u;
 // A title is read only when the offer's kind is known (a sale's title may say its property is let).
 export function titleSaysDone(title: unknown, type: ListingType | null = null): boolean {
@@ -61,11 +61,4 @@ export function titleSaysDone(title: unknown, type: ListingType | null = null): 
     const w = tokens(m[1]);
     return (w.length === 1 && done.has(w[0]) && !RESERVED.includes(w[0])) || (w.length === 2 && PAIRS.has(w.join(' ')) && pairFits(w.join(' '), type));
   });
-}
-
-function titleTexts(title: unknown): string[] {
-  if (typeof title === 'string') return [title];
-  if (Array.isArray(title)) return title.flatMap((v) => (v && typeof v === 'object' ? titleTexts(Object.values(v).filter((x) => typeof x === 'string' && x.length > 3)) : titleTexts(v)));
-  if (title && typeof title === 'object') return Object.values(title).filter((v): v is string => typeof v === 'string');
-  return [];
 }

@@ -171,18 +171,19 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
   const externalId = cleanExternalId(ref);
   const status = (str(item.status) ?? 'available').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
   if (status === 'deleted') return { position, externalId, action: 'delete', listingType: null };
-  const offerKind = offerType(str(item.offer) ?? '');
   if (GONE.has(status) || saysDone(status)) return { position, externalId, action: 'withdraw', listingType: null };
   if (!AVAILABLE.has(status.normalize('NFKD').replace(/\p{M}+/gu, ''))) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
   const offer = str(item.offer);
+  const offerKind = offer === null ? null : offerType(offer);
+  const title = Array.isArray(item.title) ? titleVersions(item.title) : item.title;
   // An offer or a title that says the deal is done (`"offer": "sold"`, `"title": "LOUÉ - …"`).
-  if ((offer !== null && saysDone(offer, offerKind)) || titleSaysDone(item.title, offerKind)) return { position, externalId, action: 'withdraw', listingType: null };
+  if ((offer !== null && saysDone(offer, offerKind)) || titleSaysDone(title, offerKind)) return { position, externalId, action: 'withdraw', listingType: null };
   // The kind of property, where a CRM states it (not in the documented format): an office, a
   // parking space or a plot is no listing of this feed (an outside probe of stop 47: imported
   // as homes, and visible to every tier).
   const kind = PROPERTY_TYPE_KEYS.map((k) => str(item[k])).find((v) => v !== null && v.trim() !== '') ?? null;
-  const typeReason = kind === null ? titleNotAHome(item.title) : notAHome(kind) ? `property type ${show(kind.trim())} is not a home` : null;
-  const listingType = offer && !typeReason ? offerType(offer) : null;
+  const typeReason = kind === null ? titleNotAHome(title) : notAHome(kind) ? `property type ${show(kind.trim())} is not a home` : null;
+  const listingType = offer && !typeReason ? offerKind : null;
   const price = item.price;
   const priceObj = isObj(price) ? price : null;
   const address = isObj(item.address) ? item.address : {};
@@ -198,7 +199,7 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     listingType,
     typeText: offer,
     typeReason,
-    title: Array.isArray(item.title) ? titleVersions(item.title) : item.title,
+    title,
     price: priceObj ? priceAmount(priceObj) : price,
     currency: priceObj ? str(priceObj.currency) : null,
     pricePeriod: priceObj ? str(priceObj.period) : null,

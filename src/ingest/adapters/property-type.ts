@@ -1,7 +1,7 @@
 // What a property type says: a home, or something that is not one (the CSV's "Type de bien",
 // a JSON feed's property_type: src/ingest/adapters/csv.ts, json.ts).
 import { tokens } from '../../reference/gazetteer.js';
-import { NOT_HOME_WORDS } from './common.js';
+import { NOT_HOME_WORDS, titleTexts } from './common.js';
 
 // What a property type starts with when it is no home, beyond NOT_HOME_WORDS: parking spaces,
 // cellars, workshops and halls, shops and practices, a business, land that is no plot, lodging
@@ -156,8 +156,7 @@ const TITLE_HOME_WORDS = new Set([
   'manoir', 'cottage', 'doppelhaushalfte', 'bedsit', 'kot', 'colocation', 'terre', 'rez', 'wohnen', 'bungalows', 'chalets',
 ]);
 export function titleNotAHome(title: unknown): string | null {
-  const texts = (Array.isArray(title) ? title.flatMap((v) => (v && typeof v === 'object' ? Object.values(v) : [v])) : title && typeof title === 'object' ? Object.values(title) : [title])
-    .filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+  const texts = titleTexts(title);
   const text = texts[0];
   // A part of the title (between " - ", "|", ",", ":" or ";") that is a farm building made a home:
   // "Parking inclus - Grange rénovée" (not "Bureau dans une grange rénovée", nor "+ grenier aménagé").
@@ -165,7 +164,10 @@ export function titleNotAHome(title: unknown): string | null {
     const w = tokens(part);
     return FARM_BUILDINGS.has(w[0] ?? '') && w.some((x) => CONVERTED.has(x));
   });
-  const home = (t: string) => namesHome(tokens(t)) || tokens(t).some((w) => TITLE_HOME_WORDS.has(w)) || converted(t) || HOMES.some((re) => re.test(tokens(t).join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
+  const home = (t: string) => {
+    const w = tokens(t);
+    return namesHome(w) || w.some((x) => TITLE_HOME_WORDS.has(x)) || converted(t) || HOMES.some((re) => re.test(w.join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
+  };
   if (text === undefined || texts.some(home) || !notAHome(text)) return null;
   const shown = text.trim().length > 60 ? `${text.trim().slice(0, 57)}...` : text.trim();
   return `no property type is given, and the title "${shown}" names something that is not a home`;
