@@ -28,8 +28,16 @@ const NUMBER_SPACES = /[\s\u00a0\u202f\u2009'’]/g;
 // Reads "1850", "1 850", "1.850", "1850,00", "1.250.000", "85,5", "85.5", "1,250,000.50".
 // thousandsHint: a single separator followed by exactly three digits is a thousands mark
 // (prices: "1.850" is 1850 EUR); without it, it is a decimal mark (areas: "85,5").
+// Figures parted by spaces are thousands groups ("1 250 000", "1 850,50", "1'250'000.50"): three
+// digits in every group after the first, decimals only in the last, no mark beside a space. Else
+// the text holds two figures ("1850, 2 mois", "1.850 200", "12 5"), which were read as one (1850.2,
+// 1.8502, 125).
+const SPACED = /[\s\u00a0\u202f\u2009'’]/;
+const SPACED_GROUPS = /^[+-]?\d{1,3}(?:[\s\u00a0\u202f\u2009'’]+\d{3})+(?:[.,]\d+)?$/;
 export function parseDecimal(text: string, thousandsHint: boolean): number | null {
-  let s = text.replace(NUMBER_SPACES, '');
+  const trimmed = text.trim();
+  if (SPACED.test(trimmed) && !SPACED_GROUPS.test(trimmed)) return null;
+  let s = trimmed.replace(NUMBER_SPACES, '');
   if (!/^[+-]?[\d.,]+$/.test(s) || !/\d/.test(s)) return null;
   const lastDot = s.lastIndexOf('.');
   const lastComma = s.lastIndexOf(',');
@@ -216,9 +224,15 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
     return bad(`price ${show(v)} is ambiguous: write ${digits * 1000} € or ${digits} €`);
   }
   const n = parseDecimal(rest, !scaled);
-  if (n === null) return bad(`price ${show(v)} is not a number`);
   // "1850 € 200", "1850 €, 2 mois": two figures, not 1,850,200 or 1850.2 (both were read so).
-  if (own.between) return bad(`price ${show(v)} has a second figure after its currency: which one is the price?`);
+  const secondAfterCurrency = bad<PriceValue>(`price ${show(v)} has a second figure after its currency: which one is the price?`);
+  if (n === null) {
+    if (own.between) return parseDecimal(rest.replace(NUMBER_SPACES, ''), !scaled) === null ? bad(`price ${show(v)} is not a number`) : secondAfterCurrency;
+    // "€ 1850, 2 mois", "1.850 200": the same with the currency before both (notes of stop 48).
+    if (/^[\d.,\s'’]+$/.test(rest) && /\d\s*[.,]?\s+[.,]?\s*\d/.test(rest)) return bad(`price ${show(v)} holds two figures: which one is the price?`);
+    return bad(`price ${show(v)} is not a number`);
+  }
+  if (own.between) return secondAfterCurrency;
   // Refused, as a CSV column `Prix (€/an)` is, but saying why: the figure itself was read.
   if (yearly) return bad(`price ${show(v)} is a yearly figure: a rent is read per month or per week`);
   const amount = millions ? Math.round(n * 100_000_000) / 100 : thousands ? Math.round(n * 100_000) / 100 : n;
@@ -267,7 +281,7 @@ const AREA_HAS_UNIT = /\d\s*(?:m\s?²|m2|qm|sqm)(?!\p{L})/iu;
 const LIVING_AREA = /(?<!\p{L})(?:hab\.?|habitables?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$|^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface\s+habitable|living\s+area)(?!\p{L})/iu;
 // A plot's area after the home's: "185 m² / terrain 6 ares", "185 m², Grundstück 600 m²", "185 m²
 // / 12 a", "185 m² - 1,2 ha". In ares or hectares, or in m² named as land, it is the land's, and
-// the first figure the home's (an outside probe of stop 48). Land first is not read.
+// the other figure the home's (an outside probe of stop 48), also when the land comes first.
 const LAND = String.raw`(?:terrain|parcelle|grundst(?:ü|ue)ck(?:sfl(?:ä|ae)che)?|plot|land)`;
 const LAND_FIGURE = String.raw`(?:ca\.?|env\.?|environ|~|±)?\s*\d[\d.,'’\s]*?\s*`;
 const LAND_AREA = new RegExp(
@@ -277,6 +291,11 @@ const LAND_AREA = new RegExp(
 );
 function twoAreas(text: string, given: unknown): Parsed<number> | null {
   const m = text.length <= MAX_VALUE_TEXT ? AREA_PAIR.exec(text) : null;
+  // The land first ("terrain 6 ares / 185 m²"): the home's is the other.
+  if (m && LAND_AREA.test(m[1]) && AREA_HAS_UNIT.test(m[2]) && !LAND_AREA.test(m[2])) {
+    const home = areaFigure(m[2]);
+    return home === null ? null : ok(home);
+  }
   if (!m || !AREA_HAS_UNIT.test(m[1])) return null;
   if (LAND_AREA.test(m[2])) {
     const home = LAND_AREA.test(m[1]) ? null : areaFigure(m[1]);
@@ -347,7 +366,11 @@ function countFigure(text: string, what: string): number | null {
   const included = what === 'bedrooms' ? ROOMS_THEN_INCLUDED.exec(text) : null;
   if (included) {
     const bedrooms = BEDROOMS_COUNTED.exec(included[1].replace(/^[\s(]+/, ''));
-    if (bedrooms) return NUMBER_WORDS.get(bedrooms[1].toLowerCase()) ?? Number(bedrooms[1]);
+    // More bedrooms than rooms ("4 pièces dont 12 chambres") is a slip: no count.
+    if (bedrooms) {
+      const n = NUMBER_WORDS.get(bedrooms[1].toLowerCase()) ?? Number(bedrooms[1]);
+      return n <= Number(/\d{1,2}/.exec(text)![0]) ? n : null;
+    }
     // None said: in brackets, read as before (the rooms' figure: "4 Zimmer (davon 1 Büro)"), rather
     // than lose a record read until now (its re-check); written out ("4 pièces dont 1 bureau"),
     // refused, as it was.

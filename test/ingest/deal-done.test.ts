@@ -48,8 +48,15 @@ describe('a deal done', () => {
       csvRow({ ref: 'K11', offer: 'Vente - vendu occupé' }), csvRow({ ref: 'K12', offer: 'For sale - sold with tenant' }),
       csvRow({ ref: 'C9', offer: 'Vente', title: 'VENDU - Maison 4 chambres' }), csvRow({ ref: 'C10', offer: 'Location', title: 'Let agreed: flat' }),
     ];
+    // The notes of stop 48: a promise of sale, a lease signed, an offer accepted; each for its kind.
+    rows.push(
+      csvRow({ ref: 'C11', offer: 'Sous compromis de vente' }), csvRow({ ref: 'C12', offer: 'Vente - sous promesse' }), csvRow({ ref: 'C13', offer: 'Location - bail signé' }),
+      csvRow({ ref: 'C14', offer: 'Sale - offer accepted' }), csvRow({ ref: 'K13', offer: 'Vente - bail signé' }), csvRow({ ref: 'K14', offer: 'Location - sous promesse' }),
+      csvRow({ ref: 'K15', offer: 'Vente - option' }),
+    );
     const feed = await actions(parseCsvFeed(csvFeed(rows)));
-    for (const ref of ['C1', 'C2', 'C3', 'C4', 'C5', 'C6', 'C7', 'C8', 'C9', 'C10']) expect(feed.actions[ref], ref).toBe('withdraw');
+    for (const ref of ['C1', 'C2', 'C3', 'C4', 'C5', 'C6', 'C7', 'C8', 'C9', 'C10', 'C11', 'C12', 'C13', 'C14']) expect(feed.actions[ref], ref).toBe('withdraw');
+    for (const ref of ['K13', 'K14', 'K15']) expect(feed.actions[ref], ref).not.toBe('withdraw');
     for (const ref of ['K1', 'K2', 'K3', 'K4', 'K5', 'K6', 'K7', 'K8', 'K9', 'K10', 'K11', 'K12']) expect(feed.actions[ref], ref).not.toBe('withdraw');
   });
 
@@ -85,15 +92,18 @@ describe('what is offered, without a property type', () => {
     // Its regression probe: titles that name their extras, or a place, before the home.
     rows.push(...['Parking inclus - Appartement 2 chambres', "Hall d'entrée spacieux, appartement 2 chambres", 'Halle Victor Hugo - appartement 2 chambres',
       'Remise à neuf complète - appartement 2 chambres', 'Plateau du Kirchberg | Loft dans ancien atelier', 'Place de Paris | Hôtel particulier rénové',
-      'Terrain de 6 ares - maison 4 chambres', 'Parking inclus - Grange rénovée', 'Parking inclus - Chalet'].map((title, i) => csvRow({ ref: `H${i}`, kind: '', title })));
+      'Terrain de 6 ares - maison 4 chambres', 'Parking inclus - Grange rénovée', 'Parking inclus - Chalet',
+      'Parking inclus - Ferme rénovée', 'Garage double - Ancienne ferme', 'Parking - rez-de-jardin', 'Pied-à-terre au Kirchberg'].map((title, i) => csvRow({ ref: `H${i}`, kind: '', title })));
     const reasons = normalizeFeed(await parseCsvFeed(csvFeed(rows))).map(rejectReason);
     expect(reasons[0]).toMatch(/no property type is given, and the title "Place de parking intérieure" names something that is not a home/);
     expect(reasons[1]).toMatch(/title "Bureau 120 m² centre"/);
     // A farm building made a home is a home only as a part of its own (its last re-check).
-    const near = ['Bureau rénové près de la gare', 'Bureau 120 m² dans une grange rénovée', 'Place de parking intérieure + grenier aménagé', 'Local commercial - showroom aménagé'];
+    // And stop 49's: `fermé` (closed) is no farm (`ferme`), a ground floor is a home only at a part's head.
+    const near = ['Bureau rénové près de la gare', 'Bureau 120 m² dans une grange rénovée', 'Place de parking intérieure + grenier aménagé', 'Local commercial - showroom aménagé',
+      'Garage fermé', 'Box fermé - Bertrange', 'Parking fermé à Kirchberg', 'Local commercial rez-de-chaussée'];
     const nearReasons = normalizeFeed(await parseCsvFeed(csvFeed(near.map((title, i) => csvRow({ ref: `N${i}`, kind: '', title }))))).map(rejectReason);
     for (const r of nearReasons) expect(r).toMatch(/names something that is not a home/);
-    expect(reasons.slice(2)).toEqual(Array(11).fill('accepted'));
+    expect(reasons.slice(2)).toEqual(Array(15).fill('accepted'));
     const items = [item('J1', { title: { fr: 'Place de parc intérieure', en: 'Indoor parking space' } }), item('J2', { title: 'Studio meublé' })];
     expect(normalizeFeed(await parseJsonFeed(json(items))).map(rejectReason)).toEqual([expect.stringMatching(/names something that is not a home/), 'accepted']);
   });

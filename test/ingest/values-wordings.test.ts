@@ -578,11 +578,11 @@ describe('an outside probe of stop 48', () => {
     expect((await csvListing({ area })).area_m2).toBe(m2);
   });
 
-  it('leaves the near areas as they were: what is added, the living one of two, two unnamed, the land alone or first', async () => {
+  it('leaves the near areas as they were: what is added, the living one of two, two unnamed, the land alone', async () => {
     expect((await csvListing({ area: '85 m² + balcon' })).area_m2).toBe(85);
     expect((await csvListing({ area: '85 m² habitables / 100 m² utiles' })).area_m2).toBe(85);
     expect(reason(await csvOne({ area: '185 m² / 600 m²' }))).toMatch(/gives two areas \(185 and 600 m2\) and does not say which one is the living area$/);
-    for (const area of ['6 ares', 'terrain 600 m²', 'terrain 6 ares / 185 m²', '185 / terrain 6 ares', '85 m2 + 2 balcons', '85 + 10 m²']) {
+    for (const area of ['6 ares', 'terrain 600 m²', '185 / terrain 6 ares', '12 ares / 6 ares', '85 m2 + 2 balcons', '85 + 10 m²']) {
       expect(reason(await csvOne({ area })), area).toMatch(/is not a number/);
     }
   });
@@ -615,5 +615,25 @@ describe('an outside probe of stop 48', () => {
 
   it.each(['3+1', '2 + 1 chambre', '3 (ou 4)', 'T3 ou T4', '4 pièces dont'])('leaves the count %j refused as not a number', async (rooms) => {
     expect(reason(await csvOne({ rooms }))).toMatch(/is not a number/);
+  });
+});
+
+describe('the notes of stop 48, mended in stop 49', () => {
+  it.each(['€ 1850, 2 mois', '€ 1.850, 2 mois', '1.850 200', '€ 1850 200', '12 5'])('refuses the price %j: two figures, not one joined (1850.2, 1.8502...)', async (price) => {
+    expect(reason(await csvOne({ price }))).toBe(`price ${JSON.stringify(price)} holds two figures: which one is the price?`);
+  });
+
+  it.each([['1 850 200', 1850200], ['€ 1 850,50', 1850.5], ["1'250'000.50 CHF", 1250000.5], ['1 250 000', 1250000], ['€ 1850,5', 1850.5]])('still reads the grouped figure %j as %d', (price, amount) => {
+    const parsed = parsePrice(price);
+    expect(parsed.ok && parsed.value?.amount).toBe(amount);
+  });
+
+  it.each(['terrain 6 ares / 185 m²', 'Grundstück 600 m², 185 m²', 'terrain 600 m² / 185 m² hab.'])('reads the area %j as 185 m²: the land given first', async (area) => {
+    expect((await csvListing({ area })).area_m2).toBe(185);
+  });
+
+  it('refuses more bedrooms than rooms in "N pièces dont Y chambres"', () => {
+    expect(parseCount('4 pièces dont 12 chambres', 'bedrooms').ok).toBe(false);
+    expect(parseCount('4 pièces dont 3 chambres', 'bedrooms')).toEqual({ ok: true, value: 3 });
   });
 });

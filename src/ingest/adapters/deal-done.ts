@@ -14,12 +14,15 @@ const LET = ['loue', 'louee', 'loues', 'louees', 'vermietet', 'verlount', 'rente
 const SOLD = ['vendu', 'vendue', 'vendus', 'vendues', 'verkauft', 'verkaaft', 'sold', 'compromis'];
 // Reserved: taken for now (rent or sale). Also "reserved for" (students...): read only alone.
 const RESERVED = ['reserve', 'reservee', 'reserves', 'reservees', 'reserviert'];
-const PAIRS = new Set(['let agreed', 'sale agreed', 'under offer', 'under contract', 'off market', 'sous offre', 'sous option', 'sous compromis']);
+// `Sous promesse (de vente)`, `Bail signé`, `Offer accepted`: an outside probe of stop 48.
+const PAIRS = new Set(['let agreed', 'sale agreed', 'under offer', 'under contract', 'off market', 'sous offre', 'sous option', 'sous compromis', 'sous promesse', 'offer accepted', 'bail signe']);
 // Pairs of one kind of deal: a sale's, a let's.
-const SALE_PAIRS = new Set(['sale agreed', 'under contract', 'sous compromis']);
-const pairFits = (pair: string, type: ListingType | null) => (type === 'SALE' ? pair !== 'let agreed' : type === null || !SALE_PAIRS.has(pair));
+const SALE_PAIRS = new Set(['sale agreed', 'under contract', 'sous compromis', 'sous promesse']);
+const LET_PAIRS = new Set(['let agreed', 'bail signe']);
+const pairFits = (pair: string, type: ListingType | null) => type === null || !(type === 'SALE' ? LET_PAIRS : SALE_PAIRS).has(pair);
 // Words beside them that say nothing more ("sold STC", "déjà loué", "bereits vermietet").
-const FILLERS = new Set(['stc', 'deja', 'bereits', 'already', 'just', 'recently', 'recemment', 'subject', 'to', 'contract']);
+// "de" of `Sous compromis de vente`.
+const FILLERS = new Set(['stc', 'deja', 'bereits', 'already', 'just', 'recently', 'recemment', 'subject', 'to', 'contract', 'de']);
 // Words of the kind of offer, passed over in an offer's text ("Location (loué)", "Vente - VENDU").
 const KIND_WORDS = new Set(['location', 'louer', 'rent', 'rental', 'vente', 'vendre', 'sale', 'miete', 'vermietung', 'verkauf', 'kauf', 'colocation', 'souslocation', 'sous', 'sublet', 'flatshare', 'a']);
 

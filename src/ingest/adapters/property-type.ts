@@ -152,21 +152,29 @@ export function notAHome(text: string): boolean {
 const FARM_BUILDINGS = new Set(['grange', 'granges', 'grenier', 'greniers', 'remise', 'remises', 'ecurie', 'ecuries', 'scheune', 'stall']);
 // More kinds of home a title names (the re-check of stop 48: `Parking inclus - Chalet` refused).
 const TITLE_HOME_WORDS = new Set([
-  'chalet', 'bungalow', 'maisonnette', 'attique', 'mansarde', 'souplex', 'fermette', 'ferme', 'moulin', 'presbytere', 'chateau',
-  'manoir', 'cottage', 'doppelhaushalfte', 'bedsit', 'kot', 'colocation', 'terre', 'rez', 'wohnen', 'bungalows', 'chalets',
+  'chalet', 'bungalow', 'maisonnette', 'attique', 'mansarde', 'souplex', 'fermette', 'moulin', 'presbytere', 'chateau',
+  'manoir', 'cottage', 'doppelhaushalfte', 'bedsit', 'kot', 'colocation', 'wohnen', 'bungalows', 'chalets',
 ]);
+// Words that name a home only where they stand (an outside probe of stop 49 found `Garage fermé` and
+// `Local commercial rez-de-chaussée` taken for homes): a farm (`ferme`) at the head of a part or
+// after what names it (`Ancienne ferme`, `Corps de ferme`), not as the adjective `fermé`; a ground
+// floor (`Rez-de-jardin`) at the head of a part; `terre` only in `pied-à-terre`.
+const FARM_BEFORE = new Set(['ancienne', 'vieille', 'belle', 'jolie', 'grande', 'petite', 'une', 'la', 'de', 'authentique', 'superbe']);
+const weakHomeWord = (w: readonly string[], i: number): boolean =>
+  (w[i] === 'ferme' && (i === 0 || FARM_BEFORE.has(w[i - 1]))) || (w[i] === 'rez' && i === 0) || (w[i] === 'terre' && w[i - 1] === 'a' && w[i - 2] === 'pied');
+const partsOf = (t: string) => t.split(/\s[-–]\s|[|,:;]/);
 export function titleNotAHome(title: unknown): string | null {
   const texts = titleTexts(title);
   const text = texts[0];
   // A part of the title (between " - ", "|", ",", ":" or ";") that is a farm building made a home:
   // "Parking inclus - Grange rénovée" (not "Bureau dans une grange rénovée", nor "+ grenier aménagé").
-  const converted = (t: string) => t.split(/\s[-–]\s|[|,:;]/).some((part) => {
+  const converted = (t: string) => partsOf(t).some((part) => {
     const w = tokens(part);
     return FARM_BUILDINGS.has(w[0] ?? '') && w.some((x) => CONVERTED.has(x));
   });
   const home = (t: string) => {
     const w = tokens(t);
-    return namesHome(w) || w.some((x) => TITLE_HOME_WORDS.has(x)) || converted(t) || HOMES.some((re) => re.test(w.join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
+    return namesHome(w) || w.some((x) => TITLE_HOME_WORDS.has(x)) || partsOf(t).some((part) => tokens(part).some((_, i, pw) => weakHomeWord(pw, i))) || converted(t) || HOMES.some((re) => re.test(w.join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
   };
   if (text === undefined || texts.some(home) || !notAHome(text)) return null;
   const shown = text.trim().length > 60 ? `${text.trim().slice(0, 57)}...` : text.trim();
