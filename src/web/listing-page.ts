@@ -76,9 +76,10 @@ export function listingPagesRouter(deps: { db: Knex; logger: Logger }): Router {
     if (id.length > 64) return next();
     const listing = await findActiveListing(deps.db, id, true);
     if (!listing) {
-      // A merged listing leads to the listing that absorbed it, when that one is active: its
-      // public address keeps working.
-      const target = await findActiveMergeTarget(deps.db, id);
+      // A merged listing leads to the listing that absorbed it, when that one is active and not
+      // flagged: its public address keeps working, and leads nobody to an id the API keeps from
+      // Free and Starter keys (a flagged target gets the 404 the API gives them).
+      const target = await findActiveMergeTarget(deps.db, id, false);
       if (target) return res.redirect(302, `/listings/${encodeURIComponent(target)}`);
       return next();
     }

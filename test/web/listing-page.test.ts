@@ -120,4 +120,15 @@ describe('GET /listings/:id (public, no key)', () => {
     expect(res).toHaveStatus(302);
     expect(res.headers.location).toBe(`/listings/${kept.id}`);
   });
+
+  it('does not send a merged duplicate to a flagged listing: its id is kept from Free and Starter keys (an outside probe of stop 49)', async () => {
+    const kept = await insertListing(t.db, { title: 'A flagged survivor', flags: ['price_outlier'] });
+    const dup = await insertListing(t.db, { source: 'other-agency', title: 'A duplicate', status: 'merged', merged_into: kept.id });
+    const res = await request(t.app).get(`/listings/${dup.id}`);
+    expect(res).toHaveStatus(404);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.text).not.toContain(kept.id);
+    // The flagged listing's own page still opens for whoever holds its id.
+    expect(await request(t.app).get(`/listings/${kept.id}`)).toHaveStatus(200);
+  });
 });
