@@ -168,7 +168,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     const parsedEmail = emailSchema.safeParse(normalizeEmail(body.email));
     if (!parsedEmail.success) errors.email = body.email.trim() ? parsedEmail.error.issues[0].message : 'Enter your email address.';
     const email = parsedEmail.success ? parsedEmail.data : body.email.trim();
-    const weak = passwordProblem(body.password, email);
+    const weak = await passwordProblem(body.password, email);
     if (weak) errors.password = weak;
     else if (body.password !== body.password_repeat) errors.password_repeat = 'The two passwords are not the same.';
     if (Object.keys(errors).length > 0) return renderSignedOut(req, res, 400, { signUp: { email, errors } });
