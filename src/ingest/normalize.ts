@@ -137,7 +137,13 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   let amount = price.value.amount;
   // The period the feed gives, else the one written after the price, else a month.
   const given = r.pricePeriod ? feedPeriod(r.pricePeriod, r.listingType) : 'none';
-  if (!given) return fail(`unknown price period ${show(r.pricePeriod)} (expected month or week)`);
+  if (!given) {
+    // A year is refused saying so, as a yearly figure written after a price is (an outside probe of stop 49).
+    if (typeof r.pricePeriod === 'string' && /^\s*(?:y|yr|year|yearly|annual|annually|annum|an|ann[ée]e|annuel(?:le)?|jahr|j[äa]hrlich|p\.?\s?a\.?)\s*$/i.test(r.pricePeriod)) {
+      return fail(`price period ${show(r.pricePeriod)} is a year: a rent is read per month or per week`);
+    }
+    return fail(`unknown price period ${show(r.pricePeriod)} (expected month or week)`);
+  }
   if (given !== 'none' && price.value.period && given !== price.value.period) {
     return fail(`price ${show(r.price)} contradicts period ${show(r.pricePeriod)}`);
   }

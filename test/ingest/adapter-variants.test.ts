@@ -317,6 +317,10 @@ describe('json: the ways CRMs write the same thing', () => {
   it('a rent paid "once", or an unknown period, is still rejected, quoted as written', async () => {
     expect(reason((await jsonOne({ price: { amount: 1500, currency: 'EUR', period: 'once' } })).result)).toBe('unknown price period "once" (expected month or week)');
     expect(reason((await jsonOne({ price: { amount: 1500, currency: 'EUR', period: 'per_day' } })).result)).toMatch(/unknown price period "per_day"/);
+    // A year, saying so (an outside probe of stop 49).
+    for (const period of ['year', 'annual', 'Jahr']) {
+      expect(reason((await jsonOne({ price: { amount: 18000, currency: 'EUR', period } })).result)).toBe(`price period "${period}" is a year: a rent is read per month or per week`);
+    }
   });
 
   it.each(['Grand-Duché de Luxembourg', 'Grand Duchy of Luxembourg', 'Großherzogtum Luxemburg', 'Letzebuerg', 'L'])('country %j is Luxembourg', async (country) => {

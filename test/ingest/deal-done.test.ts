@@ -23,8 +23,9 @@ const actions = async (feed: Promise<{ records: { externalId: string | null; act
 
 describe('a deal done', () => {
   it('JSON: statuses of a deal done or off the market withdraw; statuses of a listing on offer keep it; an unknown one is rejected', async () => {
-    const gone = ['expired', 'off_market', 'sold STC', 'archived', 'let agreed', 'Under-Offer', 'sous compromis', 'draft', 'coming_soon', 'Verkauft', 'déjà loué'];
-    const onOffer = ['price_reduced', 'new', 'for_rent', 'Disponible', 'live'];
+    const gone = ['expired', 'off_market', 'sold STC', 'archived', 'let agreed', 'Under-Offer', 'sous compromis', 'draft', 'coming_soon', 'Verkauft', 'déjà loué', 'pending', 'Archivé'];
+    // Stop 49's outside probe: `actif`, `en ligne`, `available soon` were rejected as unknown.
+    const onOffer = ['price_reduced', 'new', 'for_rent', 'Disponible', 'live', 'actif', 'en ligne', 'available soon', 'Aktiv', 'publié'];
     const feed = await actions(parseJsonFeed(json([...gone, ...onOffer, 'pending_review'].map((status, i) => item(`J${i}`, { status })))));
     gone.forEach((_, i) => expect(feed.actions[`J${i}`], gone[i]).toBe('withdraw'));
     onOffer.forEach((_, i) => expect(feed.actions[`J${gone.length + i}`], onOffer[i]).toBe('upsert'));

@@ -16,10 +16,15 @@ type Obj = Record<string, unknown>;
 const AVAILABLE = new Set([
   'available', 'active', 'published', 'online', 'live', 'open', 'current', 'on market', 'for rent', 'for sale', 'to let', 'new',
   'price reduced', 'reduced', 'price changed', 'updated', 'available now', 'disponible', 'verfugbar', 'verfuegbar', 'frei',
+  // An outside probe of stop 49: French and German words, and a listing on offer for a later date.
+  'actif', 'active listing', 'en ligne', 'publie', 'publiee', 'en vente', 'en location', 'a louer', 'a vendre', 'libre', 'aktiv',
+  'veroffentlicht', 'available soon', 'available from', 'disponible prochainement', 'bientot disponible',
 ]);
+// "pending": a sale pending (an offer accepted), or a listing waiting to be published; not on offer either way.
 const GONE = new Set([
   'reserved', 'let', 'sold', 'rented', 'withdrawn', 'inactive', 'under offer', 'option', 'expired', 'archived', 'off market',
   'unavailable', 'not available', 'closed', 'suspended', 'paused', 'hidden', 'draft', 'coming soon', 'unpublished', 'offline',
+  'pending', 'sale pending', 'inactif', 'hors ligne', 'archive', 'archivee', 'retire', 'retiree',
 ]);
 
 const TOP_LEVEL: Partial<Record<TokenType, string>> = {
@@ -171,8 +176,9 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
   const externalId = cleanExternalId(ref);
   const status = (str(item.status) ?? 'available').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
   if (status === 'deleted') return { position, externalId, action: 'delete', listingType: null };
-  if (GONE.has(status) || saysDone(status)) return { position, externalId, action: 'withdraw', listingType: null };
-  if (!AVAILABLE.has(status.normalize('NFKD').replace(/\p{M}+/gu, ''))) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
+  const plain = status.normalize('NFKD').replace(/\p{M}+/gu, '');
+  if (GONE.has(plain) || saysDone(status)) return { position, externalId, action: 'withdraw', listingType: null };
+  if (!AVAILABLE.has(plain)) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
   const offer = str(item.offer);
   const offerKind = offer === null ? null : offerType(offer);
   const title = Array.isArray(item.title) ? titleVersions(item.title) : item.title;
