@@ -1,6 +1,12 @@
 // The notes agencies write after a price (what it covers, what is added to it), and which of
 // them say the charges are in it or not: patterns only, read by parsePrice (values.ts).
 
+// A figure of charges as written in a note, its currency and month optional: "150 €", "150,- €/mois".
+const AFTER_DIGIT = String.raw`[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
+const FIGURE = String.raw`\d${AFTER_DIGIT}`;
+// Said after such a figure: it is in the rent ("charges 150 € comprises").
+const INCLUDED = String.raw`(?:comprises?|compris|incluses?|inclus|included)`;
+
 // What agencies write after a price about what it covers, which leaves the figure the price:
 // charges (CC, HC, "charges comprises", "hors charges", German NK, kalt, warm), taxes (TTC,
 // HT, net), the agency's fee (FAI, "frais d'agence inclus"), a footnote mark.
@@ -20,6 +26,15 @@ const NOTE_WORDS = [
   String.raw`(?:par|\/)\s*chambre`,
   String.raw`(?:hors|sans|plus|\+|incl\.?|excl\.?|including|excluding)\s*charges`,
   String.raw`(?:frais\s+d['’]\s*agence|honoraires)\s+(?:inclus|compris)`, String.raw`hors\s+(?:frais(?:\s+d['’]\s*agence)?|honoraires)`,
+  // The agency's fee on top of the price or not in it, the seller's net ("(frais d'agence en sus)", "+
+  // frais", "net vendeur", "zzgl. Provision", "provisionsfrei"); a price that is fixed ("Festpreis", "(prix
+  // ferme)") or may be discussed ("ONO": or nearest offer); a flat let furnished ("(meublé)"): no figure of the
+  // price (an outside probe of stop 49).
+  String.raw`(?:frais\s+d['’]\s*agence|honoraires)\s+(?:en\s+sus|non\s+(?:inclus|compris))`, String.raw`(?:\+|plus)\s*(?:frais(?:\s+d['’]\s*agence)?|honoraires)`,
+  String.raw`net\s+vendeur`, String.raw`(?:zzgl\.?|inkl\.?|plus|\+)\s*(?:k(?:ä|ae)ufer|makler)?provision`, 'provisionsfrei', 'festpreis', String.raw`prix\s+ferme`,
+  String.raw`o\.?\s?n\.?\s?o\.?`, String.raw`(?:non[\s-]?)?meubl[ée]e?s?`, String.raw`(?:un)?m(?:ö|oe)bliert`, String.raw`(?:un)?furnished`,
+  // The bills, English for the charges: "incl. bills", "bills included", "+ bills".
+  String.raw`(?:incl\.?|including|excl\.?|excluding|plus|\+)\s*(?:all\s+)?(?:bills|utilities)`, String.raw`(?:all\s+)?(?:bills|utilities)\s+(?:included|excluded)`,
   String.raw`(?:inkl\.?|zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)`,
   // The charges stated beside the rent: "(charges: 200 €)", "charges 150 €/mois",
   // "200 € de charges" (after a comma or a slash), "(dont 200 € de charges)" (included).
@@ -27,6 +42,11 @@ const NOTE_WORDS = [
   // sus", "150 € de charges en sus" (an outside probe of stop 48).
   String.raw`(?:hors\s+)?(?:charges?|nk|nebenkosten)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?(?:\s+en\s+sus)?`,
   String.raw`(?:dont\s+)?\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)charges?(?:\s+en\s+sus)?`,
+  // The same, the charges named before their figure: in the rent ("dont charges 150 €", "(charges
+  // 150 € comprises)"), or not, the figure in brackets after the note ("hors charges (150 €)") (an
+  // outside probe of stop 49).
+  String.raw`dont\s+(?:charges?|ch\.?|nk|nebenkosten)\s*:?\s*${FIGURE}`, String.raw`(?:charges?|ch\.?)\s*:?\s*${FIGURE}\s*${INCLUDED}`,
+  String.raw`(?:hors\s+charges|hors\s+ch\.?|h\.?\s?c\.?)\s*\(\s*${FIGURE}\s*\)`,
   // Taxes: "TVA 3% incluse", "(TVA 17%)", "TVAC", "HTVA", "hors TVA", "inkl. MwSt.", "zzgl. 19 %
   // MwSt."; and the notary's fees: "(frais de notaire en sus)", "hors frais de notaire", "frais
   // d'acte en sus", "+ frais de notaire". No figure of the price: the percent is the tax's rate,
@@ -44,17 +64,27 @@ const NOTE_WORDS = [
 const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:€|eur)\s*)?\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)?\s*(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
 // A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
 // The charges named before their figure: "+ charges 200 €", "+ ch. 150 €".
-const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus)\s*(?:(?:un\s+)?acompte\s+(?:sur|de)\s+)?(?:charges?|ch\.?)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
+// Also an advance on them ("+ avance sur charges 150 €") and the German NK ("+ NK 150 €", "zzgl. NK
+// 150 €") (an outside probe of stop 49).
+const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:un\s+|une\s+)?(?:acompte|avance)\s+(?:sur|de)\s+)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)\s*:?\s*\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-)?\s*(?:€|eur|euros?)?\s*(?:\/\s*(?:mois|monat|month))?`;
 export const PRICE_NOTE = new RegExp(String.raw`\s*[,;/|–-]?\s*(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES, ADDED_CHARGES_NAMED_FIRST].join('|')})\s*$`, 'iu');
 // A note in brackets: "(frais d'agence inclus)", "(+ 150 € charges)".
 export const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 
 // Which notes say the charges are in the price, and which that they are not.
-export const CHARGES_IN = /(?<!\p{L})(?:c\.?\s?c(?!\p{L})|(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s)/iu;
+// Also the bills included ("incl. bills") and charges whose figure is said to be included ("(charges
+// 150 € comprises)") (an outside probe of stop 49).
+export const CHARGES_IN = new RegExp(
+  String.raw`(?<!\p{L})(?:c\.?\s?c(?!\p{L})|(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s` +
+    String.raw`|(?:incl\.?|including)\s*(?:all\s+)?(?:bills|utilities)|(?:bills|utilities)\s+included|(?:charges?|ch\.?)\s*:?\s*${FIGURE}\s*${INCLUDED})`,
+  'iu',
+);
 export const CHARGES_OUT = new RegExp(
   String.raw`(?<!\p{L})(?:h\.?\s?c(?!\p{L})|(?:hors|sans|plus|excl\.?|excluding)\s*charges|(?:charges?|ch\.?)\s+non\s+(?:compris|inclus)|hors\s+ch|charges\s+en\s+sus|\+\s*charges|charges?\s+excluded|(?:zzgl\.?|exkl\.?|plus|\+)\s*(?:nk|nebenkosten|bk|betriebskosten)|kalt(?:miete)?(?!\p{L}))` +
     // Charges added ("+ 200 € charges", "+ charges 200 €"), or stated beside ("charges: 200 €").
-    String.raw`|^\s*[,;/|–-]?\s*(?:${ADDED_CHARGES}|${ADDED_CHARGES_NAMED_FIRST})|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d`,
+    // Not the charges said included after their figure ("charges 150 € comprises"); the bills not in it ("excl. bills").
+    String.raw`|^\s*[,;/|–-]?\s*(?:${ADDED_CHARGES}|${ADDED_CHARGES_NAMED_FIRST})|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d(?!${AFTER_DIGIT}\s*${INCLUDED})` +
+    String.raw`|(?<!\p{L})(?:(?:excl\.?|excluding|plus|\+)\s*(?:all\s+)?(?:bills|utilities)|(?:bills|utilities)\s+excluded)`,
   'iu',
 );
 

@@ -103,14 +103,16 @@ export interface PriceValue {
 }
 
 // "about" before a figure: "ca. 1850", "env. 85 m²", "~ 85", "± 85", "+/- 85", "+- 85"; and
-// after an area: "85 m² env.", "85 m² environ", "85 qm ca.".
-const APPROX = /^\s*(?:circa|ca\.?|environ|env\.?|approx\.?|~|±|\+\s*\/?\s*-)\s*/i;
-const APPROX_AFTER = /\s*(?<!\p{L})(?:ca\.?|circa|env\.?|environ|approx\.?)\s*$/iu;
+// after an area: "85 m² env.", "85 m² environ", "85 qm ca.". Also "c. 85 m²" and, in brackets,
+// "85 m² (approx.)" (an outside probe of stop 49).
+const APPROX = /^\s*(?:circa|ca\.?|c\.|environ|env\.?|approx\.?|~|±|\+\s*\/?\s*-)\s*/i;
+const APPROX_AFTER = /\s*(?:\(\s*)?(?<!\p{L})(?:ca\.?|circa|env\.?|environ|approx\.?|approximately)(?:\s*\))?\s*$/iu;
 
 // "from" before an asking price ("à partir de 495.000 €", "ab 495.000 €"): the figure asked.
 const FROM = /^\s*(?:[àa]\s+partir\s+de|dès|ab|from|starting\s+(?:at|from))\s+/i;
-// A label before the figure: "Loyer : 1850 €", "Prix: 695.000 €", "Kaltmiete: 1.850 €".
-const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|rent|miete|kaltmiete|warmmiete|mietpreis|kaufpreis)\s*(?::\s*|(?=\d))/i;
+// A label before the figure: "Loyer : 1850 €", "Prix: 695.000 €", "Kaltmiete: 1.850 €"; and
+// "Asking price €850,000", the label before the euro sign (an outside probe of stop 49).
+const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|asking\s+price|rent|miete|kaltmiete|warmmiete|mietpreis|kaufpreis)\s*(?::\s*|(?=\d|€))/i;
 
 // "/mois", "par mois", "per month", "p.m.", "p/m", "pcm", "/Monat", "mtl.", "/semaine", "per week",
 // "/Woche"; after a slash only, "/Mt." (Monat) and "/mo" (an outside probe of stop 48); and a year
@@ -246,18 +248,19 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
 // habitables", "85 m² (habitable)", "85 m² utiles"): not another figure.
 // What is added to the area, not part of it: "85 m² + balcon", "85 m² (+ 8 m² terrasse)".
 const AREA_EXTRA = /\s*(?:\(\s*)?\+\s*(?:\d+(?:[.,]\d+)?\s*(?:m\s?²|m2)\s*)?(?:de\s+|d['’]\s*)?(?:balcons?|terrasses?|loggias?|jardin|cave|caves|garage|parking|grenier)(?:\s*\))?\s*$/iu;
-const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$/iu;
+// Also gross or net ("85 m² brut", "85 m2 net") and the English "85 m² living" (an outside probe of stop 49).
+const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?:ä|ae)che|wfl\.?|bruts?|brutes?|nets?|nettes?|brutto|netto|gross|living(?:\s+(?:area|space))?)(?:\s*\))?\s*$/iu;
 // What a figure includes, in brackets: an area's "85 m² (dont 10 m² mezzanine)", "(davon 10 m²
 // Galerie)", a count's "3 (dont 1 bureau)", "4 (davon 1 Büro)"; or not, then a figure and what it
 // counts: "4 pièces dont 3 chambres", "4 Zimmer, davon 3 Schlafzimmer" (an outside probe of stop 48).
 const INCLUDES = /\s*(?:\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)|,?\s+(?:dont|davon|including)\s+(?:\d{1,3}(?:[.,]\d{1,2})?|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:m\s?²|m2)?\s*\p{L}[\p{L}\s.'’-]*)\s*$/iu;
 // A label before an area: "Wohnfläche: 185 m²", "Wohnfläche ca. 185 m²", "surface habitable 85 m²",
 // "Surface: 85 m²" (an outside probe of stop 48).
-const AREA_LABEL = /^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface(?:\s+(?:habitable|utile))?|superficie(?:\s+habitable)?|living\s+area|fl(?:ä|ae)che)\s*:?\s*(?=\d|ca\.?\s|circa\s|env(?:\.|iron\s)|approx|~|±|\+)/i;
+const AREA_LABEL = /^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface(?:\s+(?:habitable|utile))?|superficie(?:\s+habitable)?|living\s+area|fl(?:ä|ae)che)\s*:?\s*(?=\d|ca\.?\s|c\.\s|circa\s|env(?:\.|iron\s)|approx|~|±|\+)/i;
 // The unit: "m²", "m ²", "m2", "m^2", "mq" (Italian), "sqm", "sq.m.", "qm", "m", "m.", and written
-// out ("mètres carrés", "Quadratmeter", "square metres"). Square feet ("sq ft") are not here,
-// nor is "sq m" read as "sq" plus a unit: both stay unread.
-const AREA_UNIT = /\s*(?<!\p{L})(?:m\s?²|m2|m\^2|mq|sqm|sq\.\s?m\.?|qm|m\.?|m[èe]tres?\s+carr[ée]s?|quadratmeter|square\s+met(?:re|er)s?)\s*$/iu;
+// out ("mètres carrés", "Quadratmeter", "square metres"); "sq m" and "m 2" too (an outside probe of
+// stop 49). Square feet ("sq ft") are not here: refused, saying so (SQUARE_FEET).
+const AREA_UNIT = /\s*(?<!\p{L})(?:m\s?[²2]|m\^2|mq|sqm|sq\.?\s?m\.?|qm|m\.?|m[èe]tres?\s+carr[ée]s?|quadratmeter|square\s+met(?:re|er)s?)\s*$/iu;
 // One separator and exactly three digits after it, the first digit not 0: "1.050", "2,400".
 const ONE_THOUSANDS_GROUP = /^[1-9][.,]\d{3}$/;
 // Under this not even a room is plausible: "1.050" is then 1,050 m², not 1.05 m² (while
@@ -266,9 +269,11 @@ const MIN_PLAUSIBLE_M2 = 5;
 
 // The figure of an area text, the separator read as a decimal mark ("85,5") unless that
 // gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
+const areaText = (text: string) =>
+  text.replace(AREA_LABEL, '').replace(APPROX, '').replace(APPROX_AFTER, '').replace(INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
 function areaFigure(text: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  const s = text.replace(AREA_LABEL, '').replace(APPROX, '').replace(APPROX_AFTER, '').replace(INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
+  const s = areaText(text);
   const n = parseDecimal(s, false);
   if (n !== null && n < MIN_PLAUSIBLE_M2 && ONE_THOUSANDS_GROUP.test(s.replace(NUMBER_SPACES, ''))) return parseDecimal(s, true);
   return n;
@@ -278,7 +283,7 @@ function areaFigure(text: string): number | null {
 // is the listing's. Without one said to be the living area, neither is taken.
 const AREA_PAIR = /^([^/;|]+?)\s*(?:[/;|]|,\s|\s[-–]\s)\s*([^/;|]+)$/;
 const AREA_HAS_UNIT = /\d\s*(?:m\s?²|m2|qm|sqm)(?!\p{L})/iu;
-const LIVING_AREA = /(?<!\p{L})(?:hab\.?|habitables?|wohnfl(?:ä|ae)che|wfl\.?)(?:\s*\))?\s*$|^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface\s+habitable|living\s+area)(?!\p{L})/iu;
+const LIVING_AREA = /(?<!\p{L})(?:hab\.?|habitables?|wohnfl(?:ä|ae)che|wfl\.?|living(?:\s+(?:area|space))?)(?:\s*\))?\s*$|^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface\s+habitable|living\s+area)(?!\p{L})/iu;
 // A plot's area after the home's: "185 m² / terrain 6 ares", "185 m², Grundstück 600 m²", "185 m²
 // / 12 a", "185 m² - 1,2 ha". In ares or hectares, or in m² named as land, it is the land's, and
 // the other figure the home's (an outside probe of stop 48), also when the land comes first.
@@ -309,6 +314,11 @@ function twoAreas(text: string, given: unknown): Parsed<number> | null {
   return bad(`area ${show(given)} gives two areas (${figures.join(' and ')} m2) and does not say which one is the living area`);
 }
 
+// An area in square feet ("85 sq ft", "900 sqft", "85 ft²"), and a range ("85-90 m²", "85 à 90 m²"):
+// refused, saying so, not as "not a number" (an outside probe of stop 49).
+const SQUARE_FEET = /^[^\p{L}]*(?:sq\.?\s?(?:ft|feet)\.?|sqft|square\s+f(?:ee|oo)t|ft\s?[²2])\s*$/iu;
+const AREA_RANGE = /^\d[\d.,]*\s*(?:-|–|à|bis|to)\s*\d[\d.,]*$/i;
+
 // "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm", "+/- 85 m² hab.", "1.050 m²"; and "85 mÂ²", UTF-8
 // read as Latin-1, its "²" written "Â²" (an outside probe of stop 48).
 export function parseArea(v: unknown): Parsed<number> {
@@ -317,6 +327,10 @@ export function parseArea(v: unknown): Parsed<number> {
   const pair = text !== null ? twoAreas(text, v) : null;
   if (pair && !pair.ok) return pair;
   const n = pair ? pair.value : typeof v === 'number' ? v : text !== null ? areaFigure(text) : null;
+  if (n === null && text !== null && text.length <= MAX_VALUE_TEXT) {
+    if (SQUARE_FEET.test(text.replace(APPROX, '')) && /\d/.test(text)) return bad(`area ${show(v)} is in square feet, which are not read: give it in m²`);
+    if (AREA_RANGE.test(areaText(text))) return bad(`area ${show(v)} is a range, not one area`);
+  }
   if (n === null || !Number.isFinite(n)) return bad(`area ${show(v)} is not a number`);
   if (n < 0) return bad(`area ${show(v)} is negative`);
   const area = Math.round(n * 100) / 100; // to the hundredth: 0.001 is no more a surface than 0
@@ -329,11 +343,15 @@ export function parseArea(v: unknown): Parsed<number> {
 // The words agencies write after a count of rooms or bedrooms ("3 pièces", "3 Zimmer",
 // "2 ch.", "2 beds"), and the French T3 / F3 (three rooms), also "T1 bis" and "T3 duplex"
 // (a variant of the type, not another room).
-const COUNT_WORDS = /\s*(pi[eè]ces?|pcs?\.?|p\.?|zimmer|zi\.?|rooms?|chambres?|ch\.?|bedrooms?|beds?|schlafzimmer)\s*$/i;
+// Also "3 pces", "2 chbres", "2 chambres à coucher", "3 Räume", "3-Zimmer", "3 Zimmer-Wohnung" and the
+// German "3 ZKB" (Zimmer, Küche, Bad: 3 rooms, a kitchen and a bathroom) (an outside probe of stop 49).
+const COUNT_WORDS = /\s*(?:-\s*)?(pi[eè]ces?|pces?\.?|pcs?\.?|p\.?|zimmer(?:\s*-\s*wohnung|wohnung)?|zi\.?|zkb|r(?:ä|ae)ume?|rooms?|chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.?|bedrooms?|beds?|schlafzimmer)\s*$/i;
 // A room of another kind added to the count: "3 + bureau", "2 chambres + bureau", "3 Zimmer + Büro",
 // "2 + study". It is not counted (not a bedroom, nor always a room): the figure is the one before
 // the "+" (an outside probe of stop 48). A figure after it ("3+1") is still no count.
-const EXTRA_ROOM = /\s*\+\s*(?:(?:un|une|ein|a|an)\s+)?(?:bureau|office|study|b(?:ü|ue)ro|arbeitszimmer|dressing|mezzanine|buanderie)\s*$/i;
+// Also in brackets, counted as one ("2 (+ 1 bureau)"), and the kitchen ("3 pièces + cuisine") (an
+// outside probe of stop 49).
+const EXTRA_ROOM = /\s*(?:\(\s*)?\+\s*(?:(?:un|une|ein|a|an|1)\s+)?(?:bureau|office|study|b(?:ü|ue)ro|arbeitszimmer|dressing|mezzanine|buanderie|cuisine|k(?:ü|ue)che|kitchen)(?:\s*\))?\s*$/i;
 // A bound or a range ("6+", "3-4", "3 à 4") is no count: refused, saying so.
 const NOT_ONE_COUNT = /^\d{1,2}\s*\+$|^\d{1,2}\s*(?:-|–|à|a|bis|to)\s*\d{1,2}$/i;
 const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;
@@ -358,11 +376,21 @@ const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EX
 // davon 3 Schlafzimmer"), in a bedrooms field: the bedrooms it includes, not the rooms (a
 // regression probe of stop 48 found 4 bedrooms read).
 const ROOMS_THEN_INCLUDED = /^\s*\d{1,2}\s*(?:pi[eè]ces?|pcs?|p|zimmer|zi|rooms?)\.?(?=[\s,;:–-])[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
+// Rooms with their bedrooms in brackets, no "dont" said: "4 pièces (3 chambres)" is 4 rooms, 3 of them
+// bedrooms (an outside probe of stop 49).
+const ROOMS_THEN_BEDROOMS = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pces?|pcs?|p|zimmer|zi|rooms?)\.?\s*\(\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)\s*\)\s*$/iu;
 const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|chbres?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)(?!\p{L})/iu;
 
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
+  const bracketed = ROOMS_THEN_BEDROOMS.exec(text);
+  if (bracketed) {
+    const rooms = Number(bracketed[1]);
+    if (what !== 'bedrooms') return rooms;
+    const n = NUMBER_WORDS.get(bracketed[2].toLowerCase()) ?? Number(bracketed[2]);
+    return n <= rooms ? n : null;
+  }
   const included = what === 'bedrooms' ? ROOMS_THEN_INCLUDED.exec(text) : null;
   if (included) {
     const bedrooms = BEDROOMS_COUNTED.exec(included[1].replace(/^[\s(]+/, ''));

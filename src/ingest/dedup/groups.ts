@@ -23,15 +23,20 @@ function completeness(n: DedupNode): number {
 // stale) before one it has stopped confirming, since a stale public listing would hide from
 // Free and Starter keys a property another source still lists; then the most complete
 // record (area, rooms, locality, photos, origin link: one point each; a real position two),
-// then the oldest (created_at, the source's own date), then the smallest id. Every criterion is a
-// property of the records alone (and of the clock, for stale), so the choice does not
-// depend on the order of the imports.
+// then the oldest (created_at, the source's own date), then the source first in alphabetical
+// order, then the smallest id. Every criterion is a property of the records alone (and of the
+// clock, for stale), so the choice does not depend on the order of the imports; and, the members
+// of a group being of different sources, not on the deployment either (ids are keyed by each
+// deployment's secret: an outside probe of stop 49 found the same demo seed giving two
+// deployments different public listings of a tied pair).
+const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 export function compareCanonical(a: DedupNode, b: DedupNode): number {
   return (
     Number(a.stale) - Number(b.stale) ||
     completeness(b) - completeness(a) ||
     a.created_at.getTime() - b.created_at.getTime() ||
-    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    order(a.source, b.source) ||
+    order(a.id, b.id)
   );
 }
 
