@@ -178,7 +178,7 @@ export function buildApp(deps: AppDeps): App {
   app.use('/api/v1', readOnly);
 
   app.get('/api/v1/openapi.json', openApiRoute(buildOpenApiDocument({ serverUrl: deps.config.PUBLIC_BASE_URL })));
-  app.use('/docs', docsRouter());
+  app.use('/docs', docsRouter({ https: deps.config.PUBLIC_BASE_URL.startsWith('https:') }));
   app.use('/api/v1/stats', statsLimit({ store: statsStore, perMinute: deps.config.STATS_RATE_LIMIT_PER_MINUTE }), statsRouter({ db: deps.db, reads: deps.reads, caches, live: deps.live }));
 
   // Keys the quota store has just refused, shared by the quota and the replay.

@@ -351,7 +351,8 @@ const COUNT_WORDS = /\s*(?:-\s*)?(pi[eè]ces?|pces?\.?|pcs?\.?|p\.?|zimmer(?:\s*
 // the "+" (an outside probe of stop 48). A figure after it ("3+1") is still no count.
 // Also in brackets, counted as one ("2 (+ 1 bureau)"), and the kitchen ("3 pièces + cuisine") (an
 // outside probe of stop 49).
-const EXTRA_ROOM = /\s*(?:\(\s*)?\+\s*(?:(?:un|une|ein|a|an|1)\s+)?(?:bureau|office|study|b(?:ü|ue)ro|arbeitszimmer|dressing|mezzanine|buanderie|cuisine|k(?:ü|ue)che|kitchen)(?:\s*\))?\s*$/i;
+const EXTRA_ROOM_WORDS = String.raw`\+\s*(?:(?:un|une|ein|a|an|1)\s+)?(?:bureau|office|study|b(?:ü|ue)ro|arbeitszimmer|dressing|mezzanine|buanderie|cuisine|k(?:ü|ue)che|kitchen)`;
+const EXTRA_ROOM = new RegExp(String.raw`\s*(?:${EXTRA_ROOM_WORDS}|\(\s*${EXTRA_ROOM_WORDS}\s*\))\s*$`, 'i');
 // A bound or a range ("6+", "3-4", "3 à 4") is no count: refused, saying so.
 const NOT_ONE_COUNT = /^\d{1,2}\s*\+$|^\d{1,2}\s*(?:-|–|à|a|bis|to)\s*\d{1,2}$/i;
 const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;

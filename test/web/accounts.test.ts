@@ -343,5 +343,9 @@ describe('on an https deployment', () => {
     expect(sessionCookie(signedUp)).toMatch(/; Secure/i);
     expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
     expect(res.headers['content-security-policy']).toContain('upgrade-insecure-requests');
+    // Every HTML page: /docs too (an outside probe of stop 49), and the market page.
+    for (const path of ['/docs', '/market']) {
+      expect((await request(httpsApp).get(path).set('X-Forwarded-Proto', 'https')).headers['strict-transport-security'], path).toMatch(/max-age=31536000/);
+    }
   });
 });

@@ -55,10 +55,13 @@ const CSP = [
   "form-action 'self'",
 ].join('; ');
 
-export function docsRouter(): Router {
+// https: whether the service is served over https (PUBLIC_BASE_URL), when the page sends HSTS as
+// the other HTML pages do (an outside probe of stop 49 found /docs without it).
+export function docsRouter(opts: { https?: boolean } = {}): Router {
   const router = Router();
   const initJs = readFileSync(path.join(projectRoot, 'public/docs-init.js'), 'utf8');
   const pageHeaders: RequestHandler = (_req, res, next) => {
+    if (opts.https) res.setHeader('Strict-Transport-Security', 'max-age=31536000');
     res.setHeader('Content-Security-Policy', CSP);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
