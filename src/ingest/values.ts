@@ -267,10 +267,11 @@ const ONE_THOUSANDS_GROUP = /^[1-9][.,]\d{3}$/;
 // "9.500" stays a room of 9.5 m²).
 const MIN_PLAUSIBLE_M2 = 5;
 
-// The figure of an area text, the separator read as a decimal mark ("85,5") unless that
-// gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
+// An area text without its label, "about", what it includes or adds, its kind and its unit.
 const areaText = (text: string) =>
   text.replace(AREA_LABEL, '').replace(APPROX, '').replace(APPROX_AFTER, '').replace(INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
+// The figure of an area text, the separator read as a decimal mark ("85,5") unless that
+// gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
 function areaFigure(text: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
   const s = areaText(text);
@@ -317,7 +318,7 @@ function twoAreas(text: string, given: unknown): Parsed<number> | null {
 // An area in square feet ("85 sq ft", "900 sqft", "85 ft²"), and a range ("85-90 m²", "85 à 90 m²"):
 // refused, saying so, not as "not a number" (an outside probe of stop 49).
 const SQUARE_FEET = /^[^\p{L}]*(?:sq\.?\s?(?:ft|feet)\.?|sqft|square\s+f(?:ee|oo)t|ft\s?[²2])\s*$/iu;
-const AREA_RANGE = /^\d[\d.,]*\s*(?:-|–|à|bis|to)\s*\d[\d.,]*$/i;
+const AREA_RANGE = /^\d(?:[\d.,]*\d)?\s*(?:-|–|à|bis|to)\s*\d[\d.,]*$/i;
 
 // "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm", "+/- 85 m² hab.", "1.050 m²"; and "85 mÂ²", UTF-8
 // read as Latin-1, its "²" written "Â²" (an outside probe of stop 48).
@@ -329,7 +330,7 @@ export function parseArea(v: unknown): Parsed<number> {
   const n = pair ? pair.value : typeof v === 'number' ? v : text !== null ? areaFigure(text) : null;
   if (n === null && text !== null && text.length <= MAX_VALUE_TEXT) {
     if (SQUARE_FEET.test(text.replace(APPROX, '')) && /\d/.test(text)) return bad(`area ${show(v)} is in square feet, which are not read: give it in m²`);
-    if (AREA_RANGE.test(areaText(text))) return bad(`area ${show(v)} is a range, not one area`);
+    if (/\d\s*(?:-|–|à|bis|to)\s*\d/i.test(text) && AREA_RANGE.test(areaText(text))) return bad(`area ${show(v)} is a range, not one area`);
   }
   if (n === null || !Number.isFinite(n)) return bad(`area ${show(v)} is not a number`);
   if (n < 0) return bad(`area ${show(v)} is negative`);
