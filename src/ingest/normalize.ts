@@ -140,7 +140,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   if (!given) {
     // A year is refused saying so, as a yearly figure written after a price is (an outside probe of stop 49).
     if (typeof r.pricePeriod === 'string' && /^\s*(?:y|yr|year|yearly|annual|annually|annum|an|ann[ée]e|annuel(?:le)?|jahr|j[äa]hrlich|p\.?\s?a\.?)\s*$/i.test(r.pricePeriod)) {
-      return fail(`price period ${show(r.pricePeriod)} is a year: a rent is read per month or per week`);
+      return fail(`price period ${show(r.pricePeriod)} is a year: ${r.listingType === 'SALE' ? "a sale's price is given once" : 'a rent is read per month or per week'}`);
     }
     return fail(`unknown price period ${show(r.pricePeriod)} (expected month or week)`);
   }

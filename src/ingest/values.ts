@@ -32,10 +32,14 @@ const NUMBER_SPACES = /[\s\u00a0\u202f\u2009'’]/g;
 // digits in every group after the first, decimals only in the last, no mark beside a space. Else
 // the text holds two figures ("1850, 2 mois", "1.850 200", "12 5"), which were read as one (1850.2,
 // 1.8502, 125).
+// A decimal part written with a space before its mark is one figure's ("1 850 ,00", "85 ,5", "1 850 ,
+// 00"), and so are thousands written "1850 000" (the last groups 000): the regression probe of this
+// change found them refused, read until then.
 const SPACED = /[\s\u00a0\u202f\u2009'’]/;
-const SPACED_GROUPS = /^[+-]?\d{1,3}(?:[\s\u00a0\u202f\u2009'’]+\d{3})+(?:[.,]\d+)?$/;
+const SPACED_GROUPS = /^[+-]?\d{1,3}(?:[\s\u00a0\u202f\u2009'’]+\d{3})+(?:[.,]\d+)?$|^[+-]?\d+(?:[\s\u00a0\u202f\u2009'’]+000)+(?:[.,]\d+)?$/;
+const SPACED_DECIMALS = /[\s\u00a0\u202f\u2009]+([.,])(?:(\d{1,2})|[\s\u00a0\u202f\u2009](\d{2}))$/;
 export function parseDecimal(text: string, thousandsHint: boolean): number | null {
-  const trimmed = text.trim();
+  const trimmed = text.trim().replace(SPACED_DECIMALS, (_m, mark: string, glued?: string, parted?: string) => mark + (glued ?? parted));
   if (SPACED.test(trimmed) && !SPACED_GROUPS.test(trimmed)) return null;
   let s = trimmed.replace(NUMBER_SPACES, '');
   if (!/^[+-]?[\d.,]+$/.test(s) || !/\d/.test(s)) return null;
@@ -239,6 +243,15 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (yearly) return bad(`price ${show(v)} is a yearly figure: a rent is read per month or per week`);
   const amount = millions ? Math.round(n * 100_000_000) / 100 : thousands ? Math.round(n * 100_000) / 100 : n;
   const chargesIncluded = chargesSaid([label, ...parts.notes]);
+  // Charges stated as much as the price or more ("1450 € dont charges 1600 €", "150 € dont charges 1
+  // 450 €", "1450 € + NK 1 600 €"): which figure is the rent? Refused, as they were until stop 49's
+  // forms were read (its regression probe).
+  for (const note of parts.notes) {
+    if (!(CHARGES_IN.test(note) || CHARGES_OUT.test(note))) continue;
+    const figure = NOTE_FIGURE.exec(note);
+    const stated = figure ? parseDecimal(figure[0].trim(), true) : null;
+    if (stated !== null && stated >= amount) return bad(`price ${show(v)} states charges of ${stated}, as much as the price or more: which figure is the rent?`);
+  }
   // Charges beside a weekly rent: a week's or a month's? Not kept.
   const charges = chargesIncluded === false && period !== 'week' ? chargesStated(parts.notes, currency) : null;
   return ok({ amount, currency, period, chargesIncluded, charges });
@@ -384,8 +397,13 @@ const ROOMS_THEN_BEDROOMS = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pces?|pcs?|p|zimmer|
 const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|chbres?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)(?!\p{L})/iu;
 
 // The figure of a count text. A studio is one room and no bedroom.
+// Forms that count rooms and nothing else ("3 ZKB", "3-Zimmer", "3 Zimmer-Wohnung", "3 Räume", "3
+// pièces + cuisine"): no count of bedrooms, refused in a bedrooms field, as they were (the
+// regression probe of stop 49 found "3 ZKB" there read as 3 bedrooms, so 4 rooms).
+const ROOMS_ONLY = /zkb|zimmer\s*-?\s*wohnung|\d\s*-\s*zimmer|(?<!\p{L})r(?:ä|ae)ume?(?!\p{L})|\+\s*(?:cuisine|k(?:ü|ue)che|kitchen)/iu;
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
+  if (what === 'bedrooms' && ROOMS_ONLY.test(text)) return null;
   const bracketed = ROOMS_THEN_BEDROOMS.exec(text);
   if (bracketed) {
     const rooms = Number(bracketed[1]);

@@ -26,10 +26,21 @@ describe('a deal done', () => {
     const gone = ['expired', 'off_market', 'sold STC', 'archived', 'let agreed', 'Under-Offer', 'sous compromis', 'draft', 'coming_soon', 'Verkauft', 'déjà loué', 'pending', 'Archivé'];
     // Stop 49's outside probe: `actif`, `en ligne`, `available soon` were rejected as unknown.
     const onOffer = ['price_reduced', 'new', 'for_rent', 'Disponible', 'live', 'actif', 'en ligne', 'available soon', 'Aktiv', 'publié'];
-    const feed = await actions(parseJsonFeed(json([...gone, ...onOffer, 'pending_review'].map((status, i) => item(`J${i}`, { status })))));
+    // (A status's deal words are read for the kind of offer: a sale's for a sale.)
+    const saleWords = new Set(['sold STC', 'sous compromis', 'Verkauft']);
+    const feed = await actions(parseJsonFeed(json([...gone, ...onOffer, 'pending_review'].map((status, i) => item(`J${i}`, { status, ...(saleWords.has(status) ? { offer: 'sale', price: { amount: 500000, currency: 'EUR' } } : {}) })))));
     gone.forEach((_, i) => expect(feed.actions[`J${i}`], gone[i]).toBe('withdraw'));
     onOffer.forEach((_, i) => expect(feed.actions[`J${gone.length + i}`], onOffer[i]).toBe('upsert'));
     expect(feed.rejects).toEqual([expect.stringContaining('unknown status "pending_review"')]);
+    // A status's deal words for the kind of offer (its regression probe of stop 49): a lease signed
+    // does not withdraw a sale, nor a promise of sale a rent; a status naming the other kind contradicts it.
+    const kinds = await actions(parseJsonFeed(json([
+      item('S1', { offer: 'sale', status: 'Bail signé' }), item('S2', { offer: 'rent', status: 'Sous promesse' }),
+      item('S3', { offer: 'sale', status: 'Sous promesse' }), item('S4', { offer: 'rent', status: 'à vendre' }), item('S5', { offer: 'rent', status: 'à louer' }),
+    ])));
+    expect(kinds.actions).toMatchObject({ S3: 'withdraw', S5: 'upsert' });
+    expect([kinds.actions.S1, kinds.actions.S2, kinds.actions.S4]).toEqual([undefined, undefined, undefined]);
+    expect(kinds.rejects).toEqual([expect.stringContaining('unknown status "Bail signé"'), expect.stringContaining('unknown status "Sous promesse"'), 'status "à vendre" contradicts offer "rent"']);
     // A title as a list of language versions, as the JSON may give it.
     const listed = await actions(parseJsonFeed(json([item('T1', { title: [{ lang: 'fr', text: 'LOUÉ - Appartement 2 chambres' }] })])));
     expect(listed.actions).toEqual({ T1: 'withdraw' });
@@ -58,6 +69,13 @@ describe('a deal done', () => {
     const feed = await actions(parseCsvFeed(csvFeed(rows)));
     for (const ref of ['C1', 'C2', 'C3', 'C4', 'C5', 'C6', 'C7', 'C8', 'C9', 'C10', 'C11', 'C12', 'C13', 'C14']) expect(feed.actions[ref], ref).toBe('withdraw');
     for (const ref of ['K13', 'K14', 'K15']) expect(feed.actions[ref], ref).not.toBe('withdraw');
+    // Its regression probe: such words at a title's head, "de vente" after them, for a sale only.
+    const titled = await actions(parseCsvFeed(csvFeed([
+      csvRow({ ref: 'T1', offer: 'Vente', title: 'Sous compromis de vente – Maison 4 chambres' }), csvRow({ ref: 'T2', offer: 'Vente', title: 'Sous promesse de vente - Appartement' }),
+      csvRow({ ref: 'T3', offer: 'Location', title: 'Sous compromis de vente – Appartement' }), csvRow({ ref: 'T4', offer: 'Vente', title: 'Sous compromis de location - Maison' }),
+    ])));
+    expect(titled.actions).toMatchObject({ T1: 'withdraw', T2: 'withdraw' });
+    expect([titled.actions.T3, titled.actions.T4]).not.toContain('withdraw');
     for (const ref of ['K1', 'K2', 'K3', 'K4', 'K5', 'K6', 'K7', 'K8', 'K9', 'K10', 'K11', 'K12']) expect(feed.actions[ref], ref).not.toBe('withdraw');
   });
 

@@ -680,8 +680,8 @@ describe('an outside probe of stop 49', () => {
   });
 
   it.each([
-    ['4 pièces (3 chambres)', 4, 3], ['2 (+ 1 bureau)', 2, 2], ['2 chambres à coucher', 2, 2], ['2 chbres', 2, 2], ['3 pces', 3, 3], ['3 pièces + cuisine', 3, 3],
-    ['3-Zimmer', 3, 3], ['3 Zimmer-Wohnung', 3, 3], ['3 ZKB', 3, 3], ['3 Räume', 3, 3],
+    ['4 pièces (3 chambres)', 4, 3], ['2 (+ 1 bureau)', 2, 2], ['2 chambres à coucher', 2, 2], ['2 chbres', 2, 2], ['3 pces', 3, 3],
+    // (The forms of rooms only, "3 ZKB"..., are refused in a bedrooms field: its regression probe, below.)
   ])('reads the count %j as %i rooms, %i bedrooms', async (text, rooms, bedrooms) => {
     expect(parseCount(text, 'rooms')).toEqual({ ok: true, value: rooms });
     expect(parseCount(text, 'bedrooms')).toEqual({ ok: true, value: bedrooms });
@@ -720,5 +720,32 @@ describe('an outside probe of stop 49', () => {
     for (let i = 0; i < 10; i++) for (const t of texts) [parsePrice(t), parseArea(t), parseCount(t, 'rooms'), parseCount(t, 'bedrooms')];
     // A bound on a hang, not a benchmark: 160 calls.
     expect(performance.now() - t0).toBeLessThan(2_000);
+  });
+});
+
+describe('the regression probe of stop 49', () => {
+  it.each([['1 850 ,00 €', 1850], ['2450 ,00', 2450], ['495 000 ,00 €', 495000], ['1.850 ,00 EUR', 1850], ['1 850 , 00 €', 1850], ['1850 000 €', 1850000]])(
+    'reads the price %j as %d again: a space before the decimal mark, thousands "000"',
+    (price, amount) => {
+      const parsed = parsePrice(price);
+      expect(parsed.ok && parsed.value?.amount).toBe(amount);
+    },
+  );
+
+  it('reads a space before the decimal mark in areas and counts again; two figures stay refused', () => {
+    expect(parseArea('85 ,5 m²')).toEqual({ ok: true, value: 85.5 });
+    expect(parseArea('1050 ,5')).toEqual({ ok: true, value: 1050.5 });
+    expect(parseCount('2 ,5 pièces', 'rooms')).toEqual({ ok: true, value: 2 });
+    for (const price of ['€ 1850, 2 mois', '1850 , 2', '€ 1850 200']) expect(parsePrice(price).ok, price).toBe(false);
+  });
+
+  it.each(['1450 € dont charges 1600 €', '150 € dont charges 1 450 €', '1450 € + NK 1 600 €'])('refuses the price %j: charges as much as the price or more', (price) => {
+    const parsed = parsePrice(price);
+    expect(parsed.ok ? null : parsed.reason).toMatch(/as much as the price or more: which figure is the rent\?$/);
+  });
+
+  it.each(['3 ZKB', '3 Zimmer-Wohnung', '3-Zimmer', '3 pièces + cuisine', '3 Räume'])('reads %j as 3 rooms, and refuses it in a bedrooms field (no bedrooms counted)', (text) => {
+    expect(parseCount(text, 'rooms')).toEqual({ ok: true, value: 3 });
+    expect(parseCount(text, 'bedrooms').ok).toBe(false);
   });
 });

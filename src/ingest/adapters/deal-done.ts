@@ -53,7 +53,10 @@ export function saysDone(text: string, type: ListingType | null = null): boolean
 // `*** Verkauft *** Wohnung`, `Sold: flat`), or is that word alone; not one in which it begins a
 // phrase (`Loué meublé`). Not "reserved": `Réservé : étudiants` says for whom. A title of several
 // languages: any of them.
-const TITLE_DONE = /^[\s[(*#!>-]*(\p{L}+(?:\s+\p{L}+)?)\s*(?:[\])*!:|–—-]|$)/u;
+// A pair may be followed by what it is of: `Sous compromis de vente – Maison` (the regression probe of
+// stop 49 found such titles left on offer).
+const TITLE_DONE = /^[\s[(*#!>-]*(\p{L}+(?:\s+\p{L}+){0,3})\s*(?:[\])*!:|–—-]|$)/u;
+const OF_DEAL: Record<'SALE' | 'LET', Set<string>> = { SALE: new Set(['vente']), LET: new Set(['location', 'bail']) };
 // A title is read only when the offer's kind is known (a sale's title may say its property is let).
 export function titleSaysDone(title: unknown, type: ListingType | null = null): boolean {
   if (type === null) return false;
@@ -61,7 +64,8 @@ export function titleSaysDone(title: unknown, type: ListingType | null = null): 
   return titleTexts(title).some((t) => {
     const m = TITLE_DONE.exec(t);
     if (!m) return false;
-    const w = tokens(m[1]);
+    let w = tokens(m[1]);
+    if (w.length === 4 && w[2] === 'de' && OF_DEAL[type === 'SALE' ? 'SALE' : 'LET'].has(w[3])) w = w.slice(0, 2);
     return (w.length === 1 && done.has(w[0]) && !RESERVED.includes(w[0])) || (w.length === 2 && PAIRS.has(w.join(' ')) && pairFits(w.join(' '), type));
   });
 }

@@ -20,6 +20,9 @@ const AVAILABLE = new Set([
   'actif', 'active listing', 'en ligne', 'publie', 'publiee', 'en vente', 'en location', 'a louer', 'a vendre', 'libre', 'aktiv',
   'veroffentlicht', 'available soon', 'available from', 'disponible prochainement', 'bientot disponible',
 ]);
+// The statuses on offer that name the kind of offer.
+const SALE_STATUSES = new Set(['for sale', 'en vente', 'a vendre']);
+const RENT_STATUSES = new Set(['for rent', 'to let', 'en location', 'a louer']);
 // "pending": a sale pending (an offer accepted), or a listing waiting to be published; not on offer either way.
 const GONE = new Set([
   'reserved', 'let', 'sold', 'rented', 'withdrawn', 'inactive', 'under offer', 'option', 'expired', 'archived', 'off market',
@@ -177,10 +180,17 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
   const status = (str(item.status) ?? 'available').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
   if (status === 'deleted') return { position, externalId, action: 'delete', listingType: null };
   const plain = status.normalize('NFKD').replace(/\p{M}+/gu, '');
-  if (GONE.has(plain) || saysDone(status)) return { position, externalId, action: 'withdraw', listingType: null };
-  if (!AVAILABLE.has(plain)) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
   const offer = str(item.offer);
   const offerKind = offer === null ? null : offerType(offer);
+  // A status's deal words are read for the kind of offer, as an offer's are: `Bail signé` does not
+  // withdraw a sale, nor `Sous promesse` a rent (the regression probe of stop 49).
+  if (GONE.has(plain) || saysDone(status, offerKind)) return { position, externalId, action: 'withdraw', listingType: null };
+  if (!AVAILABLE.has(plain)) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
+  // A status on offer that names the other kind (`à vendre` on a rent) contradicts the offer.
+  const statusKind = SALE_STATUSES.has(plain) ? 'SALE' : RENT_STATUSES.has(plain) ? 'RENT' : null;
+  if (statusKind && offerKind && (statusKind === 'SALE') !== (offerKind === 'SALE')) {
+    return { external_id: externalId, position, reason: `status ${JSON.stringify(item.status).slice(0, 40)} contradicts offer ${show(offer)}` };
+  }
   const title = Array.isArray(item.title) ? titleVersions(item.title) : item.title;
   // An offer or a title that says the deal is done (`"offer": "sold"`, `"title": "LOUÉ - …"`).
   if ((offer !== null && saysDone(offer, offerKind)) || titleSaysDone(title, offerKind)) return { position, externalId, action: 'withdraw', listingType: null };
