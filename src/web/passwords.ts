@@ -47,9 +47,21 @@ const TOO_COMMON = 'This password is too common: it is among the first that atta
 export async function passwordProblem(password: string, email: string): Promise<string | null> {
   const rule = passwordRuleProblem(password, email);
   if (rule) return rule;
-  const local = email.trim().toLowerCase().split('@')[0] ?? '';
-  if ((await guessScore(password.normalize('NFC'), local ? [local, 'listings', 'luxembourg'] : ['listings', 'luxembourg'])) < MIN_GUESS_SCORE) return TOO_COMMON;
+  if ((await guessScore(password.normalize('NFC'), [...emailWords(email), 'listings', 'luxembourg'])) < MIN_GUESS_SCORE) return EASY_TO_GUESS;
   return null;
+}
+
+// (Its regression probe: "apple river river" was refused as "too common", which it is not.)
+const EASY_TO_GUESS =
+  'This password is too easy to guess: it repeats words or characters, or follows a pattern or words that attackers try first. A few unrelated words make a strong password that is easy to remember.';
+
+// The email's local part, its parts and the parts joined ("jean.muller": jean, muller, jeanmuller):
+// a password built on them is refused (its regression probe: "jeanmuller1985" was accepted for
+// jean.muller@…).
+function emailWords(email: string): string[] {
+  const local = email.trim().toLowerCase().split('@')[0] ?? '';
+  const parts = local.split(/[._+-]+/).filter((p) => p.length > 0);
+  return [...new Set([local, parts.join(''), ...parts])].filter((w) => w.length > 0);
 }
 
 // The rules: length, common lists, repeats, runs and the email.
@@ -65,8 +77,9 @@ function passwordRuleProblem(password: string, email: string): string | null {
     /^(.{1,4})\1+$/su.test(lower) || // one to four characters repeated: "aaaaaaaaaaaa", "abcabcabcabc"
     SEQUENCES.some((s) => s.includes(lower) || (s + s).includes(lower));
   if (tooCommon) return TOO_COMMON;
-  const local = email.trim().toLowerCase().split('@')[0] ?? '';
-  if (lower === email.trim().toLowerCase() || (local.length >= 4 && lower.includes(local))) return 'Do not use your email address in your password.';
+  const [local, joined] = emailWords(email);
+  const squeezed = lower.replace(/[^\p{L}\p{N}]+/gu, '');
+  if (lower === email.trim().toLowerCase() || (local?.length >= 4 && lower.includes(local)) || (joined?.length >= 4 && squeezed.includes(joined))) return 'Do not use your email address in your password.';
   return null;
 }
 
