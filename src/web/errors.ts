@@ -61,7 +61,13 @@ export function htmlErrorHandler(logger: Logger): ErrorRequestHandler {
     const cause = unavailableCause(err);
     if (cause) {
       logger.error({ err: logged(err, cause), cause, request_id: requestId }, 'web page: dependency unavailable');
-      send(503, 'Temporarily unavailable', 'The service is briefly unavailable. Try again in a moment.', { 'Retry-After': '5' });
+      // A sign-up whose answer was lost to a stalled database may still have made the account
+      // (an outside probe of stop 49: the held INSERT committed once the database answered again).
+      const signUp = req.method === 'POST' && /\/sign-up\/?$/i.test(req.path);
+      const message = signUp
+        ? 'The service is briefly unavailable. Your account may have been made all the same: try signing in in a moment, and sign up again if that fails.'
+        : 'The service is briefly unavailable. Try again in a moment.';
+      send(503, 'Temporarily unavailable', message, { 'Retry-After': '5' });
       return;
     }
     logger.error({ err, request_id: requestId }, 'web page: unhandled error');

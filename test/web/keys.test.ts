@@ -15,6 +15,7 @@ import {
   nonceFrom,
   revokeInUi,
   signedInAgent,
+  signUp,
 } from './helpers.js';
 
 let keyUsage: KeyUsageTracker;
@@ -159,6 +160,27 @@ describe('creating a key', () => {
       // And the form is used now.
       expect(await agent.post('/api-keys/keys').type('form').send(form)).toHaveStatus(303);
       expect(await activeKeys(email)).toBe(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  // An outside probe of stop 49: a sign-up answered 503 (a stalled database) whose INSERT then
+  // committed had made the account, and the page said only "try again".
+  it('a sign-up answered 503 says the account may have been made, and to try signing in', async () => {
+    const db = createDb(t.url, { statementTimeoutMs: 300 });
+    try {
+      const app = await buildWebApp(db, { keyUsage });
+      const agent = request.agent(app);
+      const lock = await t.db.transaction();
+      try {
+        await lock.raw('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE');
+        const failed = await signUp(agent, `stalled-${Date.now()}@example.lu`);
+        expect(failed).toHaveStatus(503);
+        expect(failed.text).toContain('Your account may have been made all the same: try signing in');
+      } finally {
+        await lock.rollback();
+      }
     } finally {
       await db.destroy();
     }
