@@ -37,9 +37,12 @@ const NUMBER_SPACES = /[\s\u00a0\u202f\u2009'’]/g;
 // change found them refused, read until then.
 const SPACED = /[\s\u00a0\u202f\u2009'’]/;
 const SPACED_GROUPS = /^[+-]?\d{1,3}(?:[\s\u00a0\u202f\u2009'’]+\d{3})+(?:[.,]\d+)?$|^[+-]?\d+(?:[\s\u00a0\u202f\u2009'’]+000)+(?:[.,]\d+)?$/;
+// A price's cents are two digits ("1 850 ,00", "1 850 , 00" only for none): "1850 ,2 mois", "1850 , 20"
+// stay two figures (its re-check); an area's or a count's decimal may be one ("85 ,5").
 const SPACED_DECIMALS = /[\s\u00a0\u202f\u2009]+([.,])(?:(\d{1,2})|[\s\u00a0\u202f\u2009](\d{2}))$/;
+const SPACED_CENTS = /[\s\u00a0\u202f\u2009]+([.,])(?:(\d{2})|[\s\u00a0\u202f\u2009](00))$/;
 export function parseDecimal(text: string, thousandsHint: boolean): number | null {
-  const trimmed = text.trim().replace(SPACED_DECIMALS, (_m, mark: string, glued?: string, parted?: string) => mark + (glued ?? parted));
+  const trimmed = text.trim().replace(thousandsHint ? SPACED_CENTS : SPACED_DECIMALS, (_m, mark: string, glued?: string, parted?: string) => mark + (glued ?? parted));
   if (SPACED.test(trimmed) && !SPACED_GROUPS.test(trimmed)) return null;
   let s = trimmed.replace(NUMBER_SPACES, '');
   if (!/^[+-]?[\d.,]+$/.test(s) || !/\d/.test(s)) return null;
@@ -246,7 +249,9 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   // Charges stated as much as the price or more ("1450 € dont charges 1600 €", "150 € dont charges 1
   // 450 €", "1450 € + NK 1 600 €"): which figure is the rent? Refused, as they were until stop 49's
   // forms were read (its regression probe).
-  for (const note of parts.notes) {
+  // (Not beside a weekly rent, whose charges are not kept: its re-check found "350 €/semaine + charges
+  // 400 €/mois" refused.)
+  for (const note of period === 'week' ? [] : parts.notes) {
     if (!(CHARGES_IN.test(note) || CHARGES_OUT.test(note))) continue;
     const figure = NOTE_FIGURE.exec(note);
     const stated = figure ? parseDecimal(figure[0].trim(), true) : null;
@@ -400,7 +405,8 @@ const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vi
 // Forms that count rooms and nothing else ("3 ZKB", "3-Zimmer", "3 Zimmer-Wohnung", "3 Räume", "3
 // pièces + cuisine"): no count of bedrooms, refused in a bedrooms field, as they were (the
 // regression probe of stop 49 found "3 ZKB" there read as 3 bedrooms, so 4 rooms).
-const ROOMS_ONLY = /zkb|zimmer\s*-?\s*wohnung|\d\s*-\s*zimmer|(?<!\p{L})r(?:ä|ae)ume?(?!\p{L})|\+\s*(?:cuisine|k(?:ü|ue)che|kitchen)/iu;
+// (The kitchen only after rooms: "2 chambres + cuisine" counts 2 bedrooms, as it did: its re-check.)
+const ROOMS_ONLY = /zkb|zimmer\s*-?\s*wohnung|\d\s*-\s*zimmer|(?<!\p{L})r(?:ä|ae)ume?(?!\p{L})|(?<!\p{L})(?:pi[eè]ces?|pces?\.?|p\.|zimmer|zi\.?|rooms?)\s*\(?\s*\+\s*(?:cuisine|k(?:ü|ue)che|kitchen)/iu;
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
   if (what === 'bedrooms' && ROOMS_ONLY.test(text)) return null;

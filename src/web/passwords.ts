@@ -47,7 +47,8 @@ const TOO_COMMON = 'This password is too common: it is among the first that atta
 export async function passwordProblem(password: string, email: string): Promise<string | null> {
   const rule = passwordRuleProblem(password, email);
   if (rule) return rule;
-  if ((await guessScore(password.normalize('NFC'), [...emailWords(email), 'listings', 'luxembourg'])) < MIN_GUESS_SCORE) return EASY_TO_GUESS;
+  const inputs = [...new Set(emailWords(email))].filter((w) => w.length > 0);
+  if ((await guessScore(password.normalize('NFC'), [...inputs, 'listings', 'luxembourg'])) < MIN_GUESS_SCORE) return EASY_TO_GUESS;
   return null;
 }
 
@@ -58,10 +59,12 @@ const EASY_TO_GUESS =
 // The email's local part, its parts and the parts joined ("jean.muller": jean, muller, jeanmuller):
 // a password built on them is refused (its regression probe: "jeanmuller1985" was accepted for
 // jean.muller@…).
-function emailWords(email: string): string[] {
+// The first is the local part; the second its parts joined, only when it has two or more (its
+// re-check: "_info@x.lu" made "info" alone refuse every password holding it).
+function emailWords(email: string): [string, string, ...string[]] {
   const local = email.trim().toLowerCase().split('@')[0] ?? '';
   const parts = local.split(/[._+-]+/).filter((p) => p.length > 0);
-  return [...new Set([local, parts.join(''), ...parts])].filter((w) => w.length > 0);
+  return [local, parts.length >= 2 ? parts.join('') : '', ...parts];
 }
 
 // The rules: length, common lists, repeats, runs and the email.

@@ -32,15 +32,15 @@ describe('a deal done', () => {
     gone.forEach((_, i) => expect(feed.actions[`J${i}`], gone[i]).toBe('withdraw'));
     onOffer.forEach((_, i) => expect(feed.actions[`J${gone.length + i}`], onOffer[i]).toBe('upsert'));
     expect(feed.rejects).toEqual([expect.stringContaining('unknown status "pending_review"')]);
-    // A status's deal words for the kind of offer (its regression probe of stop 49): a lease signed
-    // does not withdraw a sale, nor a promise of sale a rent; a status naming the other kind contradicts it.
+    // A status says the state only: its deal words withdraw whatever the kind of offer (`Vendu` on a
+    // rent as `sold` does); a status on offer naming the other kind contradicts the offer (stop 49).
     const kinds = await actions(parseJsonFeed(json([
-      item('S1', { offer: 'sale', status: 'Bail signé' }), item('S2', { offer: 'rent', status: 'Sous promesse' }),
-      item('S3', { offer: 'sale', status: 'Sous promesse' }), item('S4', { offer: 'rent', status: 'à vendre' }), item('S5', { offer: 'rent', status: 'à louer' }),
+      item('S1', { offer: 'sale', status: 'Bail signé' }), item('S2', { offer: 'rent', status: 'Sous promesse' }), item('S3', { offer: 'sale', status: 'Sous promesse' }),
+      item('S4', { offer: 'rent', status: 'à vendre' }), item('S5', { offer: 'rent', status: 'à louer' }), item('S6', { offer: 'rent', status: 'Vendu' }),
     ])));
-    expect(kinds.actions).toMatchObject({ S3: 'withdraw', S5: 'upsert' });
-    expect([kinds.actions.S1, kinds.actions.S2, kinds.actions.S4]).toEqual([undefined, undefined, undefined]);
-    expect(kinds.rejects).toEqual([expect.stringContaining('unknown status "Bail signé"'), expect.stringContaining('unknown status "Sous promesse"'), 'status "à vendre" contradicts offer "rent"']);
+    expect(kinds.actions).toMatchObject({ S1: 'withdraw', S2: 'withdraw', S3: 'withdraw', S5: 'upsert', S6: 'withdraw' });
+    expect(kinds.actions.S4).toBeUndefined();
+    expect(kinds.rejects).toEqual(['status "à vendre" contradicts offer "rent"']);
     // A title as a list of language versions, as the JSON may give it.
     const listed = await actions(parseJsonFeed(json([item('T1', { title: [{ lang: 'fr', text: 'LOUÉ - Appartement 2 chambres' }] })])));
     expect(listed.actions).toEqual({ T1: 'withdraw' });

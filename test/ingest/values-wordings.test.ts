@@ -749,3 +749,20 @@ describe('the regression probe of stop 49', () => {
     expect(parseCount(text, 'bedrooms').ok).toBe(false);
   });
 });
+
+describe('the re-check of stop 49', () => {
+  it('keeps a price\'s spaced decimal of one digit, or cents parted on both sides, two figures', () => {
+    for (const price of ['1850 ,2 mois', '€ 1850 ,2', '1850 , 20']) expect(parsePrice(price).ok, price).toBe(false);
+    const cents = parsePrice('1 850 , 00 €');
+    expect(cents.ok && cents.value?.amount).toBe(1850);
+  });
+
+  it('compares no charges with a weekly rent (they are not kept)', () => {
+    const parsed = parsePrice('350 €/semaine + charges 400 €/mois');
+    expect(parsed.ok && parsed.value?.amount).toBe(350);
+  });
+
+  it.each(['2 chambres + cuisine', '2 ch. + cuisine', '2 Schlafzimmer + Küche', '2 bedrooms + kitchen', '2 chambres (+ cuisine)'])('reads %j as 2 bedrooms, as before', (text) => {
+    expect(parseCount(text, 'bedrooms')).toEqual({ ok: true, value: 2 });
+  });
+});

@@ -22,6 +22,11 @@ describe('passwordProblem', () => {
     for (const password of ['jeanmuller1985', 'Jean Muller 1985']) expect(await passwordProblem(password, 'jean.muller@example.lu'), password).toMatch(/email/);
   });
 
+  it('does not take one part of an email with a stray separator for the email (its re-check)', async () => {
+    expect(await passwordProblem('info-river-castle-9', '_info@x.lu')).toBeNull();
+    expect(await passwordProblem('Informatique!Soleil42', 'info-@x.lu')).toBeNull();
+  });
+
   it('says why a repeated word is refused: not "too common" (its regression probe)', async () => {
     expect(await passwordProblem('apple river river', 'someone@example.lu')).toMatch(/too easy to guess: it repeats words/);
   });

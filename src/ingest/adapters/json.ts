@@ -182,9 +182,11 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
   const plain = status.normalize('NFKD').replace(/\p{M}+/gu, '');
   const offer = str(item.offer);
   const offerKind = offer === null ? null : offerType(offer);
-  // A status's deal words are read for the kind of offer, as an offer's are: `Bail signé` does not
-  // withdraw a sale, nor `Sous promesse` a rent (the regression probe of stop 49).
-  if (GONE.has(plain) || saysDone(status, offerKind)) return { position, externalId, action: 'withdraw', listingType: null };
+  // A status says the listing's state, nothing else: any deal word withdraws it, whatever the kind of
+  // offer (`sold` on a rent, as `Bail signé` on a sale: a record the CRM says is done is not on offer).
+  // Read for the kind, a regression probe's wish of stop 49, its re-check found `Vendu` on a rent
+  // rejected while `sold` withdrew it; an offer or a title, which also describe, are read for the kind.
+  if (GONE.has(plain) || saysDone(status)) return { position, externalId, action: 'withdraw', listingType: null };
   if (!AVAILABLE.has(plain)) return { external_id: externalId, position, reason: `unknown status ${JSON.stringify(item.status).slice(0, 40)}` };
   // A status on offer that names the other kind (`à vendre` on a rent) contradicts the offer.
   const statusKind = SALE_STATUSES.has(plain) ? 'SALE' : RENT_STATUSES.has(plain) ? 'RENT' : null;
