@@ -12,7 +12,8 @@ import type { NormalizedListing, RawRecord } from './types.js';
 import { parseFeedDate } from './feed-dates.js';
 import { parseCoordinate } from './coordinates.js';
 import { webAddress } from './links.js';
-import { parseArea, parseBool, parseCount, parsePrice, show } from './values.js';
+import { parseCount } from './counts.js';
+import { parseArea, parseBool, parsePrice, show } from './values.js';
 
 export const MAX_TITLE_CHARS = 300;
 export const MAX_IMAGES = 100;

@@ -271,7 +271,7 @@ const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?
 // What a figure includes, in brackets: an area's "85 m² (dont 10 m² mezzanine)", "(davon 10 m²
 // Galerie)", a count's "3 (dont 1 bureau)", "4 (davon 1 Büro)"; or not, then a figure and what it
 // counts: "4 pièces dont 3 chambres", "4 Zimmer, davon 3 Schlafzimmer" (an outside probe of stop 48).
-const INCLUDES = /\s*(?:\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)|,?\s+(?:dont|davon|including)\s+(?:\d{1,3}(?:[.,]\d{1,2})?|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:m\s?²|m2)?\s*\p{L}[\p{L}\s.'’-]*)\s*$/iu;
+export const INCLUDES = /\s*(?:\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)|,?\s+(?:dont|davon|including)\s+(?:\d{1,3}(?:[.,]\d{1,2})?|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:m\s?²|m2)?\s*\p{L}[\p{L}\s.'’-]*)\s*$/iu;
 // A label before an area: "Wohnfläche: 185 m²", "Wohnfläche ca. 185 m²", "surface habitable 85 m²",
 // "Surface: 85 m²" (an outside probe of stop 48).
 const AREA_LABEL = /^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface(?:\s+(?:habitable|utile))?|superficie(?:\s+habitable)?|living\s+area|fl(?:ä|ae)che)\s*:?\s*(?=\d|ca\.?\s|c\.\s|circa\s|env(?:\.|iron\s)|approx|~|±|\+)/i;
@@ -357,102 +357,6 @@ export function parseArea(v: unknown): Parsed<number> {
   // Over 100,000 m2, or not even a room (1.05 m2, "3"): a slip, not a figure to publish.
   if (area > 100_000 || area < MIN_PLAUSIBLE_M2) return bad(`area ${show(v)} is not plausible for a dwelling (read as ${Number.isFinite(area) ? area : n} m2)`);
   return ok(area);
-}
-
-// The words agencies write after a count of rooms or bedrooms ("3 pièces", "3 Zimmer",
-// "2 ch.", "2 beds"), and the French T3 / F3 (three rooms), also "T1 bis" and "T3 duplex"
-// (a variant of the type, not another room).
-// Also "3 pces", "2 chbres", "2 chambres à coucher", "3 Räume", "3-Zimmer", "3 Zimmer-Wohnung" and the
-// German "3 ZKB" (Zimmer, Küche, Bad: 3 rooms, a kitchen and a bathroom) (an outside probe of stop 49).
-const COUNT_WORDS = /\s*(?:-\s*)?(pi[eè]ces?|pces?\.?|pcs?\.?|p\.?|zimmer(?:\s*-\s*wohnung|wohnung)?|zi\.?|zkb|r(?:ä|ae)ume?|rooms?|chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.?|bedrooms?|beds?|schlafzimmer)\s*$/i;
-// A room of another kind added to the count: "3 + bureau", "2 chambres + bureau", "3 Zimmer + Büro",
-// "2 + study". It is not counted (not a bedroom, nor always a room): the figure is the one before
-// the "+" (an outside probe of stop 48). A figure after it ("3+1") is still no count.
-// Also in brackets, counted as one ("2 (+ 1 bureau)"), and the kitchen ("3 pièces + cuisine") (an
-// outside probe of stop 49).
-const EXTRA_ROOM_WORDS = String.raw`\+\s*(?:(?:un|une|ein|a|an|1)\s+)?(?:bureau|office|study|b(?:ü|ue)ro|arbeitszimmer|dressing|mezzanine|buanderie|cuisine|k(?:ü|ue)che|kitchen)`;
-const EXTRA_ROOM = new RegExp(String.raw`\s*(?:${EXTRA_ROOM_WORDS}|\(\s*${EXTRA_ROOM_WORDS}\s*\))\s*$`, 'i');
-// A bound or a range ("6+", "3-4", "3 à 4") is no count: refused, saying so.
-const NOT_ONE_COUNT = /^\d{1,2}\s*\+$|^\d{1,2}\s*(?:-|–|à|a|bis|to)\s*\d{1,2}$/i;
-const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;
-// A half room: "3 ½", "2 1/2", "2½" are 3.5 and 2.5, rounded down as "2.5" is.
-const HALF = /^(\d{1,2})\s*(?:½|1\s?\/\s?2)$/;
-// A count spelt out, in French, German or English ("deux pièces", "zwei Zimmer").
-const NUMBER_WORDS = new Map<string, number>([
-  ['un', 1], ['une', 1], ['deux', 2], ['trois', 3], ['quatre', 4], ['cinq', 5], ['six', 6],
-  ['ein', 1], ['eine', 1], ['eins', 1], ['zwei', 2], ['drei', 3], ['vier', 4], ['fünf', 5], ['sechs', 6],
-  ['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5], ['six', 6],
-]);
-
-// Whether a word spells out a count ("deux", "zwei", "two").
-export function isNumberWord(word: string): boolean {
-  return NUMBER_WORDS.has(word);
-}
-
-// A count text without what it includes, what is added to it, and its word.
-const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EXTRA_ROOM, '').replace(COUNT_WORDS, '').trim();
-
-// A count of rooms that says how many of them are bedrooms ("4 pièces dont 3 chambres", "4 Zimmer,
-// davon 3 Schlafzimmer"), in a bedrooms field: the bedrooms it includes, not the rooms (a
-// regression probe of stop 48 found 4 bedrooms read).
-const ROOMS_THEN_INCLUDED = /^\s*\d{1,2}\s*(?:pi[eè]ces?|pcs?|p|zimmer|zi|rooms?)\.?(?=[\s,;:–-])[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
-// Rooms with their bedrooms in brackets, no "dont" said: "4 pièces (3 chambres)" is 4 rooms, 3 of them
-// bedrooms (an outside probe of stop 49).
-const ROOMS_THEN_BEDROOMS = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pces?|pcs?|p|zimmer|zi|rooms?)\.?\s*\(\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)\s*\)\s*$/iu;
-const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|chbres?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)(?!\p{L})/iu;
-
-// The figure of a count text. A studio is one room and no bedroom.
-// Forms that count rooms and nothing else ("3 ZKB", "3-Zimmer", "3 Zimmer-Wohnung", "3 Räume", "3
-// pièces + cuisine"): no count of bedrooms, refused in a bedrooms field, as they were (the
-// regression probe of stop 49 found "3 ZKB" there read as 3 bedrooms, so 4 rooms).
-// (The kitchen only after rooms: "2 chambres + cuisine" counts 2 bedrooms, as it did: its re-check.)
-const ROOMS_ONLY = /zkb|zimmer\s*-?\s*wohnung|\d\s*-\s*zimmer|(?<!\p{L})r(?:ä|ae)ume?(?!\p{L})|(?<!\p{L})(?:pi[eè]ces?|pces?\.?|p\.|zimmer|zi\.?|rooms?)\s*\(?\s*\+\s*(?:cuisine|k(?:ü|ue)che|kitchen)/iu;
-function countFigure(text: string, what: string): number | null {
-  if (text.length > MAX_VALUE_TEXT) return null;
-  if (what === 'bedrooms' && ROOMS_ONLY.test(text)) return null;
-  const bracketed = ROOMS_THEN_BEDROOMS.exec(text);
-  if (bracketed) {
-    const rooms = Number(bracketed[1]);
-    if (what !== 'bedrooms') return rooms;
-    const n = NUMBER_WORDS.get(bracketed[2].toLowerCase()) ?? Number(bracketed[2]);
-    return n <= rooms ? n : null;
-  }
-  const included = what === 'bedrooms' ? ROOMS_THEN_INCLUDED.exec(text) : null;
-  if (included) {
-    const bedrooms = BEDROOMS_COUNTED.exec(included[1].replace(/^[\s(]+/, ''));
-    // More bedrooms than rooms ("4 pièces dont 12 chambres") is a slip: no count.
-    if (bedrooms) {
-      const n = NUMBER_WORDS.get(bedrooms[1].toLowerCase()) ?? Number(bedrooms[1]);
-      return n <= Number(/\d{1,2}/.exec(text)![0]) ? n : null;
-    }
-    // None said: in brackets, read as before (the rooms' figure: "4 Zimmer (davon 1 Büro)"), rather
-    // than lose a record read until now (its re-check); written out ("4 pièces dont 1 bureau"),
-    // refused, as it was.
-    if (!/\(\s*(?:dont|davon|including)\b/i.test(text)) return null;
-  }
-  const s = countText(text);
-  const word = s.toLowerCase();
-  if (word === 'studio') return what === 'bedrooms' ? 0 : 1;
-  const t = FRENCH_TYPE.exec(s);
-  if (t) return Number(t[1]);
-  const half = HALF.exec(s);
-  if (half) return Number(half[1]) + 0.5;
-  return NUMBER_WORDS.get(word) ?? parseDecimal(s, false);
-}
-
-// Rooms and bedrooms (what: 'rooms' or 'bedrooms'): whole numbers; fractions ("2.5", "2,5")
-// round down.
-export function parseCount(v: unknown, what: string): Parsed<number> {
-  if (isBlank(v)) return ok(null);
-  let n: number | null;
-  if (typeof v === 'number') n = v;
-  else if (typeof v === 'string') n = countFigure(v, what);
-  else n = null;
-  if (n === null && typeof v === 'string' && v.length <= MAX_VALUE_TEXT && NOT_ONE_COUNT.test(countText(v))) return bad(`${what} ${show(v)} is not one count`);
-  if (n === null || !Number.isFinite(n)) return bad(`${what} ${show(v)} is not a number`);
-  if (n < 0) return bad(`${what} ${show(v)} is negative`);
-  if (n > 100) return bad(`${what} ${show(v)} is not plausible`);
-  return ok(Math.floor(n));
 }
 
 const TRUE_WORDS = new Set(['1', 'true', 'yes', 'oui', 'ja', 'y', 'o', 'j', 'x', 'vrai', 'wahr']);

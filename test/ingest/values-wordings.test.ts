@@ -3,7 +3,8 @@ import { parseCsvFeed, parseJsonFeed, parseOpenImmo } from '../../src/ingest/ada
 import type { ParsedFeed } from '../../src/ingest/types.js';
 import { parseFeedDate } from '../../src/ingest/feed-dates.js';
 import { parseCoordinate } from '../../src/ingest/coordinates.js';
-import { parseArea, parseCount, parsePrice } from '../../src/ingest/values.js';
+import { parseCount } from '../../src/ingest/counts.js';
+import { parseArea, parsePrice } from '../../src/ingest/values.js';
 import { accepted, csvFeed, csvRow, normalizeFeed, rejectReason, TEST_NOW } from './helpers.js';
 
 // Values as Luxembourg agencies type them (an audit of realistic feeds): each used to reject

@@ -1,7 +1,7 @@
 import type { ListingType } from '../../domain/listing.js';
 import { CONTROL_CHARACTERS } from '../../lib/text.js';
 import { tokens } from '../../reference/gazetteer.js';
-import { isNumberWord } from '../values.js';
+import { isNumberWord } from '../counts.js';
 import { FeedParseError, MAX_DEPTH, MAX_FIELD_CHARS, MAX_RECORD_CHARS, tooLong } from '../errors.js';
 import { type FeedInput, openInput } from '../input.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';

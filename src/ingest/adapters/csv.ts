@@ -5,7 +5,8 @@ import type { FeedEvent, ParsedFeed } from '../types.js';
 import { parseFeedDate } from '../feed-dates.js';
 import { parseCoordinate } from '../coordinates.js';
 import { isHttpUrl } from '../links.js';
-import { isBlank, parseArea, parseBool, parseCount, parsePrice, show } from '../values.js';
+import { parseCount } from '../counts.js';
+import { isBlank, parseArea, parseBool, parsePrice, show } from '../values.js';
 import { cleanExternalId, collectFeed, offerType } from './common.js';
 import { saysDone, titleSaysDone } from './deal-done.js';
 import { notAHome, titleNotAHome } from './property-type.js';
@@ -263,9 +264,7 @@ function filledLength(fields: string[]): number {
 }
 
 // The CSV of a whole file in memory (tests, tools).
-export function parseCsvFeed(input: Buffer | string): Promise<ParsedFeed> {
-  return collectFeed(readCsvFeed, input);
-}
+export const parseCsvFeed = (input: Buffer | string): Promise<ParsedFeed> => collectFeed(readCsvFeed, input);
 
 function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEvent {
   const position = `line ${line}`;
