@@ -453,6 +453,24 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     expect([...resolveGroups(nodes(a, c), relisted, none).possibleDuplicate]).toEqual([]);
   });
 
+  it('two listings of one flat, undecided from both ends, are not both flagged for other look-alikes (an outside probe of stop 49)', () => {
+    // a and b: one flat (a possible pair neither of which may carry the flag); a also hesitates
+    // over c, b over d. Ranked c, b, a, d. Before, a was flagged for c and b for d: the flat
+    // a / b hidden from Free and Starter keys.
+    const c = node({ id: 'c', source: 'Z' });
+    const b = node({ id: 'b', source: 'Z', area_m2: null, created_at: new Date('2026-11-02') });
+    const a = node({ id: 'a', source: 'X', located: false, lat: null, lng: null, image_count: 0 });
+    const d = node({ id: 'd', source: 'X', located: false, lat: null, lng: null, image_count: 0, area_m2: null });
+    const pairs: ScoredPair[] = [
+      { a: 'a', b: 'c', kind: 'possible', discrepancy: 1, flag: 'a' },
+      { a: 'a', b: 'b', kind: 'possible', discrepancy: 1, flag: null },
+      { a: 'b', b: 'd', kind: 'possible', discrepancy: 1, flag: 'b' },
+    ];
+    const flagged = [...resolveGroups(nodes(a, b, c, d), pairs, none).possibleDuplicate];
+    expect(flagged).toHaveLength(1);
+    expect(['a', 'b']).toContain(flagged[0]);
+  });
+
   it('a listing hesitating between look-alikes whose sources stopped confirming them is not hidden for them: they rank after it', () => {
     const x = node({ id: 'x', source: 'R', stale: true, created_at: new Date('2026-10-01') });
     const y = node({ id: 'y', source: 'R', stale: true, created_at: new Date('2026-10-01'), lat: 49.62812 });

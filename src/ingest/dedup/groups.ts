@@ -95,7 +95,8 @@ function undecidedMerges(
 // - Each group's representative is chosen by compareCanonical.
 // - A possible duplicate links the group of its hesitating side (ScoredPair.flag) to the
 //   other's; groups are looked at best representative first, and a linked group ranking
-//   below a look-alike kept visible gets possible_duplicate on its representative. So every
+//   below a look-alike kept visible gets possible_duplicate on its representative, when the
+//   groups it may be one flat with in a pair undecided from both ends stay visible too. So every
 //   flagged listing has a visible, better-ranked look-alike, no candidate of a hesitating
 //   listing is ever hidden for it, and merged rows never carry the flag.
 export function resolveGroups(
@@ -147,17 +148,30 @@ export function resolveGroups(
   }
 
   // links: the group that may carry the flag -> the groups it may be a duplicate of.
+  // unflagged: the groups of a possible pair neither of whose listings may carry the flag -> each
+  // other. A group may be flagged (for its links) only while those stay visible too: else the two
+  // listings of one flat, each flagged for another look-alike, were both hidden from Free and
+  // Starter keys (an outside probe of stop 49: rx-36-78 flagged for rz-148-312, rz-36-79 for
+  // rx-148-311, and the pair rx-36-78 / rz-36-79 undecided from both ends).
   const links = new Map<string, Set<string>>();
+  const unflagged = new Map<string, Set<string>>();
+  const add = (m: Map<string, Set<string>>, from: string, to: string) => {
+    if (!m.has(from)) m.set(from, new Set());
+    m.get(from)!.add(to);
+  };
   for (const p of [...inRegion.filter((q) => q.kind === 'possible'), ...undecided.values()]) {
-    if (!p.flag) continue;
-    const mine = canonical.get(p.flag)!;
-    const theirs = canonical.get(p.flag === p.a ? p.b : p.a)!;
-    if (mine === theirs) continue;
+    const [ga, gb] = [canonical.get(p.a)!, canonical.get(p.b)!];
+    if (ga === gb) continue;
     // A member of one group that contradicts a member of the other (positions far apart, two
     // communes): the groups cannot be one property, whatever the hesitating listing is.
-    if (groupOf.get(mine)!.some((x) => groupOf.get(theirs)!.some((y) => contradicts(x, y)))) continue;
-    if (!links.has(mine)) links.set(mine, new Set());
-    links.get(mine)!.add(theirs);
+    if (groupOf.get(ga)!.some((x) => groupOf.get(gb)!.some((y) => contradicts(x, y)))) continue;
+    if (!p.flag) {
+      add(unflagged, ga, gb);
+      add(unflagged, gb, ga);
+      continue;
+    }
+    const mine = canonical.get(p.flag)!;
+    add(links, mine, mine === ga ? gb : ga);
   }
   const ranked = [...new Set([...links.keys(), ...[...links.values()].flatMap((s) => [...s])])].map((id) => nodes.get(id)!).sort(compareCanonical);
   const possibleDuplicate = new Set<string>();
@@ -169,7 +183,8 @@ export function resolveGroups(
     // already decided; a stale one ranks below any other).
     const visible = (o: string) => (!links.has(o) && !nodes.get(o)!.stale) || (!possibleDuplicate.has(o) && compareCanonical(nodes.get(o)!, rep) < 0);
     const mine = [...(links.get(rep.id) ?? [])];
-    if (mine.length > 0 && mine.every(visible)) possibleDuplicate.add(rep.id);
+    const alike = [...(unflagged.get(rep.id) ?? [])];
+    if (mine.length > 0 && mine.every(visible) && alike.every(visible)) possibleDuplicate.add(rep.id);
   }
   return { canonical, possibleDuplicate };
 }
