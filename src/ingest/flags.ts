@@ -35,8 +35,9 @@ export const OUTLIER_MIN_SAMPLE = 10;
 export const OUTLIER_MIN_COUNTRY = 5;
 export const OUTLIER_IQR_FACTOR = 3;
 
-// Returns the ids of listings that had no flag and now have one.
-export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]> {
+// Returns the ids of listings that had no flag and now have one; `changed`, if given, receives
+// every listing whose price_outlier came or went (whose look-alikes deduplication decides again).
+export async function refreshPriceOutliers(db: Db, now: Date, changed?: string[]): Promise<string[]> {
   await db.raw(
     `UPDATE listings SET flags = array_remove(flags, 'price_outlier'), updated_at = ?
       WHERE status <> 'active' AND 'price_outlier' = ANY (flags)`,
@@ -98,7 +99,9 @@ export async function refreshPriceOutliers(db: Db, now: Date): Promise<string[]>
      RETURNING l.id, v.outlier, cardinality(l.flags) AS n`,
     { ratio: OUTLIER_RATIO, iqr: OUTLIER_IQR_FACTOR, min: OUTLIER_MIN_SAMPLE, minCountry: OUTLIER_MIN_COUNTRY, now },
   );
-  return (res.rows as { id: string; outlier: boolean; n: number }[]).filter((r) => r.outlier && r.n === 1).map((r) => r.id);
+  const rows = res.rows as { id: string; outlier: boolean; n: number }[];
+  if (changed) for (const r of rows) changed.push(r.id);
+  return rows.filter((r) => r.outlier && r.n === 1).map((r) => r.id);
 }
 
 // stale: a live listing its source has not confirmed for more than 14 days (by the clock

@@ -471,6 +471,18 @@ describe('clear matches, groups, the representative and possible_duplicate', () 
     expect(['a', 'b']).toContain(flagged[0]);
   });
 
+  it('a listing hesitating over a look-alike flagged price_outlier is not hidden for it (an outside probe of stop 49)', () => {
+    const t1 = node({ id: 't1', source: 'V', outlier: true });
+    const t2 = node({ id: 't2', source: 'V', lat: 49.62812 });
+    const x = node({ id: 'x', source: 'N', located: false, lat: null, lng: null });
+    const pairs: ScoredPair[] = [
+      { a: 't1', b: 'x', kind: 'possible', discrepancy: 0.1, flag: 'x' },
+      { a: 't2', b: 'x', kind: 'possible', discrepancy: 0.1, flag: 'x' },
+    ];
+    expect([...resolveGroups(nodes(t1, t2, x), pairs, none).possibleDuplicate]).toEqual([]);
+    expect([...resolveGroups(nodes({ ...t1, outlier: false }, t2, x), pairs, none).possibleDuplicate]).toEqual(['x']);
+  });
+
   it('a listing hesitating between look-alikes whose sources stopped confirming them is not hidden for them: they rank after it', () => {
     const x = node({ id: 'x', source: 'R', stale: true, created_at: new Date('2026-10-01') });
     const y = node({ id: 'y', source: 'R', stale: true, created_at: new Date('2026-10-01'), lat: 49.62812 });

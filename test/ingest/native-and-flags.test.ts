@@ -75,6 +75,36 @@ describe('price_outlier', () => {
   });
 });
 
+// An outside probe of stop 49: a listing was flagged possible_duplicate for look-alikes one of which
+// was a price outlier (hidden from Free and Starter keys), whichever source came first; an outlier's
+// flag coming is now followed by its look-alikes' flags decided again.
+describe('possible_duplicate and a price outlier among the look-alikes', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb();
+  });
+  afterAll(async () => t?.drop());
+
+  const yardstick = Array.from({ length: 12 }, (_, i) => csvRow({ ref: `STF-${i}`, place: 'Steinfort', area: String(50 + i * 7), price: String(Math.round((50 + i * 7) * (24 + (i % 5)))), rooms: String(1 + (i % 3)), lat: String(49.67 + i * 0.002), lng: '5.93' }));
+  // T1: a flat of 4 rooms at 2300 on 20 m² (a mistyped area: an outlier); T2: 2310 on 92 m², same point.
+  const twins = [csvRow({ ref: 'T1', place: 'Steinfort', area: '20', price: '2300', rooms: '4', lat: '49.6610', lng: '5.9150', photos: 'https://v.example/1.jpg' }), csvRow({ ref: 'T2', place: 'Steinfort', area: '92', price: '2310', rooms: '4', lat: '49.6610', lng: '5.9150', photos: 'https://v.example/2.jpg' })];
+  const x = csvRow({ ref: 'X', place: 'Steinfort', price: '2305', rooms: '4', lat: '49.6610', lng: '5.9150' });
+  const imp = (source: string, rows: string[]) => importFeed(t.db, { source, format: 'csv', input: { text: csvFeed(rows) }, now: NOW, gazetteer: gazetteer() });
+
+  it('leaves the listing visible, whichever source comes first', async () => {
+    await imp('stf-base', yardstick);
+    await imp('stf-n', [x]);
+    const second = await imp('stf-v', twins);
+    expect((await byExternalId(t.db, 'stf-v', 'T1')).flags).toEqual(['price_outlier']);
+    expect((await byExternalId(t.db, 'stf-n', 'X')).flags).toEqual([]);
+    // Counted once: T1 (X, flagged by the first decision, is not).
+    expect(second.counts.flagged).toBe(1);
+    await imp('stf-n', []);
+    await imp('stf-n', [x]);
+    expect((await byExternalId(t.db, 'stf-n', 'X')).flags).toEqual([]);
+  });
+});
+
 // A flags probe of stop 44: with 5 flat shares in the whole country, one at 6 times the others'
 // price per m2 went unflagged, visible to Free keys and in the market figures.
 describe('price_outlier of a type few agencies list: the country needs 5 comparables', () => {
