@@ -163,7 +163,10 @@ const THOUSANDS = /(?<=\d)\s*k\s*$/i;
 // so that the currency is read as one ("1,5 k EUR").
 const THOUSANDS_CURRENCY = /(?<=\d)\s*[kt](€|eur)(?!\p{L})/iu;
 
-interface PriceParts { head: string; notes: string[]; periods: string[] }
+// notePeriods: the periods written right after a note's figure ("+ charges 150 €/semaine"): the
+// note's, not the price's (its re-check of stop 49 found "1450 € + charges 1600 €/semaine" read as
+// a weekly rent of 1450).
+interface PriceParts { head: string; notes: string[]; periods: string[]; notePeriods: string[] }
 
 // Splits off, from the end, the notes and periods written after the figure, in any order
 // ("1 850 €/mois CC", "1850 € HC par mois"). What is left is the price itself.
@@ -171,6 +174,8 @@ function splitPriceNotes(text: string): PriceParts | null {
   let head = text;
   const notes: string[] = [];
   const periods: string[] = [];
+  const notePeriods: string[] = [];
+  let lastWasPeriod = false;
   for (;;) {
     // A note that ends in a period word ("caution 2 mois") is the note, not a period: the one
     // that begins first is taken (a regression probe of stop 47 found it refused).
@@ -180,16 +185,20 @@ function splitPriceNotes(text: string): PriceParts | null {
     const n = p ? null : note;
     const b = p || n ? null : BRACKETED.exec(head);
     const m = p ?? n ?? b;
-    if (!m) return { head, notes, periods };
+    if (!m) return { head, notes, periods, notePeriods };
     if (p) periods.push(p[1].toLowerCase());
-    else if (n) notes.push(n[0]);
-    else {
+    else if (n) {
+      notes.push(n[0]);
+      if (lastWasPeriod && /\d/.test(n[0])) notePeriods.push(periods.pop()!);
+    } else {
       // A bracket must hold only notes (or a period), else it may say anything ("(ou 1900)").
       const inner = splitPriceNotes(b![1]);
       if (!inner || inner.head.trim() !== '') return null;
       notes.push(...inner.notes);
       periods.push(...inner.periods);
+      notePeriods.push(...inner.notePeriods);
     }
+    lastWasPeriod = p !== null;
     head = head.slice(0, m.index);
   }
 }
@@ -206,7 +215,8 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   const parts = splitPriceNotes(v.slice(label.length + (first?.[0].length ?? 0)).replace(FROM, '').replace(APPROX, '').replace(THOUSANDS_CURRENCY, ' k $1').replace(MILLIONS_CURRENCY, ' mio $1'));
   if (!parts) return bad(`price ${show(v)} is not a number`);
   if (first) parts.periods.push(first[1].toLowerCase());
-  const yearly = parts.periods.some((p) => YEARLY.test(p));
+  // (A year after a note's figure too: "+ NK 150 €/an" is refused as before.)
+  const yearly = [...parts.periods, ...parts.notePeriods].some((p) => YEARLY.test(p));
   const kinds = new Set(parts.periods.filter((p) => !YEARLY.test(p)).map((p) => (WEEKLY.has(p) ? 'week' : 'month')));
   if (kinds.size > 1) return bad(`price ${show(v)} says both a week and a month`);
   const period: PriceValue['period'] = kinds.has('week') ? 'week' : kinds.has('month') ? 'month' : null;
@@ -257,8 +267,9 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
     const stated = figure ? parseDecimal(figure[0].trim(), true) : null;
     if (stated !== null && stated >= amount) return bad(`price ${show(v)} states charges of ${stated}, as much as the price or more: which figure is the rent?`);
   }
-  // Charges beside a weekly rent: a week's or a month's? Not kept.
-  const charges = chargesIncluded === false && period !== 'week' ? chargesStated(parts.notes, currency) : null;
+  // Charges beside a weekly rent: a week's or a month's? Not kept; nor charges said to be weekly.
+  const weeklyNote = parts.notePeriods.some((p) => WEEKLY.has(p));
+  const charges = chargesIncluded === false && period !== 'week' && !weeklyNote ? chargesStated(parts.notes, currency) : null;
   return ok({ amount, currency, period, chargesIncluded, charges });
 }
 

@@ -767,3 +767,15 @@ describe('the re-check of stop 49', () => {
     expect(parseCount(text, 'bedrooms')).toEqual({ ok: true, value: 2 });
   });
 });
+
+describe('the second re-check of stop 49', () => {
+  it('reads a period written after a note\'s figure as the note\'s, not the price\'s', () => {
+    const weekly = parsePrice('1450 € + charges 150 €/semaine');
+    expect(weekly.ok && weekly.value).toMatchObject({ amount: 1450, period: null, charges: null });
+    expect(parsePrice('1450 € + charges 1600 €/semaine').ok).toBe(false);
+    const monthly = parsePrice('1850 € + 200 € charges par mois');
+    expect(monthly.ok && monthly.value).toMatchObject({ amount: 1850, charges: 200 });
+    expect(parsePrice('1850 € HC par mois')).toMatchObject({ ok: true, value: { period: 'month' } });
+    expect(parsePrice('1850 € + NK 150 €/an').ok).toBe(false);
+  });
+});
