@@ -167,6 +167,7 @@ const THOUSANDS_CURRENCY = /(?<=\d)\s*[kt](€|eur)(?!\p{L})/iu;
 // note's, not the price's (its re-check of stop 49 found "1450 € + charges 1600 €/semaine" read as
 // a weekly rent of 1450).
 interface PriceParts { head: string; notes: string[]; periods: string[]; notePeriods: string[] }
+const NOTE_ENDS_IN_FIGURE = /\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-{1,2})?\s*(?:€|eur|euros?)?\s*$/iu;
 
 // Splits off, from the end, the notes and periods written after the figure, in any order
 // ("1 850 €/mois CC", "1850 € HC par mois"). What is left is the price itself.
@@ -189,7 +190,10 @@ function splitPriceNotes(text: string): PriceParts | null {
     if (p) periods.push(p[1].toLowerCase());
     else if (n) {
       notes.push(n[0]);
-      if (lastWasPeriod && /\d/.test(n[0])) notePeriods.push(periods.pop()!);
+      // Only a period right after the note's figure and currency ("+ charges 150 €/semaine"), not
+      // after its words ("caution 2 mois par semaine", "+ 150 € charges par semaine": the rent's, as
+      // before; its re-check found weekly rents read monthly).
+      if (lastWasPeriod && NOTE_ENDS_IN_FIGURE.test(n[0])) notePeriods.push(periods.pop()!);
     } else {
       // A bracket must hold only notes (or a period), else it may say anything ("(ou 1900)").
       const inner = splitPriceNotes(b![1]);

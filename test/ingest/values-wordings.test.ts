@@ -778,4 +778,16 @@ describe('the second re-check of stop 49', () => {
     expect(parsePrice('1850 € HC par mois')).toMatchObject({ ok: true, value: { period: 'month' } });
     expect(parsePrice('1850 € + NK 150 €/an').ok).toBe(false);
   });
+
+  it.each(['450 € caution 2 mois par semaine', '450 € + 1 mois de caution par semaine', '450 € TVA 17% incluse par semaine', '450 € + 150 € charges par semaine', '450 € zzgl. 150 € NK pro Woche'])(
+    'keeps %j a weekly rent: the period follows the note\'s words, not its figure (its third re-check)',
+    (price) => {
+      const parsed = parsePrice(price);
+      expect(parsed.ok && parsed.value).toMatchObject({ amount: 450, period: 'week' });
+    },
+  );
+
+  it('still refuses a price that says both a week and a month', () => {
+    expect(parsePrice('1450 €/mois caution 2 mois /semaine')).toMatchObject({ ok: false, reason: expect.stringContaining('both a week and a month') });
+  });
 });
