@@ -167,7 +167,7 @@ const THOUSANDS_CURRENCY = /(?<=\d)\s*[kt](€|eur)(?!\p{L})/iu;
 // note's, not the price's (its re-check of stop 49 found "1450 € + charges 1600 €/semaine" read as
 // a weekly rent of 1450).
 interface PriceParts { head: string; notes: string[]; periods: string[]; notePeriods: string[] }
-const NOTE_ENDS_IN_FIGURE = /\d[\d\s.,'’\u00a0\u202f]*(?:[.,]\s*-{1,2})?\s*(?:€|eur|euros?)?\s*$/iu;
+const NOTE_ENDS_IN_FIGURE = /\d(?:[\d.,'’]|[\s\u00a0\u202f]+(?=[\d.,'’]))*(?:[.,]\s*-{1,2})?\s*(?:(?:€|eur|euros?)\s*)?$/iu;
 
 // Splits off, from the end, the notes and periods written after the figure, in any order
 // ("1 850 €/mois CC", "1850 € HC par mois"). What is left is the price itself.
