@@ -7,7 +7,7 @@ import { loadGazetteer } from '../reference/load.js';
 import { finishRun, insertRunningRun, markInterruptedRuns, reserveRun, type RunOutcome } from '../repositories/import-runs.js';
 import { loadListingIds } from '../repositories/listing-ids.js';
 import { decodeText, FILE_READERS, readNativePosts } from './adapters/index.js';
-import { deduplicate, touchReranked } from './dedup/driver.js';
+import { decideAgain, deduplicate } from './dedup/driver.js';
 import { refreshPostcodeHabit } from './dedup/postcodes.js';
 import { FeedParseError, IngestUsageError } from './errors.js';
 import { refreshPriceOutliers, refreshStaleAndRerank } from './flags.js';
@@ -182,17 +182,13 @@ async function writeStaged(
   // its look-alikes' possible_duplicate is decided again (groups.ts: no listing is flagged as the
   // duplicate of a hidden one). Groups and public listings do not depend on it: the active
   // listings, and so the outliers' medians, stay as they are.
-  // Only those: what the import touched is decided already (ingest_touched is emptied first).
-  if (outliersChanged.length > 0) {
-    await trx.raw(`DELETE FROM ingest_touched`);
-    const again = await touchReranked(trx, outliersChanged);
-    if (again > 0) {
-      for (const fid of (await deduplicate(trx, again, [], now)).newlyFlagged) flaggedIds.add(fid);
-      // Counted only if still flagged (the first decision may have flagged one the second cleared).
-      const still = await trx.raw(`SELECT id FROM listings WHERE id = ANY (?::text[]) AND cardinality(flags) > 0`, [[...flaggedIds]]);
-      const flaggedNow = new Set((still.rows as { id: string }[]).map((r) => r.id));
-      for (const fid of flaggedIds) if (!flaggedNow.has(fid)) flaggedIds.delete(fid);
-    }
+  const again = await decideAgain(trx, outliersChanged, now);
+  if (again) {
+    for (const fid of again) flaggedIds.add(fid);
+    // Counted only if still flagged (the first decision may have flagged one the second cleared).
+    const still = await trx.raw(`SELECT id FROM listings WHERE id = ANY (?::text[]) AND cardinality(flags) > 0`, [[...flaggedIds]]);
+    const flaggedNow = new Set((still.rows as { id: string }[]).map((r) => r.id));
+    for (const fid of flaggedIds) if (!flaggedNow.has(fid)) flaggedIds.delete(fid);
   }
   return {
     created: life.created,

@@ -184,7 +184,7 @@ export function resolveGroups(
     // Nor is a look-alike flagged price_outlier visible to them (an outside probe of stop 49: a
     // listing was flagged as the duplicate of an outlier, and the flat hidden).
     const hidden = (o: DedupNode) => o.stale || o.outlier === true;
-    const visible = (o: string) => (!links.has(o) && !hidden(nodes.get(o)!)) || (!possibleDuplicate.has(o) && !hidden(nodes.get(o)!) && compareCanonical(nodes.get(o)!, rep) < 0);
+    const visible = (o: string) => !hidden(nodes.get(o)!) && (!links.has(o) || (!possibleDuplicate.has(o) && compareCanonical(nodes.get(o)!, rep) < 0));
     const mine = [...(links.get(rep.id) ?? [])];
     const alike = [...(unflagged.get(rep.id) ?? [])];
     if (mine.length > 0 && mine.every(visible) && alike.every(visible)) possibleDuplicate.add(rep.id);
