@@ -38,18 +38,22 @@ const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EX
 // A count of rooms that says how many of them are bedrooms ("4 pièces dont 3 chambres", "4 Zimmer,
 // davon 3 Schlafzimmer"), in a bedrooms field: the bedrooms it includes, not the rooms (a
 // regression probe of stop 48 found 4 bedrooms read).
-const ROOMS_THEN_INCLUDED = /^\s*\d{1,2}\s*(?:pi[eè]ces?|pcs?|p|zimmer|zi|rooms?)\.?(?=[\s,;:–-])[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
+const ROOMS_THEN_INCLUDED = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pcs?|p|zimmer|zi|rooms?)\.?(?=[\s,;:–-])[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
 // Rooms with their bedrooms in brackets, no "dont" said: "4 pièces (3 chambres)" is 4 rooms, 3 of them
 // bedrooms (an outside probe of stop 49).
 const ROOMS_THEN_BEDROOMS = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pces?|pcs?|p|zimmer|zi|rooms?)\.?\s*\(\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)\s*\)\s*$/iu;
 const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|chbres?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)(?!\p{L})/iu;
 
-// The figure of a count text. A studio is one room and no bedroom.
+// A count as written: a figure or a word ("3", "trois").
+const countWord = (w: string): number => NUMBER_WORDS.get(w.toLowerCase()) ?? Number(w);
+
 // Forms that count rooms and nothing else ("3 ZKB", "3-Zimmer", "3 Zimmer-Wohnung", "3 Räume", "3
 // pièces + cuisine"): no count of bedrooms, refused in a bedrooms field, as they were (the
 // regression probe of stop 49 found "3 ZKB" there read as 3 bedrooms, so 4 rooms).
 // (The kitchen only after rooms: "2 chambres + cuisine" counts 2 bedrooms, as it did: its re-check.)
 const ROOMS_ONLY = /zkb|zimmer\s*-?\s*wohnung|\d\s*-\s*zimmer|(?<!\p{L})r(?:ä|ae)ume?(?!\p{L})|(?<!\p{L})(?:pi[eè]ces?|pces?\.?|p\.|zimmer|zi\.?|rooms?)\s*\(?\s*\+\s*(?:cuisine|k(?:ü|ue)che|kitchen)/iu;
+
+// The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
   if (what === 'bedrooms' && ROOMS_ONLY.test(text)) return null;
@@ -57,16 +61,16 @@ function countFigure(text: string, what: string): number | null {
   if (bracketed) {
     const rooms = Number(bracketed[1]);
     if (what !== 'bedrooms') return rooms;
-    const n = NUMBER_WORDS.get(bracketed[2].toLowerCase()) ?? Number(bracketed[2]);
+    const n = countWord(bracketed[2]);
     return n <= rooms ? n : null;
   }
   const included = what === 'bedrooms' ? ROOMS_THEN_INCLUDED.exec(text) : null;
   if (included) {
-    const bedrooms = BEDROOMS_COUNTED.exec(included[1].replace(/^[\s(]+/, ''));
+    const bedrooms = BEDROOMS_COUNTED.exec(included[2].replace(/^[\s(]+/, ''));
     // More bedrooms than rooms ("4 pièces dont 12 chambres") is a slip: no count.
     if (bedrooms) {
-      const n = NUMBER_WORDS.get(bedrooms[1].toLowerCase()) ?? Number(bedrooms[1]);
-      return n <= Number(/\d{1,2}/.exec(text)![0]) ? n : null;
+      const n = countWord(bedrooms[1]);
+      return n <= Number(included[1]) ? n : null;
     }
     // None said: in brackets, read as before (the rooms' figure: "4 Zimmer (davon 1 Büro)"), rather
     // than lose a record read until now (its re-check); written out ("4 pièces dont 1 bureau"),

@@ -148,9 +148,14 @@ function chargesStated(notes: readonly string[], currency: string | null): numbe
   if (stating.length !== 1) return null;
   const noted = takeCurrency(stating[0]).currency;
   if (noted !== null && currency !== null && noted !== currency) return null;
-  const figure = NOTE_FIGURE.exec(stating[0]);
-  const n = figure ? parseDecimal(figure[0].trim(), true) : null;
+  const n = noteFigure(stating[0]);
   return n !== null && n > 0 ? n : null;
+}
+
+// The figure a note states ("+ 200 € charges": 200), or null.
+function noteFigure(note: string): number | null {
+  const figure = NOTE_FIGURE.exec(note);
+  return figure ? parseDecimal(figure[0].trim(), true) : null;
 }
 
 // "1,25 Mio €", "1,25 million €", "1,5 Millionen", "1.25M€": the figure is in millions, with a
@@ -267,8 +272,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   // 400 €/mois" refused.)
   for (const note of period === 'week' ? [] : parts.notes) {
     if (!(CHARGES_IN.test(note) || CHARGES_OUT.test(note))) continue;
-    const figure = NOTE_FIGURE.exec(note);
-    const stated = figure ? parseDecimal(figure[0].trim(), true) : null;
+    const stated = noteFigure(note);
     if (stated !== null && stated >= amount) return bad(`price ${show(v)} states charges of ${stated}, as much as the price or more: which figure is the rent?`);
   }
   // Charges beside a weekly rent: a week's or a month's? Not kept; nor charges said to be weekly.

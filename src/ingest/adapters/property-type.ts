@@ -168,13 +168,11 @@ export function titleNotAHome(title: unknown): string | null {
   const text = texts[0];
   // A part of the title (between " - ", "|", ",", ":" or ";") that is a farm building made a home:
   // "Parking inclus - Grange rénovée" (not "Bureau dans une grange rénovée", nor "+ grenier aménagé").
-  const converted = (t: string) => partsOf(t).some((part) => {
-    const w = tokens(part);
-    return FARM_BUILDINGS.has(w[0] ?? '') && w.some((x) => CONVERTED.has(x));
-  });
+  const converted = (w: string[]) => FARM_BUILDINGS.has(w[0] ?? '') && w.some((x) => CONVERTED.has(x));
   const home = (t: string) => {
     const w = tokens(t);
-    return namesHome(w) || w.some((x) => TITLE_HOME_WORDS.has(x)) || partsOf(t).some((part) => tokens(part).some((_, i, pw) => weakHomeWord(pw, i))) || converted(t) || HOMES.some((re) => re.test(w.join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
+    const parts = partsOf(t).map(tokens);
+    return namesHome(w) || w.some((x) => TITLE_HOME_WORDS.has(x)) || parts.some((pw) => converted(pw) || pw.some((_, i) => weakHomeWord(pw, i))) || HOMES.some((re) => re.test(w.join(' ').replace(/^.*?(?=hotel particulier|local d habitation)/, '')));
   };
   if (text === undefined || texts.some(home) || !notAHome(text)) return null;
   const shown = text.trim().length > 60 ? `${text.trim().slice(0, 57)}...` : text.trim();
