@@ -178,10 +178,10 @@ export async function hasListings(db: Knex): Promise<boolean> {
 }
 
 // The active listing that absorbed a merged one (a duplicate of another source's listing),
-// or null when `id` is not merged or its target is no longer active.
-// The active listing a merged one was merged into; a flagged one only when includeFlagged (the
-// public page, seen without a key, gives Free's view: an outside probe of stop 49 was led by a
-// merged id's page to a flagged listing's id, which Free and Starter keys are not given).
+// or null when `id` is not merged or its target is no longer active; a flagged target only when
+// includeFlagged (the public page, seen without a key, gives Free's view: an outside probe of stop
+// 49 was led by a merged id's page to a flagged listing's id, which Free and Starter keys are not
+// given).
 export async function findActiveMergeTarget(db: Knex, id: string, includeFlagged: boolean): Promise<string | null> {
   const q = db('listings as l')
     .join('listings as t', 't.id', 'l.merged_into')

@@ -42,6 +42,9 @@ function guessScore(password: string, inputs: string[]): Promise<number> {
 const MIN_GUESS_SCORE = 3;
 
 const TOO_COMMON = 'This password is too common: it is among the first that attackers try. A few unrelated words make a strong password that is easy to remember.';
+// (Its regression probe: "apple river river" was refused as "too common", which it is not.)
+const EASY_TO_GUESS =
+  'This password is too easy to guess: it repeats words or characters, or follows a pattern or words that attackers try first. A few unrelated words make a strong password that is easy to remember.';
 
 // What is wrong with a password for a new account, or null when it is acceptable.
 export async function passwordProblem(password: string, email: string): Promise<string | null> {
@@ -52,15 +55,10 @@ export async function passwordProblem(password: string, email: string): Promise<
   return null;
 }
 
-// (Its regression probe: "apple river river" was refused as "too common", which it is not.)
-const EASY_TO_GUESS =
-  'This password is too easy to guess: it repeats words or characters, or follows a pattern or words that attackers try first. A few unrelated words make a strong password that is easy to remember.';
-
-// The email's local part, its parts and the parts joined ("jean.muller": jean, muller, jeanmuller):
-// a password built on them is refused (its regression probe: "jeanmuller1985" was accepted for
-// jean.muller@…).
-// The first is the local part; the second its parts joined, only when it has two or more (its
-// re-check: "_info@x.lu" made "info" alone refuse every password holding it).
+// The email's local part, its parts joined and its parts ("jean.muller": jean.muller, jeanmuller, jean,
+// muller): a password built on them is refused (its regression probe: "jeanmuller1985" was accepted
+// for jean.muller@…). The parts are joined only when there are two or more (its re-check:
+// "_info@x.lu" made "info" alone refuse every password holding it).
 function emailWords(email: string): [string, string, ...string[]] {
   const local = email.trim().toLowerCase().split('@')[0] ?? '';
   const parts = local.split(/[._+-]+/).filter((p) => p.length > 0);
@@ -82,7 +80,7 @@ function passwordRuleProblem(password: string, email: string): string | null {
   if (tooCommon) return TOO_COMMON;
   const [local, joined] = emailWords(email);
   const squeezed = lower.replace(/[^\p{L}\p{N}]+/gu, '');
-  if (lower === email.trim().toLowerCase() || (local?.length >= 4 && lower.includes(local)) || (joined?.length >= 4 && squeezed.includes(joined))) return 'Do not use your email address in your password.';
+  if (lower === email.trim().toLowerCase() || (local.length >= 4 && lower.includes(local)) || (joined.length >= 4 && squeezed.includes(joined))) return 'Do not use your email address in your password.';
   return null;
 }
 
