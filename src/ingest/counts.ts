@@ -53,10 +53,14 @@ const countWord = (w: string): number => NUMBER_WORDS.get(w.toLowerCase()) ?? Nu
 // (The kitchen only after rooms: "2 chambres + cuisine" counts 2 bedrooms, as it did: its re-check.)
 const ROOMS_ONLY = /zkb|zimmer\s*-?\s*wohnung|\d\s*-\s*zimmer|(?<!\p{L})r(?:ä|ae)ume?(?!\p{L})|(?<!\p{L})(?:pi[eè]ces?|pces?\.?|p\.|zimmer|zi\.?|rooms?)\s*\(?\s*\+\s*(?:cuisine|k(?:ü|ue)che|kitchen)/iu;
 
+// Whether a count text counts rooms only: those forms, and the French type ("T3" is three rooms, of
+// which two bedrooms as a rule, not always: refused in a bedrooms field rather than read as 3).
+const countsRoomsOnly = (text: string) => ROOMS_ONLY.test(text) || FRENCH_TYPE.test(countText(text));
+
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  if (what === 'bedrooms' && ROOMS_ONLY.test(text)) return null;
+  if (what === 'bedrooms' && countsRoomsOnly(text)) return null;
   const bracketed = ROOMS_THEN_BEDROOMS.exec(text);
   if (bracketed) {
     const rooms = Number(bracketed[1]);
@@ -95,7 +99,10 @@ export function parseCount(v: unknown, what: string): Parsed<number> {
   if (typeof v === 'number') n = v;
   else if (typeof v === 'string') n = countFigure(v, what);
   else n = null;
-  if (n === null && typeof v === 'string' && v.length <= MAX_VALUE_TEXT && NOT_ONE_COUNT.test(countText(v))) return bad(`${what} ${show(v)} is not one count`);
+  if (n === null && typeof v === 'string' && v.length <= MAX_VALUE_TEXT) {
+    if (NOT_ONE_COUNT.test(countText(v))) return bad(`${what} ${show(v)} is not one count`);
+    if (what === 'bedrooms' && countsRoomsOnly(v)) return bad(`bedrooms ${show(v)} counts rooms, not bedrooms`);
+  }
   if (n === null || !Number.isFinite(n)) return bad(`${what} ${show(v)} is not a number`);
   if (n < 0) return bad(`${what} ${show(v)} is negative`);
   if (n > 100) return bad(`${what} ${show(v)} is not plausible`);

@@ -745,9 +745,10 @@ describe('the regression probe of stop 49', () => {
     expect(parsed.ok ? null : parsed.reason).toMatch(/as much as the price or more: which figure is the rent\?$/);
   });
 
-  it.each(['3 ZKB', '3 Zimmer-Wohnung', '3-Zimmer', '3 pièces + cuisine', '3 Räume'])('reads %j as 3 rooms, and refuses it in a bedrooms field (no bedrooms counted)', (text) => {
+  it.each(['3 ZKB', '3 Zimmer-Wohnung', '3-Zimmer', '3 pièces + cuisine', '3 Räume', 'T3', 'F3', 'T3 duplex'])('reads %j as 3 rooms, and refuses it in a bedrooms field (no bedrooms counted)', (text) => {
     expect(parseCount(text, 'rooms')).toEqual({ ok: true, value: 3 });
-    expect(parseCount(text, 'bedrooms').ok).toBe(false);
+    const bedrooms = parseCount(text, 'bedrooms');
+    expect(bedrooms.ok ? null : bedrooms.reason).toBe(`bedrooms "${text}" counts rooms, not bedrooms`);
   });
 });
 
