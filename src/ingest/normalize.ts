@@ -13,6 +13,7 @@ import { parseFeedDate } from './feed-dates.js';
 import { parseCoordinate } from './coordinates.js';
 import { webAddress } from './links.js';
 import { parseCount } from './counts.js';
+import { periodOfField } from './periods.js';
 import { parseArea, parseBool, parsePrice, show } from './values.js';
 
 export const MAX_TITLE_CHARS = 300;
@@ -83,19 +84,14 @@ function cleanText(v: unknown): string | null {
   return s.slice(0, MAX_TITLE_CHARS - 1).trimEnd() + '…';
 }
 
-// A feed's period field, as feeds and CRMs write it ("month", "per_month", "monthly",
-// "Monat", "w"). A sale price is paid once: for a sale, "once", "total", "one-off" say there is
-// no period ('none'). Undefined: a word this does not know.
-const PERIODS: Record<string, 'month' | 'week'> = {
-  month: 'month', monthly: 'month', mois: 'month', mensuel: 'month', monat: 'month', monatlich: 'month', m: 'month',
-  week: 'week', weekly: 'week', semaine: 'week', hebdomadaire: 'week', woche: 'week', w: 'week',
-};
+// A feed's period field (periods.ts: "month", "per_month", "Monat", "pcm", "w"). A sale price is
+// paid once: for a sale, "once", "total", "one-off" say there is no period ('none'). Undefined: a
+// word this does not know.
 const ONCE = new Set(['once', 'total', 'one off', 'oneoff', 'one time', 'single']);
 
-function feedPeriod(text: string, type: string): 'month' | 'week' | 'none' | undefined {
-  const words = text.trim().toLowerCase().replace(/[\s_-]+/g, ' ').replace(/^(per|par|pro|a) /, '');
-  if (type === 'SALE' && ONCE.has(words)) return 'none';
-  return PERIODS[words];
+function feedPeriod(text: string, type: string): 'month' | 'week' | 'year' | 'none' | undefined {
+  if (type === 'SALE' && ONCE.has(text.trim().toLowerCase().replace(/[\s_-]+/g, ' '))) return 'none';
+  return periodOfField(text);
 }
 
 // A feed's currency field: a code, or the euro written out ("Euro", "euros", "€").
@@ -138,12 +134,10 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   let amount = price.value.amount;
   // The period the feed gives, else the one written after the price, else a month.
   const given = r.pricePeriod ? feedPeriod(r.pricePeriod, r.listingType) : 'none';
-  if (!given) {
-    // A year is refused saying so, as a yearly figure written after a price is (an outside probe of stop 49).
-    if (typeof r.pricePeriod === 'string' && /^\s*(?:y|yr|year|yearly|annual|annually|annum|an|ann[ée]e|annuel(?:le)?|jahr|j[äa]hrlich|p\.?\s?a\.?)\s*$/i.test(r.pricePeriod)) {
-      return fail(`price period ${show(r.pricePeriod)} is a year: ${r.listingType === 'SALE' ? "a sale's price is given once" : 'a rent is read per month or per week'}`);
-    }
-    return fail(`unknown price period ${show(r.pricePeriod)} (expected month or week)`);
+  if (!given) return fail(`unknown price period ${show(r.pricePeriod)} (expected month or week)`);
+  // A year is refused saying so, as a yearly figure written after a price is (an outside probe of stop 49).
+  if (given === 'year') {
+    return fail(`price period ${show(r.pricePeriod)} is a year: ${r.listingType === 'SALE' ? "a sale's price is given once" : 'a rent is read per month or per week'}`);
   }
   if (given !== 'none' && price.value.period && given !== price.value.period) {
     return fail(`price ${show(r.price)} contradicts period ${show(r.pricePeriod)}`);

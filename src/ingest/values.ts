@@ -1,3 +1,4 @@
+import { PERIOD_FIRST, PRICE_PERIOD, WEEKLY, YEARLY } from './periods.js';
 import { BRACKETED, CHARGES_IN, CHARGES_OUT, NOTE_FIGURE, ON_REQUEST, PRICE_NOTE } from './price-notes.js';
 
 // A value that may be given but be wrong: `null` when absent, an Error-like reason when
@@ -120,19 +121,6 @@ const FROM = /^\s*(?:[àa]\s+partir\s+de|dès|ab|from|starting\s+(?:at|from))\s+
 // A label before the figure: "Loyer : 1850 €", "Prix: 695.000 €", "Kaltmiete: 1.850 €"; and
 // "Asking price €850,000", the label before the euro sign (an outside probe of stop 49).
 const LABEL = /^\s*(?:loyer(?:\s+mensuel)?|prix(?:\s+de\s+vente)?|price|asking\s+price|rent|miete|kaltmiete|warmmiete|mietpreis|kaufpreis)\s*(?::\s*|(?=\d|€))/i;
-
-// "/mois", "par mois", "per month", "p.m.", "p/m", "pcm", "/Monat", "mtl.", "/semaine", "per week",
-// "/Woche"; after a slash only, "/Mt." (Monat) and "/mo" (an outside probe of stop 48); and a year
-// ("/an", "per year", "/Jahr", "p.a."), read only to say so: a yearly price is refused, not divided.
-const YEAR_WORDS = String.raw`an|année|annee|annuel(?:le)?|year|yearly|annually|annum|jahr|jährlich|p\.\s?a`;
-const PRICE_PERIOD = new RegExp(
-  String.raw`(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b|\bl['’])?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|(?<=\/\s*)(?:mt|mo)|p\.?\s?m|p\/m|pcm|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich|${YEAR_WORDS})\b\.?\s*$`,
-  'i',
-);
-const WEEKLY = new Set(['semaine', 'sem', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);
-const YEARLY = new RegExp(`^(?:${YEAR_WORDS})$`, 'i');
-// The period said before the figure: "mensuel 1 850 €", "monatlich: 1850".
-const PERIOD_FIRST = /^\s*(mensuel|monthly|monatlich|hebdomadaire|weekly|wöchentlich)\s*:?\s*(?=\S)/i;
 
 // The notes written after a price, and which of them say the charges are in it: price-notes.ts.
 function chargesSaid(texts: readonly string[]): boolean | null {

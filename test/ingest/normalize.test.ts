@@ -544,6 +544,19 @@ describe('each reject reason', () => {
     expect(reason(await jsonOne({ address: { locality: 'Metz', country: 'FR' } }))).toMatch(/country "FR" is not Luxembourg/);
   });
 
+  // (An outside probe of stop 50: "pcm" and nine other common spellings refused a whole record.)
+  it.each(['pcm', 'p.m.', 'mo', '/month', 'months', '1 month', 'per_calendar_month', 'Monat', 'mensuel', 'per mois'])('json: reads the period field %j as a month', async (period) => {
+    expect(ok(await jsonOne({ price: { amount: 1850, currency: 'EUR', period } })).price_eur).toBe(1850);
+  });
+
+  it.each(['pw', 'wk', 'p.w.', 'weeks', 'per_week', 'Woche', 'semaine'])('json: reads the period field %j as a week', async (period) => {
+    expect(ok(await jsonOne({ price: { amount: 600, currency: 'EUR', period } })).price_eur).toBe(2600);
+  });
+
+  it.each(['a', 'daily', 'quarterly', 'month x', 'per'])('json: keeps the period field %j unknown', async (period) => {
+    expect(reason(await jsonOne({ price: { amount: 1850, currency: 'EUR', period } }))).toBe(`unknown price period ${JSON.stringify(period)} (expected month or week)`);
+  });
+
   it('json: a sale priced per week is rejected, not converted to a month; a rent per week is', async () => {
     expect(reason(await jsonOne({ offer: 'sale', price: { amount: 600, currency: 'EUR', period: 'week' } }))).toMatch(/a sale's price .* is given per week/);
     expect(reason(await jsonOne({ offer: 'sale', price: '600 € per week' }))).toMatch(/a sale's price .* is given per week/);
