@@ -115,6 +115,8 @@ const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   'Ville Haute': ['Uewerstad'],
   Weimerskirch: ['Weimeschkierch'],
   Belvaux: ['Bieles'],
+  // The campus and its station's name (an outside probe of stop 50: an unknown place).
+  Belval: ['Belval-Université', 'Belval-Universität'],
   Lalleng: ['Lallange'],
   Oberpallen: ['Uewerpallen'],
   Oberkorn: ['Obercorn', 'Uewerkuer'],
@@ -142,7 +144,8 @@ const SHARED_SHORT_NAMES: Record<string, string[]> = {
 // Luxembourg", "Strassen / Lux"): a text that does not resolve as a whole is tried again
 // without them. (The importer reads a postcode in a place as the postcode: src/ingest/place.ts.)
 const STATION_WORDS = new Set(['gare', 'bahnhof']);
-const QUALIFIERS = new Set(['centre', 'center', 'zentrum', 'ville', 'centreville', ...STATION_WORDS]);
+const CENTRE_WORDS = new Set(['centre', 'center', 'zentrum', 'centreville']);
+const QUALIFIERS = new Set([...CENTRE_WORDS, 'ville', ...STATION_WORDS]);
 const COUNTRY = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu']);
 const COUNTRY_PREFIX = ['grand', 'duche', 'de'];
 
@@ -207,6 +210,8 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     for (const n of names) for (const k of keysOf(n)) addLocalityKey(k, l);
   }
 
+  const communesOfQuarters = new Set(localities.filter((l) => l.kind.startsWith('quartier')).map((l) => l.commune));
+
   function lookup(key: string): Place | null {
     const commune = communeByKey.get(key);
     if (commune) return { kind: 'commune', commune };
@@ -240,6 +245,13 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     // A station beside a town is the town's ("Ettelbruck Gare"); beside a quarter it is another
     // quarter ("Luxembourg-Hollerich/Gare": two quarters, read part by part by the importer).
     if (place?.kind === 'locality' && t.some((w) => STATION_WORDS.has(w))) return null;
+    // A town's centre is its own village, not the commune's other ones: "Hesperange Centre" is the
+    // locality Hesperange, not Howald (an outside probe of stop 50 found the two merged, the
+    // plain commune name contradicting no locality). The plain name stays the commune; a town of
+    // quarters (Esch-sur-Alzette, the City) has its centre among them.
+    if (place?.kind === 'commune' && t.some((w) => CENTRE_WORDS.has(w)) && !communesOfQuarters.has(place.commune) && localityByKey.get(placeKey(place.commune))?.get(place.commune)?.has(place.commune)) {
+      return { kind: 'locality', locality: place.commune, communes: [place.commune], options: [{ locality: place.commune, commune: place.commune }] };
+    }
     return place;
   }
 

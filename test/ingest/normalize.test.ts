@@ -183,9 +183,12 @@ describe('communes and localities', () => {
     ['Esch-Uelzecht', 'Esch-sur-Alzette', null], ['esch sur alzette', 'Esch-sur-Alzette', null], ['PETANGE', 'Pétange', null],
     ['Petange', 'Pétange', null], ['Péiteng', 'Pétange', null], ['Belvaux', 'Sanem', 'Belvaux'], ['Beles', 'Sanem', 'Belvaux'],
     ['Belval', 'Esch-sur-Alzette', 'Belval'], ['Kirchberg (Luxembourg)', 'Luxembourg', 'Kirchberg'],
-    // A postcode typed into the place, a "centre", the country's name after the place.
-    ['L-4410 Belvaux', 'Sanem', 'Belvaux'], ['Belvaux (4410)', 'Sanem', 'Belvaux'], ['Dudelange Centre', 'Dudelange', null],
-    ['Wiltz-Centre', 'Wiltz', null], ['Esch/Alzette - Centre', 'Esch-sur-Alzette', null], ['Bertrange, Luxembourg', 'Bertrange', null],
+    // A postcode typed into the place, a "centre", the country's name after the place. A town's
+    // centre is its own village (since stop 50: "Hesperange Centre" is not Howald), unless the town
+    // has quarters (Esch-sur-Alzette's centre is among them).
+    ['L-4410 Belvaux', 'Sanem', 'Belvaux'], ['Belvaux (4410)', 'Sanem', 'Belvaux'], ['Dudelange Centre', 'Dudelange', 'Dudelange'],
+    ['Wiltz-Centre', 'Wiltz', 'Wiltz'], ['Hesperange Centre', 'Hesperange', 'Hesperange'], ['Hesperange', 'Hesperange', null], ['Ettelbruck Gare', 'Ettelbruck', null],
+    ['Belval-Université', 'Esch-sur-Alzette', 'Belval'], ['Esch/Alzette - Centre', 'Esch-sur-Alzette', null], ['Bertrange, Luxembourg', 'Bertrange', null],
     // The capital's postal form (an outside probe: refused as "l"): the L goes with the number.
     ['L-1855 Luxembourg', 'Luxembourg', null], ['L-1855 Lëtzebuerg', 'Luxembourg', null], ['L-1855, Luxembourg', 'Luxembourg', null],
     ['Strassen / Lux', 'Strassen', null], ['Mamer, Grand-Duché de Luxembourg', 'Mamer', null], ['Lux-Kirchberg', 'Luxembourg', 'Kirchberg'],
