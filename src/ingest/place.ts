@@ -157,7 +157,8 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
       const commune = shared.length > 1 ? (narrow(gz, shared, [], postcode, input.coords) ?? nearestByPoints(gz, shared, input.coords) ?? place.commune) : place.commune;
       // The town is only a commune; a quarter the gazetteer knows in that commune is kept. A
       // short name settled as another commune's village ("Erpeldange" in Wiltz) is that village.
-      const locality = text === town && quarter ? localityIn(gz, quarter, commune, input.coords) : commune !== place.commune ? villageNamed(gz, text, commune) : null;
+      // A town's centre ("Hesperange Centre") is its own village.
+      const locality = text === town && quarter ? localityIn(gz, quarter, commune, input.coords) : commune !== place.commune ? villageNamed(gz, text, commune) : gz.townCentre(text);
       return { ok: true, commune, locality, by: 'text' };
     }
     if (new Set(place.options.map((o) => o.locality)).size > 1) {

@@ -164,6 +164,8 @@ export interface Gazetteer {
   resolve(input: string): Place | null;
   // The communes a short name could be ("Esch"), first the one it stands for; [] for others.
   sharedBy(input: string): string[];
+  // The commune whose own village a text names as its centre ("Hesperange Centre"), or null.
+  townCentre(input: string): string | null;
   // Up to `max` names (communes and localities) close to an unknown input.
   suggest(input: string, max?: number): string[];
   // The name (as a key, to resolve) of the one place an unknown input is a slip of
@@ -245,13 +247,6 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     // A station beside a town is the town's ("Ettelbruck Gare"); beside a quarter it is another
     // quarter ("Luxembourg-Hollerich/Gare": two quarters, read part by part by the importer).
     if (place?.kind === 'locality' && t.some((w) => STATION_WORDS.has(w))) return null;
-    // A town's centre is its own village, not the commune's other ones: "Hesperange Centre" is the
-    // locality Hesperange, not Howald (an outside probe of stop 50 found the two merged, the
-    // plain commune name contradicting no locality). The plain name stays the commune; a town of
-    // quarters (Esch-sur-Alzette, the City) has its centre among them.
-    if (place?.kind === 'commune' && t.some((w) => CENTRE_WORDS.has(w)) && !communesOfQuarters.has(place.commune) && localityByKey.get(placeKey(place.commune))?.get(place.commune)?.has(place.commune)) {
-      return { kind: 'locality', locality: place.commune, communes: [place.commune], options: [{ locality: place.commune, commune: place.commune }] };
-    }
     return place;
   }
 
@@ -281,6 +276,20 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
       }
     }
     return null;
+  }
+
+  // The commune whose own village a text names as the town's centre ("Hesperange Centre",
+  // "Wiltz-Centre"), for the importer: that village, not the commune's other ones (an outside
+  // probe of stop 50 found "Hesperange Centre" merged with a look-alike in Howald, the commune
+  // contradicting no locality). Null for a town of quarters (Esch-sur-Alzette, the City: the
+  // centre is among them) and for any other text. The listings' filter reads the text as the
+  // commune, as before.
+  function townCentre(input: string): string | null {
+    const t = tokens(input);
+    if (!t.some((w) => CENTRE_WORDS.has(w))) return null;
+    const place = resolve(input);
+    if (place?.kind !== 'commune' || communesOfQuarters.has(place.commune)) return null;
+    return localityByKey.get(placeKey(place.commune))?.get(place.commune)?.has(place.commune) ? place.commune : null;
   }
 
   function sharedBy(input: string): string[] {
@@ -377,6 +386,7 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     communes,
     resolve,
     sharedBy,
+    townCentre,
     suggest,
     closest,
     commune: (name) => communeByName.get(name),

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { CommuneRef, LocalityRef } from '../reference/gazetteer.js';
+import { placeKey, type CommuneRef, type LocalityRef } from '../reference/gazetteer.js';
 
 // The reference tables of the communes and their localities (loaded by migrations from data/).
 
@@ -17,15 +17,19 @@ export interface CommuneRecord {
 }
 
 // The 100 communes in French alphabetical order, each with its localities and quarters (the
-// locality that bears the commune's own name left out).
+// locality that bears the commune's own name, in any of its forms, left out).
 export async function listCommunes(db: Knex): Promise<CommuneRecord[]> {
   const [communes, localities] = await Promise.all([
     db('communes').select('lau2', 'name', 'name_lb', 'name_de', 'canton', 'canton_iso', 'lat', 'lng', 'population').orderBy('name'),
     db('localities').select('commune', 'locality', 'kind').orderBy('locality'),
   ]);
+  // The commune's own name in any of its forms: "Pütscheid", Putscheid's German name, is the
+  // commune to the listings' filter as it is to the importer (an outside probe of stop 50 found it
+  // offered as a locality that no filter could select alone).
+  const ownNames = new Set((communes as { name: string; name_lb: string; name_de: string }[]).flatMap((c) => [c.name, c.name_lb, c.name_de].map((n) => `${c.name}\u0000${placeKey(n)}`)));
   const byCommune = new Map<string, CommuneRecord['localities']>();
   for (const l of localities) {
-    if (l.locality === l.commune) continue;
+    if (ownNames.has(`${l.commune}\u0000${placeKey(l.locality)}`)) continue;
     const list = byCommune.get(l.commune) ?? [];
     list.push({ name: l.locality, kind: l.kind === 'locality' ? 'locality' : 'quarter' });
     byCommune.set(l.commune, list);

@@ -60,7 +60,11 @@ ${
 }
 <p class="muted">Listed ${l.created_at.toISOString().slice(0, 10)}, updated ${l.updated_at.toISOString().slice(0, 10)}. Listing id <code>${l.id}</code>.</p>
 </article>
-<p class="muted">Developers: this listing is also at <code>GET /api/v1/listings/${l.id}</code> (an <a href="/api-keys">API key</a> is needed).</p>`,
+<p class="muted">Developers: this listing is also at <code>GET /api/v1/listings/${l.id}</code> (${
+      // A flagged listing is served to Pro and Enterprise keys only (an outside probe of stop 50:
+      // the page promised it to any key, and Free and Starter keys get 404).
+      l.flags && l.flags.length > 0 ? html`a Pro or Enterprise <a href="/api-keys">API key</a> is needed` : html`an <a href="/api-keys">API key</a> is needed`
+    }).</p>`,
   });
 }
 

@@ -16,6 +16,8 @@ beforeAll(async () => {
     bruch: { commune: 'Esch-sur-Alzette', locality: 'Bruch', lat: null, lng: null },
     brouch: { commune: 'Helperknapp', locality: 'Brouch', lat: null, lng: null },
     biwer_brouch: { commune: 'Biwer', locality: 'Brouch', lat: null, lng: null },
+    hesperange: { commune: 'Hesperange', locality: null, lat: null, lng: null },
+    howald: { commune: 'Hesperange', locality: 'Howald', lat: null, lng: null },
   };
   for (const [name, input] of Object.entries(fixtures)) await insertListing(t.db, { external_id: name, ...input });
 });
@@ -43,6 +45,9 @@ describe('a place name that several localities bear', () => {
     expect(await ids('?commune=Lux-Gare')).toEqual(['gare']);
     expect(await ids('?commune=Luxembourg%20Centre')).toEqual([]); // Ville Haute, which has none here
     expect(await ids('?commune=Esch-sur-Alzette%20(Centre)')).toEqual(['bruch']);
+    // A town's centre is its commune to the filter, as before; the importer reads it as the village
+    // (stop 50: test/ingest/normalize.test.ts).
+    expect(await ids('?commune=Hesperange%20Centre')).toEqual(['hesperange', 'howald']);
   });
 
   it('matches each locality in its own commune: Bruch is Bruch in Esch-sur-Alzette and Brouch in Helperknapp, not Brouch in Biwer', async () => {
@@ -62,5 +67,16 @@ describe('a place name that several localities bear', () => {
     expect(await prices('?commune=Bruch')).toEqual([['Esch-sur-Alzette', 'Bruch', 1], ['Helperknapp', 'Brouch', 1]]);
     expect(await prices('?commune=Bonnevoie-Sud')).toEqual([['Luxembourg', 'Bonnevoie-Sud', 1]]);
     expect(await prices('?commune=Helperknapp')).toEqual([['Helperknapp', undefined, 1]]);
+  });
+
+  // An outside probe of stop 50: /communes offered Pütscheid, Putscheid's German name, as one of its
+  // localities, which no filter could select alone (it is the commune).
+  it('does not list a commune\'s own name, in any of its forms, among its localities', async () => {
+    const res = await request(t.app).get('/api/v1/communes').set(bearer(t.keys.pro));
+    expect(res).toHaveStatus(200);
+    const of = (name: string) => res.body.data.find((c: { name: string }) => c.name === name).localities.map((l: { name: string }) => l.name);
+    expect(of('Putscheid')).not.toContain('Pütscheid');
+    expect(of('Putscheid').length).toBeGreaterThan(0);
+    expect(of('Hesperange')).toEqual(['Alzingen', 'Fentange', 'Howald', 'Itzig']);
   });
 });

@@ -100,6 +100,10 @@ describe('GET /listings/:id (public, no key)', () => {
     expect(res).toHaveStatus(200);
     expect(res.text).toContain('Suspiciously cheap loft');
     expect(res.text).not.toContain('price_outlier');
+    // Served by the API to Pro and Enterprise keys only, and the page says so (an outside probe of stop 50).
+    expect(res.text).toMatch(/GET \/api\/v1\/listings\/lst_\w+<\/code> \(a Pro or Enterprise <a href="\/api-keys">API key<\/a> is needed\)/);
+    const plain = await insertListing(t.db, { title: 'A plain loft' });
+    expect((await request(t.app).get(`/listings/${plain.id}`)).text).toMatch(/<\/code> \(an <a href="\/api-keys">API key<\/a> is needed\)/);
   });
 
   it('answers a friendly HTML 404 for inactive, unknown and odd ids', async () => {
