@@ -7,7 +7,9 @@ import { bad, INCLUDES, isBlank, MAX_VALUE_TEXT, ok, parseDecimal, show, type Pa
 // (a variant of the type, not another room).
 // Also "3 pces", "2 chbres", "2 chambres à coucher", "3 Räume", "3-Zimmer", "3 Zimmer-Wohnung" and the
 // German "3 ZKB" (Zimmer, Küche, Bad: 3 rooms, a kitchen and a bathroom) (an outside probe of stop 49).
-const COUNT_WORDS = /\s*(?:-\s*)?(pi[eè]ces?|pces?\.?|pcs?\.?|p\.?|zimmer(?:\s*-\s*wohnung|wohnung)?|zi\.?|zkb|r(?:ä|ae)ume?|rooms?|chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.?|bedrooms?|beds?|schlafzimmer)\s*$/i;
+// Also "3 pièces principales" (the main rooms, as French listings count rooms), "2 chambre(s)", "2 SZ"
+// (Schlafzimmer) and "2 bdr", "2 bdrm", "2 bdrms" (an outside probe of stop 50).
+const COUNT_WORDS = /\s*(?:-\s*)?(pi[eè]ces?(?:\s+principales?)?|pces?\.?|pcs?\.?|p\.?|zimmer(?:\s*-\s*wohnung|wohnung)?|zi\.?|zkb|r(?:ä|ae)ume?|rooms?|chambres?(?:\s+[àa]\s+coucher|\s*\(s\))?|chbres?\.?|ch\.?|bedrooms?|beds?|schlafzimmer|sz\.?|bdr(?:ms?|s)?\.?)\s*$/i;
 // A room of another kind added to the count: "3 + bureau", "2 chambres + bureau", "3 Zimmer + Büro",
 // "2 + study". It is not counted (not a bedroom, nor always a room): the figure is the one before
 // the "+" (an outside probe of stop 48). A figure after it ("3+1") is still no count.
@@ -42,6 +44,9 @@ const ROOMS_THEN_INCLUDED = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pcs?|p|zimmer|zi|roo
 // Rooms with their bedrooms in brackets, no "dont" said: "4 pièces (3 chambres)" is 4 rooms, 3 of them
 // bedrooms (an outside probe of stop 49).
 const ROOMS_THEN_BEDROOMS = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pces?|pcs?|p|zimmer|zi|rooms?)\.?\s*\(\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)\s*\)\s*$/iu;
+// Rooms as their bedrooms and the living room, in brackets: "3 (2 chambres + séjour)" is 3 rooms, 2 of them
+// bedrooms; read only when the brackets add up to the rooms (an outside probe of stop 50).
+const ROOMS_AS_BEDROOMS_AND_LIVING = /^\s*(\d{1,2})\s*(?:(?:pi[eè]ces?|pces?|pcs?|p|zimmer|zi|rooms?)\.?\s*)?\(\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)\s*(?:\+|et|und|and)\s*(?:(?:salle\s+de\s+)?s[ée]jour|salon|living(?:\s*room)?|wohnzimmer|lounge)\s*\)\s*$/iu;
 const BEDROOMS_COUNTED = /^\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?|chbres?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)(?!\p{L})/iu;
 
 // A count as written: a figure or a word ("3", "trois").
@@ -51,7 +56,8 @@ const countWord = (w: string): number => NUMBER_WORDS.get(w.toLowerCase()) ?? Nu
 // pièces + cuisine"): no count of bedrooms, refused in a bedrooms field, as they were (the
 // regression probe of stop 49 found "3 ZKB" there read as 3 bedrooms, so 4 rooms).
 // (The kitchen only after rooms: "2 chambres + cuisine" counts 2 bedrooms, as it did: its re-check.)
-const ROOMS_ONLY = /zkb|zimmer\s*-?\s*wohnung|\d\s*-\s*zimmer|(?<!\p{L})r(?:ä|ae)ume?(?!\p{L})|(?<!\p{L})(?:pi[eè]ces?|pces?\.?|p\.|zimmer|zi\.?|rooms?)\s*\(?\s*\+\s*(?:cuisine|k(?:ü|ue)che|kitchen)/iu;
+// "3 pièces principales" too: the main rooms, bedrooms and living room alike (stop 50).
+const ROOMS_ONLY = /zkb|pi[eè]ces?\s+principales?|zimmer\s*-?\s*wohnung|\d\s*-\s*zimmer|(?<!\p{L})r(?:ä|ae)ume?(?!\p{L})|(?<!\p{L})(?:pi[eè]ces?|pces?\.?|p\.|zimmer|zi\.?|rooms?)\s*\(?\s*\+\s*(?:cuisine|k(?:ü|ue)che|kitchen)/iu;
 
 // Whether a count text counts rooms only: those forms, and the French type ("T3" is three rooms, of
 // which two bedrooms as a rule, not always: refused in a bedrooms field rather than read as 3).
@@ -67,6 +73,14 @@ function countFigure(text: string, what: string): number | null {
     if (what !== 'bedrooms') return rooms;
     const n = countWord(bracketed[2]);
     return n <= rooms ? n : null;
+  }
+  const living = ROOMS_AS_BEDROOMS_AND_LIVING.exec(text);
+  if (living) {
+    // Brackets that do not add up ("4 (2 chambres + séjour)": what is the fourth room?) are no count.
+    const rooms = Number(living[1]);
+    const n = countWord(living[2]);
+    if (n + 1 !== rooms) return null;
+    return what === 'bedrooms' ? n : rooms;
   }
   const included = what === 'bedrooms' ? ROOMS_THEN_INCLUDED.exec(text) : null;
   if (included) {

@@ -16,8 +16,9 @@ const ZONE_NAME = /(?<=[\d\s.])\s*(CET|CEST|MEZ|MESZ|UTC|GMT|Z)$/i;
 const LU_ZONE_NAMES = new Set(['cet', 'cest', 'mez', 'mesz']);
 
 // The time after a date: " 14:03", "T14:03", " 14h03", " 14:03:00.000", " 2:03 PM", " - 14:03",
-// " à 14h03", " um 14:03". Only "h" or ":" between hours and minutes: "11.2026" is no time.
-const TIME_AT_END = /(?:\s*[-–,]\s*|\s+(?:à|um|at)\s+|\s+|T)(\d{1,2})[:h](\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:\s*([ap])\.?\s?m\.?)?$/i;
+// " à 14h03", " um 14:03". "h" or ":" between hours and minutes, or "." after a space ("21/11/2026
+// 14.03", as German and French software writes it: an outside probe of stop 50): "11.2026" is no time.
+const TIME_AT_END = /(?:\s*[-–,]\s*|\s+(?:à|um|at)\s+|\s+|T)(\d{1,2})(?:[:h]|(?<=\s\d{1,2})\.)(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:\s*([ap])\.?\s?m\.?)?$/i;
 
 // Day first (21/11/2026, 21.11.2026, 21-11-2026, 21/11/26), year first with slashes
 // (2026/11/21), or ISO's basic form (20261121).
@@ -37,13 +38,37 @@ const MONTH_NAME_FORMATS: [string, string[]][] = [
 const WEEKDAY_FIRST = /^\p{L}+\.?,?\s/u;
 const WEEKDAY_FORMATS = ['EEEE', 'EEEE,', 'EEE', 'EEE,'];
 
+// The weekday before a date in figures: "Sa 21.11.2026", "samedi 21/11/2026", "Sat, 21/11/2026" (an
+// outside probe of stop 50).
+const WEEKDAY_BEFORE_FIGURES = /^(\p{L}+)\.?,?\s+(?=\d)/u;
+
 interface Day { year: number; month: number; day: number }
 
+// The names a day's weekday goes by in French, German and English, written in full or short ("sam.",
+// "Sa.", "Sat"), and German's two letters ("Sa", "Di"), without accents or dots.
+function weekdayNames(day: Day): Set<string> {
+  const dt = DateTime.fromObject(day);
+  const plain = (s: string) => s.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/\./g, '').toLowerCase();
+  const names = ['fr', 'de', 'en'].flatMap((l) => [dt.setLocale(l).toFormat('cccc'), dt.setLocale(l).toFormat('ccc')]).map(plain);
+  return new Set([...names, plain(dt.setLocale('de').toFormat('cccc')).slice(0, 2)]);
+}
+
 function readDay(text: string): Day | null {
+  const w = WEEKDAY_BEFORE_FIGURES.exec(text);
+  if (w) {
+    // Only the date's own weekday: "vendredi 21/11/2026" (a Saturday) is unread, as with the month in words.
+    const day = readDay(text.slice(w[0].length));
+    if (day && DateTime.fromObject(day).isValid && weekdayNames(day).has(w[1].normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase())) return day;
+  }
   const d = DAY_FIRST.exec(text);
   // A two-digit year is this century's unless that would be more than a year ahead ("99" is
   // 1999, which is then out of range, not 2099).
-  if (d) return { year: d[4].length === 2 ? twoDigitYear(+d[4]) : +d[4], month: +d[3], day: +d[1] };
+  const year = d && (d[4].length === 2 ? twoDigitYear(+d[4]) : +d[4]);
+  // The month first when the day cannot be ("11/21/2026", as American software writes, with slashes or
+  // dashes): only then, so that "03/04/2026" is still the 3rd of April (an outside probe of stop 50).
+  // Dots are the day first's alone: "11.21.2026" is a slip, unread.
+  if (d && d[2] !== '.' && +d[3] > 12 && +d[1] >= 1 && +d[1] <= 12) return { year: year!, month: +d[1], day: +d[3] };
+  if (d) return { year: year!, month: +d[3], day: +d[1] };
   const y = YEAR_FIRST.exec(text) ?? COMPACT.exec(text);
   if (y) return { year: +y[1], month: +y[2], day: +y[3] };
   if (!/\p{L}/u.test(text)) return null;
@@ -91,7 +116,8 @@ function readDate(v: unknown): DateTime | null {
   const z = ZONE_NAME.exec(s);
   const zone = z && !LU_ZONE_NAMES.has(z[1].toLowerCase()) ? 'UTC' : LU_ZONE;
   const text = z ? s.slice(0, z.index).trim() : s;
-  if (/^\d{4}-\d{2}-\d{2}/.test(text)) return DateTime.fromISO(text.replace(' ', 'T'), { zone, setZone: false });
+  // ISO's basic form with a time too ("20261121T140300", "20261121T1403+0100"), as JSON exports write.
+  if (/^\d{4}-\d{2}-\d{2}/.test(text) || /^\d{8}T\d{4}/i.test(text)) return DateTime.fromISO(text.replace(' ', 'T'), { zone, setZone: false });
   return readWallTime(text, zone);
 }
 

@@ -7,7 +7,7 @@ import { parseCoordinate } from '../coordinates.js';
 import { isHttpUrl } from '../links.js';
 import { parseCount } from '../counts.js';
 import { isBlank, parseArea, parseBool, parsePrice, show } from '../values.js';
-import { cleanExternalId, collectFeed, offerType } from './common.js';
+import { cleanExternalId, collectFeed, offerForDone, offerType } from './common.js';
 import { saysDone, titleSaysDone } from './deal-done.js';
 import { notAHome, titleNotAHome } from './property-type.js';
 
@@ -284,7 +284,7 @@ function toEvent(row: string[], line: number, { at, needed }: Columns): FeedEven
   // `Loué`, `Vente - VENDU`, `Verkauft`, or a title `LOUÉ - Appartement`: the deal is done, the
   // listing withdrawn (an outside probe of stop 48: rejected, or imported as on offer).
   const kind = offerType(offerText);
-  if (saysDone(offerText, kind) || titleSaysDone(f[3], kind)) {
+  if (saysDone(...offerForDone(offerText, kind)) || titleSaysDone(f[3], kind)) {
     return { kind: 'record', record: { position, externalId: cleanExternalId(f[0]), action: 'withdraw', listingType: null } };
   }
   // A garage, an office or a plot offered for rent or sale is no listing of this feed.

@@ -2,7 +2,7 @@ import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
 import { FeedParseError, MAX_DEPTH } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
 import { show } from '../values.js';
-import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, offerType, SizeGuard, str, TextPosition } from './common.js';
+import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, offerForDone, offerType, SizeGuard, str, TextPosition } from './common.js';
 import { saysDone, titleSaysDone } from './deal-done.js';
 import { notAHome, titleNotAHome } from './property-type.js';
 
@@ -19,6 +19,8 @@ const AVAILABLE = new Set([
   // An outside probe of stop 49: French and German words, and a listing on offer for a later date.
   'actif', 'active listing', 'en ligne', 'publie', 'publiee', 'en vente', 'en location', 'a louer', 'a vendre', 'libre', 'aktiv',
   'veroffentlicht', 'available soon', 'available from', 'disponible prochainement', 'bientot disponible',
+  // An outside probe of stop 50: a home empty and ready to let or sell, a listing listed.
+  'vacant', 'ready', 'free', 'listed',
 ]);
 // The statuses on offer that name the kind of offer.
 const SALE_STATUSES = new Set(['for sale', 'en vente', 'a vendre']);
@@ -169,8 +171,50 @@ function toEvent(item: unknown, position: string): FeedEvent {
 }
 
 const PROPERTY_TYPE_KEYS = ['property_type', 'propertyType', 'type', 'category', 'kind', 'object_type'];
+// The keys read, by groups of keys that say one thing (see documentedKeys).
+const ITEM_KEYS = [
+  ['ref', 'id'], ['status'], ['offer'], ['title'], PROPERTY_TYPE_KEYS, ['price'], ['charges_included', 'includes_charges'],
+  ['surface_m2', 'area_m2', 'surface', 'area'], ['rooms'], ['bedrooms'], ['address'], ['geo'], ['media'], ['students'], ['published_at'], ['link'],
+];
+const PRICE_KEYS = [['amount', 'value', 'rent'], ['currency'], ['period'], ['charges_included', 'includes_charges']];
+const RENT_KEYS = [['net', 'amount', 'value'], ['charges']];
+// The place as towns and villages are named, and the quarter under the names mapping services and CRMs
+// give it (`district`, `neighbourhood`, `suburb`, `Ortsteil`): read where the documented keys give
+// none (the town where they give no place at all) (an outside probe of stop 50: `{"town": "Strassen"}`
+// was refused as giving no place, and the quarter of `{"city": "Luxembourg", "district": "Kirchberg"}` lost).
+const TOWN_KEYS = ['municipality', 'town', 'village', 'ville', 'gemeinde', 'ort'];
+const QUARTER_KEYS = ['quarter', 'district', 'neighbourhood', 'neighborhood', 'quartier', 'suburb', 'ortsteil', 'stadtteil'];
+const ADDRESS_KEYS = [['commune', 'city', 'locality', 'quarter'], ['postcode', 'zip', 'zipcode', 'postal_code'], ['country'], TOWN_KEYS, QUARTER_KEYS.slice(1)];
+const GEO_KEYS = [['lat', 'latitude', 'y'], ['lon', 'lng', 'long', 'longitude', 'x'], ['coordinates', 'position', 'location'], ['type'], ['geometry']];
 
-function toRecord(item: Obj, position: string): RawRecord | Reject {
+// A key as it may be written: any letter case, with or without '_', '-' or spaces.
+const looseKey = (k: string) => k.toLowerCase().replace(/[_\s-]/g, '');
+
+// Keys written in another letter case or without their underscores (`Lat`, `LNG`, `PostalCode`,
+// `PublishedAt`, as .NET CRMs write them: an outside probe of stop 50) read as the documented ones.
+// For each group of keys that say one thing (`lat`, `latitude`), only when no key of the group is
+// written as documented, so that a record read until now reads the same; two spellings of one key
+// (`Lat` and `LAT`) are none.
+function documentedKeys(o: Obj, groups: string[][]): Obj {
+  const written = new Map<string, string[]>();
+  for (const k of Object.keys(o)) written.set(looseKey(k), [...(written.get(looseKey(k)) ?? []), k]);
+  const read: Obj = { ...o };
+  for (const group of groups) {
+    if (group.some((k) => Object.hasOwn(o, k))) continue;
+    for (const k of group) {
+      const found = written.get(looseKey(k));
+      if (found?.length === 1) read[k] = o[found[0]];
+    }
+  }
+  return read;
+}
+
+// The first of the keys that holds a text, a number or a boolean that is not blank.
+const firstText = (o: Obj, keys: string[]) => keys.map((k) => str(o[k])).find((v) => v !== null && v.trim() !== '') ?? null;
+const filled = (s: string | null) => (s !== null && s.trim() !== '' ? s : null);
+
+function toRecord(given: Obj, position: string): RawRecord | Reject {
+  const item = documentedKeys(given, ITEM_KEYS);
   const ref = item.ref ?? item.id;
   // A reference that is there but no text or number (["EX-805"], {}) is not "missing".
   if (ref !== undefined && ref !== null && typeof ref !== 'string' && typeof ref !== 'number') {
@@ -195,21 +239,24 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
   }
   const title = Array.isArray(item.title) ? titleVersions(item.title) : item.title;
   // An offer or a title that says the deal is done (`"offer": "sold"`, `"title": "LOUÉ - …"`).
-  if ((offer !== null && saysDone(offer, offerKind)) || titleSaysDone(title, offerKind)) return { position, externalId, action: 'withdraw', listingType: null };
+  if ((offer !== null && saysDone(...offerForDone(offer, offerKind))) || titleSaysDone(title, offerKind)) return { position, externalId, action: 'withdraw', listingType: null };
   // The kind of property, where a CRM states it (not in the documented format): an office, a
   // parking space or a plot is no listing of this feed (an outside probe of stop 47: imported
   // as homes, and visible to every tier).
-  const kind = PROPERTY_TYPE_KEYS.map((k) => str(item[k])).find((v) => v !== null && v.trim() !== '') ?? null;
+  const kind = firstText(item, PROPERTY_TYPE_KEYS);
   const typeReason = kind === null ? titleNotAHome(title) : notAHome(kind) ? `property type ${show(kind.trim())} is not a home` : null;
   const listingType = offer && !typeReason ? offerKind : null;
   const price = item.price;
-  const priceObj = isObj(price) ? price : null;
-  const address = isObj(item.address) ? item.address : {};
+  const priceObj = isObj(price) ? documentedKeys(price, PRICE_KEYS) : null;
+  if (priceObj && isObj(priceObj.rent)) priceObj.rent = documentedKeys(priceObj.rent, RENT_KEYS);
+  const address = isObj(item.address) ? documentedKeys(item.address, ADDRESS_KEYS) : {};
   // An address as one line ("12 rue de la Poste, L-4410 Belvaux"): read as a CSV's Localité is
   // (an outside probe: it was ignored, and without coordinates the record was refused as
   // giving no place).
   const addressLine = typeof item.address === 'string' ? item.address : null;
   const { lat, lng } = coordinates(item.geo);
+  const town = str(address.commune) ?? str(address.city) ?? str(address.locality) ?? addressLine;
+  const quarter = str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter);
   return {
     position,
     externalId,
@@ -226,8 +273,8 @@ function toRecord(item: Obj, position: string): RawRecord | Reject {
     area: item.surface_m2 ?? item.area_m2 ?? squareMetres(item.surface) ?? squareMetres(item.area),
     rooms: item.rooms,
     bedrooms: item.bedrooms,
-    town: str(address.commune) ?? str(address.city) ?? str(address.locality) ?? addressLine,
-    quarter: str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter),
+    town: (filled(town) ?? filled(quarter) ? town : firstText(address, TOWN_KEYS)) ?? town,
+    quarter: filled(quarter) ?? firstText(address, QUARTER_KEYS) ?? quarter,
     postcode: str(address.postcode) ?? str(address.zip) ?? str(address.zipcode) ?? str(address.postal_code),
     country: str(address.country),
     lat,
@@ -298,14 +345,20 @@ function coordinates(v: unknown, depth = 0): { lat: unknown; lng: unknown } {
     const pair = /^\s*([+-]?\d{1,3}\.\d+)\s*[,; ]\s*([+-]?\d{1,3}\.\d+)\s*$/.exec(v);
     return pair ? { lat: pair[1], lng: pair[2] } : { lat: null, lng: null };
   }
-  const geo = isObj(v) ? v : {};
+  const geo = isObj(v) ? documentedKeys(v, GEO_KEYS) : {};
   const nested = geo.coordinates ?? geo.position ?? geo.location;
   if (depth === 0 && isObj(nested) && geo.lat === undefined && geo.latitude === undefined) return coordinates(nested, 1);
-  const point = String(geo.type).toLowerCase() === 'feature' && isObj(geo.geometry) ? geo.geometry : geo;
+  const point = String(geo.type).toLowerCase() === 'feature' && isObj(geo.geometry) ? documentedKeys(geo.geometry, GEO_KEYS) : geo;
   if (String(point.type).toLowerCase() === 'point' && Array.isArray(point.coordinates)) {
     return { lat: point.coordinates[1], lng: point.coordinates[0] };
   }
-  return { lat: geo.lat ?? geo.latitude, lng: geo.lon ?? geo.lng ?? geo.long ?? geo.longitude };
+  // x and y: a plane's axes, x the longitude (an outside probe of stop 50).
+  const lat = geo.lat ?? geo.latitude ?? geo.y;
+  const lng = geo.lon ?? geo.lng ?? geo.long ?? geo.longitude ?? geo.x;
+  // A pair under `coordinates` without a GeoJSON type (`{"coordinates": [49.61, 6.13]}`): a bare pair, in
+  // GeoJSON's order and put right later if swapped (an outside probe of stop 50 found it dropped).
+  if (depth === 0 && Array.isArray(nested) && lat === undefined && lng === undefined) return coordinates(nested, 1);
+  return { lat, lng };
 }
 
 // The media that are photographs: "photo", "image", "picture" or a MIME type image/*
