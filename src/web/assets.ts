@@ -62,6 +62,13 @@ table.keys th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03
   table.keys tr { border: 1px solid var(--line); border-radius: 8px; padding: .5rem .75rem; margin-bottom: .75rem; }
   table.keys td { border: none; padding: .2rem 0; display: flex; justify-content: space-between; gap: 1rem; }
   table.keys td::before { content: attr(data-label); color: var(--muted); font-size: .85rem; }
+  /* The market table's sort links stay, as a row of links above the cards (an outside probe of
+     stop 50: sorting went with the hidden header on phones). */
+  table.market thead { display: block; }
+  table.market thead tr { display: flex; flex-wrap: wrap; gap: .25rem .75rem; align-items: baseline; border: none; padding: 0; margin: 0 0 .5rem; }
+  table.market thead tr::before { content: "Sort by"; color: var(--muted); font-size: .85rem; }
+  table.market thead th { border: none; padding: 0; }
+  table.market thead th.nosort { display: none; }
 }
 .facts { display: grid; grid-template-columns: repeat(auto-fit, minmax(9rem, 1fr)); gap: .75rem; margin: 1rem 0; padding: 0; }
 .facts div { background: var(--bg); border-radius: 8px; padding: .6rem .75rem; }

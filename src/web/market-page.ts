@@ -99,15 +99,15 @@ function table(rows: Row[], q: PageQuery): SafeHtml {
     return html`<th scope="col"${numeric ? html` class="num"` : ''}${ariaSort ? html` aria-sort="${ariaSort}"` : ''}><a href="${href(q, { sort: next })}">${label}${arrow}</a></th>`;
   };
   return html`<table class="keys market">
-<thead><tr>${header('commune', 'Commune', false)}${header('listings', 'Listings', true)}${header('median_rent', 'Median rent', true)}<th scope="col" class="num">Middle half (p25–p75)</th>${header('rent_per_m2', 'Median rent per m²', true)}</tr></thead>
+<thead><tr>${header('commune', 'Commune', false)}${header('listings', 'Listings', true)}${header('median_rent', 'Median rent', true)}<th scope="col" class="num nosort">Middle half (p25–p75)</th>${header('rent_per_m2', 'Median rent per m²', true)}</tr></thead>
 <tbody>
 ${rows.map(
   (r) => html`<tr${r.commune === q.commune ? html` class="current"` : ''}>
 <td data-label="Commune"><a href="${href(q, { commune: r.commune }, '#history')}">${r.commune}</a></td>
-<td data-label="Listings" class="num">${r.listings}${lowMark(r.listings, 'listings')}</td>
+<td data-label="Listings" class="num"><span>${r.listings}${lowMark(r.listings, 'listings')}</span></td>
 <td data-label="Median rent" class="num">${money(r.median_rent_eur)}</td>
 <td data-label="Middle half" class="num">${r.p25_rent_eur === null ? '–' : `${eur.format(r.p25_rent_eur)}–${eur.format(r.p75_rent_eur!)} €`}</td>
-<td data-label="Median rent per m²" class="num">${perM2(r.median_price_per_m2_eur)}${lowMark(r.listings_with_area, 'listings with an area', r.median_price_per_m2_eur !== null)}</td>
+<td data-label="Median rent per m²" class="num"><span>${perM2(r.median_price_per_m2_eur)}${lowMark(r.listings_with_area, 'listings with an area', r.median_price_per_m2_eur !== null)}</span></td>
 </tr>`,
 )}
 </tbody>
@@ -137,9 +137,9 @@ ${lineChart({ id: 'chart-m2', title: `Median rent per m² in ${commune}, ${what}
 <details class="card"><summary>The figures, month by month</summary>
 <table class="keys"><thead><tr><th scope="col">Month</th><th scope="col">Snapshot</th><th scope="col" class="num">Listings</th><th scope="col" class="num">Median rent (p25–p75)</th><th scope="col" class="num">Median per m²</th></tr></thead>
 <tbody>${rows.map(
-    (r) => html`<tr><td data-label="Month">${r.long}</td><td data-label="Snapshot">${r.day}</td><td data-label="Listings" class="num">${r.f.listings}${lowMark(r.f.listings, 'listings')}</td><td data-label="Median rent" class="num">${money(r.f.median_rent_eur)}${
+    (r) => html`<tr><td data-label="Month">${r.long}</td><td data-label="Snapshot">${r.day}</td><td data-label="Listings" class="num"><span>${r.f.listings}${lowMark(r.f.listings, 'listings')}</span></td><td data-label="Median rent" class="num">${money(r.f.median_rent_eur)}${
       r.f.p25_rent_eur === null ? '' : ` (${eur.format(r.f.p25_rent_eur)}–${eur.format(r.f.p75_rent_eur!)})`
-    }</td><td data-label="Median per m²" class="num">${perM2(r.f.median_price_per_m2_eur)}${lowMark(r.f.listings_with_area, 'listings with an area', r.f.median_price_per_m2_eur !== null)}</td></tr>`,
+    }</td><td data-label="Median per m²" class="num"><span>${perM2(r.f.median_price_per_m2_eur)}${lowMark(r.f.listings_with_area, 'listings with an area', r.f.median_price_per_m2_eur !== null)}</span></td></tr>`,
   )}</tbody></table>
 </details>`;
 }
@@ -207,7 +207,10 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
     }
     const place = deps.gazetteer.resolve(parsed.data.commune ?? DEFAULT_COMMUNE);
     if (place?.kind === 'locality') {
-      return bad(`${parsed.data.commune} is a locality of ${place.communes.join(', ')}: this page shows figures per commune (commune=${place.communes[0]}).`);
+      // Every commune a locality of that name lies in (an outside probe of stop 50: "Bruch" named
+      // Esch-sur-Alzette alone, though it is also Brouch in Helperknapp).
+      const communes = [...new Set(place.options.map((o) => o.commune))].sort();
+      return bad(`${parsed.data.commune} is a locality of ${communes.join(', ')}: this page shows figures per commune (${communes.map((c) => `commune=${c}`).join(', ')}).`);
     }
     if (!place) {
       const hints = deps.gazetteer.suggest(parsed.data.commune ?? '', 3);

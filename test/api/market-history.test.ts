@@ -114,7 +114,9 @@ describe('GET /api/v1/market/history', () => {
   it('refuses bad parameters with 400 problems naming them', async () => {
     for (const [query, param, message] of [
       ['', 'commune', ''],
-      ['commune=Kirchberg', 'commune', 'history is kept per commune (Luxembourg)'],
+      ['commune=Kirchberg', 'commune', 'names the locality Kirchberg; history is kept per commune (Luxembourg)'],
+      // Every locality of the name, in every commune (an outside probe of stop 50).
+      ['commune=Bruch', 'commune', 'names the localities Bruch, Brouch; history is kept per commune (Esch-sur-Alzette, Helperknapp)'],
       ['commune=Atlantis', 'commune', 'is not a commune'],
       ['commune=Strassen&interval=day', 'interval', 'must be one of week, month'],
       ['commune=Strassen&from=2026-02-30', 'from', 'is not a calendar date'],

@@ -91,6 +91,19 @@ describe('/market in Chromium', () => {
       expect(label!.height).toBeGreaterThanOrEqual(9);
       await page.locator('#history').screenshot({ path: path.join(OUT, 'market-phone-chart.png') });
       await page.screenshot({ path: path.join(OUT, 'market-phone.png'), fullPage: true });
+      // The sort links stay on a phone, above the cards (an outside probe of stop 50: they went
+      // with the hidden table header), and a low-sample mark stays beside its figure.
+      const sortBy = page.locator('table.market thead');
+      expect(await sortBy.isVisible()).toBe(true);
+      expect(await page.locator('table.market thead th.nosort').isVisible()).toBe(false);
+      const low = page.locator('table.market td[data-label="Listings"]:has(.low)').first();
+      if ((await low.count()) > 0) {
+        const [figure, mark] = [await low.locator('span').first().boundingBox(), await low.locator('.low').boundingBox()];
+        expect(mark!.x).toBeGreaterThanOrEqual(figure!.x);
+        expect(mark!.x + mark!.width).toBeLessThanOrEqual(figure!.x + figure!.width + 0.5);
+      }
+      await page.getByRole('link', { name: 'Listings', exact: true }).click();
+      await page.waitForURL(/sort=listings/);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -68,8 +68,11 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
   router.get('/history', async (req, res) => {
     const q = validateQuery(marketHistoryQueryShape, req.query, marketHistoryQuery);
     const place = resolveCommuneParam(deps.gazetteer, q.commune);
-    if (place.locality) {
-      const message = `names the locality ${place.locality}; history is kept per commune (${place.communes.join(', ')})`;
+    if (place.every) {
+      // Every locality the name is, with every commune they lie in (an outside probe of stop 50:
+      // "Bruch" named Esch-sur-Alzette alone, though it is also Brouch in Helperknapp).
+      const { localities, communes } = place.every;
+      const message = `names the ${localities.length > 1 ? 'localities' : 'locality'} ${localities.join(', ')}; history is kept per commune (${communes.join(', ')})`;
       throw new ApiError({ status: 400, code: 'invalid_parameter', detail: `commune ${message}`, errors: [{ param: 'commune', message }] });
     }
     const commune = place.communes[0];
