@@ -127,7 +127,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
       ? // The thread loads from the primary: it cannot tell whether a replica has replayed the
         // version it is asked for (the process's own read model can: below).
         new ReadModelThread({ databaseUrl: database.url, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, log: { LOG_LEVEL: config.LOG_LEVEL, LOG_PRETTY: config.LOG_PRETTY ?? Boolean(process.stdout.isTTY) } }, logger)
-      : new ListingReadModel(db, logger, undefined, undefined, replica?.at);
+      : new ListingReadModel(db, logger, undefined, undefined, replica?.pick);
   readModel?.warm();
   // The stale flag and today's market snapshot (the first one when there is none), then a
   // check of both every 15 minutes.

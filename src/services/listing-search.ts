@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ReadsAt } from '../db/read-replica.js';
+import { readAt, type ReadsAt } from '../db/read-replica.js';
 import type { ApiCaches } from '../cache/api-caches.js';
 import type { ListingFilter, Sort } from '../domain/search.js';
 import type { ReadModel } from '../read-model/queries.js';
@@ -33,7 +33,7 @@ export interface ListingSearch {
 // checks them against each other). The total is cached per filter and version, so paging
 // through a result counts once.
 export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: Pick<ApiCaches, 'counts' | 'freshness'>; readModel?: ReadModel; rows: ListingRows }): ListingSearch {
-  const at = (version: number) => deps.reads?.(version) ?? deps.db;
+  const at = <T>(version: number, read: (db: Knex) => Promise<T>) => readAt(deps.reads, deps.db, version, read);
   const total = (version: number, filter: ListingFilter, count: () => Promise<number>) => deps.caches.counts.get(version, JSON.stringify(filter), count);
 
   // The exact total and the page's ids from the read model, the rows by primary key. Null when
@@ -45,7 +45,7 @@ export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: P
     const found = await model.query(version, { filter: r.filter, sort: r.sort, offset: (r.page - 1) * r.perPage, limit: r.perPage, total: known });
     if (!found) return null;
     if (known === undefined) void deps.caches.counts.get(version, key, async () => found.total);
-    const [listings, lastUpdated] = await Promise.all([deps.rows.find(at(version), found.ids, r.filter.includeFlagged), lastUpdatedAt(deps, version)]);
+    const [listings, lastUpdated] = await Promise.all([at(version, (db) => deps.rows.find(db, found.ids, r.filter.includeFlagged)), lastUpdatedAt(deps, version)]);
     if (listings.length !== found.ids.length) return null;
     return { listings, distances: found.distances, total: found.total, lastUpdated };
   }
@@ -55,8 +55,8 @@ export function createListingSearch(deps: { db: Knex; reads?: ReadsAt; caches: P
       const fromIndex = deps.readModel ? await fromReadModel(deps.readModel, version, r) : null;
       if (fromIndex) return fromIndex;
       const [rows, matching, lastUpdated] = await Promise.all([
-        findListingsPage(at(version), r.filter, { sort: r.sort, page: r.page, perPage: r.perPage }),
-        total(version, r.filter, () => countListings(at(version), r.filter)),
+        at(version, (db) => findListingsPage(db, r.filter, { sort: r.sort, page: r.page, perPage: r.perPage })),
+        total(version, r.filter, () => at(version, (db) => countListings(db, r.filter))),
         lastUpdatedAt(deps, version),
       ]);
       return { listings: rows.map(listingJsonOf), distances: r.filter.geo ? rows.map((row) => row.distance_km!) : undefined, total: matching, lastUpdated };

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { ReadsAt } from '../db/read-replica.js';
+import { readAt, type ReadsAt } from '../db/read-replica.js';
 import { marketFiguresOfEveryGroup, marketPrices, type CommuneFigures, type MarketPricesFilter } from '../repositories/market.js';
 
 export interface MarketPrices {
@@ -40,7 +40,7 @@ export function createMarketPrices(deps: { db: Knex; reads?: ReadsAt; logger?: L
     if (loading) return loading;
     if (Date.now() < lastEnd + lastMs) return null;
     const started = performance.now();
-    loading = marketFiguresOfEveryGroup(deps.reads?.(version) ?? deps.db)
+    loading = readAt(deps.reads, deps.db, version, (db) => marketFiguresOfEveryGroup(db))
       .then(({ version, groups }) => {
         const byKey = new Map<string, CommuneFigures[]>();
         for (const { locality, listing_type, rooms, ...figures } of groups) {
@@ -76,7 +76,7 @@ export function createMarketPrices(deps: { db: Knex; reads?: ReadsAt; logger?: L
         await load(version);
         if (held?.version === version) return fromMemory(held, f);
       }
-      return marketPrices(deps.reads?.(version) ?? deps.db, f);
+      return readAt(deps.reads, deps.db, version, (db) => marketPrices(db, f));
     },
     async ready(version) {
       while (!held || held.version < version) {

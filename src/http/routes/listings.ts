@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
-import type { ReadsAt } from '../../db/read-replica.js';
+import { readAt, type ReadsAt } from '../../db/read-replica.js';
 import type { ApiCaches } from '../../cache/api-caches.js';
 import { cachedJson } from '../../cache/cached-body.js';
 import { SEES_FLAGGED } from '../../domain/tiers.js';
@@ -129,7 +129,7 @@ export function listingsRouter(deps: { db: Knex; reads?: ReadsAt; search: Listin
     const version = await dataVersion(res, deps.db);
     const body = ID_PATTERN.test(id)
       ? await deps.caches.listings.get(version, `${seesFlagged}:${id}`, async () => {
-          const [listing] = await deps.rows.find(deps.reads?.(version) ?? deps.db, [id], seesFlagged);
+          const [listing] = await readAt(deps.reads, deps.db, version, (db) => deps.rows.find(db, [id], seesFlagged));
           return listing ? cachedJson(writeListing(listing, { baseUrl: deps.baseUrl, showFlags: seesFlagged })) : null;
         })
       : null;

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
-import type { ReadsAt } from '../../db/read-replica.js';
+import { readAt, type ReadsAt } from '../../db/read-replica.js';
 import { z } from 'zod';
 import type { ApiCaches } from '../../cache/api-caches.js';
 import type { LiveState } from '../../cache/live-state.js';
@@ -21,7 +21,7 @@ export function statsRouter(deps: { db: Knex; reads?: ReadsAt; caches: ApiCaches
     validateQuery(statsQuery, req.query);
     const version = await dataVersion(res, deps.db, deps.live);
     const body = await deps.caches.stats.get(version, 'stats', async () => {
-      const [stats, updated] = await Promise.all([computeStats(deps.reads?.(version) ?? deps.db), lastUpdatedAt(deps, version)]);
+      const [stats, updated] = await Promise.all([readAt(deps.reads, deps.db, version, (db) => computeStats(db)), lastUpdatedAt(deps, version)]);
       const answer: ApiStats = {
         total_active: stats.total_active,
         flagged: stats.flagged,
