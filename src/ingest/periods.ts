@@ -5,9 +5,10 @@
 // "/mois", "par mois", "per month", "p.m.", "p/m", "pcm", "/Monat", "mtl.", "/semaine", "per week",
 // "/Woche"; after a slash only, "/Mt." (Monat) and "/mo" (an outside probe of stop 48); and a year
 // ("/an", "per year", "/Jahr", "p.a."), read only to say so: a yearly price is refused, not divided.
+// Also "p/month" (p/ for per) and "Monatsmiete" (a month's rent) (an outside probe of stop 50).
 const YEAR_WORDS = String.raw`an|année|annee|annuel(?:le)?|year|yearly|annual|annually|annum|jahr|jährlich|jahrlich|p\.\s?a`;
 export const PRICE_PERIOD = new RegExp(
-  String.raw`(?:\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b|\bl['’])?\s*\b(mois|mensuel|month|monthly|monat|monatlich|mtl|(?<=\/\s*)(?:mt|mo)|p\.?\s?m|p\/m|pcm|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich|${YEAR_WORDS})\b\.?\s*$`,
+  String.raw`(?:\bp\/|\/|\bpar\b|\bper\b|\bpro\b|\ba\b|\bla\b|\bl['’])?\s*\b(mois|mensuel|month|monthly|monat|monatlich|monatsmiete|mtl|(?<=\/\s*)(?:mt|mo)|p\.?\s?m|p\/m|pcm|semaine|sem|hebdomadaire|week|weekly|woche|wöchentlich|${YEAR_WORDS})\b\.?\s*$`,
   'i',
 );
 export const WEEKLY = new Set(['semaine', 'sem', 'hebdomadaire', 'week', 'weekly', 'woche', 'wöchentlich']);

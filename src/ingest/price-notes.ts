@@ -9,6 +9,66 @@ const AFTER_DIGIT = String.raw`(?:[\d.,'’]|[\s\u00a0\u202f]+(?=[\d.,'’]))*(?
 const FIGURE = String.raw`\d${AFTER_DIGIT}`;
 // Said after such a figure: it is in the rent ("charges 150 € comprises").
 const INCLUDED = String.raw`(?:comprises?|compris|incluses?|inclus|included)`;
+// An advance on the charges, their word after it: "+ 180 € d'avances sur charges", "+ 180 € avance
+// charges", "+ provision pour charges 180 €" (an outside probe of stop 50).
+const ADVANCE = String.raw`(?:(?:avances?|acomptes?|provisions?)\s+(?:(?:sur|de|pour)\s+)?)?`;
+// A figure with its currency, which must be written: the figure of an option or of charges after a
+// separator, where a bare figure could be anything ("+ 2 parkings" counts places).
+// Its marks and spaces only between digits: "1,250,000, 180 € charges" is no figure "250,000, 180".
+const PRICED_DIGITS = String.raw`\d(?:[\d'’]|[.,](?=\d)|[\s\u00a0\u202f]+(?=\d))*`;
+const PRICED_FIGURE = String.raw`${PRICED_DIGITS}(?:[.,]\s*-)?`;
+const PRICED = String.raw`(?:(?:€|eur)\s*)?${PRICED_FIGURE}\s*(?:€|eur|euros?)`;
+const PRICED_FIRST = String.raw`(?:€|eur)\s*${PRICED_FIGURE}`;
+const MONTHLY = String.raw`(?:\s*\/\s*(?:mois|monat|month))?`;
+// Charges after a separator, their figure and currency first, no "de": "HC / 180 € charges".
+// (A comma after a word or a currency only, not a figure's: "1,250,000, 180 € charges" is refused. The
+// separator is looked behind for only where a figure or currency starts: looked behind for at every
+// place, across spaces, it took 4 ms on 100 spaces; matched itself, it let the dash of "1850,- / 180 €
+// charges" be taken for a separator.)
+const CHARGES_AFTER_SEPARATOR = String.raw`${PRICED}${MONTHLY}\s*(?:charges|nk|nebenkosten)`;
+const SEPARATE_CHARGES = String.raw`(?=[€\d]|eur)(?<=(?:[;/|]|[^\d\s.,'’]\s*,)\s*)${CHARGES_AFTER_SEPARATOR}`;
+// What may be let or sold beside a home, at its own price: a parking place, a garage, a cellar.
+const OPTION = String.raw`(?:parkings?|garages?|emplacements?(?:\s+de\s+parking)?|places?\s+de\s+parking|box|stellpl(?:a|ä|ae)tz|tiefgaragenstellplatz|carport|cave|keller)`;
+// An option offered at its own price: "+ garage 150 €", "(+ 150 € parking)", "zzgl. Stellplatz 120 €".
+// Its figure is not the price, nor charges (values.ts refuses one as large as the price or larger).
+// (A period after its word, "+ 150 € parking/mois", is the rent's, as after the charges' word.)
+const OPTION_PRICED = String.raw`(?:\+|plus|zzgl\.?)\s*(?:${OPTION}\s*:?\s*(?:${PRICED}|${PRICED_FIRST})${MONTHLY}|(?:${PRICED}|${PRICED_FIRST})${MONTHLY}\s*(?:(?:de|pour|f(?:ü|ue)r|for)\s+|d['’]\s*)?${OPTION})`;
+export const OPTION_NOTE = new RegExp(String.raw`^\s*(?:[,;/|–-]\s*)?${OPTION_PRICED}`, 'iu');
+// The option's figure: the only one in its note ("€ 150" too, the currency before it).
+export const OPTION_FIGURE = new RegExp(PRICED_DIGITS);
+// A date written in figures, four-digit year: "01/12/2026", "1.1.2027". Only within a note that names
+// it (when the home is free): its digits are never a figure of the price.
+const DATE = String.raw`(?:0?[1-9]|[12]\d|3[01])[./-](?:0?[1-9]|1[0-2])[./-]20\d\d`;
+// A note that ends in such a date: a period written after it is the price's, not the date's.
+export const ENDS_IN_DATE = new RegExp(String.raw`${DATE}\s*$`);
+const SOON = String.raw`(?:de\s+suite|tout\s+de\s+suite|imm[ée]diatement|maintenant|now|immediately|(?:ab\s+)?sofort)`;
+const FROM_DATE = String.raw`(?:(?:au|le|d[èe]s\s+le|d[èe]s|[àa]\s+partir\s+du|[àa]\s+compter\s+du|from|ab|am|zum)\s+)?${DATE}`;
+// Notes of stop 50 (an outside probe) that leave the figure the price.
+const STOP50_NOTE_WORDS = [
+  // An option at its own price (OPTION_NOTE), or one not in the price: "(hors emplacement)", "hors
+  // charges et hors parking", "garage en sus".
+  OPTION_PRICED,
+  String.raw`(?:et\s+|und\s+|and\s+)?(?:hors|sans|excl\.?|excluding|ohne)\s+${OPTION}`, String.raw`${OPTION}\s+(?:en\s+sus|en\s+option|optionnel(?:le)?|non\s+(?:inclus|compris)|optional)`,
+  // The charges after a separator, their figure and currency first and no "de": "HC / 180 € charges"
+  // (not included, stated; "200 € de charges" reads as before); said not included after their figure:
+  // "(charges 180 € non comprises)".
+  SEPARATE_CHARGES,
+  String.raw`(?:charges?|ch\.?)\s*:?\s*${FIGURE}\s*non\s+${INCLUDED}`,
+  // Everything included: "tout compris", "all-in", "all inclusive" (the charges are in the rent).
+  String.raw`tout\s+compris|all[\s-]?in(?:clusive)?`,
+  // When the home is free: "- libre de suite", "disponible 01/01/2027", "libre au 01/12/2026", "ab sofort
+  // frei", "frei ab 01.01.2027", "available now".
+  String.raw`(?:libre|disponible|dispo\.?|available|frei|verf(?:ü|ue)gbar|bezugsfrei)\s+(?:${SOON}|${FROM_DATE})`,
+  String.raw`(?:ab\s+sofort|sofort|ab\s+${DATE})\s+(?:frei|verf(?:ü|ue)gbar|bezugsfrei)`,
+  // A price that may be discussed, named: "(prix négociable)"; a VAT rate before the tax, or the tax
+  // said included after it: "(3% TVA)", "TVA 17% incl." (no figure of the price).
+  String.raw`(?:prix|price|preis|loyer)\s+(?:n[ée]gociables?|negotiable|verhandelbar)`,
+  String.raw`\d{1,2}(?:[.,]\d{1,2})?\s*%\s*(?:de\s+)?(?:tva|vat|mwst\.?|ust\.?)(?:\s+(?:incluses?|inclus|comprises?|compris|included|incl\.?|inkl\.?))?`,
+  String.raw`(?:tva|vat|mwst\.?)\s*\d{1,2}(?:[.,]\d{1,2})?\s*%\s*(?:incl\.?|inkl\.?|excl\.?|exkl\.?)`,
+  // Who pays the agency's fee, its rate too: "honoraires à la charge du vendeur", "frais d'agence 3% +
+  // TVA à charge de l'acquéreur". (A fee's rate alone, "+ frais (5%)", is still refused.)
+  String.raw`(?:frais\s+d['’]\s*agence|honoraires|commission)(?:\s+\d{1,2}(?:[.,]\d{1,2})?\s*%)?(?:\s*(?:\+|plus)\s*(?:tva|vat))?\s+(?:[àa]\s+(?:la\s+)?charge\s+(?:du|de\s+l['’]\s*|de\s+la)\s*|pay[ée]s?\s+par\s+(?:le|l['’])\s*)(?:vendeur|acqu[ée]reur|acheteur|bailleur|propri[ée]taire|locataire|preneur)`,
+];
 
 // What agencies write after a price about what it covers, which leaves the figure the price:
 // charges (CC, HC, "charges comprises", "hors charges", German NK, kalt, warm), taxes (TTC,
@@ -60,16 +120,17 @@ const NOTE_WORDS = [
   String.raw`frais\s+(?:de\s+notaire|d['’]\s*actes?|notari(?:aux|[ée]s))\s+(?:en\s+sus|inclus|compris|non\s+(?:inclus|compris)|r[ée]duits)`,
   String.raw`(?:zzgl\.?|inkl\.?|plus|\+)\s*(?:notarkosten|notargeb(?:ü|ue)hren)`,
   'kalt', 'warm', 'kaltmiete', 'warmmiete', String.raw`\*+`,
+  ...STOP50_NOTE_WORDS,
 ];
 // Charges added to the rent: "+ 200 € charges", "+ 150 €/mois de charges", "+ 150 € ch.",
 // "zzgl. 200 € NK".
 // The price is the rent without them.
-const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:€|eur)\s*)?\d(?:[\d.,'’]|[\s\u00a0\u202f]+(?=[\d.,'’]))*(?:[.,]\s*-)?\s*(?:(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)\s*)?(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)`;
+const ADDED_CHARGES = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:€|eur)\s*)?\d(?:[\d.,'’]|[\s\u00a0\u202f]+(?=[\d.,'’]))*(?:[.,]\s*-)?\s*(?:(?:€|eur|euros?|chf|sfr|fr\.|\$|usd|£|gbp)\s*)?(?:\/\s*(?:mois|monat|month))?\s*(?:de\s+|d['’]\s*)?${ADVANCE}(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten|frais\s+communs)`;
 // A note starts after a word's end, or at a "+" written against it ("1850€ HC+150€ ch.").
 // The charges named before their figure: "+ charges 200 €", "+ ch. 150 €".
 // Also an advance on them ("+ avance sur charges 150 €") and the German NK ("+ NK 150 €", "zzgl. NK
 // 150 €") (an outside probe of stop 49).
-const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:un\s+|une\s+)?(?:acompte|avance)\s+(?:sur|de)\s+)?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten)\s*:?\s*\d(?:[\d.,'’]|[\s\u00a0\u202f]+(?=[\d.,'’]))*(?:[.,]\s*-)?\s*(?:(?:€|eur|euros?)\s*)?(?:\/\s*(?:mois|monat|month))?`;
+const ADDED_CHARGES_NAMED_FIRST = String.raw`(?:\+|plus|zzgl\.?)\s*(?:(?:un\s+|une\s+)?${ADVANCE})?(?:charges?|ch\.?|nk|nebenkosten|bk|betriebskosten|frais\s+communs)\s*:?\s*\d(?:[\d.,'’]|[\s\u00a0\u202f]+(?=[\d.,'’]))*(?:[.,]\s*-)?\s*(?:(?:€|eur|euros?)\s*)?(?:\/\s*(?:mois|monat|month))?`;
 // (The separator's spaces are written "\s*(?:[,;/|–-]\s*)?", not "\s*[,;/|–-]?\s*": the same texts, but
 // two runs of spaces side by side made 100 characters of spaces take 10 ms; found checking stop 49's forms.)
 export const PRICE_NOTE = new RegExp(String.raw`\s*(?:[,;/|–-]\s*)?(?:(?<!\p{L})|(?=\+))(?:${[...NOTE_WORDS, ADDED_CHARGES, ADDED_CHARGES_NAMED_FIRST].join('|')})\s*$`, 'iu');
@@ -81,7 +142,7 @@ export const BRACKETED = /\s*\(([^()]*)\)\s*$/;
 // 150 € comprises)") (an outside probe of stop 49).
 export const CHARGES_IN = new RegExp(
   String.raw`(?<!\p{L})(?:c\.?\s?c(?!\p{L})|(?:charges?|ch\.?)\s+(?:comprises?|compris|incluses?|inclus|included)|(?:incl\.?|including|inkl\.?)\s*(?:charges|nk|nebenkosten|bk|betriebskosten)|warm(?:miete)?(?!\p{L})|dont\s` +
-    String.raw`|(?:incl\.?|including)\s*(?:all\s+)?(?:bills|utilities)|(?:bills|utilities)\s+included|(?:charges?|ch\.?)\s*:?\s*${FIGURE}\s*${INCLUDED})`,
+    String.raw`|(?:incl\.?|including)\s*(?:all\s+)?(?:bills|utilities)|(?:bills|utilities)\s+included|(?:charges?|ch\.?)\s*:?\s*${FIGURE}\s*${INCLUDED}|tout\s+compris|all[\s-]?in(?:clusive)?(?!\p{L}))`,
   'iu',
 );
 export const CHARGES_OUT = new RegExp(
@@ -89,7 +150,9 @@ export const CHARGES_OUT = new RegExp(
     // Charges added ("+ 200 € charges", "+ charges 200 €"), or stated beside ("charges: 200 €").
     // Not the charges said included after their figure ("charges 150 € comprises"); the bills not in it ("excl. bills").
     String.raw`|^\s*[,;/|–-]?\s*(?:${ADDED_CHARGES}|${ADDED_CHARGES_NAMED_FIRST})|(?<!dont\s+)(?<!\p{L})(?:charges?|nk|nebenkosten)\s*:?\s*\d(?!${AFTER_DIGIT}\s*${INCLUDED})` +
-    String.raw`|(?<!\p{L})(?:(?:excl\.?|excluding|plus|\+)\s*(?:all\s+)?(?:bills|utilities)|(?:bills|utilities)\s+excluded)`,
+    String.raw`|(?<!\p{L})(?:(?:excl\.?|excluding|plus|\+)\s*(?:all\s+)?(?:bills|utilities)|(?:bills|utilities)\s+excluded)` +
+    // (Stop 50: "HC / 180 € charges".)
+    String.raw`|^\s*[,;/|]\s*${CHARGES_AFTER_SEPARATOR}`,
   'iu',
 );
 

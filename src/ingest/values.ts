@@ -1,5 +1,6 @@
+import { AREA_EXTRA, AREA_KIND, areaNotesOff, grossAfter } from './area-notes.js';
 import { PERIOD_FIRST, PRICE_PERIOD, WEEKLY, YEARLY } from './periods.js';
-import { BRACKETED, CHARGES_IN, CHARGES_OUT, NOTE_FIGURE, ON_REQUEST, PRICE_NOTE } from './price-notes.js';
+import { BRACKETED, CHARGES_IN, CHARGES_OUT, ENDS_IN_DATE, NOTE_FIGURE, ON_REQUEST, OPTION_FIGURE, OPTION_NOTE, PRICE_NOTE } from './price-notes.js';
 
 // A value that may be given but be wrong: `null` when absent, an Error-like reason when
 // present but unreadable (the record is then rejected, never half-filled).
@@ -186,7 +187,8 @@ function splitPriceNotes(text: string): PriceParts | null {
       // Only a period right after the note's figure and currency ("+ charges 150 €/semaine"), not
       // after its words ("caution 2 mois par semaine", "+ 150 € charges par semaine": the rent's, as
       // before; its re-check found weekly rents read monthly).
-      if (lastWasPeriod && NOTE_ENDS_IN_FIGURE.test(n[0])) notePeriods.push(periods.pop()!);
+      // (Not after a date: "libre au 01/12/2026 par semaine" is a weekly rent.)
+      if (lastWasPeriod && NOTE_ENDS_IN_FIGURE.test(n[0]) && !ENDS_IN_DATE.test(n[0])) notePeriods.push(periods.pop()!);
     } else {
       // A bracket must hold only notes (or a period), else it may say anything ("(ou 1900)").
       const inner = splitPriceNotes(b![1]);
@@ -263,25 +265,28 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
     const stated = noteFigure(note);
     if (stated !== null && stated >= amount) return bad(`price ${show(v)} states charges of ${stated}, as much as the price or more: which figure is the rent?`);
   }
+  // A parking place or garage offered at as much as the price or more ("1850 € + 2000 € parking"): which
+  // figure is the rent? Refused (stop 50).
+  // (An option's figure not read, "+ garage 1 50 €", is no smaller one: refused as not a number.)
+  for (const note of parts.notes.filter((n) => OPTION_NOTE.test(n))) {
+    const option = parseDecimal(OPTION_FIGURE.exec(note)![0], true);
+    if (option === null) return bad(`price ${show(v)} is not a number`);
+    if (option >= amount) return bad(`price ${show(v)} offers an option at ${option}, as much as the price or more: which figure is the price?`);
+  }
   // Charges beside a weekly rent: a week's or a month's? Not kept; nor charges said to be weekly.
   const weeklyNote = parts.notePeriods.some((p) => WEEKLY.has(p));
   const charges = chargesIncluded === false && period !== 'week' && !weeklyNote ? chargesStated(parts.notes, currency) : null;
   return ok({ amount, currency, period, chargesIncluded, charges });
 }
 
-// What agencies write after an area to say which area it is ("85 m² hab.", "85 m2
-// habitables", "85 m² (habitable)", "85 m² utiles"): not another figure.
-// What is added to the area, not part of it: "85 m² + balcon", "85 m² (+ 8 m² terrasse)".
-const AREA_EXTRA = /\s*(?:\(\s*)?\+\s*(?:\d+(?:[.,]\d+)?\s*(?:m\s?²|m2)\s*)?(?:de\s+|d['’]\s*)?(?:balcons?|terrasses?|loggias?|jardin|cave|caves|garage|parking|grenier)(?:\s*\))?\s*$/iu;
-// Also gross or net ("85 m² brut", "85 m2 net") and the English "85 m² living" (an outside probe of stop 49).
-const AREA_KIND = /\s*(?:\(\s*)?(?<!\p{L})(?:hab\.?|habitables?|utiles?|wohnfl(?:ä|ae)che|wfl\.?|bruts?|brutes?|nets?|nettes?|brutto|netto|gross|living(?:\s+(?:area|space))?)(?:\s*\))?\s*$/iu;
+// What is added to an area, which area it is, and the notes after it: area-notes.ts.
 // What a figure includes, in brackets: an area's "85 m² (dont 10 m² mezzanine)", "(davon 10 m²
 // Galerie)", a count's "3 (dont 1 bureau)", "4 (davon 1 Büro)"; or not, then a figure and what it
 // counts: "4 pièces dont 3 chambres", "4 Zimmer, davon 3 Schlafzimmer" (an outside probe of stop 48).
 export const INCLUDES = /\s*(?:\(\s*(?:dont|davon|incl\.?|inkl\.?|including)\s[^()]*\)|,?\s+(?:dont|davon|including)\s+(?:\d{1,3}(?:[.,]\d{1,2})?|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:m\s?²|m2)?\s*\p{L}[\p{L}\s.'’-]*)\s*$/iu;
 // A label before an area: "Wohnfläche: 185 m²", "Wohnfläche ca. 185 m²", "surface habitable 85 m²",
-// "Surface: 85 m²" (an outside probe of stop 48).
-const AREA_LABEL = /^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface(?:\s+(?:habitable|utile))?|superficie(?:\s+habitable)?|living\s+area|fl(?:ä|ae)che)\s*:?\s*(?=\d|ca\.?\s|c\.\s|circa\s|env(?:\.|iron\s)|approx|~|±|\+)/i;
+// "Surface: 85 m²" (an outside probe of stop 48); "hab. 85 m²" (stop 50).
+const AREA_LABEL = /^\s*(?:hab\.|wohnfl(?:ä|ae)che|wfl\.|surface(?:\s+(?:habitable|utile))?|superficie(?:\s+habitable)?|living\s+area|fl(?:ä|ae)che)\s*:?\s*(?=\d|ca\.?\s|c\.\s|circa\s|env(?:\.|iron\s)|approx|~|±|\+)/i;
 // The unit: "m²", "m ²", "m2", "m^2", "mq" (Italian), "sqm", "sq.m.", "qm", "m", "m.", and written
 // out ("mètres carrés", "Quadratmeter", "square metres"); "sq m" and "m 2" too (an outside probe of
 // stop 49). Square feet ("sq ft") are not here: refused, saying so (SQUARE_FEET).
@@ -294,11 +299,16 @@ const MIN_PLAUSIBLE_M2 = 5;
 
 // An area text without its label, "about", what it includes or adds, its kind and its unit.
 const areaText = (text: string) =>
-  text.replace(AREA_LABEL, '').replace(APPROX, '').replace(APPROX_AFTER, '').replace(INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
+  areaNotesOff(text).replace(AREA_LABEL, '').replace(APPROX, '').replace(APPROX_AFTER, '').replace(INCLUDES, '').replace(AREA_EXTRA, '').replace(AREA_KIND, '').replace(AREA_UNIT, '').trim();
 // The figure of an area text, the separator read as a decimal mark ("85,5") unless that
 // gives an implausible dwelling and the thousands reading does not ("1.050" is 1,050 m²).
 function areaFigure(text: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
+  const gross = grossAfter(text);
+  if (gross) {
+    const [home, all] = [areaFigure(gross.rest), areaFigure(`${gross.gross} m²`)];
+    return home !== null && all !== null && all > home ? home : null;
+  }
   const s = areaText(text);
   const n = parseDecimal(s, false);
   if (n !== null && n < MIN_PLAUSIBLE_M2 && ONE_THOUSANDS_GROUP.test(s.replace(NUMBER_SPACES, ''))) return parseDecimal(s, true);
@@ -309,7 +319,7 @@ function areaFigure(text: string): number | null {
 // is the listing's. Without one said to be the living area, neither is taken.
 const AREA_PAIR = /^([^/;|]+?)\s*(?:[/;|]|,\s|\s[-–]\s)\s*([^/;|]+)$/;
 const AREA_HAS_UNIT = /\d\s*(?:m\s?²|m2|qm|sqm)(?!\p{L})/iu;
-const LIVING_AREA = /(?<!\p{L})(?:hab\.?|habitables?|wohnfl(?:ä|ae)che|wfl\.?|living(?:\s+(?:area|space))?)(?:\s*\))?\s*$|^\s*(?:wohnfl(?:ä|ae)che|wfl\.|surface\s+habitable|living\s+area)(?!\p{L})/iu;
+const LIVING_AREA = /(?<!\p{L})(?:hab\.?|habitables?|wohnfl(?:ä|ae)che|wfl\.?|living(?:\s+(?:area|space))?)(?:\s*\))?\s*$|^\s*(?:hab\.|wohnfl(?:ä|ae)che|wfl\.|surface\s+habitable|living\s+area)(?!\p{L})/iu;
 // A plot's area after the home's: "185 m² / terrain 6 ares", "185 m², Grundstück 600 m²", "185 m²
 // / 12 a", "185 m² - 1,2 ha". In ares or hectares, or in m² named as land, it is the land's, and
 // the other figure the home's (an outside probe of stop 48), also when the land comes first.
