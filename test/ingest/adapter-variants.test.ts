@@ -4,7 +4,7 @@ import { offerType } from '../../src/ingest/adapters/common.js';
 import { readCsvFeed } from '../../src/ingest/adapters/csv.js';
 import { FeedParseError, MAX_FIELD_CHARS } from '../../src/ingest/errors.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
-import { accepted, CSV_HEADER_LINE, csvFeed, csvRow, normalizeFeed, rejectReason, TEST_NOW } from './helpers.js';
+import { accepted, CSV_HEADER_LINE, csvFeed, csvRow, jsonFeedOne, normalizeFeed, rejectReason, TEST_NOW } from './helpers.js';
 
 // What realistic Luxembourg agency deliveries write beside the documented formats: each is
 // read as meant, and what is really contradictory or unreadable is still rejected.
@@ -31,13 +31,8 @@ const refusal = (p: Promise<unknown>) =>
 const csvOne = async (f: Parameters<typeof csvRow>[0]) => norm(await parseCsvFeed(csvFeed([csvRow({ ref: 'R1', ...f })])))[0];
 
 async function jsonOne(listing: Record<string, unknown>) {
-  const base = {
-    ref: 'J1', offer: 'rent', status: 'available', title: 'Flat', price: { amount: 1500, currency: 'EUR', period: 'month' },
-    surface_m2: 50, bedrooms: 1, address: { locality: 'Strassen', country: 'LU' }, geo: null, media: [], students: false,
-    published_at: '2026-11-20T08:00:00Z', link: 'https://example.lu/1',
-  };
-  const feed = await parseJsonFeed(JSON.stringify({ mode: 'full', listings: [{ ...base, ...listing }] }));
-  return { feed, result: norm(feed)[0] };
+  const { feed, result } = await jsonFeedOne(listing);
+  return { feed, result: result! };
 }
 const jsonListing = async (listing: Record<string, unknown>) => ok((await jsonOne(listing)).result);
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseCsvFeed, parseJsonFeed } from '../../src/ingest/adapters/index.js';
+import { parseCsvFeed } from '../../src/ingest/adapters/index.js';
 import { offerType } from '../../src/ingest/adapters/common.js';
 import { parseCount } from '../../src/ingest/counts.js';
 import { parseFeedDate } from '../../src/ingest/feed-dates.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
-import { accepted, csvFeed, csvRow, normalizeFeed, rejectReason } from './helpers.js';
+import { accepted, csvFeed, csvRow, jsonFeedOne, normalizeFeed, rejectReason } from './helpers.js';
 
 // An outside probe of stop 50, acting as new agencies: what a person reads one way is read so; what is
 // ambiguous is still refused.
@@ -14,15 +14,7 @@ const ok = accepted;
 const csvOne = async (f: Parameters<typeof csvRow>[0]) => norm(await parseCsvFeed(csvFeed([csvRow({ ref: 'R1', ...f })])))[0];
 const csvAction = async (f: Parameters<typeof csvRow>[0]) => (await parseCsvFeed(csvFeed([csvRow({ ref: 'R1', ...f })]))).records[0].action;
 
-async function jsonOne(listing: Record<string, unknown>) {
-  const base = {
-    ref: 'J1', offer: 'rent', status: 'available', title: 'Flat', price: { amount: 1500, currency: 'EUR', period: 'month' },
-    surface_m2: 50, bedrooms: 1, address: { locality: 'Strassen', country: 'LU' }, geo: null, media: [], students: false,
-    published_at: '2026-11-20T08:00:00Z', link: 'https://example.lu/1',
-  };
-  const feed = await parseJsonFeed(JSON.stringify({ mode: 'full', listings: [{ ...base, ...listing }] }));
-  return { feed, result: feed.records[0] ? norm(feed)[0] : undefined };
-}
+const jsonOne = jsonFeedOne;
 const jsonListing = async (listing: Record<string, unknown>) => ok((await jsonOne(listing)).result);
 const jsonReason = async (listing: Record<string, unknown>) => {
   const { feed, result } = await jsonOne(listing);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
+import { parseJsonFeed } from '../../src/ingest/adapters/index.js';
 import { normalizeRecord, type NormalizeResult } from '../../src/ingest/normalize.js';
 import type { ParsedFeed } from '../../src/ingest/types.js';
 import { buildGazetteer, type Gazetteer } from '../../src/reference/gazetteer.js';
@@ -59,3 +60,15 @@ export function accepted(r: NormalizeResult | undefined) {
   return r.listing;
 }
 export const rejectReason = (r: NormalizeResult) => (r.ok ? 'accepted' : r.reason);
+
+// One JSON feed record, the documented fields filled and `listing`'s over them: the feed as parsed,
+// and its first record normalized (undefined when the adapter rejected it).
+export async function jsonFeedOne(listing: Record<string, unknown>): Promise<{ feed: ParsedFeed; result: NormalizeResult | undefined }> {
+  const base = {
+    ref: 'J1', offer: 'rent', status: 'available', title: 'Flat', price: { amount: 1500, currency: 'EUR', period: 'month' },
+    surface_m2: 50, bedrooms: 1, address: { locality: 'Strassen', country: 'LU' }, geo: null, media: [], students: false,
+    published_at: '2026-11-20T08:00:00Z', link: 'https://example.lu/1',
+  };
+  const feed = await parseJsonFeed(JSON.stringify({ mode: 'full', listings: [{ ...base, ...listing }] }));
+  return { feed, result: feed.records[0] ? normalizeFeed(feed)[0] : undefined };
+}
