@@ -103,10 +103,24 @@ export class ReplicaReads {
   private async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
+    // The listings too: a replica that answers data_state but holds its listings locked (a
+    // replayed exclusive lock) cannot serve the reads. (One promise of the statement: a knex
+    // statement runs again at every then.)
+    const answer = Promise.resolve(this.replica.raw('SELECT (SELECT version FROM data_state) AS version, EXISTS (SELECT 1 FROM listings) AS readable').timeout(1000));
+    // The next poll once this one is over, answered or not: one at a time.
+    void answer.then(
+      () => (this.polling = false),
+      () => (this.polling = false),
+    );
+    // Within 1 s from now, waiting for a connection included: knex's bound starts once it has
+    // one, and reads held by a stalled replica can leave none but new ones, which wait up to the
+    // pool's 5 s (the re-check of stop 50: requests held 5 s, not 1).
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the poll got no answer within 1 s')), 1000);
+    });
     try {
-      // The listings too: a replica that answers data_state but holds its listings locked (a
-      // replayed exclusive lock) cannot serve the reads.
-      const { rows } = await this.replica.raw('SELECT (SELECT version FROM data_state) AS version, EXISTS (SELECT 1 FROM listings) AS readable').timeout(1000);
+      const { rows } = await Promise.race([answer, late]);
       if (this.down.fired) this.down = downSignal();
       this.replicaVersion = Number(rows[0]?.version ?? -1);
       if (this.failures > 0) this.logger.info('read replica reachable again');
@@ -114,7 +128,7 @@ export class ReplicaReads {
     } catch (err) {
       this.wentDown(err, 'its poll failed');
     } finally {
-      this.polling = false;
+      clearTimeout(timer);
     }
   }
 }

@@ -210,7 +210,8 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
       // Every commune a locality of that name lies in (an outside probe of stop 50: "Bruch" named
       // Esch-sur-Alzette alone, though it is also Brouch in Helperknapp).
       const communes = [...new Set(place.options.map((o) => o.commune))].sort();
-      return bad(`${parsed.data.commune} is a locality of ${communes.join(', ')}: this page shows figures per commune (${communes.map((c) => `commune=${c}`).join(', ')}).`);
+      const named = place.options.length > 1 ? `names the localities ${place.options.map((o) => `${o.locality} (${o.commune})`).join(', ')}` : `is a locality of ${communes[0]}`;
+      return bad(`${parsed.data.commune} ${named}: this page shows figures per commune (${communes.map((c) => `commune=${c}`).join(', ')}).`);
     }
     if (!place) {
       const hints = deps.gazetteer.suggest(parsed.data.commune ?? '', 3);

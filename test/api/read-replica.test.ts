@@ -120,3 +120,29 @@ it('runs a read again on the primary when the replica fails it as unavailable; a
   await expect(reads.at(version, async (db) => { where.push(db === replicaDb.db ? 'replica' : 'primary'); throw invalid; })).rejects.toBe(invalid);
   expect(where).toEqual(['replica']);
 });
+
+// The re-check of stop 50: with the replica stalled, reads held there took every connection to
+// it, and the poll waited for one of its own through the pool's whole wait (5 s) before it found
+// the replica down. The poll's second counts that wait. Here the replica's only connection is
+// held and its pool would wait two minutes: the read held there is answered from the primary as
+// soon as the poll gives up.
+it('finds the replica down when no connection to it comes free, and answers the read held there from the primary', async () => {
+  const { default: knex } = await import('knex');
+  const starved = knex({ client: 'pg', connection: replicaDb.url, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 120_000 });
+  const version = await currentDataVersion(t.db);
+  await setReplicaVersion(version);
+  const own = await new ReplicaReads(t.db, starved, silentLogger, 20).start();
+  try {
+    await vi.waitFor(() => expect(own.version).toBe(version), { timeout: 10_000, interval: 10 });
+    const holder = await starved.transaction();
+    try {
+      const answer = await own.at(version, async (db) => (db === starved ? (await db.raw('SELECT 1'), 'replica') : 'primary'));
+      expect(answer).toBe('primary');
+      expect(own.version).toBe(-1);
+    } finally {
+      await holder.rollback();
+    }
+  } finally {
+    await own.close();
+  }
+});

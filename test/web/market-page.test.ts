@@ -84,7 +84,7 @@ describe('GET /market (public, no key)', () => {
       ['rooms=0', 'a studio counts 1 room'],
       ['commune=Atlantis', 'Atlantis is not a commune of Luxembourg'],
       ['commune=Kirchberg', 'Kirchberg is a locality of Luxembourg: this page shows figures per commune (commune=Luxembourg).'],
-      ['commune=Bruch', 'Bruch is a locality of Esch-sur-Alzette, Helperknapp: this page shows figures per commune (commune=Esch-sur-Alzette, commune=Helperknapp).'],
+      ['commune=Bruch', 'Bruch names the localities Bruch (Esch-sur-Alzette), Brouch (Helperknapp): this page shows figures per commune (commune=Esch-sur-Alzette, commune=Helperknapp).'],
       ['colour=red', 'Unknown parameter: colour'],
       ['sort=commune&sort=listings', 'sort must be given once.'],
       ['sort=colour', 'sort must be one of'],
