@@ -110,7 +110,7 @@ const abroadReason = (shown: string, abroad: string): NotFound => ({
 // Ettelbruck's or with an Esch postcode were stored in the City, their coordinates and postcode
 // dropped). Such a name then settles nothing: the postcode, the coordinates or the text's other
 // parts do.
-const TOWN_QUARTER_KEYS = new Set(['centre', 'centreville', 'gare', 'quartiergare', 'zentrum', 'bahnhof']);
+const TOWN_QUARTER_KEYS = new Set(['centre', 'centreville', 'gare', 'quartiergare', 'zentrum', 'stadtzentrum', 'bahnhof']);
 const TOWN_QUARTER_KM = 2.5;
 const isTownQuarter = (text: string) => TOWN_QUARTER_KEYS.has(placeKey(withoutPostcodes(text)));
 function townQuarterElsewhere(gz: Gazetteer, text: string, postcode: number | null, coords: { lat: number; lng: number } | null): boolean {

@@ -112,7 +112,9 @@ const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   Pfaffenthal: ['Pafendall'],
   Pulvermuhl: ['Polvermillen'],
   'Rollingergrund / Belair-Nord': ['Rollengergronn'],
-  'Ville Haute': ['Uewerstad'],
+  // Its other names in the reference data (Centre, Oberstadt) in the other words for a town's centre
+  // (the re-check of stop 50: "Luxembourg Zentrum" was the whole City, "Luxembourg Centre" this quarter).
+  'Ville Haute': ['Uewerstad', 'Zentrum', 'Stadtzentrum'],
   Weimerskirch: ['Weimeschkierch'],
   Belvaux: ['Bieles'],
   // The campus and its station's name (an outside probe of stop 50: an unknown place).
@@ -144,7 +146,7 @@ const SHARED_SHORT_NAMES: Record<string, string[]> = {
 // Luxembourg", "Strassen / Lux"): a text that does not resolve as a whole is tried again
 // without them. (The importer reads a postcode in a place as the postcode: src/ingest/place.ts.)
 const STATION_WORDS = new Set(['gare', 'bahnhof']);
-const CENTRE_WORDS = new Set(['centre', 'center', 'zentrum', 'centreville']);
+const CENTRE_WORDS = new Set(['centre', 'center', 'zentrum', 'stadtzentrum', 'centreville']);
 const QUALIFIERS = new Set([...CENTRE_WORDS, 'ville', ...STATION_WORDS]);
 const COUNTRY = new Set(['luxembourg', 'luxemburg', 'letzebuerg', 'lux', 'lu']);
 const COUNTRY_PREFIX = ['grand', 'duche', 'de'];

@@ -44,6 +44,7 @@ describe('a place name that several localities bear', () => {
     expect(await ids('?commune=Bonnevoie-Sud%2C%20Luxembourg')).toEqual(['sud']);
     expect(await ids('?commune=Lux-Gare')).toEqual(['gare']);
     expect(await ids('?commune=Luxembourg%20Centre')).toEqual([]); // Ville Haute, which has none here
+    expect(await ids('?commune=Luxembourg%20Zentrum')).toEqual([]); // the same (the re-check of stop 50: the whole City)
     expect(await ids('?commune=Esch-sur-Alzette%20(Centre)')).toEqual(['bruch']);
     // A town's centre is its commune to the filter, as before; the importer reads it as the village
     // (stop 50: test/ingest/normalize.test.ts).
