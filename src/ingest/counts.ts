@@ -40,7 +40,9 @@ const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EX
 // A count of rooms that says how many of them are bedrooms ("4 pièces dont 3 chambres", "4 Zimmer,
 // davon 3 Schlafzimmer"), in a bedrooms field: the bedrooms it includes, not the rooms (a
 // regression probe of stop 48 found 4 bedrooms read).
-const ROOMS_THEN_INCLUDED = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pcs?|p|zimmer|zi|rooms?)\.?(?=[\s,;:–-])[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
+// Also the main rooms and the French type: "3 pièces principales dont 2 chambres", "T3 dont 2 chambres"
+// (the re-check of stop 50: refused as rooms only, and the type was read as 3 bedrooms).
+const ROOMS_THEN_INCLUDED = /^\s*(?:[TF]\s*(\d{1,2})|(\d{1,2})\s*(?:pi[eè]ces?(?:\s+principales?)?|pcs?|p|zimmer|zi|rooms?)\.?)(?=[\s,;:–-])[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
 // Rooms with their bedrooms in brackets, no "dont" said: "4 pièces (3 chambres)" is 4 rooms, 3 of them
 // bedrooms (an outside probe of stop 49).
 const ROOMS_THEN_BEDROOMS = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pces?|pcs?|p|zimmer|zi|rooms?)\.?\s*\(\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)\s*\)\s*$/iu;
@@ -66,7 +68,6 @@ const countsRoomsOnly = (text: string) => ROOMS_ONLY.test(text) || FRENCH_TYPE.t
 // The figure of a count text. A studio is one room and no bedroom.
 function countFigure(text: string, what: string): number | null {
   if (text.length > MAX_VALUE_TEXT) return null;
-  if (what === 'bedrooms' && countsRoomsOnly(text)) return null;
   const bracketed = ROOMS_THEN_BEDROOMS.exec(text);
   if (bracketed) {
     const rooms = Number(bracketed[1]);
@@ -84,17 +85,19 @@ function countFigure(text: string, what: string): number | null {
   }
   const included = what === 'bedrooms' ? ROOMS_THEN_INCLUDED.exec(text) : null;
   if (included) {
-    const bedrooms = BEDROOMS_COUNTED.exec(included[2].replace(/^[\s(]+/, ''));
+    const bedrooms = BEDROOMS_COUNTED.exec(included[3].replace(/^[\s(]+/, ''));
     // More bedrooms than rooms ("4 pièces dont 12 chambres") is a slip: no count.
     if (bedrooms) {
       const n = countWord(bedrooms[1]);
-      return n <= Number(included[1]) ? n : null;
+      return n <= Number(included[1] ?? included[2]) ? n : null;
     }
     // None said: in brackets, read as before (the rooms' figure: "4 Zimmer (davon 1 Büro)"), rather
     // than lose a record read until now (its re-check); written out ("4 pièces dont 1 bureau"),
     // refused, as it was.
     if (!/\(\s*(?:dont|davon|including)\b/i.test(text)) return null;
   }
+  // Rooms only, no bedrooms said: none counted in a bedrooms field.
+  if (what === 'bedrooms' && countsRoomsOnly(text)) return null;
   const s = countText(text);
   const word = s.toLowerCase();
   if (word === 'studio') return what === 'bedrooms' ? 0 : 1;
@@ -115,7 +118,7 @@ export function parseCount(v: unknown, what: string): Parsed<number> {
   else n = null;
   if (n === null && typeof v === 'string' && v.length <= MAX_VALUE_TEXT) {
     if (NOT_ONE_COUNT.test(countText(v))) return bad(`${what} ${show(v)} is not one count`);
-    if (what === 'bedrooms' && countsRoomsOnly(v)) return bad(`bedrooms ${show(v)} counts rooms, not bedrooms`);
+    if (what === 'bedrooms' && countsRoomsOnly(v) && !ROOMS_THEN_INCLUDED.test(v)) return bad(`bedrooms ${show(v)} counts rooms, not bedrooms`);
   }
   if (n === null || !Number.isFinite(n)) return bad(`${what} ${show(v)} is not a number`);
   if (n < 0) return bad(`${what} ${show(v)} is negative`);

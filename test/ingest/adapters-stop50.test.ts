@@ -54,8 +54,8 @@ describe('JSON geo: other keys and a bare pair under "coordinates"', () => {
 });
 
 describe('JSON address: the town and the quarter under other keys', () => {
-  it('district, neighbourhood, suburb, Ortsteil are the quarter beside the commune', async () => {
-    for (const address of [{ city: 'Luxembourg', district: 'Kirchberg' }, { locality: 'Luxembourg', neighbourhood: 'Kirchberg' }, { city: 'Luxembourg', suburb: 'Kirchberg' }, { commune: 'Luxembourg', Ortsteil: 'Kirchberg' }, { city: 'Luxembourg', quarter: 'Kirchberg' }]) {
+  it('neighbourhood, suburb, Ortsteil are the quarter beside the commune', async () => {
+    for (const address of [{ locality: 'Luxembourg', neighbourhood: 'Kirchberg' }, { city: 'Luxembourg', suburb: 'Kirchberg' }, { commune: 'Luxembourg', Ortsteil: 'Kirchberg' }, { city: 'Luxembourg', quarter: 'Kirchberg' }]) {
       const l = await jsonListing({ address });
       expect([l.commune, l.locality], JSON.stringify(address)).toEqual(['Luxembourg', 'Kirchberg']);
     }
@@ -65,8 +65,16 @@ describe('JSON address: the town and the quarter under other keys', () => {
     expect((await jsonListing({ address: { town: 'Strassen' } })).commune).toBe('Strassen');
     expect((await jsonListing({ address: { village: 'Belvaux' } })).commune).toBe('Sanem');
     expect((await jsonListing({ address: { Municipality: 'Strassen', PostalCode: 'L-8010' } })).postcode).toBe(8010);
-    const l = await jsonListing({ address: { town: 'Luxembourg', district: 'Kirchberg' } });
+    const l = await jsonListing({ address: { town: 'Luxembourg', stadtteil: 'Kirchberg' } });
     expect([l.commune, l.locality]).toEqual(['Luxembourg', 'Kirchberg']);
+  });
+
+  // The re-check of stop 50: a `district` read as the quarter moved records of the City to Hesperange
+  // or Strassen, and made the former district of Diekirch a commune.
+  it('keeps: district, also an administrative district or a canton, is not read', async () => {
+    const l = await jsonListing({ address: { commune: 'Luxembourg', district: 'Hesperange' } });
+    expect([l.commune, l.locality]).toEqual(['Luxembourg', null]);
+    expect(await jsonReason({ address: { district: 'Diekirch' } })).toBe('no commune, locality, postcode or coordinates given');
   });
 
   it('keeps: the documented keys decide where they give a place (a town beside a quarter is not read)', async () => {
@@ -119,6 +127,16 @@ describe('CSV offer: Loc., Bail', () => {
     expect(offerType('Shared room')).toBe('FLATSHARE');
     for (const t of ['Bail emphytéotique', 'Droit au bail', 'Shared ownership', 'Bail commercial', 'Loc. bureau', 'Appartement - loc.', 'Bail possible']) expect(offerType(t), t).toBeNull();
   });
+
+  // The re-check of stop 50: beside words that are no home's, or that say the home is taken, a loose
+  // word was read as a home on offer.
+  it('keeps: a loose word beside any word that is not a home or how it is let is no kind; beside a deal word it withdraws', async () => {
+    for (const t of ['Bail rural', 'Bail à ferme', 'Bail de chasse', 'Bail professionnel', 'Bail de stationnement', 'Loc. box', 'Loc. emplacement', 'Loc. cave', 'Loc. atelier', 'Loc. jardin', 'Shared workspace', 'Shared desk', 'Loc. (reserved)', 'Bail - option', 'Shared (taken)']) {
+      expect(offerType(t), t).toBeNull();
+    }
+    for (const offer of ['Bail rural', 'Loc. box', 'Shared workspace', 'Loc. (taken)']) expect(rejectReason(await csvOne({ offer })), offer).toMatch(/unknown kind of offer|is not a home/);
+    for (const t of ["Bail d'habitation", 'Loc. meublée', 'Bail 3 ans', 'Loc. appartement']) expect(offerType(t), t).toBe('RENT');
+  });
 });
 
 describe('CSV counts', () => {
@@ -137,6 +155,15 @@ describe('CSV counts', () => {
   it('bedrooms `2 SZ`, `2 chambre(s)`, `2 bdr`, `2 bdrm`, `2 bdrms`', async () => {
     for (const v of ['2 SZ', '2 chambre(s)', '2 bdr', '2 bdrm', '2 bdrms']) expect(count(v, 'bedrooms'), v).toEqual({ ok: true, value: 2 });
     expect(ok(await csvOne({ bedrooms: '2 SZ' })).rooms).toBe(3);
+  });
+
+  // The re-check of stop 50: refused as rooms only, where the bedrooms are said.
+  it('the main rooms or the French type, with the bedrooms they include, give those bedrooms', () => {
+    for (const [v, n] of [['3 pièces principales dont 2 chambres', 2], ['3 pièces principales, dont 2 ch.', 2], ['4 pièces principales dont 3 chambres', 3], ['T3 dont 2 chambres', 2], ['F4 dont 3 chambres', 3]] as const) {
+      expect(count(v, 'bedrooms'), v).toEqual({ ok: true, value: n });
+    }
+    expect(count('T4 dont 5 chambres', 'bedrooms').ok).toBe(false);
+    expect(count('T3 (dont 1 bureau)', 'bedrooms').ok).toBe(false);
   });
 
   it('keeps: `3 (2 chambres)` without a room word, `3+1`, ranges refused as before', () => {

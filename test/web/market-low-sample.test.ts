@@ -22,7 +22,8 @@ beforeAll(async () => {
 }, 300_000);
 
 const rowOf = (html: string, commune: string) => new RegExp(`${commune}</a></td>([^]*?)</tr>`).exec(html)?.[1] ?? '';
-const cell = (row: string, label: string) => new RegExp(`<td data-label="${label}" class="num">([^]*?)</td>`).exec(row)?.[1] ?? '';
+// A cell's content: its figure and mark, in the one span that keeps them together on a phone.
+const cell = (row: string, label: string) => new RegExp(`<td data-label="${label}" class="num"><span>([^]*?)</span></td>`).exec(row)?.[1] ?? '';
 
 describe('GET /market: low samples', () => {
   it('marks the per-m² figure of a commune with 10 listings or more but fewer than 10 with an area, and not the count', async () => {

@@ -179,11 +179,13 @@ const ITEM_KEYS = [
 const PRICE_KEYS = [['amount', 'value', 'rent'], ['currency'], ['period'], ['charges_included', 'includes_charges']];
 const RENT_KEYS = [['net', 'amount', 'value'], ['charges']];
 // The place as towns and villages are named, and the quarter under the names mapping services and CRMs
-// give it (`district`, `neighbourhood`, `suburb`, `Ortsteil`): read where the documented keys give
+// give it (`neighbourhood`, `suburb`, `Ortsteil`): read where the documented keys give
 // none (the town where they give no place at all) (an outside probe of stop 50: `{"town": "Strassen"}`
-// was refused as giving no place, and the quarter of `{"city": "Luxembourg", "district": "Kirchberg"}` lost).
+// was refused as giving no place, and the quarter of `{"city": "Luxembourg", "neighbourhood": "Kirchberg"}` lost).
 const TOWN_KEYS = ['municipality', 'town', 'village', 'ville', 'gemeinde', 'ort'];
-const QUARTER_KEYS = ['quarter', 'district', 'neighbourhood', 'neighborhood', 'quartier', 'suburb', 'ortsteil', 'stadtteil'];
+// (Not `district`: in Luxembourg also the former administrative districts, Diekirch or Grevenmacher, or a
+// canton; read as a quarter it moved records to another commune: the re-check of stop 50.)
+const QUARTER_KEYS = ['quarter', 'neighbourhood', 'neighborhood', 'quartier', 'suburb', 'ortsteil', 'stadtteil'];
 const ADDRESS_KEYS = [['commune', 'city', 'locality', 'quarter'], ['postcode', 'zip', 'zipcode', 'postal_code'], ['country'], TOWN_KEYS, QUARTER_KEYS.slice(1)];
 const GEO_KEYS = [['lat', 'latitude', 'y'], ['lon', 'lng', 'long', 'longitude', 'x'], ['coordinates', 'position', 'location'], ['type'], ['geometry']];
 
