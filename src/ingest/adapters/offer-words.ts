@@ -21,21 +21,22 @@ const OFFER_WORDS: Record<string, ListingType> = {
   untervermietung: 'SUBLET',
 };
 // Short or loose words that name a kind only at the head of the offer, when no other word names one
-// and every other word is a home or how it is let: `Loc.`, `Bail` (a lease: let), `shared` (a flat share);
-// not `Vente en bail emphytéotique`, `Bail emphytéotique`, `Droit au bail`, `Shared ownership` (an outside
-// probe of stop 50).
+// and none makes them something else: `Loc.`, `Bail` (a lease: let), `shared` (a flat share); not `Vente
+// en bail emphytéotique`, `Bail emphytéotique`, `Droit au bail`, `Shared ownership` (an outside probe of
+// stop 50).
 const LOOSE_OFFER_WORDS: Record<string, ListingType> = { loc: 'RENT', bail: 'RENT', shared: 'FLATSHARE' };
-// The only words a loose word is read beside: a home and how it is let. Any other word leaves the
-// offer unread (the re-check of stop 50 found `Bail rural`, `Bail de chasse`, `Loc. box`, `Shared
-// workspace` and `Loc. (reserved)` read as homes on offer); a deal word beside it withdraws the
-// listing (offerForDone).
-const LOOSE_COMPANIONS = new Set([
-  'meuble', 'meublee', 'meubles', 'meublees', 'vide', 'furnished', 'unfurnished', 'longue', 'duree', 'long', 'term',
-  'habitation', 'residentiel', 'residential', 'appartement', 'appart', 'apartment', 'flat', 'maison', 'house', 'home',
-  'studio', 'duplex', 'penthouse', 'loft', 'ans', 'an', 'annees', 'years', 'year', 'jahre', 'jahr', 'mois', 'months', 'month',
+// Words beside which a loose word names no home on offer: leases of what is no home, a lease's right
+// or its sale, a home taken or held (the re-check of stop 50 found `Bail rural`, `Bail de chasse`,
+// `Loc. box`, `Shared workspace` and `Loc. (reserved)` read as homes on offer; a list of the words a
+// loose word may stand beside refused `Loc. Wohnung`, `Loc. T3` and `Loc. appartement à Strassen`, its
+// second re-check). A deal word beside it withdraws the listing (offerForDone).
+const NOT_LOOSE = new Set([
+  'droit', 'cession', 'reprise', 'emphyteotique', 'ownership', 'equity', 'rural', 'ferme', 'agricole', 'pature', 'paturage',
+  'chasse', 'peche', 'construction', 'professionnel', 'professionnelle', 'stationnement', 'cave', 'caves', 'local', 'locaux',
+  'solidaire', 'box', 'emplacement', 'atelier', 'hangar', 'cabinet', 'medical', 'jardin', 'workspace', 'desk', 'garden',
+  'kitchen', 'coworking', 'reserve', 'reservee', 'reserved', 'taken', 'option', 'indisponible', 'unavailable', 'resilie',
+  'termine', 'expire',
 ]);
-// (And a figure: "Bail 3 ans".)
-const looseCompanion = (w: string) => LOOSE_COMPANIONS.has(w) || LINKS.has(w) || /^\d{1,2}$/.test(w);
 // A room on its own is let in a shared flat, unless a count makes it part of a home ("2
 // chambres") or another word says what the offer is ("Sous-location chambre").
 const ROOM_WORDS = new Set(['room', 'chambre', 'zimmer']);
@@ -100,7 +101,7 @@ export function offerType(text: string, loose = true): ListingType | null {
     if (kind) {
       if (!ruledOut) kinds.add(kind);
     } else if (LOOSE_OFFER_WORDS[words[i]] && start === 0) {
-      if (!ruledOut && words.every((w, k) => k === 0 || looseCompanion(w))) looseKind = LOOSE_OFFER_WORDS[words[i]];
+      if (!ruledOut && !words.some((w) => NOT_LOOSE.has(w))) looseKind = LOOSE_OFFER_WORDS[words[i]];
     } else if (ROOM_WORDS.has(words[i].replace(/s$/, '')) && !ruledOut) {
       // A count before or after the room ("2 chambres", "chambre(s): 2") makes it part of a home.
       const counted = (w: string) => /^\d+$/.test(w) || isNumberWord(w);
