@@ -46,6 +46,8 @@ export const EXTRA_LOCALITY_ALIASES: Record<string, string[]> = {
   // Its other names in the reference data (Centre, Oberstadt) in the other words for a town's centre
   // (the re-check of stop 50: "Luxembourg Zentrum" was the whole City, "Luxembourg Centre" this quarter).
   'Ville Haute': ['Uewerstad', 'Zentrum', 'Stadtzentrum'],
+  // And the station's quarter by its German name, as Zentrum (the second re-check of stop 50: the whole City).
+  Gare: ['Bahnhof'],
   Weimerskirch: ['Weimeschkierch'],
   Belvaux: ['Bieles'],
   // The campus and its station's name (an outside probe of stop 50: an unknown place).

@@ -43,6 +43,7 @@ describe('a place name that several localities bear', () => {
     expect(await ids('?commune=L-2340%20Bonnevoie')).toEqual(['nord', 'sud']);
     expect(await ids('?commune=Bonnevoie-Sud%2C%20Luxembourg')).toEqual(['sud']);
     expect(await ids('?commune=Lux-Gare')).toEqual(['gare']);
+    expect(await ids('?commune=Luxembourg%20Bahnhof')).toEqual(['gare']); // its German name (the second re-check of stop 50)
     expect(await ids('?commune=Luxembourg%20Centre')).toEqual([]); // Ville Haute, which has none here
     expect(await ids('?commune=Luxembourg%20Zentrum')).toEqual([]); // the same (the re-check of stop 50: the whole City)
     expect(await ids('?commune=Esch-sur-Alzette%20(Centre)')).toEqual(['bruch']);

@@ -188,7 +188,7 @@ describe('communes and localities', () => {
     // has quarters (Esch-sur-Alzette's centre is among them).
     ['L-4410 Belvaux', 'Sanem', 'Belvaux'], ['Belvaux (4410)', 'Sanem', 'Belvaux'], ['Dudelange Centre', 'Dudelange', 'Dudelange'],
     ['Wiltz-Centre', 'Wiltz', 'Wiltz'], ['Hesperange Centre', 'Hesperange', 'Hesperange'], ['Hesperange', 'Hesperange', null], ['Ettelbruck Gare', 'Ettelbruck', null],
-    ['Belval-Université', 'Esch-sur-Alzette', 'Belval'], ['Luxembourg Zentrum', 'Luxembourg', 'Ville Haute'], ['Dudelange Stadtzentrum', 'Dudelange', 'Dudelange'], ['Esch/Alzette - Centre', 'Esch-sur-Alzette', null], ['Bertrange, Luxembourg', 'Bertrange', null],
+    ['Belval-Université', 'Esch-sur-Alzette', 'Belval'], ['Luxembourg Zentrum', 'Luxembourg', 'Ville Haute'], ['Luxembourg Bahnhof', 'Luxembourg', 'Gare'], ['Ettelbruck Bahnhof', 'Ettelbruck', null], ['Dudelange Stadtzentrum', 'Dudelange', 'Dudelange'], ['Esch/Alzette - Centre', 'Esch-sur-Alzette', null], ['Bertrange, Luxembourg', 'Bertrange', null],
     // The capital's postal form (an outside probe: refused as "l"): the L goes with the number.
     ['L-1855 Luxembourg', 'Luxembourg', null], ['L-1855 Lëtzebuerg', 'Luxembourg', null], ['L-1855, Luxembourg', 'Luxembourg', null],
     ['Strassen / Lux', 'Strassen', null], ['Mamer, Grand-Duché de Luxembourg', 'Mamer', null], ['Lux-Kirchberg', 'Luxembourg', 'Kirchberg'],
