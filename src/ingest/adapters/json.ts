@@ -259,6 +259,8 @@ function toRecord(given: Obj, position: string): RawRecord | Reject {
   const { lat, lng } = coordinates(item.geo);
   const town = str(address.commune) ?? str(address.city) ?? str(address.locality) ?? addressLine;
   const quarter = str(address.commune) || str(address.city) ? str(address.locality) : str(address.quarter);
+  // A place named under the documented keys, else the town under another key.
+  const named = filled(town) ?? filled(quarter);
   return {
     position,
     externalId,
@@ -275,7 +277,7 @@ function toRecord(given: Obj, position: string): RawRecord | Reject {
     area: item.surface_m2 ?? item.area_m2 ?? squareMetres(item.surface) ?? squareMetres(item.area),
     rooms: item.rooms,
     bedrooms: item.bedrooms,
-    town: (filled(town) ?? filled(quarter) ? town : firstText(address, TOWN_KEYS)) ?? town,
+    town: named !== null ? town : (firstText(address, TOWN_KEYS) ?? town),
     quarter: filled(quarter) ?? firstText(address, QUARTER_KEYS) ?? quarter,
     postcode: str(address.postcode) ?? str(address.zip) ?? str(address.zipcode) ?? str(address.postal_code),
     country: str(address.country),
