@@ -138,6 +138,13 @@ describe('CSV offer: Loc., Bail', () => {
     // (Not a list of the words it may stand beside: that refused homes, its second re-check.)
     for (const t of ["Bail d'habitation", 'Loc. meublée', 'Bail 3 ans', 'Loc. appartement', 'Loc. Wohnung', 'Loc. T3', 'Loc. appartement à Strassen', 'Bail étudiant']) expect(offerType(t), t).toBe('RENT');
     expect(offerType('Shared accommodation')).toBe('FLATSHARE');
+    // The third re-check: the same in the other languages, more of what is no home, and a deal word
+    // beside other words (refused, not put on offer; alone it withdraws).
+    for (const t of ['Loc. expired', 'Loc. gekündigt', 'Loc. not available', 'Loc. vergeben', 'Loc. T3 (loué)', 'Loc. signé', 'Loc. Büro', 'Bail à céder', 'Shared flat (no vacancy)']) {
+      expect(offerType(t), t).toBeNull();
+    }
+    for (const offer of ['Loc. T3 (loué)', 'Loc. Wohnung (vermietet)']) expect(rejectReason(await csvOne({ offer })), offer).toMatch(/unknown kind of offer/);
+    for (const t of ['Loc. disponible de suite', 'Loc. available now']) expect(offerType(t), t).toBe('RENT');
   });
 });
 

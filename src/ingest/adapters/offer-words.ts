@@ -36,6 +36,16 @@ const NOT_LOOSE = new Set([
   'solidaire', 'box', 'emplacement', 'atelier', 'hangar', 'cabinet', 'medical', 'jardin', 'workspace', 'desk', 'garden',
   'kitchen', 'coworking', 'reserve', 'reservee', 'reserved', 'taken', 'option', 'indisponible', 'unavailable', 'resilie',
   'termine', 'expire',
+  // The third re-check of stop 50: the same in the other languages, more of what is no home, and the
+  // deal words themselves (beside other words a deal word does not withdraw: the record is refused,
+  // not put on offer).
+  'expired', 'terminated', 'gekundigt', 'not', 'nicht', 'vergeben', 'pris', 'occupe', 'complet', 'full',
+  'annule', 'cancelled', 'canceled', 'withdrawn', 'archive', 'retire', 'beendet', 'abgelaufen', 'place', 'cours', 'vacancy',
+  'loue', 'louee', 'vendu', 'vendue', 'signe', 'signed', 'vermietet', 'verkauft', 'rented', 'sold',
+  'buro', 'keller', 'tiefgarage', 'lagerhalle', 'ladenlokal', 'gewerbeflache', 'praxis', 'werkstatt', 'halle', 'scheune',
+  'pferdebox', 'weide', 'acker', 'jagd', 'fischerei', 'magasin', 'boutique', 'depot', 'remise', 'salle', 'voiture', 'vehicule',
+  'materiel', 'pre', 'verger', 'vigne', 'etang', 'storage', 'warehouse', 'lab', 'retail', 'ceder', 'cede', 'reprendre',
+  'derogatoire', 'precaire',
 ]);
 // A room on its own is let in a shared flat, unless a count makes it part of a home ("2
 // chambres") or another word says what the offer is ("Sous-location chambre").
