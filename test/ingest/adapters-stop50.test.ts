@@ -140,11 +140,18 @@ describe('CSV offer: Loc., Bail', () => {
     expect(offerType('Shared accommodation')).toBe('FLATSHARE');
     // The third re-check: the same in the other languages, more of what is no home, and a deal word
     // beside other words (refused, not put on offer; alone it withdraws).
-    for (const t of ['Loc. expired', 'Loc. gekündigt', 'Loc. not available', 'Loc. vergeben', 'Loc. T3 (loué)', 'Loc. signé', 'Loc. Büro', 'Bail à céder', 'Shared flat (no vacancy)']) {
+    for (const t of ['Loc. expired', 'Loc. gekündigt', 'Loc. vergeben', 'Loc. T3 (loué)', 'Loc. signé', 'Loc. Büro', 'Bail à céder', 'Shared flat (no vacancy)']) {
       expect(offerType(t), t).toBeNull();
     }
     for (const offer of ['Loc. T3 (loué)', 'Loc. Wohnung (vermietet)']) expect(rejectReason(await csvOne({ offer })), offer).toMatch(/unknown kind of offer/);
     for (const t of ['Loc. disponible de suite', 'Loc. available now']) expect(offerType(t), t).toBe('RENT');
+    // The fourth re-check: what no home is counts only as the first word after the loose word; further on
+    // it describes the home (1,230 homes were refused when any word counted).
+    for (const t of ['Loc. – appartement Place Guillaume', 'Loc. appartement avec salle de bain', 'Loc.: maison avec jardin', 'Loc. appartement avec cave', 'Loc. - not furnished', 'Loc. appartement, dépôt de garantie 2 mois']) {
+      expect(offerType(t), t).toBe('RENT');
+    }
+    expect(offerType('Shared flat with garden')).toBe('FLATSHARE');
+    for (const t of ['Loc. place de parking', 'Bail réel solidaire', 'Loc. cabinet médical', 'Bail cession']) expect(offerType(t), t).toBeNull();
   });
 });
 

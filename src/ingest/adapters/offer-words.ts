@@ -25,27 +25,30 @@ const OFFER_WORDS: Record<string, ListingType> = {
 // en bail emphytéotique`, `Bail emphytéotique`, `Droit au bail`, `Shared ownership` (an outside probe of
 // stop 50).
 const LOOSE_OFFER_WORDS: Record<string, ListingType> = { loc: 'RENT', bail: 'RENT', shared: 'FLATSHARE' };
-// Words beside which a loose word names no home on offer: leases of what is no home, a lease's right
-// or its sale, a home taken or held (the re-check of stop 50 found `Bail rural`, `Bail de chasse`,
-// `Loc. box`, `Shared workspace` and `Loc. (reserved)` read as homes on offer; a list of the words a
-// loose word may stand beside refused `Loc. Wohnung`, `Loc. T3` and `Loc. appartement à Strassen`, its
-// second re-check). A deal word beside it withdraws the listing (offerForDone).
-const NOT_LOOSE = new Set([
-  'droit', 'cession', 'reprise', 'emphyteotique', 'ownership', 'equity', 'rural', 'ferme', 'agricole', 'pature', 'paturage',
-  'chasse', 'peche', 'construction', 'professionnel', 'professionnelle', 'stationnement', 'cave', 'caves', 'local', 'locaux',
-  'solidaire', 'box', 'emplacement', 'atelier', 'hangar', 'cabinet', 'medical', 'jardin', 'workspace', 'desk', 'garden',
-  'kitchen', 'coworking', 'reserve', 'reservee', 'reserved', 'taken', 'option', 'indisponible', 'unavailable', 'resilie',
-  'termine', 'expire',
-  // The third re-check of stop 50: the same in the other languages, more of what is no home, and the
-  // deal words themselves (beside other words a deal word does not withdraw: the record is refused,
-  // not put on offer).
-  'expired', 'terminated', 'gekundigt', 'not', 'nicht', 'vergeben', 'pris', 'occupe', 'complet', 'full',
-  'annule', 'cancelled', 'canceled', 'withdrawn', 'archive', 'retire', 'beendet', 'abgelaufen', 'place', 'cours', 'vacancy',
-  'loue', 'louee', 'vendu', 'vendue', 'signe', 'signed', 'vermietet', 'verkauft', 'rented', 'sold',
-  'buro', 'keller', 'tiefgarage', 'lagerhalle', 'ladenlokal', 'gewerbeflache', 'praxis', 'werkstatt', 'halle', 'scheune',
-  'pferdebox', 'weide', 'acker', 'jagd', 'fischerei', 'magasin', 'boutique', 'depot', 'remise', 'salle', 'voiture', 'vehicule',
-  'materiel', 'pre', 'verger', 'vigne', 'etang', 'storage', 'warehouse', 'lab', 'retail', 'ceder', 'cede', 'reprendre',
-  'derogatoire', 'precaire',
+// What a loose word may be let with that is no home, or a lease that is no home's, as the first word
+// after it (links passed over): `Bail rural`, `Bail à ferme`, `Bail de chasse`, `Loc. box`, `Loc. cabinet
+// médical`, `Shared workspace`, `Bail à céder` (the re-checks of stop 50 found them homes on offer).
+// Only the first word: further on such words describe the home (`Loc. maison avec jardin`, `Loc.
+// appartement Place Guillaume`, `salle de bain`: the fourth re-check found 1,230 homes refused when any
+// word of the offer counted).
+const NOT_LOOSE_THING = new Set([
+  'droit', 'cession', 'reprise', 'emphyteotique', 'ownership', 'equity', 'rural', 'ferme', 'agricole', 'pature', 'paturage', 'chasse', 'peche',
+  'construction', 'professionnel', 'professionnelle', 'commercial', 'stationnement', 'cave', 'caves', 'local', 'locaux',
+  'reel', 'solidaire', 'box', 'emplacement', 'place', 'atelier', 'hangar', 'cabinet', 'medical', 'jardin', 'workspace',
+  'desk', 'garden', 'kitchen', 'coworking', 'salle', 'buro', 'keller', 'tiefgarage', 'lagerhalle', 'halle', 'ladenlokal',
+  'gewerbeflache', 'praxis', 'werkstatt', 'scheune', 'pferdebox', 'weide', 'acker', 'pre', 'jagd', 'fischerei', 'verger',
+  'vigne', 'etang', 'warehouse', 'storage', 'magasin', 'boutique', 'depot', 'voiture', 'vehicule', 'materiel', 'ceder',
+  'cede', 'reprendre', 'derogatoire', 'precaire',
+]);
+// Words anywhere in the offer that say the home is taken, held or no longer let, in the three
+// languages, and the deal words themselves: beside other words a deal word does not withdraw (deal-done.ts),
+// so the record is refused, never put on offer (`Loc. T3 (loué)`, `Loc. expired`, `Loc. vergeben`: the
+// third re-check). Alone beside the loose word, a deal word withdraws the listing (offerForDone).
+const NOT_LOOSE_STATE = new Set([
+  'reserve', 'reservee', 'reserved', 'taken', 'option', 'indisponible', 'unavailable', 'resilie', 'termine', 'expire',
+  'expired', 'terminated', 'gekundigt', 'vergeben', 'annule', 'cancelled', 'canceled', 'withdrawn', 'archive', 'retire',
+  'beendet', 'abgelaufen', 'vacancy', 'loue', 'louee', 'vendu', 'vendue', 'signe', 'signed', 'vermietet', 'verkauft',
+  'rented', 'sold',
 ]);
 // A room on its own is let in a shared flat, unless a count makes it part of a home ("2
 // chambres") or another word says what the offer is ("Sous-location chambre").
@@ -111,7 +114,8 @@ export function offerType(text: string, loose = true): ListingType | null {
     if (kind) {
       if (!ruledOut) kinds.add(kind);
     } else if (LOOSE_OFFER_WORDS[words[i]] && start === 0) {
-      if (!ruledOut && !words.some((w) => NOT_LOOSE.has(w))) looseKind = LOOSE_OFFER_WORDS[words[i]];
+      const thing = words.slice(i + 1).find((w) => !LINKS.has(w));
+      if (!ruledOut && !(thing && NOT_LOOSE_THING.has(thing)) && !words.some((w) => NOT_LOOSE_STATE.has(w))) looseKind = LOOSE_OFFER_WORDS[words[i]];
     } else if (ROOM_WORDS.has(words[i].replace(/s$/, '')) && !ruledOut) {
       // A count before or after the room ("2 chambres", "chambre(s): 2") makes it part of a home.
       const counted = (w: string) => /^\d+$/.test(w) || isNumberWord(w);
