@@ -152,6 +152,11 @@ describe('CSV offer: Loc., Bail', () => {
     }
     expect(offerType('Shared flat with garden')).toBe('FLATSHARE');
     for (const t of ['Loc. place de parking', 'Bail réel solidaire', 'Loc. cabinet médical', 'Bail cession']) expect(offerType(t), t).toBeNull();
+    // The fifth re-check: an article before that first word ("Loc. d'un box" was a home on offer), a plural.
+    for (const t of ["Loc. d'un box", 'Loc. une cave', 'Loc. du box', "Loc. l'atelier", "Bail d'une ferme", 'Loc. au box', 'Loc. des jardins', 'Loc. the storage', 'Shared einen Keller']) {
+      expect(offerType(t), t).toBeNull();
+    }
+    expect(offerType("Loc. d'un appartement")).toBe('RENT');
   });
 });
 

@@ -40,6 +40,9 @@ const NOT_LOOSE_THING = new Set([
   'vigne', 'etang', 'warehouse', 'storage', 'magasin', 'boutique', 'depot', 'voiture', 'vehicule', 'materiel', 'ceder',
   'cede', 'reprendre', 'derogatoire', 'precaire',
 ]);
+// The articles passed over too before that first word: "Loc. d'un box", "Loc. une cave", "Loc. du box"
+// (the fifth re-check: on offer as homes).
+const ARTICLES = new Set(['un', 'une', 'du', 'des', 'l', 'les', 'au', 'aux', 'en', 'the', 'ein', 'eine', 'einen', 'einer', 'der', 'die', 'das', 'den', 'dem']);
 // Words anywhere in the offer that say the home is taken, held or no longer let, in the three
 // languages, and the deal words themselves: beside other words a deal word does not withdraw (deal-done.ts),
 // so the record is refused, never put on offer (`Loc. T3 (loué)`, `Loc. expired`, `Loc. vergeben`: the
@@ -114,8 +117,8 @@ export function offerType(text: string, loose = true): ListingType | null {
     if (kind) {
       if (!ruledOut) kinds.add(kind);
     } else if (LOOSE_OFFER_WORDS[words[i]] && start === 0) {
-      const thing = words.slice(i + 1).find((w) => !LINKS.has(w));
-      if (!ruledOut && !(thing && NOT_LOOSE_THING.has(thing)) && !words.some((w) => NOT_LOOSE_STATE.has(w))) looseKind = LOOSE_OFFER_WORDS[words[i]];
+      const thing = words.slice(i + 1).find((w) => !LINKS.has(w) && !ARTICLES.has(w)) ?? '';
+      if (!ruledOut && !NOT_LOOSE_THING.has(thing) && !NOT_LOOSE_THING.has(thing.replace(/s$/, '')) && !words.some((w) => NOT_LOOSE_STATE.has(w))) looseKind = LOOSE_OFFER_WORDS[words[i]];
     } else if (ROOM_WORDS.has(words[i].replace(/s$/, '')) && !ruledOut) {
       // A count before or after the room ("2 chambres", "chambre(s): 2") makes it part of a home.
       const counted = (w: string) => /^\d+$/.test(w) || isNumberWord(w);
