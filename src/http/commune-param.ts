@@ -1,4 +1,4 @@
-import type { Gazetteer } from '../reference/gazetteer.js';
+import { placeCommunes, type Gazetteer } from '../reference/gazetteer.js';
 import { ApiError } from './errors.js';
 
 export interface CommuneSelection {
@@ -18,7 +18,7 @@ export function resolveCommuneParam(gazetteer: Gazetteer, value: string, param =
   const place = gazetteer.resolve(value);
   if (place?.kind === 'commune') return { communes: [place.commune] };
   if (place?.kind === 'locality') {
-    const every = { communes: [...new Set(place.options.map((o) => o.commune))].sort(), localities: [...new Set(place.options.map((o) => o.locality))], options: place.options };
+    const every = { communes: placeCommunes(place), localities: [...new Set(place.options.map((o) => o.locality))], options: place.options };
     return { communes: place.communes, locality: place.locality, every };
   }
   const suggestions = gazetteer.suggest(value, 3);

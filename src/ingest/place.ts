@@ -158,7 +158,7 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
       // The town is only a commune; a quarter the gazetteer knows in that commune is kept. A
       // short name settled as another commune's village ("Erpeldange" in Wiltz) is that village.
       // A town's centre ("Hesperange Centre") is its own village.
-      const locality = text === town && quarter ? localityIn(gz, quarter, commune, input.coords) : commune !== place.commune ? villageNamed(gz, text, commune) : gz.townCentre(text);
+      const locality = text === town && quarter ? localityIn(gz, quarter, commune, input.coords) : commune !== place.commune ? villageNamed(gz, text, commune) : gz.townCentre(text, commune);
       return { ok: true, commune, locality, by: 'text' };
     }
     if (new Set(place.options.map((o) => o.locality)).size > 1) {

@@ -38,6 +38,12 @@ export type Place =
       options: { locality: string; commune: string }[];
     };
 
+// The communes a place lies in, each once, in alphabetical order (a locality's name may be borne in
+// several: "Bruch" in Esch-sur-Alzette and, as Brouch, in Helperknapp).
+export function placeCommunes(place: Place): string[] {
+  return place.kind === 'commune' ? [place.commune] : [...new Set(place.options.map((o) => o.commune))].sort();
+}
+
 // Lower case, accents removed, everything but letters and digits dropped:
 // "Lëtzebuerg" -> "letzebuerg", "ESCH/ALZETTE" -> "eschalzette".
 export function placeKey(s: string): string {
@@ -97,8 +103,9 @@ export interface Gazetteer {
   resolve(input: string): Place | null;
   // The communes a short name could be ("Esch"), first the one it stands for; [] for others.
   sharedBy(input: string): string[];
-  // The commune whose own village a text names as its centre ("Hesperange Centre"), or null.
-  townCentre(input: string): string | null;
+  // The village of `commune`'s own name when a text that resolved to that commune names it as the
+  // town's centre ("Hesperange Centre"), or null.
+  townCentre(input: string, commune: string): string | null;
   // Up to `max` names (communes and localities) close to an unknown input.
   suggest(input: string, max?: number): string[];
   // The name (as a key, to resolve) of the one place an unknown input is a slip of
@@ -211,18 +218,15 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
     return null;
   }
 
-  // The commune whose own village a text names as the town's centre ("Hesperange Centre",
-  // "Wiltz-Centre"), for the importer: that village, not the commune's other ones (an outside
+  // The village a text names as the town's centre ("Hesperange Centre", "Wiltz-Centre"), given the
+  // commune it resolved to, for the importer: that village, not the commune's other ones (an outside
   // probe of stop 50 found "Hesperange Centre" merged with a look-alike in Howald, the commune
   // contradicting no locality). Null for a town of quarters (Esch-sur-Alzette, the City: the
   // centre is among them) and for any other text. The listings' filter reads the text as the
   // commune, as before.
-  function townCentre(input: string): string | null {
-    const t = tokens(input);
-    if (!t.some((w) => CENTRE_WORDS.has(w))) return null;
-    const place = resolve(input);
-    if (place?.kind !== 'commune' || communesOfQuarters.has(place.commune)) return null;
-    return localityByKey.get(placeKey(place.commune))?.get(place.commune)?.has(place.commune) ? place.commune : null;
+  function townCentre(input: string, commune: string): string | null {
+    if (!tokens(input).some((w) => CENTRE_WORDS.has(w)) || communesOfQuarters.has(commune)) return null;
+    return localityByKey.get(placeKey(commune))?.get(commune)?.has(commune) ? commune : null;
   }
 
   function sharedBy(input: string): string[] {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { LiveState } from '../cache/live-state.js';
 import { VersionedCache } from '../cache/versioned-cache.js';
 import { describePeriod, historyRange, LOW_SAMPLE_BELOW, publishFigures, ROOMS_TOP_BUCKET, utcDay, type RentFigures } from '../domain/market.js';
-import type { Gazetteer } from '../reference/gazetteer.js';
+import { placeCommunes, type Gazetteer } from '../reference/gazetteer.js';
 import { INVISIBLE_IN_NAME, showDirectionCharacters } from '../lib/text.js';
 import { currentDataVersion } from '../repositories/data-version.js';
 import { marketPrices } from '../repositories/market.js';
@@ -209,7 +209,7 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
     if (place?.kind === 'locality') {
       // Every commune a locality of that name lies in (an outside probe of stop 50: "Bruch" named
       // Esch-sur-Alzette alone, though it is also Brouch in Helperknapp).
-      const communes = [...new Set(place.options.map((o) => o.commune))].sort();
+      const communes = placeCommunes(place);
       const named = place.options.length > 1 ? `names the localities ${place.options.map((o) => `${o.locality} (${o.commune})`).join(', ')}` : `is a locality of ${communes[0]}`;
       return bad(`${parsed.data.commune} ${named}: this page shows figures per commune (${communes.map((c) => `commune=${c}`).join(', ')}).`);
     }
