@@ -202,7 +202,7 @@ const PARSE_ERRORS: Record<string, string> = {
   HPE_INVALID_HEADER_TOKEN: 'a request header holds characters that headers may not contain',
   HPE_INVALID_VERSION: 'the request line must end in HTTP/1.1 (or HTTP/1.0) and CRLF',
   HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length may be sent once only',
-  HPE_INVALID_CONTENT_LENGTH: 'Content-Length must be a number',
+  HPE_INVALID_CONTENT_LENGTH: 'Content-Length must be a number of bytes, digits only, that the server can count (at most 2^53 - 1)',
   HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding must name chunked once, and last',
   BOTH_FRAMINGS: 'a body may be framed by Content-Length or by Transfer-Encoding, not both',
   HPE_INVALID_CHUNK_SIZE: 'a chunk of the body has no valid size',

@@ -17,7 +17,14 @@ export function formBody(opts: { limit: number; parameterLimit: number }): Reque
   return (req, _res, next) => {
     // A request without a body, or with another kind of body, is left alone (req.is: null
     // without a body, false for another type).
-    if (!req.is('application/x-www-form-urlencoded')) return next();
+    // A form sent in another body format (multipart/form-data, JSON) is no form of ours: told so,
+    // not "expired" nor "control characters" (an outside probe of stop 51).
+    const kind = req.is('application/x-www-form-urlencoded');
+    if (kind === false && req.method === 'POST') {
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() || 'no type';
+      return next(Object.assign(httpError(415, `unsupported form type "${type}"`), { detail: `The form was sent as ${type}; the pages' forms are sent as application/x-www-form-urlencoded, as a browser sends them. Go back and try again` }));
+    }
+    if (!kind) return next();
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase() ?? 'utf-8';
     if (charset !== 'utf-8' && charset !== 'iso-8859-1') return next(httpError(415, `unsupported charset "${charset.toUpperCase()}"`));
     const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();

@@ -126,6 +126,8 @@ describe('X-Content-Type-Options: nosniff on the answers written without the app
         ['Content-Length: 3\r\nTransfer-Encoding: chunked', /framed by Content-Length or by Transfer-Encoding, not both/],
         ['Transfer-Encoding: chunked\r\nContent-Length: 3', /framed by Content-Length or by Transfer-Encoding, not both/],
         ['Content-Length: 3x', /Content-Length must be a number/],
+        // A number too large to count (an outside probe of stop 51 was told it was no number).
+        ['Content-Length: 99999999999999999999', /Content-Length must be a number of bytes, digits only, that the server can count/],
         ['Content-Length: 3\r\nContent-Length: 4', /Content-Length may be sent once/],
       ] as const) {
         const res = await exchange(port, `POST /api/v1/listings HTTP/1.1\r\nHost: x\r\n${framing}\r\n\r\nabc`);

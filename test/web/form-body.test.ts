@@ -47,6 +47,24 @@ describe('the forms of the key page', () => {
     expect(utf16).toContain('Bad request');
   });
 
+  // An outside probe of stop 51: a multipart form was refused for "control characters" and a JSON
+  // one as "expired" (403).
+  it('refuse a form sent as multipart/form-data or JSON with a page that names the form type', async () => {
+    const { port } = await t.listen();
+    const { cookie, token } = await pageCredentials();
+    const email = uniqueEmail('multipart');
+    const send = (body: string, contentType: string) => rawExchange(port, formPost(port, cookie, body, contentType), { halfClose: true });
+    const parts = [['_csrf', token], ['email', email], ['password', PASSWORD], ['password_repeat', PASSWORD]]
+      .map(([k, v]) => `--XyZ\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('') + '--XyZ--\r\n';
+    const multipart = await send(parts, 'multipart/form-data; boundary=XyZ');
+    expect(rawStatuses(multipart)).toEqual(['400']);
+    expect(multipart).toContain('sent as multipart/form-data; the pages&#39; forms are sent as application/x-www-form-urlencoded');
+    const json = await send(JSON.stringify({ _csrf: token, email, password: PASSWORD, password_repeat: PASSWORD }), 'application/json');
+    expect(rawStatuses(json)).toEqual(['400']);
+    expect(json).toContain('sent as application/json');
+    expect(await t.db('accounts').where({ email }).first()).toBeUndefined();
+  });
+
   it('read a field named __proto__ as a field, and a field sent twice as not a text', async () => {
     const { cookie, token } = await pageCredentials();
     const email = uniqueEmail('proto');
