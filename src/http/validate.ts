@@ -46,6 +46,9 @@ function intParamSchema(min: number, max: number) {
   return z
     .string()
     .regex(/^-?\d+$/, 'must be a whole number')
+    // `-0` is written with a sign as a negative number is, and refused as one (as `+5` is for its
+    // sign; an outside probe of stop 51 found `min_rooms=-0` served).
+    .refine((s) => min < 0 || !/^-0+$/.test(s), min === 0 ? 'must not be negative' : `must be between ${min} and ${max}`)
     .transform(Number)
     .pipe(
       z

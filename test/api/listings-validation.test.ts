@@ -125,6 +125,10 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     ['?max_price=-5', 'max_price'],
     ['?min_price=99999999999999999999', 'min_price'],
     ['?min_rooms=-1', 'min_rooms'],
+    // `-0` carries a sign as `+5` does (an outside probe of stop 51: served).
+    ['?min_rooms=-0', 'min_rooms'],
+    ['?max_price=-00', 'max_price'],
+    ['?page=-0', 'page'],
     ['?min_rooms=two', 'min_rooms'],
     ['?min_price=2000&max_price=1000', 'min_price'],
     ['?listing_type=HOUSE', 'listing_type'],
