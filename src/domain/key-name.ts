@@ -1,4 +1,4 @@
-import { DIRECTION_OR_INVISIBLE_CHARACTER, hasControlCharacter } from '../lib/text.js';
+import { DIRECTION_OR_INVISIBLE_CHARACTER, graphemes, hasControlCharacter } from '../lib/text.js';
 
 // An API key's name as it is stored, whoever gives it (the key page, `npm run keys`): white
 // space collapsed, 1 to 60 characters of at most 480 code points in all, no control character
@@ -36,9 +36,3 @@ export function parseKeyName(raw: string): KeyName {
   return { ok: true, name };
 }
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
-function graphemes(s: string): number {
-  let n = 0;
-  for (const _ of segmenter.segment(s)) n++;
-  return n;
-}

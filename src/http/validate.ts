@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EARLIEST_DAY } from '../domain/market.js';
-import { hasControlCharacter, INVISIBLE_IN_NAME } from '../lib/text.js';
+import { graphemes, hasControlCharacter, INVISIBLE_IN_NAME } from '../lib/text.js';
 import { ApiError, type ParamError } from './errors.js';
 
 // Query-string parameter types (docs/spec/contract.md section 3). Every value arrives as a string;
@@ -118,7 +118,14 @@ function textParamSchema(maxLength: number) {
     // outside probe of stop 47: `commune=Luxembourg%0a` answered 200).
     .refine((s) => !hasControlCharacter(s), 'must not contain control characters')
     .transform((s) => s.trim())
-    .pipe(z.string().min(1, 'must not be empty').max(maxLength, `must be at most ${maxLength} characters`));
+    // Characters as people count them (an outside probe of stop 51: 60 letters each with a
+    // combining accent were "more than 100 characters"), and at most four code points each.
+    .pipe(
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .refine((s) => s.length <= 4 * maxLength && graphemes(s) <= maxLength, `must be at most ${maxLength} characters`),
+    );
 }
 
 // A calendar day, YYYY-MM-DD (a real date: 2026-02-30 is refused), not before EARLIEST_DAY.

@@ -49,3 +49,12 @@ export function escapeControlCharacters(s: string): string {
 // A "%" that begins no percent-encoding (not followed by two hexadecimal digits), in a query
 // string or a path: said as such rather than as text that is not UTF-8.
 export const BARE_PERCENT = /%(?![0-9a-f]{2})/i;
+
+// Characters as people count them (grapheme clusters: an emoji is one, a family emoji made of
+// four joined is one, a letter with its accents is one), not code points or UTF-16 units.
+const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+export function graphemes(s: string): number {
+  let n = 0;
+  for (const _ of segmenter.segment(s)) n++;
+  return n;
+}

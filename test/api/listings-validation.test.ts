@@ -170,6 +170,16 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(body.detail).toContain('did you mean');
   });
 
+  // An outside probe of stop 51: 60 letters each with a combining accent (120 code points) were
+  // "more than 100 characters".
+  it('counts a name\'s length in characters as people count them', async () => {
+    const accented = (n: number) => encodeURIComponent('e\u0301'.repeat(n));
+    const sixty = await expect400(`?commune=${accented(60)}`, 'commune');
+    expect(sixty.detail).not.toContain('at most 100 characters');
+    const long = await expect400(`?commune=${accented(101)}`, 'commune');
+    expect(long.detail).toContain('at most 100 characters');
+  });
+
   it('suggests a commune typed without its filler words, or misspelt', async () => {
     for (const [typed, meant] of [
       ['Esch Alzet', 'Esch-sur-Alzette'],
