@@ -180,6 +180,15 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(long.detail).toContain('at most 100 characters');
   });
 
+  // An outside probe of stop 51: `Esch sur` was Esch-sur-Alzette, though it may as well be Esch-sur-Sûre.
+  it('refuses a name cut short after a linking word, suggesting what it may be', async () => {
+    for (const typed of ['Esch sur', 'Esch-sur', 'Esch s/', 'Esch an der']) {
+      const body = await expect400(`?commune=${encodeURIComponent(typed)}`, 'commune');
+      expect(body.suggestions, typed).toContain('Esch-sur-Alzette');
+      if (typed !== 'Esch an der') expect(body.suggestions, typed).toContain('Esch-sur-Sûre');
+    }
+  });
+
   it('suggests a commune typed without its filler words, or misspelt', async () => {
     for (const [typed, meant] of [
       ['Esch Alzet', 'Esch-sur-Alzette'],
