@@ -43,6 +43,9 @@ describe('GET /api/v1/listings/export', () => {
     const head = await request(t.app).head('/api/v1/listings/export').set(bearer(t.keys.pro));
     expect(head).toHaveStatus(200);
     expect(head.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    // Never conditional: no ETag, and If-None-Match (`*` included) is not looked at (integrators.md).
+    expect(head.headers.etag).toBeUndefined();
+    for (const inm of ['*', 'W/"x"']) expect(await request(t.app).get('/api/v1/listings/export').set(bearer(t.keys.pro)).set('If-None-Match', inm), inm).toHaveStatus(200);
   });
 
   it('export + /changes from its cursor equals a mirror built from /changes, and a crawl', async () => {
