@@ -6,8 +6,8 @@ type Db = Knex | Knex.Transaction;
 
 export const STALE_AFTER_DAYS = 14;
 
-// price_outlier, for an active listing with an area: its price per m2 is below a third or
-// above three times the median price per m2 of active listings of the same type in its
+// price_outlier, for a live listing with an area: its price per m2 is below a third or
+// above three times the median price per m2 of live listings of the same type in its
 // commune. When the commune has fewer than OUTLIER_MIN_SAMPLE such listings with an area,
 // the median of its canton is used, then the country's, which needs OUTLIER_MIN_COUNTRY only
 // (a type few agencies list, such as flat shares: the median of five still stands beside an
@@ -26,10 +26,15 @@ export const STALE_AFTER_DAYS = 14;
 // from the median than the larger of ln 3 and 3 interquartile ranges, i.e. at least three
 // times (or a third of) the usual price, more where prices spread widely.
 //
-// The medians move with every import, so the flags of every active listing are re-decided
-// (only the rows whose verdict changes are written). Listings that are not active (merged
-// into another, or withdrawn) carry no price_outlier: the flag is derived from the current
-// data, never left over from an earlier state.
+// The medians move with every import, so the flags of every live listing are re-decided
+// (only the rows whose verdict changes are written). Live means active or merged into another
+// (since stop 51): the yardsticks are taken over every live listing and every live listing is
+// judged, so a verdict depends on the data alone, not on which member of a group is its public
+// listing, and a group's public listing can be one that is no outlier (compareCanonical: an
+// outside probe of stop 51 found a flat hidden from Free keys because its most complete record
+// had a mistyped area, while the other agency's record of it was ordinary). A withdrawn
+// listing carries no price_outlier: the flag is derived from the current data, never left over
+// from an earlier state.
 export const OUTLIER_RATIO = 3;
 export const OUTLIER_MIN_SAMPLE = 10;
 export const OUTLIER_MIN_COUNTRY = 5;
@@ -40,7 +45,7 @@ export const OUTLIER_IQR_FACTOR = 3;
 export async function refreshPriceOutliers(db: Db, now: Date, changed?: string[]): Promise<string[]> {
   await db.raw(
     `UPDATE listings SET flags = array_remove(flags, 'price_outlier'), updated_at = ?
-      WHERE status <> 'active' AND 'price_outlier' = ANY (flags)`,
+      WHERE status NOT IN ('active', 'merged') AND 'price_outlier' = ANY (flags)`,
     [now],
   );
   const res = await db.raw(
@@ -53,7 +58,7 @@ export async function refreshPriceOutliers(db: Db, now: Date, changed?: string[]
               CASE WHEN l.area_m2 > 0 AND l.listing_type <> 'FLATSHARE' THEN l.price_eur / l.area_m2 END AS ppm,
               ln(greatest(l.price_eur, 1)) AS lp
          FROM listings l JOIN communes c ON c.name = l.commune
-        WHERE l.status = 'active'),
+        WHERE l.status IN ('active', 'merged')),
      by_commune AS (SELECT commune, listing_type, count(ppm) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY ppm) AS med
                       FROM base GROUP BY commune, listing_type),
      by_canton AS (SELECT canton, listing_type, count(ppm) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY ppm) AS med

@@ -7,7 +7,7 @@ import { loadGazetteer } from '../reference/load.js';
 import { finishRun, insertRunningRun, markInterruptedRuns, reserveRun, type RunOutcome } from '../repositories/import-runs.js';
 import { loadListingIds } from '../repositories/listing-ids.js';
 import { decodeText, FILE_READERS, readNativePosts } from './adapters/index.js';
-import { decideAgain, deduplicate } from './dedup/driver.js';
+import { deduplicate, touchReranked } from './dedup/driver.js';
 import { refreshPostcodeHabit } from './dedup/postcodes.js';
 import { FeedParseError, IngestUsageError } from './errors.js';
 import { refreshPriceOutliers, refreshStaleAndRerank } from './flags.js';
@@ -172,24 +172,21 @@ async function writeStaged(
   // The stale flag before deduplication, which decides again the groups of listings that
   // went or stopped being stale too.
   const stale = await refreshStaleAndRerank(trx, now);
-  progress({ phase: 'write', step: 'deduplication' });
-  const dd = await deduplicate(trx, life.touched + stale.reranked + habit, life.formerCanonicals, now);
+  // price_outlier likewise (since stop 51): judged on every live listing, merged rows too, against
+  // yardsticks of every live listing, so the verdict depends on the data alone, not on which
+  // member of a group is public; a group's public listing is one that is no outlier when it has
+  // one (compareCanonical), and no look-alike is flagged as the duplicate of an outlier.
   progress({ phase: 'write', step: 'flags' });
-  const flaggedIds = new Set([...stale.newlyFlagged, ...dd.newlyFlagged]);
   const outliersChanged: string[] = [];
-  for (const fid of await refreshPriceOutliers(trx, now, outliersChanged)) flaggedIds.add(fid);
-  // A listing whose price_outlier came or went is hidden from Free and Starter keys, or no longer:
-  // its look-alikes' possible_duplicate is decided again (groups.ts: no listing is flagged as the
-  // duplicate of a hidden one). Groups and public listings do not depend on it: the active
-  // listings, and so the outliers' medians, stay as they are.
-  const again = await decideAgain(trx, outliersChanged, now);
-  if (again) {
-    for (const fid of again) flaggedIds.add(fid);
-    // Counted only if still flagged (the first decision may have flagged one the second cleared).
-    const still = await trx.raw(`SELECT id FROM listings WHERE id = ANY (?::text[]) AND cardinality(flags) > 0`, [[...flaggedIds]]);
-    const flaggedNow = new Set((still.rows as { id: string }[]).map((r) => r.id));
-    for (const fid of flaggedIds) if (!flaggedNow.has(fid)) flaggedIds.delete(fid);
-  }
+  const outliers = await refreshPriceOutliers(trx, now, outliersChanged);
+  const reranked = stale.reranked + (await touchReranked(trx, outliersChanged));
+  progress({ phase: 'write', step: 'deduplication' });
+  const dd = await deduplicate(trx, life.touched + reranked + habit, life.formerCanonicals, now);
+  // Counted: the listings this import flagged that are still flagged (deduplication may clear
+  // a possible_duplicate it set in an earlier round).
+  const candidates = [...new Set([...stale.newlyFlagged, ...outliers, ...dd.newlyFlagged])];
+  const still = await trx.raw(`SELECT id FROM listings WHERE id = ANY (?::text[]) AND cardinality(flags) > 0`, [candidates]);
+  const flaggedIds = new Set((still.rows as { id: string }[]).map((r) => r.id));
   return {
     created: life.created,
     updated: life.updated,

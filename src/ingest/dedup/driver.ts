@@ -305,19 +305,8 @@ export async function deduplicate(trx: Db, touched: number, formerCanonicals: st
   return { merged: outcome.merged, newlyFlagged: outcome.flagged, evaluated: outcome.evaluated };
 }
 
-// The look-alikes of these listings decided again, on their own, after the import's decision (their
-// price_outlier came or went: groups.ts counts a look-alike so flagged as hidden): what the import
-// touched is decided already, so ingest_touched is emptied first. Returns the listings newly
-// flagged, or null when none of them is matched with anything.
-export async function decideAgain(trx: Db, ids: string[], now: Date): Promise<string[] | null> {
-  if (ids.length === 0) return null;
-  await trx.raw(`DELETE FROM ingest_touched`);
-  const again = await touchReranked(trx, ids);
-  return again > 0 ? (await deduplicate(trx, again, [], now)).newlyFlagged : null;
-}
-
-// Listings whose rank for their group's public listing changed (their stale flag came or
-// went: compareCanonical): those in a group or matched with a look-alike (a stored pair that
+// Listings whose rank for their group's public listing changed (their stale or price_outlier
+// flag came or went: compareCanonical): those in a group or matched with a look-alike (a stored pair that
 // counted) are decided again, as if they had changed. Returns how many.
 export async function touchReranked(trx: Db, ids: string[]): Promise<number> {
   await trx.raw(`CREATE TEMP TABLE IF NOT EXISTS ingest_touched (id text PRIMARY KEY) ON COMMIT DROP`);

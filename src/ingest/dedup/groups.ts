@@ -30,9 +30,12 @@ function completeness(n: DedupNode): number {
 // deployment's secret: an outside probe of stop 49 found the same demo seed giving two
 // deployments different public listings of a tied pair).
 const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+// A record judged a price outlier comes after one that is not (since stop 51; flags.ts judges
+// merged rows too), for the same reason as a stale one.
 export function compareCanonical(a: DedupNode, b: DedupNode): number {
   return (
     Number(a.stale) - Number(b.stale) ||
+    Number(a.outlier === true) - Number(b.outlier === true) ||
     completeness(b) - completeness(a) ||
     a.created_at.getTime() - b.created_at.getTime() ||
     order(a.source, b.source) ||

@@ -29,7 +29,8 @@ export interface DedupNode {
   created_at: Date;
   // Flagged stale: its source has not confirmed it for 14 days (flags.ts).
   stale: boolean;
-  // Flagged price_outlier at the last verdict (flags.ts; an active listing only): hidden from Free
-  // and Starter keys, so no look-alike is flagged as its duplicate.
+  // Flagged price_outlier at the last verdict (flags.ts; a live listing, merged rows too): hidden
+  // from Free and Starter keys, so no look-alike is flagged as its duplicate, and ranked after
+  // one that is not for its group's public listing.
   outlier?: boolean;
 }
