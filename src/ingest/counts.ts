@@ -18,7 +18,8 @@ const COUNT_WORDS = /\s*(?:-\s*)?(pi[eè]ces?(?:\s+principales?)?|pces?\.?|pcs?\
 const EXTRA_ROOM_WORDS = String.raw`\+\s*(?:(?:un|une|ein|a|an|1)\s+)?(?:bureau|office|study|b(?:ü|ue)ro|arbeitszimmer|dressing|mezzanine|buanderie|cuisine|k(?:ü|ue)che|kitchen)`;
 const EXTRA_ROOM = new RegExp(String.raw`\s*(?:${EXTRA_ROOM_WORDS}|\(\s*${EXTRA_ROOM_WORDS}\s*\))\s*$`, 'i');
 // A bound or a range ("6+", "3-4", "3 à 4") is no count: refused, saying so.
-const NOT_ONE_COUNT = /^\d{1,2}\s*\+$|^\d{1,2}\s*(?:-|–|à|a|bis|to)\s*\d{1,2}$/i;
+// (`3+1`, rooms and a study, say, since stop 51: it was "not a number".)
+const NOT_ONE_COUNT = /^\d{1,2}\s*\+(?:\s*\d{1,2})?$|^\d{1,2}\s*(?:-|–|à|a|bis|to)\s*\d{1,2}$/i;
 const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;
 // A half room: "3 ½", "2 1/2", "2½" are 3.5 and 2.5, rounded down as "2.5" is.
 const HALF = /^(\d{1,2})\s*(?:½|1\s?\/\s?2)$/;

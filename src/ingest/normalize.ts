@@ -7,7 +7,7 @@ import { RULE } from './dedup/tolerances.js';
 import { MAX_EXTERNAL_ID } from './errors.js';
 import { nearLuxembourg } from './abroad.js';
 import { fixCoordinates, resolvePlace } from './place.js';
-import { offerNotAHome } from './adapters/common.js';
+import { offerKindsInConflict, offerNotAHome } from './adapters/common.js';
 import type { NormalizedListing, RawRecord } from './types.js';
 import { parseFeedDate } from './feed-dates.js';
 import { parseCoordinate } from './coordinates.js';
@@ -116,6 +116,8 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
     if (!r.typeText) return fail('the kind of offer (rent, sale, flatshare, sublet) is missing');
     // An office, a garage, a plot, a holiday let, a business or a deal already done.
     if (offerNotAHome(r.typeText)) return fail(`the offer ${show(r.typeText)} is not a home to rent or buy`);
+    const two = offerKindsInConflict(r.typeText);
+    if (two) return fail(`the offer ${show(r.typeText)} names kinds of offer that exclude each other (${two.map((k) => k.toLowerCase()).join(', ')}): which one is it?`);
     return fail(`unknown kind of offer ${show(r.typeText)}`);
   }
 

@@ -202,6 +202,11 @@ function splitPriceNotes(text: string): PriceParts | null {
   }
 }
 
+// A price text read as no figure: one holding two figures apart (`1850 + 200`, `1850 (ou 1900)`)
+// says so (an outside probe of stop 51 was told "not a number").
+const TWO_FIGURES = /\d\s*(?:\+|ou|or|oder|\(\s*(?:ou|or|oder))\s*\d/i;
+const notANumber = (v: string) => bad<PriceValue>(`price ${show(v)} ${TWO_FIGURES.test(v) ? 'holds two figures: which one is the price?' : 'is not a number'}`);
+
 // Prices as agencies type them: "1 250 €", "€ 2 100", "1.250.000 €", "1.690,00", "4 900 CHF",
 // with a note after the figure ("1850 € HC", "1.850 € + 200 € charges", "695.000 € TTC").
 export function parsePrice(v: unknown): Parsed<PriceValue> {
@@ -212,7 +217,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   const label = LABEL.exec(v)?.[0] ?? '';
   const first = PERIOD_FIRST.exec(v.slice(label.length));
   const parts = splitPriceNotes(v.slice(label.length + (first?.[0].length ?? 0)).replace(FROM, '').replace(APPROX, '').replace(THOUSANDS_CURRENCY, ' k $1').replace(MILLIONS_CURRENCY, ' mio $1'));
-  if (!parts) return bad(`price ${show(v)} is not a number`);
+  if (!parts) return notANumber(v);
   if (first) parts.periods.push(first[1].toLowerCase());
   // (A year after a note's figure too: "+ NK 150 €/an" is refused as before.)
   const yearly = [...parts.periods, ...parts.notePeriods].some((p) => YEARLY.test(p));
@@ -248,7 +253,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
     if (own.between) return parseDecimal(rest.replace(NUMBER_SPACES, ''), !scaled) === null ? bad(`price ${show(v)} is not a number`) : secondAfterCurrency;
     // "€ 1850, 2 mois", "1.850 200": the same with the currency before both (notes of stop 48).
     if (/^[\d.,\s'’]+$/.test(rest) && /\d\s*[.,]?\s+[.,]?\s*\d/.test(rest)) return bad(`price ${show(v)} holds two figures: which one is the price?`);
-    return bad(`price ${show(v)} is not a number`);
+    return notANumber(v);
   }
   if (own.between) return secondAfterCurrency;
   // Refused, as a CSV column `Prix (€/an)` is, but saying why: the figure itself was read.

@@ -164,11 +164,16 @@ describe('the kind of offer, read word by word', () => {
     expect(offerType('Location appartement 2 chambres')).toBe('RENT');
   });
 
-  it.each(['Location-vente', 'Location ou vente', 'Vente / Location', 'Colocation ou vente', 'Leasing'])(
+  // Words of two kinds are refused saying so (since stop 51: "unknown kind of offer" before).
+  it.each([
+    ['Location-vente', 'rent, sale'], ['Location ou vente', 'rent, sale'], ['Vente / Location', 'sale, rent'], ['Colocation ou vente', 'flatshare, sale'], ['Leasing', null],
+  ])(
     'rejects %j: words of two kinds, or none',
-    async (offer) => {
+    async (offer, kinds) => {
       expect(offerType(offer)).toBeNull();
-      expect(reason(await csvOne({ offer }))).toBe(`unknown kind of offer ${JSON.stringify(offer)}`);
+      expect(reason(await csvOne({ offer }))).toBe(
+        kinds ? `the offer ${JSON.stringify(offer)} names kinds of offer that exclude each other (${kinds}): which one is it?` : `unknown kind of offer ${JSON.stringify(offer)}`,
+      );
     },
   );
 

@@ -78,7 +78,7 @@ describe('prices', () => {
     expect((await csvListing({ price: '1 850 € / mois' })).price_eur).toBe(1850);
     expect(ok(await jsonOne({ price: { amount: '450 per week', currency: 'EUR', period: 'week' } })).price_eur).toBe(1950);
     expect(reason(await jsonOne({ price: { amount: '450 per week', currency: 'EUR', period: 'month' } }))).toMatch(/contradicts period "month"/);
-    expect(reason(await csvOne({ price: '1850 ou 1900' }))).toMatch(/is not a number/);
+    expect(reason(await csvOne({ price: '1850 ou 1900' }))).toMatch(/holds two figures: which one is the price\?/);
   });
 });
 
@@ -88,7 +88,7 @@ describe('areas, rooms and bedrooms', () => {
     expect((await csvListing({ bedrooms: '2 ch.' })).rooms).toBe(3);
     expect((await csvListing({ area: 'env. 85 m²' })).area_m2).toBe(85);
     expect((await csvListing({ price: 'ca. 1 850 €' })).price_eur).toBe(1850);
-    expect(reason(await csvOne({ rooms: '3+1' }))).toMatch(/rooms "3\+1" is not a number/);
+    expect(reason(await csvOne({ rooms: '3+1' }))).toMatch(/rooms "3\+1" is not one count/);
   });
 
   it('reads "not stated" (-, n/a, nc) as an empty field: unknown, or no price', async () => {

@@ -180,12 +180,18 @@ describe('prices with a note after the figure', () => {
   });
 
   // ("on request" and "Prix sur demande" are refused saying so: see the outside probe of stop 48.)
-  it.each(['1850 - 1900 €', '1850 € - 1900 €', '1850 ou 1900', '1850 (ou 1900)', 'ab Anfrage', '1850 € CC 1900'])(
+  it.each(['1850 - 1900 €', '1850 € - 1900 €', 'ab Anfrage', '1850 € CC 1900'])(
     'still rejects %j',
     async (price) => {
       expect(reason(await csvOne({ price }))).toMatch(/is not a number/);
     },
   );
+
+  // Two bare figures joined by "+" or "or" are refused saying so (an outside probe of stop 51 was
+  // told "not a number").
+  it.each(['1850 ou 1900', '1850 (ou 1900)', '1850 + 200', '1850 oder 1900'])('still rejects %j, saying it holds two figures', async (price) => {
+    expect(reason(await csvOne({ price }))).toBe(`price ${JSON.stringify(price)} holds two figures: which one is the price?`);
+  });
 });
 
 describe('a second outside probe\'s forms', () => {
@@ -255,7 +261,7 @@ describe('room and bedroom counts', () => {
 
   // ("1 + bureau" is read as 1 since the outside probe of stop 48: a room of another kind added.)
   it.each(['3+1', '3 (ou 4)', 'plusieurs', 'T3 ou T4'])('still rejects %j', async (rooms) => {
-    expect(reason(await csvOne({ rooms }))).toMatch(/is not a number/);
+    expect(reason(await csvOne({ rooms }))).toMatch(rooms === '3+1' ? /is not one count/ : /is not a number/);
   });
 });
 
@@ -611,12 +617,13 @@ describe('an outside probe of stop 48', () => {
     expect(parseCount('4 Zimmer (davon 3 Schlafräume)', 'bedrooms')).toEqual({ ok: true, value: 3 });
   });
 
-  it.each(['6+', '3-4', '3 à 4', '3 à 4 pièces'])('still refuses %j, saying it is not one count', async (rooms) => {
+  // (`3+1`, `2 + 1 chambre` since stop 51: "not a number" before.)
+  it.each(['6+', '3-4', '3 à 4', '3 à 4 pièces', '3+1', '2 + 1 chambre'])('still refuses %j, saying it is not one count', async (rooms) => {
     expect(reason(await csvOne({ rooms }))).toBe(`rooms ${JSON.stringify(rooms)} is not one count`);
     expect(parseCount(rooms, 'bedrooms')).toEqual({ ok: false, reason: `bedrooms ${JSON.stringify(rooms)} is not one count` });
   });
 
-  it.each(['3+1', '2 + 1 chambre', '3 (ou 4)', 'T3 ou T4', '4 pièces dont'])('leaves the count %j refused as not a number', async (rooms) => {
+  it.each(['3 (ou 4)', 'T3 ou T4', '4 pièces dont'])('leaves the count %j refused as not a number', async (rooms) => {
     expect(reason(await csvOne({ rooms }))).toMatch(/is not a number/);
   });
 });

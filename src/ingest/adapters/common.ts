@@ -4,7 +4,7 @@ import { type FeedInput, openInput } from '../input.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
 
 // The kind of offer: offer-words.ts (moved there, as this file grew).
-export { NOT_HOME_WORDS, offerForDone, offerNotAHome, offerType } from './offer-words.js';
+export { NOT_HOME_WORDS, offerForDone, offerKindsInConflict, offerNotAHome, offerType } from './offer-words.js';
 
 // A streaming adapter: text in (pieces of any size, in order), events out, in file order.
 export type FeedReader = (text: AsyncIterable<string>) => AsyncIterable<FeedEvent>;

@@ -84,6 +84,16 @@ export function offerNotAHome(words: string[] | string): boolean {
   return (typeof words === 'string' ? tokens(words) : words).some((w) => NOT_HOME_WORDS.has(w));
 }
 
+// The kinds an offer's words name, when they name more than one that are not the one narrower
+// kind ("Location-vente", "Location ou vente": rent and sale), for a refusal that says so (an
+// outside probe of stop 51 was told "unknown kind of offer"); else null.
+export function offerKindsInConflict(text: string): ListingType[] | null {
+  const words = tokens(text);
+  const kinds = new Set(words.map(offerWord).filter((k): k is ListingType => k !== undefined));
+  if (kinds.has('FLATSHARE') || kinds.has('SUBLET')) kinds.delete('RENT');
+  return kinds.size > 1 ? [...kinds] : null;
+}
+
 function offerWord(word: string): ListingType | undefined {
   // Plurals: "Locations", "Ventes", "Rentals".
   return OFFER_WORDS[word] ?? (word.endsWith('s') ? OFFER_WORDS[word.slice(0, -1)] : undefined);
