@@ -19,8 +19,9 @@ export function formBody(opts: { limit: number; parameterLimit: number }): Reque
     // without a body, false for another type).
     // A form sent in another body format (multipart/form-data, JSON) is no form of ours: told so,
     // not "expired" nor "control characters" (an outside probe of stop 51).
+    // (An empty body, or one without a type, is left to the CSRF check as before.)
     const kind = req.is('application/x-www-form-urlencoded');
-    if (kind === false && req.method === 'POST') {
+    if (kind === false && req.method === 'POST' && req.headers['content-type'] && req.headers['content-length'] !== '0') {
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() || 'no type';
       return next(Object.assign(httpError(415, `unsupported form type "${type}"`), { detail: `The form was sent as ${type}; the pages' forms are sent as application/x-www-form-urlencoded, as a browser sends them. Go back and try again` }));
     }
