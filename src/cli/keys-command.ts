@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { controlCharacterInArguments, UsageError } from './args.js';
 import { loadConfig } from '../config.js';
-import { openDatabase } from '../db/open.js';
+import { openDatabase, runningServer } from '../db/open.js';
 import { normalizeEmail } from '../domain/email.js';
 import { KEY_NAME_MAX_CHARS, KEY_NAME_MAX_CODE_POINTS, parseKeyName } from '../domain/key-name.js';
 import { TIERS } from '../domain/tiers.js';
@@ -114,6 +114,12 @@ async function run(argv: string[], io: KeysCliIo): Promise<number> {
   }
 
   const config = loadConfig(io.env);
+  // Without DATABASE_URL and with no `npm start` on the embedded PostgreSQL, the command starts
+  // that database for itself: said, since a server run with DATABASE_URL will not know these keys
+  // (an outside probe of stop 51 made a key no running server served, without a word).
+  if (!config.DATABASE_URL && !runningServer(config)) {
+    io.stderr(`note: DATABASE_URL is not set and no \`npm start\` runs on the embedded PostgreSQL: using the embedded database in ${config.EMBEDDED_PG_DIR}, which a server serves only when it starts without DATABASE_URL\n`);
+  }
   const database = await openDatabase(config, { role: 'cli' });
   const { db } = database;
   const out = (human: string, json: unknown) => io.stdout((values.json ? JSON.stringify(json) : human) + '\n');

@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { runKeysCli } from '../../src/cli/keys-command.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp } from '../helpers/factory.js';
+import { freePort } from '../helpers/redis-server.js';
 
 const spawnCli = promisify(execFile);
 const t = useTestContext();
@@ -183,5 +187,28 @@ describe('npm run keys', () => {
     expect(usage.stderr).toMatch(/^--email is required\n--tier: unknown tier "gold": use free, starter, pro or enterprise\n\nUsage:/);
     expect(missing.code, missing.stderr).toBe(1);
     expect(missing.stderr).toBe('No active key with id key_0000000000000000\n');
+  });
+});
+
+// An outside probe of stop 51: without DATABASE_URL and with no server running, `keys create`
+// made a key in an embedded database of its own without a word; a server run with DATABASE_URL
+// then answered that key 401. It still works there, and says which database it used.
+describe('npm run keys without DATABASE_URL and no server running', () => {
+  it('says it uses the embedded PostgreSQL it starts for itself', { timeout: 180_000 }, async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'keys-embedded-'));
+    try {
+      let stdout = '';
+      let stderr = '';
+      const code = await runKeysCli(['list'], {
+        stdout: (s) => void (stdout += s),
+        stderr: (s) => void (stderr += s),
+        env: { ...process.env, DATABASE_URL: '', EMBEDDED_PG_DIR: path.join(dir, 'pg'), EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: 'silent' },
+      });
+      expect(code, stderr).toBe(0);
+      expect(stderr).toBe(`note: DATABASE_URL is not set and no \`npm start\` runs on the embedded PostgreSQL: using the embedded database in ${path.join(dir, 'pg')}, which a server serves only when it starts without DATABASE_URL\n`);
+      expect(stdout).toMatch(/no keys/i);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
