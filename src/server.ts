@@ -13,7 +13,7 @@ import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig, type Config } from './config.js';
 import { within } from './lib/within.js';
 import type { Logger } from 'pino';
-import { createDb } from './db/knex.js';
+import { createDb, retireConnections } from './db/knex.js';
 import { besideEmbeddedData, openDatabase, type OpenDatabase } from './db/open.js';
 import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
@@ -136,6 +136,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // The data version and verified keys in memory, kept true by LISTEN/NOTIFY on the primary.
   const live = new LiveState().start(database.url, logger);
   live.onVersion((v) => readModel?.seen(v));
+  live.onSilentConnection((since) => retireConnections(db, since));
   await live.ready(2000);
   const app = buildApp({ config, db, reads: replica?.at, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
 

@@ -30,6 +30,7 @@ export class LiveState implements ListenerHandlers {
   private readyWaiters: Array<() => void> = [];
   private versionListeners: Array<(version: number) => void> = [];
   private keyListeners = new Set<(keyId: string) => void>();
+  private silentListeners: Array<(since: number) => void> = [];
 
   constructor(
     private readonly maxStaleMs = 1000,
@@ -146,6 +147,16 @@ export class LiveState implements ListenerHandlers {
   disconnected(): void {
     this.isConnected = false;
     this.forgetKeys();
+  }
+
+  silent(since: number): void {
+    for (const l of this.silentListeners) l(since);
+  }
+
+  // Called when the listener's connection went silent, with when its unanswered heartbeat was
+  // sent (Date.now() clock): the pool retires its connections opened before (server.ts).
+  onSilentConnection(listener: (since: number) => void): void {
+    this.silentListeners.push(listener);
   }
 
   alive(sentAt: number, versions: Versions): void {

@@ -63,8 +63,11 @@ class BoundedPgClient extends PgClient {
     return conn;
   }
   override destroyRawConnection(conn: PgConnection): Promise<void> {
-    if ((conn.__knex__disposed as Error | undefined)?.name === 'KnexTimeoutError') this.openedBefore = Date.now();
+    if ((conn.__knex__disposed as Error | undefined)?.name === 'KnexTimeoutError') this.retire(Date.now());
     return super.destroyRawConnection(conn);
+  }
+  retire(openedBefore: number): void {
+    this.openedBefore = Math.max(this.openedBefore, openedBefore);
   }
   validateConnection(conn: PgConnection): boolean {
     return (conn[OPENED_AT] ?? 0) >= this.openedBefore;
@@ -86,6 +89,16 @@ class BoundedPgClient extends PgClient {
     }
     return super.query(conn, obj);
   }
+}
+
+// The pool's connections opened before `openedBefore` (Date.now() clock) are not handed out
+// again but replaced, as after a statement that got no answer: the database listener's heartbeat
+// got none on a connection opened as they were (src/db/listener.ts; an outside probe of stop 51:
+// with open connections gone silent and new ones answering, each request that took a silent
+// pooled connection waited its whole bound, 12 s, one after the other, after the listener had
+// already found its own connection silent).
+export function retireConnections(db: Knex, openedBefore: number): void {
+  if (db.client instanceof BoundedPgClient) db.client.retire(openedBefore);
 }
 
 // knex's warnings through `logger`, each kind (its first line) at most once every 5 s: during

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { within } from '../lib/within.js';
+import { TimeoutError, within } from '../lib/within.js';
 
 // The channels the database notifies on (migrations/20261124000900_notify.ts).
 export const DATA_VERSION_CHANNEL = 'lf_data_version';
@@ -23,6 +23,9 @@ export interface ListenerHandlers {
   notification(channel: string, payload: string): void;
   // A heartbeat answered: the connection was alive when it was sent (`sentAt`, performance.now()).
   alive(sentAt: number, versions: Versions): void;
+  // A heartbeat got no answer in time: connections to the database opened before `since`
+  // (Date.now() clock: when the heartbeat was sent) may be as silent as the listener's.
+  silent?(since: number): void;
 }
 
 // How long the listener waits for an answer on its connection (the connect, LISTEN, each
@@ -112,6 +115,7 @@ export class PgListener {
     } catch (err) {
       if (this.client === client) {
         this.logger.warn({ err: (err as Error).message }, 'database listener heartbeat failed; reconnecting');
+        if (err instanceof TimeoutError) this.handlers.silent?.(Date.now() - (performance.now() - sentAt));
         this.drop(true);
       }
     } finally {

@@ -10,7 +10,8 @@ import request from 'supertest';
 import { register } from 'tsx/esm/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded.js';
-import { createDb, migrateLatest, NO_ANSWER_MARGIN_MS } from '../../src/db/knex.js';
+import { createDb, migrateLatest, NO_ANSWER_MARGIN_MS, retireConnections } from '../../src/db/knex.js';
+import { LiveState } from '../../src/cache/live-state.js';
 import { watchLiveness } from '../../src/db/liveness.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 import { freePort } from '../helpers/redis-server.js';
@@ -131,6 +132,35 @@ describe('PostgreSQL going away and coming back', () => {
       // The first waits on a silent connection; every one after it gets a new connection.
       expect(outcomes).toEqual(['KnexTimeoutError', 'answered', 'answered', 'answered']);
     } finally {
+      await db.destroy();
+      await proxy.close();
+    }
+  }, 300_000);
+
+  // An outside probe of stop 51: with open connections gone silent and new ones answering, the
+  // listener found its own connection silent within 3 s, but each request that then took a silent
+  // pooled connection still waited its whole bound, one after the other.
+  it('once the listener\'s heartbeat gets no answer, the pool\'s connections opened before are replaced, not handed out', async () => {
+    const proxy = await freezingProxy(pg!.url, port);
+    const db = createDb(proxy.url, { poolMax: 4, statementTimeoutMs: 300 });
+    const live = new LiveState();
+    const silent = new Promise<number>((resolve) => live.onSilentConnection(resolve));
+    live.onSilentConnection((since) => retireConnections(db, since));
+    try {
+      await migrate(db);
+      await Promise.all(Array.from({ length: 4 }, () => db.raw('SELECT pg_sleep(0.1)')));
+      expect((db.client as { pool: { numFree(): number } }).pool.numFree()).toBe(4);
+      live.start(proxy.url, pino({ enabled: false }), 50);
+      expect(await live.ready(10_000)).toBe(true);
+      const frozenAt = Date.now();
+      proxy.freezeOpen();
+      // Its heartbeat, sent after the freeze, got no answer within LISTENER_ANSWER_MS.
+      expect(await silent).toBeGreaterThanOrEqual(frozenAt - 100);
+      const outcomes: string[] = [];
+      for (let i = 0; i < 4; i++) outcomes.push(await db.raw('SELECT 1 AS one').then(() => 'answered', (e: Error) => e.name));
+      expect(outcomes).toEqual(['answered', 'answered', 'answered', 'answered']);
+    } finally {
+      await live.close();
       await db.destroy();
       await proxy.close();
     }
