@@ -124,7 +124,7 @@ function textParamSchema(maxLength: number) {
       z
         .string()
         .min(1, 'must not be empty')
-        .refine((s) => s.length <= 4 * maxLength && graphemes(s) <= maxLength, `must be at most ${maxLength} characters`),
+        .refine((s) => s.length <= maxLength || (s.length <= 4 * maxLength && graphemes(s) <= maxLength), `must be at most ${maxLength} characters`),
     );
 }
 
