@@ -58,8 +58,6 @@ export function placeKey(s: string): string {
 // Linking words that typists drop, swap or shorten: "Esch/Alzette" and "Esch s/Alzette" for
 // "Esch-sur-Alzette", "Reckange/Mess", "Erpeldingen an der Sauer".
 const FILLERS = new Set(['sur', 's', 'sous', 'an', 'der', 'op', 'la', 'les', 'de', 'du', 'l', 'zum', 'am', 'bei']);
-// Those that join a name to what follows: a name ending in one was cut short.
-const DANGLING = new Set(['sur', 's', 'sous', 'an', 'der', 'op', 'de', 'du', 'zum', 'am', 'bei']);
 
 // The words of a text, lower case, accents removed: "Location meublée" -> location, meublee.
 export function tokens(s: string): string[] {
@@ -193,10 +191,7 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
   }
 
   function resolveTokens(t: string[]): Place | null {
-    // A name that ends in a linking word was cut short ("Esch sur": Esch-sur-Alzette or
-    // Esch-sur-Sûre?): not read with the word dropped (an outside probe of stop 51).
-    const cut = t.length > 1 && DANGLING.has(t[t.length - 1]);
-    const direct = lookup(t.join('')) ?? (cut ? undefined : lookup(t.filter((w) => !FILLERS.has(w)).join('')));
+    const direct = lookup(t.join('')) ?? lookup(t.filter((w) => !FILLERS.has(w)).join(''));
     if (direct) return direct;
     // Compound forms: "Luxembourg-Gare", "Kirchberg (Luxembourg)", "Belvaux, Sanem".
     for (let i = 1; i < t.length; i++) {
