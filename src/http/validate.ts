@@ -119,7 +119,8 @@ function textParamSchema(maxLength: number) {
     .refine((s) => !hasControlCharacter(s), 'must not contain control characters')
     .transform((s) => s.trim())
     // Characters as people count them (an outside probe of stop 51: 60 letters each with a
-    // combining accent were "more than 100 characters"), and at most four code points each.
+    // combining accent were "more than 100 characters"), and at most four UTF-16 units each on
+    // average (a bound on the text segmented).
     .pipe(
       z
         .string()

@@ -166,7 +166,7 @@ describe('the kind of offer, read word by word', () => {
 
   // Words of two kinds are refused saying so (since stop 51: "unknown kind of offer" before).
   it.each([
-    ['Location-vente', 'rent, sale'], ['Location ou vente', 'rent, sale'], ['Vente / Location', 'sale, rent'], ['Colocation ou vente', 'flatshare, sale'], ['Leasing', null],
+    ['Location-vente', 'rent, sale'], ['Location ou vente', 'rent, sale'], ['Vente / Location', 'sale, rent'], ['Colocation ou vente', 'flatshare, sale'], ['Sous-location ou vente', 'sublet, sale'], ['Leasing', null],
   ])(
     'rejects %j: words of two kinds, or none',
     async (offer, kinds) => {

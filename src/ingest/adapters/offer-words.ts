@@ -89,7 +89,14 @@ export function offerNotAHome(words: string[] | string): boolean {
 // outside probe of stop 51 was told "unknown kind of offer"); else null.
 export function offerKindsInConflict(text: string): ListingType[] | null {
   const words = tokens(text);
-  const kinds = new Set(words.map(offerWord).filter((k): k is ListingType => k !== undefined));
+  const kinds = new Set<ListingType>();
+  for (let i = 0; i < words.length; i++) {
+    // Two words written apart as one ("sous location"), as offerType reads them.
+    const joined = i + 1 < words.length ? offerWord(words[i] + words[i + 1]) : undefined;
+    const kind = joined ?? offerWord(words[i]);
+    if (joined) i++;
+    if (kind) kinds.add(kind);
+  }
   if (kinds.has('FLATSHARE') || kinds.has('SUBLET')) kinds.delete('RENT');
   return kinds.size > 1 ? [...kinds] : null;
 }
