@@ -93,7 +93,8 @@ class BoundedPgClient extends PgClient {
 
 // The pool's connections opened before `openedBefore` (Date.now() clock) are not handed out
 // again but replaced, as after a statement that got no answer: the database listener's heartbeat
-// got none on a connection opened as they were (src/db/listener.ts; an outside probe of stop 51:
+// got none on a connection opened as they were, while a new one answered (src/db/listener.ts;
+// an outside probe of stop 51:
 // with open connections gone silent and new ones answering, each request that took a silent
 // pooled connection waited its whole bound, 12 s, one after the other, after the listener had
 // already found its own connection silent).

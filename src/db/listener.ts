@@ -23,8 +23,11 @@ export interface ListenerHandlers {
   notification(channel: string, payload: string): void;
   // A heartbeat answered: the connection was alive when it was sent (`sentAt`, performance.now()).
   alive(sentAt: number, versions: Versions): void;
-  // A heartbeat got no answer in time: connections to the database opened before `since`
-  // (Date.now() clock: when the heartbeat was sent) may be as silent as the listener's.
+  // A heartbeat got no answer in time, and a new connection then answered at once: connections to
+  // the database opened before `since` (Date.now() clock: when the heartbeat was sent) may be as
+  // silent as the listener's was (a firewall or NAT that dropped open flows). Not when the new
+  // connection is slow too: a slow link or a busy database answers late on every connection, and
+  // new ones would cost their whole connect on top.
   silent?(since: number): void;
 }
 
@@ -46,6 +49,9 @@ export class PgListener {
   private attempts = 0;
   private closed = false;
   private beating = false;
+  // When the heartbeat that got no answer was sent (Date.now() clock), until the next connection
+  // answers (silent) or fails.
+  private silentSince: number | null = null;
 
   constructor(
     private readonly url: string,
@@ -94,12 +100,15 @@ export class PgListener {
       const versions = await this.answered(readVersions(client));
       if (this.client !== client || this.closed) return;
       if (this.attempts > 0) this.logger.info('database listener reconnected');
+      if (this.silentSince !== null) this.handlers.silent?.(this.silentSince);
+      this.silentSince = null;
       this.attempts = 0;
       this.handlers.connected(versions);
       this.heartbeat = setInterval(() => void this.beat(client), this.heartbeatMs);
       this.heartbeat.unref();
     } catch (err) {
       if (this.client !== client) return;
+      this.silentSince = null;
       if (this.attempts === 0) this.logger.warn({ err: (err as Error).message }, 'database listener could not connect; retrying');
       this.drop(true);
     }
@@ -115,7 +124,7 @@ export class PgListener {
     } catch (err) {
       if (this.client === client) {
         this.logger.warn({ err: (err as Error).message }, 'database listener heartbeat failed; reconnecting');
-        if (err instanceof TimeoutError) this.handlers.silent?.(Date.now() - (performance.now() - sentAt));
+        if (err instanceof TimeoutError) this.silentSince = Date.now() - (performance.now() - sentAt);
         this.drop(true);
       }
     } finally {

@@ -34,8 +34,9 @@ async function freezingProxy(
   pgUrl: string,
   pgPort: number,
   onClientBytes?: (text: string, freeze: () => void) => void,
-): Promise<{ url: string; freeze(on: boolean): void; freezeOpen(): void; close(): Promise<void> }> {
+): Promise<{ url: string; freeze(on: boolean): void; freezeOpen(): void; clientsClosed(): number; close(): Promise<void> }> {
   let frozen = false;
+  let clientsClosed = 0;
   const sockets = new Set<net.Socket>();
   // Connections frozen alone (freezeOpen): the ones open then; new ones pass.
   const frozenAlone = new Set<net.Socket>();
@@ -48,7 +49,7 @@ async function freezingProxy(
         if (!frozen && !frozenAlone.has(from)) to.write(chunk);
       });
       from.on('error', () => {});
-      from.on('close', () => (sockets.delete(from), to.destroy()));
+      from.on('close', () => (sockets.delete(from), to.destroy(), from === client && clientsClosed++));
     }
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
@@ -56,6 +57,7 @@ async function freezingProxy(
     url: pgUrl.replace(`:${pgPort}/`, `:${(proxy.address() as net.AddressInfo).port}/`),
     freeze: (on) => void (frozen = on),
     freezeOpen: () => sockets.forEach((x) => frozenAlone.add(x)),
+    clientsClosed: () => clientsClosed,
     async close() {
       frozen = false;
       for (const s of sockets) s.destroy();
@@ -162,6 +164,31 @@ describe('PostgreSQL going away and coming back', () => {
     } finally {
       await live.close();
       await db.destroy();
+      await proxy.close();
+    }
+  }, 300_000);
+
+  // Not when new connections get no answer either (a database or a link slow or frozen as a
+  // whole): replacing the pool's connections would add their whole connect to every request.
+  it('keeps the pool\'s connections when the listener\'s new connection gets no answer either', async () => {
+    const proxy = await freezingProxy(pg!.url, port);
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const live = new LiveState();
+    let silent = 0;
+    live.onSilentConnection(() => silent++);
+    try {
+      live.start(proxy.url, logger, 50);
+      expect(await live.ready(10_000)).toBe(true);
+      proxy.freeze(true);
+      // The silent connection and the first new one, which got no answer either, both closed.
+      await vi.waitFor(() => expect(proxy.clientsClosed()).toBeGreaterThanOrEqual(2), { timeout: 60_000, interval: 100 });
+      proxy.freeze(false);
+      await vi.waitFor(() => expect(lines.map((l) => l.msg)).toContain('database listener reconnected'), { timeout: 60_000, interval: 100 });
+      expect(lines.map((l) => l.msg)).toContain('database listener heartbeat failed; reconnecting');
+      expect(silent).toBe(0);
+    } finally {
+      await live.close();
       await proxy.close();
     }
   }, 300_000);
