@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { within } from '../lib/within.js';
 import { unavailableCause } from './errors.js';
 
 // A read at data version `version`: `read` run against the database it may go to (the replica
@@ -115,20 +116,14 @@ export class ReplicaReads {
     // Within 1 s from now, waiting for a connection included: knex's bound starts once it has
     // one, and reads held by a stalled replica can leave none but new ones, which wait up to the
     // pool's 5 s (the re-check of stop 50: requests held 5 s, not 1).
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('the poll got no answer within 1 s')), 1000);
-    });
     try {
-      const { rows } = await Promise.race([answer, late]);
+      const { rows } = await within(answer, 1000, 'the poll got no answer within 1 s');
       if (this.down.fired) this.down = downSignal();
       this.replicaVersion = Number(rows[0]?.version ?? -1);
       if (this.failures > 0) this.logger.info('read replica reachable again');
       this.failures = 0;
     } catch (err) {
       this.wentDown(err, 'its poll failed');
-    } finally {
-      clearTimeout(timer);
     }
   }
 }
