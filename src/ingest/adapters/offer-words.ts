@@ -91,10 +91,8 @@ export function offerKindsInConflict(text: string): ListingType[] | null {
   const words = tokens(text);
   const kinds = new Set<ListingType>();
   for (let i = 0; i < words.length; i++) {
-    // Two words written apart as one ("sous location"), as offerType reads them.
-    const joined = i + 1 < words.length ? offerWord(words[i] + words[i + 1]) : undefined;
-    const kind = joined ?? offerWord(words[i]);
-    if (joined) i++;
+    const [kind, width] = kindAt(words, i);
+    i += width - 1;
     if (kind) kinds.add(kind);
   }
   if (kinds.has('FLATSHARE') || kinds.has('SUBLET')) kinds.delete('RENT');
@@ -104,6 +102,13 @@ export function offerKindsInConflict(text: string): ListingType[] | null {
 function offerWord(word: string): ListingType | undefined {
   // Plurals: "Locations", "Ventes", "Rentals".
   return OFFER_WORDS[word] ?? (word.endsWith('s') ? OFFER_WORDS[word.slice(0, -1)] : undefined);
+}
+
+// The kind the words name at position i, and how many words name it: two written apart as one
+// ("sous location") first.
+function kindAt(words: string[], i: number): [ListingType | undefined, number] {
+  const joined = i + 1 < words.length ? offerWord(words[i] + words[i + 1]) : undefined;
+  return joined ? [joined, 2] : [offerWord(words[i]), 1];
 }
 
 // The kind the words name. A flat share or a sublet is also let ("Colocation à louer",
@@ -124,9 +129,8 @@ export function offerType(text: string, loose = true): ListingType | null {
   };
   for (let i = 0; i < words.length; i++) {
     const start = i;
-    const joined = i + 1 < words.length ? offerWord(words[i] + words[i + 1]) : undefined;
-    const kind = joined ?? offerWord(words[i]);
-    if (joined) i++;
+    const [kind, width] = kindAt(words, i);
+    i += width - 1;
     // "pas de sous-location", "sous-location possible", "colocation non autorisée",
     // "(colocation: non)", "flatshare not allowed".
     const [next, after] = [words[i + 1] ?? '', words[i + 2] ?? ''];
