@@ -205,7 +205,8 @@ function splitPriceNotes(text: string): PriceParts | null {
 // A price text read as no figure: one holding two figures apart (`1850 + 200`, `1850 (ou 1900)`)
 // says so (an outside probe of stop 51 was told "not a number").
 const TWO_FIGURES = /\d\s*(?:\+|ou|or|oder|\(\s*(?:ou|or|oder))\s*\d/i;
-const notANumber = (v: string) => bad<PriceValue>(`price ${show(v)} ${TWO_FIGURES.test(v) ? 'holds two figures: which one is the price?' : 'is not a number'}`);
+const twoFigures = (v: string) => bad<PriceValue>(`price ${show(v)} holds two figures: which one is the price?`);
+const notANumber = (v: string) => (TWO_FIGURES.test(v) ? twoFigures(v) : bad<PriceValue>(`price ${show(v)} is not a number`));
 
 // Prices as agencies type them: "1 250 €", "€ 2 100", "1.250.000 €", "1.690,00", "4 900 CHF",
 // with a note after the figure ("1850 € HC", "1.850 € + 200 € charges", "695.000 € TTC").
@@ -252,7 +253,7 @@ export function parsePrice(v: unknown): Parsed<PriceValue> {
   if (n === null) {
     if (own.between) return parseDecimal(rest.replace(NUMBER_SPACES, ''), !scaled) === null ? bad(`price ${show(v)} is not a number`) : secondAfterCurrency;
     // "€ 1850, 2 mois", "1.850 200": the same with the currency before both (notes of stop 48).
-    if (/^[\d.,\s'’]+$/.test(rest) && /\d\s*[.,]?\s+[.,]?\s*\d/.test(rest)) return bad(`price ${show(v)} holds two figures: which one is the price?`);
+    if (/^[\d.,\s'’]+$/.test(rest) && /\d\s*[.,]?\s+[.,]?\s*\d/.test(rest)) return twoFigures(v);
     return notANumber(v);
   }
   if (own.between) return secondAfterCurrency;
