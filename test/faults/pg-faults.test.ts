@@ -66,6 +66,19 @@ async function freezingProxy(
   };
 }
 
+// Four connections open in a pool of four, idle.
+async function openFour(db: Knex): Promise<void> {
+  await Promise.all(Array.from({ length: 4 }, () => db.raw('SELECT pg_sleep(0.1)')));
+  expect((db.client as { pool: { numFree(): number } }).pool.numFree()).toBe(4);
+}
+
+// Four statements one after the other: how each ended ('answered', or its error's name).
+async function takeFourInTurn(db: Knex): Promise<string[]> {
+  const outcomes: string[] = [];
+  for (let i = 0; i < 4; i++) outcomes.push(await db.raw('SELECT 1 AS one').then(() => 'answered', (e: Error) => e.name));
+  return outcomes;
+}
+
 // PostgreSQL going away while the service runs, on a throwaway server (never the machine's).
 describe('PostgreSQL going away and coming back', () => {
   let root: string;
@@ -125,12 +138,9 @@ describe('PostgreSQL going away and coming back', () => {
     const statementTimeoutMs = 300;
     const db = createDb(proxy.url, { poolMax: 4, statementTimeoutMs });
     try {
-      // Four connections open in the pool.
-      await Promise.all(Array.from({ length: 4 }, () => db.raw('SELECT pg_sleep(0.1)')));
-      expect((db.client as { pool: { numFree(): number } }).pool.numFree()).toBe(4);
+      await openFour(db);
       proxy.freezeOpen();
-      const outcomes: string[] = [];
-      for (let i = 0; i < 4; i++) outcomes.push(await db.raw('SELECT 1 AS one').then(() => 'answered', (e: Error) => e.name));
+      const outcomes = await takeFourInTurn(db);
       // The first waits on a silent connection; every one after it gets a new connection.
       expect(outcomes).toEqual(['KnexTimeoutError', 'answered', 'answered', 'answered']);
     } finally {
@@ -150,16 +160,14 @@ describe('PostgreSQL going away and coming back', () => {
     live.onSilentConnection((since) => retireConnections(db, since));
     try {
       await migrate(db);
-      await Promise.all(Array.from({ length: 4 }, () => db.raw('SELECT pg_sleep(0.1)')));
-      expect((db.client as { pool: { numFree(): number } }).pool.numFree()).toBe(4);
+      await openFour(db);
       live.start(proxy.url, pino({ enabled: false }), 50);
       expect(await live.ready(10_000)).toBe(true);
       const frozenAt = Date.now();
       proxy.freezeOpen();
       // Its heartbeat, sent after the freeze, got no answer within LISTENER_ANSWER_MS.
       expect(await silent).toBeGreaterThanOrEqual(frozenAt - 100);
-      const outcomes: string[] = [];
-      for (let i = 0; i < 4; i++) outcomes.push(await db.raw('SELECT 1 AS one').then(() => 'answered', (e: Error) => e.name));
+      const outcomes = await takeFourInTurn(db);
       expect(outcomes).toEqual(['answered', 'answered', 'answered', 'answered']);
     } finally {
       await live.close();
