@@ -239,8 +239,8 @@ function csvRow(agency: Agency, { p, c }: FeedItem, at: number, moselle: boolean
     link(agency, c),
   ];
   if (moselle) fields.push(agent);
-  // A line cut off by the export (a record with fewer fields than the header).
-  const shown = c.problem === 'columns' ? fields.slice(0, 9) : fields;
+  // A line cut off by the export in its title (a record that stops before its price).
+  const shown = c.problem === 'columns' ? fields.slice(0, 4) : fields;
   return shown.map((f, i) => quote(f, moselle && (i === 3 || i === 4 || i === 5))).join(';');
 }
 

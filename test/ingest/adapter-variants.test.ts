@@ -50,6 +50,38 @@ function immobilie(inner: string, opts: { preise?: string; flaechen?: string; de
 }
 const xmlOne = async (opts: Parameters<typeof immobilie>[1]) => norm(await parseOpenImmo(immobilie('', opts)))[0];
 
+describe('csv: rows that leave out their empty trailing fields', () => {
+  // Some agency software writes no separator after the last field that holds something.
+  it('reads a row that stops after its place or its price, the fields left out empty', async () => {
+    const feed = await parseCsvFeed(csvFeed([
+      'T1;Location;Appartement;Studio;"1 250 €";"32,5 m²";1;;Esch-sur-Alzette;L-4010',
+      'T2;Vente;Maison;Maison;"1.250.000";185;5;4;PETANGE',
+      'T3;Location;Appartement;Studio;950',
+      csvRow({ ref: 'T4' }),
+    ]));
+    expect(feed.rejects).toEqual([]);
+    const [t1, t2, t3, t4] = norm(feed);
+    expect(ok(t1)).toMatchObject({ listing_type: 'RENT', price_eur: 1250, area_m2: 32.5, rooms: 1, commune: 'Esch-sur-Alzette', postcode: 4010, lat: null, images: [], created_at: null });
+    expect(ok(t2)).toMatchObject({ listing_type: 'SALE', price_eur: 1_250_000, area_m2: 185, rooms: 5, commune: 'Pétange' });
+    // Read, then refused for what it lacks, as the same row with its separators written is.
+    expect(reason(t3)).toBe('no commune, locality, postcode or coordinates given');
+    expect(ok(t4).commune).toBe('Strassen');
+  });
+
+  it('still refuses a line broken inside a field: the start without a price, the rest out of place', async () => {
+    const feed = await parseCsvFeed(csvFeed(['T5;Location;Appartement;Studio proche', 'gare;"1 250 €";32;1;;Esch-sur-Alzette;L-4010;49,5;5,98;;oui;01/11/2026 10:00;']));
+    expect(feed.records).toEqual([]);
+    expect(feed.rejects.map((r) => r.reason)).toEqual([
+      'the row has 4 fields, 16 expected (a missing \';\' or a cut-off line?)',
+      'the row has 13 fields, 16 expected (a missing \';\' or a cut-off line?)',
+    ]);
+  });
+
+  it('still refuses a file cut off in its last row (no line ending after it)', async () => {
+    expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\n${csvRow({ ref: 'T6' })}\nT7;Location;Appartement;Studio;950;32`))).toMatch(/ends in the middle of a row: line 3 has 6 fields of 16/);
+  });
+});
+
 describe('csv: quotes inside a field that does not begin with one', () => {
   it('reads `Appartement "Les Jardins" 2 ch` and `Vue 24" écran` as written, and the rest of the file', async () => {
     const feed = await parseCsvFeed(csvFeed([
@@ -496,9 +528,13 @@ describe('second audit: a quote that opens a field and is not closed', () => {
     const header = `${CSV_HEADER_LINE};Agent;Description`;
     const omitted = [header, `${csvRow({ ref: 'R1' })};Anne Muller;"Bel appartement.\nLibre de suite."`, csvRow({ ref: 'R2' })];
     expect((await parseCsvFeed(omitted.join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2']);
+    // (R3 stops after its area: read since stop 52, its other fields empty.)
     const short = [header, `${csvRow({ ref: 'R1' })};Anne;"a\nb"`, `${csvRow({ ref: 'R2' })};Marc;"c\nd"`, 'R3;Location;Appartement;Studio;1100;30'];
     const read = await parseCsvFeed(short.join('\n') + '\n');
-    expect([read.records.map((r) => r.externalId), read.rejects.length]).toEqual([['R1', 'R2'], 1]);
+    expect([read.records.map((r) => r.externalId), read.rejects.length]).toEqual([['R1', 'R2', 'R3'], 0]);
+    const broken = [header, `${csvRow({ ref: 'R1' })};Anne;"a\nb"`, 'R3;Location;Appartement;Studio'];
+    const left = await parseCsvFeed(broken.join('\n') + '\n');
+    expect([left.records.map((r) => r.externalId), left.rejects.length]).toEqual([['R1'], 1]);
     const lots = [header, `${csvRow({ ref: 'R1' })};Anne;"Lots disponibles :\nA.01;RDC;Appartement;Sud;685.000 €;74,5;3;2\nA.02;1er;Studio;Nord;345.000 €;38;1;0"`, `${csvRow({ ref: 'R2' })};Marc;Calme`];
     expect((await parseCsvFeed(lots.join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2']);
   });
