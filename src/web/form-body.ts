@@ -19,11 +19,13 @@ export function formBody(opts: { limit: number; parameterLimit: number }): Reque
     // without a body, false for another type).
     // A form sent in another body format (multipart/form-data, JSON) is no form of ours: told so,
     // not "expired" nor "control characters" (an outside probe of stop 51).
-    // (An empty body, or one without a type, is left to the CSRF check as before.)
+    // A body without a type is told so too (an outside probe of stop 52: "expired", which a reload
+    // never mends). (An empty body is left to the CSRF check as before.)
     const kind = req.is('application/x-www-form-urlencoded');
-    if (kind === false && req.method === 'POST' && req.headers['content-type'] && req.headers['content-length'] !== '0') {
-      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() || 'no type';
-      return next(Object.assign(httpError(415, `unsupported form type "${type}"`), { detail: `The form was sent as ${type}; the pages' forms are sent as application/x-www-form-urlencoded, as a browser sends them. Go back and try again` }));
+    if (kind === false && req.method === 'POST' && req.headers['content-length'] !== '0') {
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      const sent = type ? `as ${type}` : 'without a Content-Type';
+      return next(Object.assign(httpError(415, `unsupported form type "${type || 'none'}"`), { detail: `The form was sent ${sent}; the pages' forms are sent as application/x-www-form-urlencoded, as a browser sends them. Go back and try again` }));
     }
     if (!kind) return next();
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase() ?? 'utf-8';
@@ -34,10 +36,23 @@ export function formBody(opts: { limit: number; parameterLimit: number }): Reque
       (text) => {
         const fields = text.split('&').length;
         if (fields > opts.parameterLimit) return next(httpError(413, 'too many parameters'));
+        // A `%` escape that is not UTF-8 (`a%FFb`, `50%`) would be kept as written (qs leaves what
+        // it cannot decode): refused, as the API refuses it (an outside probe of stop 52).
+        if (charset === 'utf-8' && !decodesAsUtf8(text)) return next(Object.assign(httpError(400, 'percent-encoding that is not UTF-8'), { detail: 'A field of the form holds a %-escape that is not UTF-8 text, which a browser does not send. Go back and try again' }));
         req.body = text === '' ? {} : qs.parse(text, { allowPrototypes: true, arrayLimit: fields, depth: 0, charset: charset as qs.IParseOptions['charset'], parameterLimit: opts.parameterLimit, strictDepth: true });
         next();
       },
       (err: unknown) => next(err),
     );
   };
+}
+
+function decodesAsUtf8(text: string): boolean {
+  if (!text.includes('%')) return true;
+  try {
+    decodeURIComponent(text.replace(/\+/g, ' '));
+    return true;
+  } catch {
+    return false;
+  }
 }

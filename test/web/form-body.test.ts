@@ -65,6 +65,28 @@ describe('the forms of the key page', () => {
     expect(await t.db('accounts').where({ email }).first()).toBeUndefined();
   });
 
+  // An outside probe of stop 52: a form sent without a Content-Type was "expired" (403), and a
+  // `%FF` in a key's name was stored as written.
+  it('refuse a form sent without a Content-Type, and a field whose %-escape is not UTF-8, with a page that says so', async () => {
+    const { port } = await t.listen();
+    const { cookie, token } = await pageCredentials();
+    const email = uniqueEmail('untyped');
+    const body = new URLSearchParams({ _csrf: token, email, password: PASSWORD, password_repeat: PASSWORD }).toString();
+    const untyped = await rawExchange(port, formPost(port, cookie, body).replace('Content-Type: application/x-www-form-urlencoded\r\n', ''), { halfClose: true });
+    expect(rawStatuses(untyped)).toEqual(['400']);
+    expect(untyped).toContain('sent without a Content-Type; the pages&#39; forms are sent as application/x-www-form-urlencoded');
+    for (const bad of ['a%FFb', 'a%C3', '50%', '%zz']) {
+      const raw = await rawExchange(port, formPost(port, cookie, `${body}&email2=${bad}`.replace(`email=${encodeURIComponent(email)}`, `email=${bad}`)), { halfClose: true });
+      expect(rawStatuses(raw), bad).toEqual(['400']);
+      expect(raw).toContain('a %-escape that is not UTF-8');
+    }
+    expect(await t.db('accounts').where({ email }).first()).toBeUndefined();
+    // A whole UTF-8 escape, and `+` for a space, are read.
+    const fine = await rawExchange(port, formPost(port, cookie, body.replace(`email=${encodeURIComponent(email)}`, `email=${encodeURIComponent(email)}&note=%C3%A9+x`)), { halfClose: true });
+    expect(rawStatuses(fine), fine.slice(0, 300)).toEqual(['303']);
+    expect(await t.db('accounts').where({ email }).first()).toBeDefined();
+  });
+
   it('read a field named __proto__ as a field, and a field sent twice as not a text', async () => {
     const { cookie, token } = await pageCredentials();
     const email = uniqueEmail('proto');
