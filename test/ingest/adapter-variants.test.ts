@@ -77,6 +77,28 @@ describe('csv: rows that leave out their empty trailing fields', () => {
     ]);
   });
 
+  // The regression check of stop 52: a line broken in its coordinates or photos left a first half
+  // that reaches past the price, its last field cut (`49.5` of `49.5173`, two photos of three).
+  it('refuses the first half of a line broken after its price, whose last field is cut, and the rest', async () => {
+    const header = `${CSV_HEADER_LINE};Agent`;
+    const feed = await parseCsvFeed([
+      header,
+      'T8;Location;Appartement;Studio;950;32;1;;Bettembourg;L-3201;49.5',
+      '173;6.0967;;non;01/11/2026 10:00;;Anne',
+      'T9;Location;Appartement;Studio;950;32;1;;Bettembourg;L-3201;49.5173;6.0967;https://a.example/1.jpg|https://a.example/2',
+      '.jpg|https://a.example/3.jpg;non;01/11/2026 10:00;;',
+      'T10;Location;Appartement;Studio;950;32;1;;Bettembourg;L-3201',
+      'T11;Location;Appartement;Studio;990;33;1;;Bettembourg',
+    ].join('\n') + '\n');
+    expect(feed.records.map((r) => r.externalId)).toEqual(['T10', 'T11']);
+    expect(feed.rejects.map((r) => [r.external_id, r.reason])).toEqual([
+      ['T8', 'the row has 11 fields, 16 expected, and the next line holds the rest of a row (a line break inside a field that is not quoted?)'],
+      ['173', 'the row has 7 fields, 16 expected (a missing \';\' or a cut-off line?)'],
+      ['T9', 'the row has 13 fields, 16 expected, and the next line holds the rest of a row (a line break inside a field that is not quoted?)'],
+      ['.jpg|https://a.example/3.jpg', 'the row has 5 fields, 16 expected (a missing \';\' or a cut-off line?)'],
+    ]);
+  });
+
   it('still refuses a file cut off in its last row (no line ending after it)', async () => {
     expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\n${csvRow({ ref: 'T6' })}\nT7;Location;Appartement;Studio;950;32`))).toMatch(/ends in the middle of a row: line 3 has 6 fields of 16/);
   });

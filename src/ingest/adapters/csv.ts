@@ -65,6 +65,17 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   let plainMost = 0;
   let multiLine: { line: number; fields: number; column: number } | null = null;
   let endsLine = true;
+  // A row read with fields left out at its end (leftOutAtEnd), held until the next row shows it
+  // is not the first half of a line broken inside a field that is not quoted: that half's last
+  // field is cut (`49.5` of `49.5173`, `1 2` of `1 250 €`), and the next row, the rest of the
+  // line, is short and out of place.
+  let shortRow: { fields: string[]; line: number; event: FeedEvent } | null = null;
+  const release = (next: string[] | null) => {
+    if (!shortRow || !columns) return;
+    const broken = next !== null && next.length < columns.needed && shortRow.fields.length + next.length - 1 <= columns.length && !leftOutAtEnd(next, columns.at);
+    events.push(broken ? brokenLine(shortRow.fields, shortRow.line, columns) : shortRow.event);
+    shortRow = null;
+  };
   // The records read so far, checked and made into events (the first one is the header).
   const take = () => {
     for (const { fields, line } of pending.splice(0)) {
@@ -113,7 +124,10 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
       if (broken === -1) plainMost = Math.max(plainMost, held);
       else if (!multiLine || held > multiLine.fields) multiLine = { line, fields: held, column: broken + 1 };
       last = { line, fields: fields.length, needed: columns.needed };
-      events.push(toEvent(fields, line, columns));
+      release(fields);
+      const event = toEvent(fields, line, columns);
+      if (fields.length < columns.needed && event.kind === 'record') shortRow = { fields, line, event };
+      else events.push(event);
     }
   };
   const run = async (step: (done: (err?: Error | null) => void) => void) => {
@@ -176,6 +190,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
       );
     }
   }
+  release(null);
   yield* events.splice(0);
   if (!columns) throw new FeedParseError('the CSV has no header row');
 }
@@ -254,12 +269,12 @@ function fitOfTyped(typed: [string, (v: string) => boolean][]): { count: number;
 }
 
 // A row that stops before the last column, the ones it leaves out empty: some agency software
-// writes no separators after the last field that holds something (an outside probe of stop 51:
-// such rows were refused). Read so when the row reaches past the price and every typed column
-// it holds is of its form, as a row's are; a line broken inside a field leaves a start without
+// writes no separators after the last field that holds something (an outside probe of stop 52:
+// such rows were refused). Read so when the row states a price and every typed column it holds
+// is of its form, as a row's are; a line broken inside a field leaves a start without
 // a price and a rest whose values stand in other columns, both refused as before.
 function leftOutAtEnd(fields: string[], at: number[]): boolean {
-  if (fields.length <= at[4]) return false;
+  if (fields.length <= at[4] || isBlank(fields[at[4]])) return false;
   const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => at[k] < fields.length).map(([k, check]) => [fields[at[k]], check]));
   return typed.fits === typed.count;
 }
@@ -273,6 +288,11 @@ function filledLength(fields: string[]): number {
 
 // The CSV of a whole file in memory (tests, tools).
 export const parseCsvFeed = (input: Buffer | string): Promise<ParsedFeed> => collectFeed(readCsvFeed, input);
+
+function brokenLine(fields: string[], line: number, { at, needed }: Columns): FeedEvent {
+  const reason = `the row has ${fields.length} fields, ${needed} expected, and the next line holds the rest of a row (a line break inside a field that is not quoted?)`;
+  return { kind: 'reject', reject: { external_id: cleanExternalId(fields[at[0]] ?? fields[0]), position: `line ${line}`, reason } };
+}
 
 function toEvent(fields: string[], line: number, { at, needed }: Columns): FeedEvent {
   const position = `line ${line}`;
