@@ -12,6 +12,7 @@ declare module 'express-session' {
     email?: string;
     notice?: string; // shown once on the next page
     createNonce?: string; // makes the create-key form single-use (see keys-router.ts)
+    signedInAt?: number; // ms since the epoch: a session lasts sessionTtlMs from it, used or not
   }
 }
 
@@ -65,7 +66,7 @@ export function sessionMiddleware(deps: { db: Knex; logger: Logger; secureCookie
         mw(req, res, (err?: unknown) => {
           if (!err) {
             saveBeforeRedirect(req, res, next);
-            return next();
+            return withinLifetime(req, deps.options.sessionTtlMs, next);
           }
           // The store could not read the session (the database unavailable): nothing is known
           // of it, so nothing may be done to it. Without its id, express-session neither deletes
@@ -93,6 +94,25 @@ function saveBeforeRedirect(req: Request, res: Response, next: NextFunction): vo
   }) as Response['redirect'];
 }
 
+// A session lasts its lifetime from sign-in, however often it is used: express-session moves
+// its expiry on every request that changes it (each keys page does), which made it an idle
+// timeout (an outside probe of stop 52). Past it, the visitor is signed out: a new, empty session.
+// A session from before signedInAt was kept counts from the first request that sees it.
+function withinLifetime(req: Request, ttlMs: number, next: NextFunction): void {
+  const s = req.session;
+  if (!s?.accountId) return next();
+  const now = Date.now();
+  s.signedInAt ??= now;
+  const left = s.signedInAt + ttlMs - now;
+  if (left > 0) {
+    // express-session sets the expiry to now + originalMaxAge as the response goes out.
+    s.cookie.originalMaxAge = left;
+    s.cookie.maxAge = left;
+    return next();
+  }
+  s.regenerate((err) => next(err));
+}
+
 function promisify(fn: (cb: (err?: unknown) => void) => void): Promise<void> {
   return new Promise((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));
 }
@@ -103,6 +123,7 @@ export async function startSignedInSession(req: Request, account: { id: number; 
   await promisify((cb) => req.session.regenerate(cb));
   req.session.accountId = account.id;
   req.session.email = account.email;
+  req.session.signedInAt = Date.now();
   if (notice) req.session.notice = notice;
   await promisify((cb) => req.session.save(cb));
 }

@@ -49,6 +49,35 @@ describe('sessions are made only when someone signs in', () => {
   });
 });
 
+// An outside probe of stop 52: each keys page moved the session's expiry 8 hours on, so a
+// session in use never ended.
+describe('a session lasts 8 hours from sign-in, used or not', () => {
+  it('keeps its expiry while used, and signs the visitor out once it has passed', async () => {
+    const email = uniqueEmail('lifetime');
+    await signUp(request.agent(t.app), email);
+    await t.db('web_sessions').del();
+    const agent = request.agent(t.app);
+    await signIn(agent, email);
+    const [{ sid }] = await t.db('web_sessions').select('sid');
+    const expiry = async () => new Date((await t.db('web_sessions').where({ sid }).first()).expire).getTime();
+    // Signed in 7 hours ago: the page still shows the keys, and the session ends 1 hour from now.
+    const back = async (ms: number) => t.db.raw(`UPDATE web_sessions SET sess = jsonb_set(sess::jsonb, '{signedInAt}', to_jsonb(?::bigint))::json WHERE sid = ?`, [Date.now() - ms, sid]);
+    await back(7 * 3600_000);
+    const page = await agent.get('/api-keys');
+    expect(page.text).toContain('Signed in as');
+    const cookie = ([] as string[]).concat(page.headers['set-cookie'] ?? []).find((c) => c.startsWith('lf_session='));
+    const hour = Date.now() + 3600_000;
+    if (cookie) expect(Math.abs(new Date(/Expires=([^;]+)/i.exec(cookie)![1]).getTime() - hour)).toBeLessThan(60_000);
+    expect(Math.abs((await expiry()) - hour)).toBeLessThan(60_000);
+    // 8 hours and a minute ago: signed out, the session gone.
+    await back(8 * 3600_000 + 60_000);
+    const after = await agent.get('/api-keys');
+    expect(after).toHaveStatus(200);
+    expect(after.text).not.toContain('Signed in as');
+    expect(await t.db('web_sessions').where({ sid }).first()).toBeUndefined();
+  });
+});
+
 describe('the forms of anonymous visitors are still protected against CSRF', () => {
   it('refuses a sign-in posted without a token, with a made-up one, or with another browser’s token (login CSRF)', async () => {
     const email = uniqueEmail('victim');
