@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { loggedPath } from './lib/logged-path.js';
 import proxyAddr from 'proxy-addr';
 import type { KeyUsageTracker } from './auth/key-usage.js';
 import { createApiCaches } from './cache/api-caches.js';
@@ -72,10 +73,10 @@ export interface App extends Express {
   locals: Express['locals'] & { storeHealth: StoreHealth; metrics: Metrics; replay?: AnswerReplay };
 }
 
-// The path without the query string (which may hold anything a client typed); originalUrl
-// because routers rewrite req.url while they run.
+// The path as logged (src/lib/logged-path.ts); originalUrl because routers rewrite req.url while
+// they run.
 function pathOf(req: { url?: string; originalUrl?: string }): string {
-  return String(req.originalUrl ?? req.url).split('?')[0];
+  return loggedPath(String(req.originalUrl ?? req.url));
 }
 
 // Paths whose answers are sent by src/http/send-cached-body.ts, already compressed (not the

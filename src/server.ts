@@ -26,6 +26,7 @@ import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
 import { createRedis, waitForRedis, wrongRedisDatabase } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
 import { MarketSnapshotScheduler } from './services/market-snapshots.js';
+import { loggedPath } from './lib/logged-path.js';
 
 // How long a stopping process waits for its requests in flight, and how long a stopping
 // cluster worker must see no new connection before it stops listening (src/server.ts, shutdown).
@@ -220,7 +221,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const loggedStopping: RequestListener = (req, res) => {
     stoppingListener(req, res);
     if (!logsRequests) return;
-    const path = (req.url ?? '').split('?')[0];
+    const path = loggedPath(req.url ?? '');
     logger.info({ req: { method: req.method, path }, request_id: res.getHeader('X-Request-Id'), res: { status: 503 }, responseTime: 0 }, `${req.method} ${path} 503 0ms (this process is stopping)`);
   };
 

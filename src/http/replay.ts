@@ -15,6 +15,7 @@ import { requestKey } from './auth.js';
 import { ApiError, problemJson } from './errors.js';
 import { quotaExceededProblem } from './quota.js';
 import { requestIdFor } from './request-id.js';
+import { loggedPath } from '../lib/logged-path.js';
 
 // The lean path of a repeated request (issue 15): an answer the API has sent once is sent
 // again, byte for byte and header for header, without Express (no router, no middleware, no
@@ -209,7 +210,7 @@ export class AnswerReplay {
     this.deps.metrics?.observe('GET', route, status, startedAt, rejection);
     const logger = this.deps.logger;
     if (logger) {
-      const path = (req.url ?? '').split('?')[0];
+      const path = loggedPath(req.url ?? '');
       const ms = Math.round(performance.now() - startedAt);
       logger.info({ req: { method: 'GET', path }, request_id: requestId, key_id: keyId, res: { status }, responseTime: ms }, `GET ${path} ${status} ${ms}ms`);
     }

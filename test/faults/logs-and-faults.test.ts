@@ -61,6 +61,23 @@ describe('request logs', () => {
   });
 });
 
+// An outside probe of stop 52: a key pasted into the path was logged in full.
+it('masks a key written in the path, percent-encoded or not, with or without a valid Authorization', async () => {
+  const { logger, raw } = capture();
+  const app = await buildTestApp(t.db, { logger });
+  const k = await createKey(t.db, 'pro');
+  const encoded = `lfk%5F${k.key.slice(4)}`;
+  for (const path of [`/api/v1/listings/${k.key}`, `/api/v1/${k.key}/listings`, `/api/v1/listings/${encoded}`, `/${k.key.toUpperCase()}`]) {
+    await request(app).get(path);
+    await request(app).get(path).set(bearer(k.key));
+  }
+  const all = raw.join('\n');
+  expect(all).not.toContain(k.key.slice(4));
+  expect(all).not.toContain(k.key.slice(4).toUpperCase());
+  expect(all).toContain('"path":"/api/v1/listings/lfk_[redacted]"');
+  expect(all).toContain('"path":"/api/v1/lfk_[redacted]/listings"');
+});
+
 describe('database faults', () => {
   it('answers 503 unavailable when PostgreSQL cannot be reached, failing at once on the refused connection; never a 500 or a hang', async () => {
     const dead = createDb('postgres://postgres@127.0.0.1:1/none', { poolMax: 2 });
