@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { controlCharacterInArguments, UsageError } from './args.js';
 import { loadConfig } from '../config.js';
 import { openDatabase, runningServer } from '../db/open.js';
-import { normalizeEmail } from '../domain/email.js';
+import { emailLengthProblem, normalizeEmail } from '../domain/email.js';
 import { KEY_NAME_MAX_CHARS, KEY_NAME_MAX_CODE_POINTS, parseKeyName } from '../domain/key-name.js';
 import { TIERS } from '../domain/tiers.js';
 import { findOrCreateAccount } from '../repositories/accounts.js';
@@ -27,7 +27,14 @@ export interface KeysCliIo {
 const TIER_CHOICES = `${TIERS.slice(0, -1).join(', ')} or ${TIERS.at(-1)}`;
 const tier = z.enum(TIERS, { error: (issue) => `unknown tier ${JSON.stringify(issue.input)}: use ${TIER_CHOICES}` });
 // Checked in the form the account is stored under (normalizeEmail), as the web page does.
-const email = z.string().transform(normalizeEmail).pipe(z.email({ error: (issue) => `${JSON.stringify(issue.input)} is not a valid email address` }));
+const email = z
+  .string()
+  .transform(normalizeEmail)
+  .pipe(z.email({ error: (issue) => `${JSON.stringify(issue.input)} is not a valid email address` }))
+  .superRefine((v, ctx) => {
+    const problem = emailLengthProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a valid email address: ${problem}` });
+  });
 
 // The human form of `list`: a header row, then one row per key, in aligned columns.
 function table(header: string[], rows: string[][]): string {

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { KEY_ID_PATTERN } from '../auth/api-key.js';
-import { normalizeEmail } from '../domain/email.js';
+import { emailLengthProblem, normalizeEmail } from '../domain/email.js';
 import { KEY_NAME_MAX_CHARS, KEY_NAME_MAX_CODE_POINTS, parseKeyName } from '../domain/key-name.js';
 import { usageToday, utcDay } from '../rate-limit/quota-counters.js';
 import { createAccount, findAccountByEmail } from '../repositories/accounts.js';
@@ -34,6 +34,12 @@ export interface KeysRouterDeps extends ThrottleDeps {
 
 const str = z.preprocess((v) => (typeof v === 'string' ? v : ''), z.string());
 const emailSchema = z.string().trim().max(254, 'An email address has at most 254 characters.').pipe(z.email('Enter an email address like name@example.com.'));
+// A new account's address fits RFC 5321's and RFC 1035's lengths too (sign-in does not ask it
+// of accounts made before the rule).
+const newEmailSchema = emailSchema.superRefine((v, ctx) => {
+  const problem = emailLengthProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: `In an email address, ${problem}.` });
+});
 const signInBody = z.object({ email: str, password: str });
 const signUpBody = z.object({ email: str, password: str, password_repeat: str });
 const createBody = z.object({ name: str, nonce: str });
@@ -165,7 +171,7 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     const body = signUpBody.parse(req.body ?? {});
     const errors: FieldErrors<'email' | 'password' | 'password_repeat'> = {};
     // Validated and stored in its normalized form (normalizeEmail): ＡＬＩＣＥ@x.lu is alice@x.lu.
-    const parsedEmail = emailSchema.safeParse(normalizeEmail(body.email));
+    const parsedEmail = newEmailSchema.safeParse(normalizeEmail(body.email));
     if (!parsedEmail.success) errors.email = body.email.trim() ? parsedEmail.error.issues[0].message : 'Enter your email address.';
     const email = parsedEmail.success ? parsedEmail.data : body.email.trim();
     const weak = await passwordProblem(body.password, email);

@@ -102,6 +102,7 @@ describe('npm run keys', () => {
       ['frobnicate'],
       ['set-tier', 'key_x', 'platinum'],
       ['revoke'],
+      ['create', '--email', `${'a'.repeat(65)}@example.com`, '--tier', 'free'],
       ['create', '--bogus'],
     ];
     const results = await Promise.all(cases.map((args) => keys(...args)));
@@ -115,6 +116,7 @@ describe('npm run keys', () => {
     expect(problems(results[1])).toBe('--email: "not-an-email" is not a valid email address');
     expect(problems(results[2])).toBe('--email is required');
     expect(problems(results[4])).toBe('unknown tier "platinum": use free, starter, pro or enterprise');
+    expect(problems(results[6])).toBe(`--email: "${'a'.repeat(65)}@example.com" is not a valid email address: the part before the @ has at most 64 characters`);
     const both = await keys('create', '--tier', 'gold');
     expect(both.code).toBe(2);
     expect(problems(both)).toBe('--email is required\n--tier: unknown tier "gold": use free, starter, pro or enterprise');

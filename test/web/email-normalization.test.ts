@@ -94,6 +94,23 @@ describe('the sign-in lock holds for every spelling of an address', () => {
     expect(refused.text).toContain('Enter an email address like name@example.com.');
   });
 
+  // An outside probe of stop 52: accounts were made for addresses no mail server takes.
+  it('refuses a sign-up for an address over 64 characters before the @ or with a domain part over 63', async () => {
+    const cases: [string, string][] = [
+      [`${'a'.repeat(65)}@example.com`, 'In an email address, the part before the @ has at most 64 characters.'],
+      [`a${tag()}@${'b'.repeat(64)}.com`, 'In an email address, each part of the domain (between dots) has at most 63 characters.'],
+    ];
+    for (const [email, message] of cases) {
+      const res = await signUp(request.agent(t.app), email);
+      expect(res, email).toHaveStatus(400);
+      expect(res.text).toContain(message);
+      expect(await t.db('accounts').where({ email }).first()).toBeUndefined();
+    }
+    // At the limits: made.
+    const edge = `${'c'.repeat(58)}${tag().slice(0, 6).padEnd(6, 'x')}@${'d'.repeat(63)}.lu`;
+    expect(await signUp(request.agent(t.app), edge)).toHaveStatus(303);
+  });
+
   it('refuses a sign-up for an address that exists in another spelling, and stores the normalized form', async () => {
     const local = `bob${tag()}`;
     expect(await signUp(request.agent(t.app), `${local.toUpperCase()}@Example.COM`)).toHaveStatus(303);
