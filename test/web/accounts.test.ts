@@ -260,6 +260,12 @@ describe('sign-in and sign-out', () => {
     expect(wrong.body).toContain('That email and password do not match an account');
     expect(unknown).toEqual(wrong);
     expect(noPassword).toEqual(wrong);
+    // A sign-up for either says the same, and says why the staff's kind cannot sign in (an outside
+    // probe of stop 52: "sign in instead" led nowhere for it).
+    const again = async (who: string) => (await signUp(request.agent(t.app), who)).text.replaceAll(who, 'EMAIL').replace(/value="[^"]*"/g, '');
+    const taken = await again(email);
+    expect(taken).toContain('An account with this email already exists. Sign in instead (an account our staff made for you has no password and cannot sign in here: ask them).');
+    expect(await again(cliAccount)).toEqual(taken);
   });
 
   it('asks for the fields it needs, next to them', async () => {
