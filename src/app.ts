@@ -207,7 +207,7 @@ export function buildApp(deps: AppDeps): App {
   );
   keyed.use('/listings', listingsRouter({ db: deps.db, reads: deps.reads, search, rows, gazetteer: deps.gazetteer, baseUrl: deps.config.PUBLIC_BASE_URL, caches }));
   keyed.use('/changes', changesRouter({ db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL, caches, waitMs: databaseBoundMs }));
-  const prices = createMarketPrices({ db: deps.db, reads: deps.reads, logger: deps.logger });
+  const prices = createMarketPrices({ db: deps.db, reads: deps.reads, logger: deps.logger, waitMs: deps.config.DB_STATEMENT_TIMEOUT_MS ?? 10_000 });
   keyed.use('/market', marketRouter({ db: deps.db, reads: deps.reads, gazetteer: deps.gazetteer, caches, clock, live: deps.live, prices }));
   keyed.use('/communes', communesRouter(deps));
   keyed.use(notFoundHandler);

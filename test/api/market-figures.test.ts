@@ -4,6 +4,7 @@ import { LISTING_TYPES } from '../../src/domain/listing.js';
 import { currentDataVersion } from '../../src/repositories/data-version.js';
 import { marketPrices, type MarketPricesFilter } from '../../src/repositories/market.js';
 import { createMarketPrices } from '../../src/services/market-prices.js';
+import { unavailableCause } from '../../src/db/errors.js';
 import { useTestContext } from '../helpers/context.js';
 import { insertListing } from '../helpers/factory.js';
 
@@ -77,5 +78,37 @@ describe('market prices from the figures of every group', () => {
     await prices.ready(after);
     expect(await prices.prices(after, f)).toEqual(now);
     expect(await prices.prices(before, f)).toEqual(now); // older than held: SQL, as it stands
+  });
+
+  // An outside probe of stop 52: behind a lock on the table, a request waited for the read of
+  // every group (120 s timeout) 39.7 s, where every other route answered 503 at 10 s.
+  it('waits for the read of every group no longer than a statement may take, then answers 503; the read goes on', async () => {
+    await insertListing(t.db, { commune: 'Mamer', listing_type: 'RENT', rooms: 2, price_eur: 1999, area_m2: 70 });
+    const version = await currentDataVersion(t.db);
+    // Nothing held yet: the first request starts the read (no spacing holds it back).
+    const prices = createMarketPrices({ db: t.db, waitMs: 300 });
+    const f = { communes: ['Mamer'], listingType: 'RENT' as const, rooms: 2 };
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = t.db.transaction(async (trx) => {
+      await trx.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+      locked();
+      await released;
+    });
+    await isLocked;
+    const started = Date.now();
+    const err = await prices.prices(version, f).then(() => null, (e: unknown) => e as Error & { code?: string });
+    const waited = Date.now() - started;
+    release();
+    await holder;
+    expect(err?.code).toBe('57014');
+    expect(unavailableCause(err)).toBe('statement_timeout');
+    // Its own wait (300 ms), not the read's timeout (120 s), however busy the machine.
+    expect(waited).toBeGreaterThanOrEqual(300);
+    expect(waited).toBeLessThan(20_000);
+    await prices.ready(version);
+    expect(await prices.prices(version, f)).toEqual(await marketPrices(t.db, f));
   });
 });
