@@ -190,7 +190,9 @@ async function streamExport(deps: ExportDeps, res: import('express').Response, k
     if (!res.writableEnded && !clientGone) await new Promise<void>((resolve) => res.once('finish', resolve).once('close', resolve));
   } catch (e) {
     if (clientGone) {
-      deps.logger?.info('export: the client went away before the end');
+      // (Or the server, stopping, closed the connection past its drain: an outside probe of stop
+      // 52 read "the client went away" then; the drain's own warning precedes this line.)
+      deps.logger?.info('export: the connection closed before the end (the client went away, or this process closed it while stopping)');
       return;
     }
     lines.unpipe(res);
