@@ -99,6 +99,30 @@ describe('csv: rows that leave out their empty trailing fields', () => {
     ]);
   });
 
+  // The regression check of stop 52: rows that end in `;` or `;;;;` the header lacks made the two
+  // halves longer than a row; a reordered header put a figure of the rest under the price; a lost
+  // separator ran the date and the link together.
+  it('refuses both halves of a broken line in rows padded past the header or in another column order, and a date run into the link', async () => {
+    const z = await parseCsvFeed([
+      CSV_HEADER_LINE,
+      'Z-1;Location;Appartement;Studio Gare;1337;41;1;0;Luxembourg-Gare;L-1611;49.6005;6.1',
+      '335;https://img.example/z1a.jpg|https://img.example/z1b.jpg;oui;15/11/2026 18:45;https://agence.example/biens/Z-1;',
+      'Z-2;Location;Appartement;Appartement Belvaux;1777;77;3;2;Belvaux;L-4410;49.5173;5.9301;https://img.example/z2a.jpg',
+      '|https://img.example/z2b.jpg;non;21/11/2026 14:03;https://agence.example/biens/Z-2;;;;',
+      'Z-3;Location;Appartement;Studio;950;32;1;;Bettembourg;L-3201;49.5173;6.0967;;non;01/11/2026 10:00https://agence.example/biens/Z-3',
+      'Z-4;Location;Appartement;Studio;950;32;1;;Bettembourg;L-3201;49.5173;6.0967;;non;01/11/2026 10:00;https://agence.example/biens/Z-4;',
+    ].join('\n') + '\n');
+    expect(z.records.map((r) => r.externalId)).toEqual(['Z-4']);
+    expect(z.rejects.map((r) => r.external_id)).toEqual(['Z-1', '335', 'Z-2', '|https://img.example/z2b.jpg', 'Z-3']);
+    const reordered = await parseCsvFeed([
+      "Référence;Titre;Prix;Type d'offre;Type de bien;Localité;Code postal;Surface;Pièces;Chambres;Latitude;Longitude;Photos;Étudiants;Date de création;Lien",
+      'A26-4;Studio proche gare;1250,00;location;Appartement;Luxembourg-Gare;L-1611;32;1;',
+      '0;49.6005;6.1335;https://img.example/A264.jpg;oui;15/11/2026 18:45;https://agence.example/biens/A26-4',
+    ].join('\n') + '\n');
+    expect(reordered.records).toEqual([]);
+    expect(reordered.rejects.map((r) => r.external_id)).toEqual(['A26-4', '0']);
+  });
+
   it('still refuses a file cut off in its last row (no line ending after it)', async () => {
     expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\n${csvRow({ ref: 'T6' })}\nT7;Location;Appartement;Studio;950;32`))).toMatch(/ends in the middle of a row: line 3 has 6 fields of 16/);
   });

@@ -72,7 +72,10 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   let shortRow: { fields: string[]; line: number; event: FeedEvent } | null = null;
   const release = (next: string[] | null) => {
     if (!shortRow || !columns) return;
-    const broken = next !== null && next.length < columns.needed && shortRow.fields.length + next.length - 1 <= columns.length && !leftOutAtEnd(next, columns.at);
+    // Fields counted up to the last that holds something (rows that end in `;` or `;;;;` the
+    // header lacks: the regression check of stop 52), and one unnamed column let through.
+    const joined = filledLength(shortRow.fields) + filledLength(next ?? []) - 1;
+    const broken = next !== null && filledLength(next) < columns.needed && joined <= columns.length + 1 && !leftOutAtEnd(next, columns.at);
     events.push(broken ? brokenLine(shortRow.fields, shortRow.line, columns) : shortRow.event);
     shortRow = null;
   };
@@ -270,11 +273,19 @@ function fitOfTyped(typed: [string, (v: string) => boolean][]): { count: number;
 
 // A row that stops before the last column, the ones it leaves out empty: some agency software
 // writes no separators after the last field that holds something (an outside probe of stop 52:
-// such rows were refused). Read so when the row states a price and every typed column it holds
-// is of its form, as a row's are; a line broken inside a field leaves a start without
-// a price and a rest whose values stand in other columns, both refused as before.
+// such rows were refused). Read so when the row states a reference, an offer and a price and
+// every typed column it holds is of its form, as a row's are; a line broken inside a field
+// leaves a start without a price, or one the next line shows cut (shortRow in readCsvFeed), and
+// a rest whose values stand in other columns, refused as before.
 function leftOutAtEnd(fields: string[], at: number[]): boolean {
-  if (fields.length <= at[4] || isBlank(fields[at[4]])) return false;
+  if (fields.length <= Math.max(at[0], at[1], at[4]) || isBlank(fields[at[0]]) || isBlank(fields[at[4]])) return false;
+  // Its offer is one (the rest of a broken line has something else there: a URL, a figure).
+  if (offerType(fields[at[1]]) === null) return false;
+  // A date stated but unread is the date and the link run together (`01/11/2026 10:00https://…`,
+  // a separator lost): the link would be lost without a word.
+  const date = fields[at[14]];
+  const read = date === undefined || isBlank(date) ? null : parseFeedDate(date);
+  if (read && (!read.ok || read.value === null)) return false;
   const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => at[k] < fields.length).map(([k, check]) => [fields[at[k]], check]));
   return typed.fits === typed.count;
 }
