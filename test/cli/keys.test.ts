@@ -117,6 +117,12 @@ describe('npm run keys', () => {
     expect(problems(results[2])).toBe('--email is required');
     expect(problems(results[4])).toBe('unknown tier "platinum": use free, starter, pro or enterprise');
     expect(problems(results[6])).toBe(`--email: "${'a'.repeat(65)}@example.com" is not a valid email address: the part before the @ has at most 64 characters`);
+    // An account made before that rule (the regression check of stop 52) still gets keys and is listed.
+    const old = `${'b'.repeat(65)}@example.com`;
+    await t.db('accounts').insert({ email: old });
+    expect((await keys('create', '--email', old, '--tier', 'pro')).code).toBe(0);
+    const listed = await keys('list', '--email', old, '--json');
+    expect([listed.code, JSON.parse(listed.stdout).map((k: { email: string }) => k.email)]).toEqual([0, [old]]);
     const both = await keys('create', '--tier', 'gold');
     expect(both.code).toBe(2);
     expect(problems(both)).toBe('--email is required\n--tier: unknown tier "gold": use free, starter, pro or enterprise');
