@@ -29,6 +29,18 @@ export function sessionMiddleware(deps: { db: Knex; logger: Logger; secureCookie
     errorLog: (...args: unknown[]) => deps.logger.error({ err: args.find((a) => a instanceof Error) }, String(args[0])),
   });
 
+  // A session past its lifetime from sign-in is read as none: the visitor is signed out, and, as
+  // for any visitor without a session, nothing is written until they sign in (ending it in the
+  // request instead made a new, empty session row and cookie: the regression check of stop 52).
+  const ttlMs = deps.options.sessionTtlMs;
+  const get = store.get.bind(store);
+  store.get = (sid, cb) =>
+    get(sid, (err, sess) => {
+      const at = (sess as { signedInAt?: unknown } | null | undefined)?.signedInAt;
+      if (err || typeof at !== 'number' || at + ttlMs > Date.now()) return cb(err, sess);
+      store.destroy(sid, (e?: unknown) => cb(e ?? null, null));
+    });
+
   let ready: Promise<RequestHandler> | null = null;
   const build = async (): Promise<RequestHandler> =>
     session({
@@ -96,21 +108,18 @@ function saveBeforeRedirect(req: Request, res: Response, next: NextFunction): vo
 
 // A session lasts its lifetime from sign-in, however often it is used: express-session moves
 // its expiry on every request that changes it (each keys page does), which made it an idle
-// timeout (an outside probe of stop 52). Past it, the visitor is signed out: a new, empty session.
-// A session from before signedInAt was kept counts from the first request that sees it.
+// timeout (an outside probe of stop 52). Past it, the store reads it as none (above). A session
+// from before signedInAt was kept counts from the first request that sees it.
 function withinLifetime(req: Request, ttlMs: number, next: NextFunction): void {
   const s = req.session;
   if (!s?.accountId) return next();
   const now = Date.now();
   s.signedInAt ??= now;
-  const left = s.signedInAt + ttlMs - now;
-  if (left > 0) {
-    // express-session sets the expiry to now + originalMaxAge as the response goes out.
-    s.cookie.originalMaxAge = left;
-    s.cookie.maxAge = left;
-    return next();
-  }
-  s.regenerate((err) => next(err));
+  // express-session sets the expiry to now + originalMaxAge as the response goes out.
+  const left = Math.max(1000, s.signedInAt + ttlMs - now);
+  s.cookie.originalMaxAge = left;
+  s.cookie.maxAge = left;
+  next();
 }
 
 function promisify(fn: (cb: (err?: unknown) => void) => void): Promise<void> {

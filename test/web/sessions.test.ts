@@ -69,12 +69,17 @@ describe('a session lasts 8 hours from sign-in, used or not', () => {
     const hour = Date.now() + 3600_000;
     if (cookie) expect(Math.abs(new Date(/Expires=([^;]+)/i.exec(cookie)![1]).getTime() - hour)).toBeLessThan(60_000);
     expect(Math.abs((await expiry()) - hour)).toBeLessThan(60_000);
-    // 8 hours and a minute ago: signed out, the session gone.
+    // 8 hours and a minute ago: signed out, the session gone, and, as for any visitor without a
+    // session, no new one written (the regression check of stop 52 found an empty row and cookie).
     await back(8 * 3600_000 + 60_000);
     const after = await agent.get('/api-keys');
     expect(after).toHaveStatus(200);
     expect(after.text).not.toContain('Signed in as');
-    expect(await t.db('web_sessions').where({ sid }).first()).toBeUndefined();
+    expect(sessionCookie(after)).toBeNull();
+    expect(await sessionRows()).toBe(0);
+    // Signing in again works.
+    expect(await signIn(agent, email)).toHaveStatus(303);
+    expect((await agent.get('/api-keys')).text).toContain('Signed in as');
   });
 });
 
