@@ -1,7 +1,7 @@
 import { KEY_PREFIX } from '../auth/api-key.js';
 
 // `lfk_`, its `_` percent-encoded or not, and the rest of the path segment.
-const KEY_IN_PATH = /lfk(?:_|%5f)[^/;,?#]*/gi;
+const KEY_IN_PATH = /(?<![a-z0-9])lfk(?:_|%5f)[^/;,?#]*/gi;
 
 // A request's path as the log shows it: without its query string (which may hold anything a
 // client typed), and with anything that looks like an API key masked. A key pasted into a URL
