@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
-import { loggedPath } from './lib/logged-path.js';
+import { loggedPath } from './http/logged-path.js';
 import proxyAddr from 'proxy-addr';
 import type { KeyUsageTracker } from './auth/key-usage.js';
 import { createApiCaches } from './cache/api-caches.js';
@@ -73,7 +73,7 @@ export interface App extends Express {
   locals: Express['locals'] & { storeHealth: StoreHealth; metrics: Metrics; replay?: AnswerReplay };
 }
 
-// The path as logged (src/lib/logged-path.ts); originalUrl because routers rewrite req.url while
+// The path as logged (src/http/logged-path.ts); originalUrl because routers rewrite req.url while
 // they run.
 function pathOf(req: { url?: string; originalUrl?: string }): string {
   return loggedPath(String(req.originalUrl ?? req.url));

@@ -26,7 +26,7 @@ import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
 import { createRedis, waitForRedis, wrongRedisDatabase } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
 import { MarketSnapshotScheduler } from './services/market-snapshots.js';
-import { loggedPath } from './lib/logged-path.js';
+import { loggedPath } from './http/logged-path.js';
 
 // How long a stopping process waits for its requests in flight, and how long a stopping
 // cluster worker must see no new connection before it stops listening (src/server.ts, shutdown).

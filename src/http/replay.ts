@@ -15,7 +15,7 @@ import { requestKey } from './auth.js';
 import { ApiError, problemJson } from './errors.js';
 import { quotaExceededProblem } from './quota.js';
 import { requestIdFor } from './request-id.js';
-import { loggedPath } from '../lib/logged-path.js';
+import { loggedPath } from './logged-path.js';
 
 // The lean path of a repeated request (issue 15): an answer the API has sent once is sent
 // again, byte for byte and header for header, without Express (no router, no middleware, no
