@@ -123,6 +123,19 @@ describe('csv: rows that leave out their empty trailing fields', () => {
     expect(reordered.rejects.map((r) => r.external_id)).toEqual(['A26-4', '0']);
   });
 
+  it('withdraws a short row whose offer says the deal is done, and keeps a short row before one refused for its price', async () => {
+    const feed = await parseCsvFeed(csvFeed([
+      'W1;Loué;Appartement;Studio;1200;30',
+      'W2;Vente - VENDU;Maison;Maison;500000',
+      'W3;Verkauft;Haus;Haus;500000;120;4',
+      'W4;Loué',
+      'W5;Location;Appartement;Studio;950;30;1;;Strassen',
+      'W6;Location;Appartement;Studio;Prix sur demande;30;1;;Strassen',
+    ]));
+    expect(feed.records.map((r) => [r.externalId, r.action])).toEqual([['W1', 'withdraw'], ['W2', 'withdraw'], ['W3', 'withdraw'], ['W4', 'withdraw'], ['W5', 'upsert']]);
+    expect(feed.rejects.map((r) => r.external_id)).toEqual(['W6']);
+  });
+
   it('still refuses a file cut off in its last row (no line ending after it)', async () => {
     expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\n${csvRow({ ref: 'T6' })}\nT7;Location;Appartement;Studio;950;32`))).toMatch(/ends in the middle of a row: line 3 has 6 fields of 16/);
   });

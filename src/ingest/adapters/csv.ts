@@ -75,7 +75,10 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     // Fields counted up to the last that holds something (rows that end in `;` or `;;;;` the
     // header lacks: the regression check of stop 52), and one unnamed column let through.
     const joined = filledLength(shortRow.fields) + filledLength(next ?? []) - 1;
-    const broken = next !== null && filledLength(next) < columns.needed && joined <= columns.length + 1 && !leftOutAtEnd(next, columns.at);
+    // The rest of a line has no offer where the offer column stands (a row of its own does, even
+    // one refused for something else: `Prix sur demande`).
+    const broken =
+      next !== null && filledLength(next) < columns.needed && joined <= columns.length + 1 && readOffer(next[columns.at[1]]) === null && !leftOutAtEnd(next, columns.at);
     events.push(broken ? brokenLine(shortRow.fields, shortRow.line, columns) : shortRow.event);
     shortRow = null;
   };
@@ -278,9 +281,12 @@ function fitOfTyped(typed: [string, (v: string) => boolean][]): { count: number;
 // leaves a start without a price, or one the next line shows cut (shortRow in readCsvFeed), and
 // a rest whose values stand in other columns, refused as before.
 function leftOutAtEnd(fields: string[], at: number[]): boolean {
-  if (fields.length <= Math.max(at[0], at[1], at[4]) || isBlank(fields[at[0]]) || isBlank(fields[at[4]])) return false;
-  // Its offer is one (the rest of a broken line has something else there: a URL, a figure).
-  if (offerType(fields[at[1]]) === null) return false;
+  if (fields.length <= Math.max(at[0], at[1]) || isBlank(fields[at[0]])) return false;
+  // Its offer is one (the rest of a broken line has something else there: a URL, a figure). A
+  // deal done (`Loué`, `VENDU`) withdraws the listing, whatever else the row holds.
+  const offer = readOffer(fields[at[1]]);
+  if (offer === 'done') return true;
+  if (offer === null || fields.length <= at[4] || isBlank(fields[at[4]])) return false;
   // A date stated but unread is the date and the link run together (`01/11/2026 10:00https://…`,
   // a separator lost): the link would be lost without a word.
   const date = fields[at[14]];
@@ -288,6 +294,14 @@ function leftOutAtEnd(fields: string[], at: number[]): boolean {
   if (read && (!read.ok || read.value === null)) return false;
   const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => at[k] < fields.length).map(([k, check]) => [fields[at[k]], check]));
   return typed.fits === typed.count;
+}
+
+// What the offer column of a row says: a kind of offer, a deal done, or nothing this reader knows.
+function readOffer(text: string | undefined): 'offer' | 'done' | null {
+  if (text === undefined) return null;
+  const kind = offerType(text);
+  if (saysDone(...offerForDone(text, kind))) return 'done';
+  return kind === null ? null : 'offer';
 }
 
 // The number of fields up to the last one that holds something.
