@@ -92,7 +92,8 @@ describe('csv: rows that leave out their empty trailing fields', () => {
     ].join('\n') + '\n');
     expect(feed.records.map((r) => r.externalId)).toEqual(['T10', 'T11']);
     expect(feed.rejects.map((r) => [r.external_id, r.reason])).toEqual([
-      ['T8', 'the row has 11 fields, 16 expected, and the next line holds the rest of a row (a line break inside a field that is not quoted?)'],
+      // (A latitude without its longitude: refused on its own.)
+      ['T8', 'the row has 11 fields, 16 expected (a missing \';\' or a cut-off line?)'],
       ['173', 'the row has 7 fields, 16 expected (a missing \';\' or a cut-off line?)'],
       ['T9', 'the row has 13 fields, 16 expected, and the next line holds the rest of a row (a line break inside a field that is not quoted?)'],
       ['.jpg|https://a.example/3.jpg', 'the row has 5 fields, 16 expected (a missing \';\' or a cut-off line?)'],
@@ -121,6 +122,26 @@ describe('csv: rows that leave out their empty trailing fields', () => {
     ].join('\n') + '\n');
     expect(reordered.records).toEqual([]);
     expect(reordered.rejects.map((r) => r.external_id)).toEqual(['A26-4', '0']);
+  });
+
+  // The second regression check of stop 52: eleven extra named columns, two unnamed fields, or an
+  // extra column holding the offer again made the rest of a broken line look like a row.
+  it('refuses both halves of a broken line among many extra columns, and a postcode run into the latitude', async () => {
+    const first = 'MI-1;Location;Appartement;Studio proche gare;1250;32;1;0;Luxembourg-Gare;L-1611;49,6005;6,1';
+    const rest = '335;https://img.example/1.jpg;oui;21/11/2026 14:03;https://ag.example/1';
+    const whole = 'MI-2;Vente;Maison;Maison 4 chambres;895000;185;5;4;Pétange;4750;49,5589;5,8781;https://img.example/2.jpg;non;02/07/2026 09:30;https://ag.example/2';
+    const extras = ';Anne;+352 26 12 34 56;anne@ag.example;150;2;B;oui;1;3 mois;immédiate;Bel appartement';
+    const many = await parseCsvFeed([`${CSV_HEADER_LINE};Agent;Téléphone;Email;Charges;Étage;Classe énergie;Ascenseur;Parking;Caution;Disponibilité;Description`, first, rest + extras, whole + extras].join('\n') + '\n');
+    // (The rest, as long as a row with its extra columns, is read as one and refused for its offer.)
+    expect([many.records.map((r) => r.externalId), many.rejects.map((r) => r.external_id)]).toEqual([['335', 'MI-2'], ['MI-1']]);
+    expect(norm(many).map(reason)).toEqual(['unknown kind of offer "https://img.example/1.jpg"', 'accepted']);
+    const unnamed = await parseCsvFeed([CSV_HEADER_LINE, first, `${rest};note a;note b`, `${whole};note a;note b`].join('\n') + '\n');
+    expect([unnamed.records.map((r) => r.externalId), unnamed.rejects.map((r) => r.external_id)]).toEqual([['MI-2'], ['MI-1', '335']]);
+    const header = CSV_HEADER_LINE.replace(';Code postal;', ';Code postal;Transaction;');
+    const transaction = await parseCsvFeed([header, 'MI-1;Location;Appartement;Studio proche gare;1250;32;1;0;Luxembourg-Gare;', 'L-1611;Location;49,6005;6,1335;https://img.example/1.jpg;oui;21/11/2026 14:03;https://ag.example/1'].join('\n') + '\n');
+    expect([transaction.records.map((r) => r.externalId), transaction.rejects.map((r) => r.external_id)]).toEqual([[], ['MI-1', 'L-1611']]);
+    const runTogether = await parseCsvFeed(csvFeed(['MI-3;Vente;Maison;Maison;895000;185;5;4;Pétange;475049,5589;5,8781', 'MI-4;Vente;Maison;Maison;895000;185;5;4;Pétange;4750;49,5589']));
+    expect([runTogether.records.map((r) => r.externalId), runTogether.rejects.map((r) => r.external_id)]).toEqual([[], ['MI-3', 'MI-4']]);
   });
 
   it('withdraws a short row whose offer says the deal is done, and keeps a short row before one refused for its price', async () => {

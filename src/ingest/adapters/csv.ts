@@ -1,13 +1,11 @@
 import { CsvError, parse } from 'csv-parse';
 import { FeedParseError, MAX_FIELD_CHARS } from '../errors.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
-import { parseFeedDate } from '../feed-dates.js';
-import { parseCoordinate } from '../coordinates.js';
 import { isHttpUrl } from '../links.js';
-import { parseCount } from '../counts.js';
-import { isBlank, parseArea, parseBool, parsePrice, show } from '../values.js';
+import { show } from '../values.js';
 import { cleanExternalId, collectFeed, offerForDone, offerType } from './common.js';
 import { CSV_HEADER, columnsOf, type Columns } from './csv-columns.js';
+import { filledLength, fitOfTyped, leftOutAtEnd, rowOfItsOwn, TYPED_COLUMNS } from './csv-rows.js';
 import { saysDone, titleSaysDone } from './deal-done.js';
 import { notAHome, titleNotAHome } from './property-type.js';
 
@@ -72,13 +70,10 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   let shortRow: { fields: string[]; line: number; event: FeedEvent } | null = null;
   const release = (next: string[] | null) => {
     if (!shortRow || !columns) return;
-    // Fields counted up to the last that holds something (rows that end in `;` or `;;;;` the
-    // header lacks: the regression check of stop 52), and one unnamed column let through.
-    const joined = filledLength(shortRow.fields) + filledLength(next ?? []) - 1;
-    // The rest of a line has no offer where the offer column stands (a row of its own does, even
-    // one refused for something else: `Prix sur demande`).
-    const broken =
-      next !== null && filledLength(next) < columns.needed && joined <= columns.length + 1 && readOffer(next[columns.at[1]]) === null && !leftOutAtEnd(next, columns.at);
+    // The rest of a line is shorter than the header and no row of its own (rowOfItsOwn). Extra
+    // columns, named or not, make it as long as a documented row (the second regression check of
+    // stop 52), so the header's length counts, and the two halves' together no longer.
+    const broken = next !== null && filledLength(next) < columns.length && !rowOfItsOwn(next, columns.at);
     events.push(broken ? brokenLine(shortRow.fields, shortRow.line, columns) : shortRow.event);
     shortRow = null;
   };
@@ -216,19 +211,6 @@ function holdsRows(field: string, columns: Columns): boolean {
   });
 }
 
-// The documented columns whose values have a form of their own (CSV_HEADER's order), and the
-// check of a value found where they would be. A price must be there: every row has one.
-const TYPED_COLUMNS: [number, (v: string) => boolean][] = [
-  [4, (v) => { const p = parsePrice(v); return p.ok && p.value !== null; }],
-  [5, (v) => parseArea(v).ok],
-  [6, (v) => parseCount(v, 'rooms').ok],
-  [7, (v) => parseCount(v, 'bedrooms').ok],
-  [10, (v) => v.trim() === '' || parseCoordinate(v) !== null],
-  [11, (v) => v.trim() === '' || parseCoordinate(v) !== null],
-  [13, (v) => parseBool(v, 'students').ok],
-  [14, (v) => parseFeedDate(v).ok],
-];
-
 // A field (at index `i`) whose first line is the rest of its own row: as many separators as the
 // row has columns after it, and where the documented columns after it stand, values of their
 // form or not stated (a price, an area, a yes or no, a date...; `-`), two of them at least, one
@@ -258,57 +240,6 @@ function holdsRowStart(field: string, columns: Columns): boolean {
 function looksLikeRow(pieces: string[], columns: Columns): boolean {
   const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => columns.at[k] < pieces.length - 1).map(([k, check]) => [pieces[columns.at[k]], check]));
   return typed.count >= 6 && typed.fits >= typed.count - 1 && typed.stated >= 3;
-}
-
-// Of values found where typed columns stand: how many, how many are of their column's form or
-// not stated (`-`, `n/a`), and how many are of their form and stated.
-function fitOfTyped(typed: [string, (v: string) => boolean][]): { count: number; fits: number; stated: number } {
-  let fits = 0;
-  let stated = 0;
-  for (const [v, check] of typed) {
-    const blank = isBlank(v);
-    const form = check(v);
-    if (blank || form) fits++;
-    if (!blank && form) stated++;
-  }
-  return { count: typed.length, fits, stated };
-}
-
-// A row that stops before the last column, the ones it leaves out empty: some agency software
-// writes no separators after the last field that holds something (an outside probe of stop 52:
-// such rows were refused). Read so when the row states a reference, an offer and a price and
-// every typed column it holds is of its form, as a row's are; a line broken inside a field
-// leaves a start without a price, or one the next line shows cut (shortRow in readCsvFeed), and
-// a rest whose values stand in other columns, refused as before.
-function leftOutAtEnd(fields: string[], at: number[]): boolean {
-  if (fields.length <= Math.max(at[0], at[1]) || isBlank(fields[at[0]])) return false;
-  // Its offer is one (the rest of a broken line has something else there: a URL, a figure). A
-  // deal done (`Loué`, `VENDU`) withdraws the listing, whatever else the row holds.
-  const offer = readOffer(fields[at[1]]);
-  if (offer === 'done') return true;
-  if (offer === null || fields.length <= at[4] || isBlank(fields[at[4]])) return false;
-  // A date stated but unread is the date and the link run together (`01/11/2026 10:00https://…`,
-  // a separator lost): the link would be lost without a word.
-  const date = fields[at[14]];
-  const read = date === undefined || isBlank(date) ? null : parseFeedDate(date);
-  if (read && (!read.ok || read.value === null)) return false;
-  const typed = fitOfTyped(TYPED_COLUMNS.filter(([k]) => at[k] < fields.length).map(([k, check]) => [fields[at[k]], check]));
-  return typed.fits === typed.count;
-}
-
-// What the offer column of a row says: a kind of offer, a deal done, or nothing this reader knows.
-function readOffer(text: string | undefined): 'offer' | 'done' | null {
-  if (text === undefined) return null;
-  const kind = offerType(text);
-  if (saysDone(...offerForDone(text, kind))) return 'done';
-  return kind === null ? null : 'offer';
-}
-
-// The number of fields up to the last one that holds something.
-function filledLength(fields: string[]): number {
-  let n = fields.length;
-  while (n > 0 && fields[n - 1].trim() === '') n--;
-  return n;
 }
 
 // The CSV of a whole file in memory (tests, tools).
