@@ -72,7 +72,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     if (!shortRow || !columns) return;
     // The rest of a line is shorter than the header and no row of its own (rowOfItsOwn). Extra
     // columns, named or not, make it as long as a documented row (the second regression check of
-    // stop 52), so the header's length counts, and the two halves' together no longer.
+    // stop 52), so the header's length counts, not the documented columns'.
     const broken = next !== null && filledLength(next) < columns.length && !rowOfItsOwn(next, columns.at);
     events.push(broken ? brokenLine(shortRow.fields, shortRow.line, columns) : shortRow.event);
     shortRow = null;
