@@ -109,6 +109,12 @@ describe('the sign-in lock holds for every spelling of an address', () => {
     // At the limits: made.
     const edge = `${'c'.repeat(58)}${tag().slice(0, 6).padEnd(6, 'x')}@${'d'.repeat(63)}.lu`;
     expect(await signUp(request.agent(t.app), edge)).toHaveStatus(303);
+    // An account made before the rule: its address is taken, as any other's.
+    const older = `${'e'.repeat(60)}${tag()}@example.com`;
+    await t.db('accounts').insert({ email: older });
+    const taken = await signUp(request.agent(t.app), older);
+    expect(taken).toHaveStatus(400);
+    expect(taken.text).toContain('An account with this email already exists.');
   });
 
   it('refuses a sign-up for an address that exists in another spelling, and stores the normalized form', async () => {
