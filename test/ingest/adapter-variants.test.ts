@@ -77,6 +77,18 @@ describe('csv: rows that leave out their empty trailing fields', () => {
     ]);
   });
 
+  // The third regression check of stop 52: a line cut off at a field's end, or inside one (`6.1` of
+  // `6.1335`), with the next row whole, looks like a row that leaves out its trailing fields. Such
+  // software leaves them out on many rows: one short row alone is refused.
+  it('refuses a file\'s only short row as a line cut off, and reads two or more', async () => {
+    const one = await parseCsvFeed(csvFeed([csvRow({ ref: 'C1' }), 'C2;Location;Appartement;Studio;950;32;1;;Bettembourg;L-3201;49.5173;6.1', csvRow({ ref: 'C3' })]));
+    expect(one.records.map((r) => r.externalId)).toEqual(['C1', 'C3']);
+    expect(one.rejects).toEqual([{ external_id: 'C2', position: 'line 3', reason: "the row has 12 fields, 16 expected (a missing ';' or a cut-off line? rows that leave out their empty trailing fields are read when the file has two or more)" }]);
+    const two = await parseCsvFeed(csvFeed([csvRow({ ref: 'C1' }), 'C2;Location;Appartement;Studio;950;32;1;;Bettembourg;L-3201', csvRow({ ref: 'C3' }), 'C4;Vente;Maison;Maison;650000;140;5;4;Belvaux']));
+    expect(two.records.map((r) => r.externalId).sort()).toEqual(['C1', 'C2', 'C3', 'C4']);
+    expect(two.rejects).toEqual([]);
+  });
+
   // The regression check of stop 52: a line broken in its coordinates or photos left a first half
   // that reaches past the price, its last field cut (`49.5` of `49.5173`, two photos of three).
   it('refuses the first half of a line broken after its price, whose last field is cut, and the rest', async () => {
@@ -145,6 +157,15 @@ describe('csv: rows that leave out their empty trailing fields', () => {
   });
 
   it('withdraws a short row whose offer says the deal is done, and keeps a short row before one refused for its price', async () => {
+    // (The third regression check of stop 52: a `Statut` column saying `Loué` after a broken field.)
+    const statut = await parseCsvFeed([
+      CSV_HEADER_LINE.replace(';Prix;', ';Prix;Statut;'),
+      'A1;Location;Appartement;Bel appart;1',
+      '250 €;Loué;75;3;2;Esch-sur-Alzette;4010;49.4958;5.9806;https://x.lu/a.jpg;non;01/11/2026;https://x.lu/1',
+      'A2;Location;Appartement;Studio;950;Libre;32;1;;Bettembourg',
+      'A3;Location;Appartement;Studio;990;Libre;33;1;;Bettembourg',
+    ].join('\n') + '\n');
+    expect([statut.records.map((r) => r.externalId), statut.rejects.map((r) => r.external_id)]).toEqual([['A2', 'A3'], ['A1', '250 €']]);
     const feed = await parseCsvFeed(csvFeed([
       'W1;Loué;Appartement;Studio;1200;30',
       'W2;Vente - VENDU;Maison;Maison;500000',
@@ -153,8 +174,9 @@ describe('csv: rows that leave out their empty trailing fields', () => {
       'W5;Location;Appartement;Studio;950;30;1;;Strassen',
       'W6;Location;Appartement;Studio;Prix sur demande;30;1;;Strassen',
     ]));
-    expect(feed.records.map((r) => [r.externalId, r.action])).toEqual([['W1', 'withdraw'], ['W2', 'withdraw'], ['W3', 'withdraw'], ['W4', 'withdraw'], ['W5', 'upsert']]);
-    expect(feed.rejects.map((r) => r.external_id)).toEqual(['W6']);
+    // (W4 states no price: held to the rest as any short row, refused.)
+    expect(feed.records.map((r) => [r.externalId, r.action])).toEqual([['W1', 'withdraw'], ['W2', 'withdraw'], ['W3', 'withdraw'], ['W5', 'upsert']]);
+    expect(feed.rejects.map((r) => r.external_id)).toEqual(['W4', 'W6']);
   });
 
   it('still refuses a file cut off in its last row (no line ending after it)', async () => {
@@ -608,10 +630,10 @@ describe('second audit: a quote that opens a field and is not closed', () => {
     const header = `${CSV_HEADER_LINE};Agent;Description`;
     const omitted = [header, `${csvRow({ ref: 'R1' })};Anne Muller;"Bel appartement.\nLibre de suite."`, csvRow({ ref: 'R2' })];
     expect((await parseCsvFeed(omitted.join('\n') + '\n')).records.map((r) => r.externalId)).toEqual(['R1', 'R2']);
-    // (R3 stops after its area: read since stop 52, its other fields empty.)
+    // (R3, the file's only row that stops short, is a line cut off: refused.)
     const short = [header, `${csvRow({ ref: 'R1' })};Anne;"a\nb"`, `${csvRow({ ref: 'R2' })};Marc;"c\nd"`, 'R3;Location;Appartement;Studio;1100;30'];
     const read = await parseCsvFeed(short.join('\n') + '\n');
-    expect([read.records.map((r) => r.externalId), read.rejects.length]).toEqual([['R1', 'R2', 'R3'], 0]);
+    expect([read.records.map((r) => r.externalId), read.rejects.length]).toEqual([['R1', 'R2'], 1]);
     const broken = [header, `${csvRow({ ref: 'R1' })};Anne;"a\nb"`, 'R3;Location;Appartement;Studio'];
     const left = await parseCsvFeed(broken.join('\n') + '\n');
     expect([left.records.map((r) => r.externalId), left.rejects.length]).toEqual([['R1'], 1]);

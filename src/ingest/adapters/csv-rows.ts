@@ -44,11 +44,11 @@ export function fitOfTyped(typed: [string, (v: string) => boolean][]): { count: 
 // a rest whose values stand in other columns, refused as before.
 export function leftOutAtEnd(fields: string[], at: number[]): boolean {
   if (fields.length <= Math.max(at[0], at[1]) || isBlank(fields[at[0]])) return false;
-  // Its offer is one (the rest of a broken line has something else there: a URL, a figure). A
-  // deal done (`Loué`, `VENDU`) withdraws the listing, whatever else the row holds.
-  const offer = readOffer(fields[at[1]]);
-  if (offer === 'done') return true;
-  if (offer === null || fields.length <= at[4] || isBlank(fields[at[4]])) return false;
+  // Its offer is one, or a deal done (`Loué`, `VENDU`: the listing withdrawn); the rest of a broken
+  // line has something else there (a URL, a figure). A deal done is held to the rest as any row
+  // (the third regression check of stop 52: a `Statut` column saying `Loué` after the broken
+  // field made the rest a withdrawal).
+  if (readOffer(fields[at[1]]) === null || fields.length <= at[4] || isBlank(fields[at[4]])) return false;
   // A date stated but unread is the date and the link run together (`01/11/2026 10:00https://…`,
   // a separator lost): the link would be lost without a word.
   const date = fields[at[14]];

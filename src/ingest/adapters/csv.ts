@@ -68,13 +68,24 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   // field is cut (`49.5` of `49.5173`, `1 2` of `1 250 €`), and the next row, the rest of the
   // line, is short and out of place.
   let shortRow: { fields: string[]; line: number; event: FeedEvent } | null = null;
+  // Software that leaves out empty trailing fields does so on many rows; a single short row is a
+  // line cut off (its last field perhaps cut too), refused as before (the third regression check
+  // of stop 52). So the first short row waits for a second, and is refused if none comes.
+  let firstShort: { fields: string[]; line: number; event: FeedEvent } | null = null;
+  let shortRows = 0;
   const release = (next: string[] | null) => {
     if (!shortRow || !columns) return;
     // The rest of a line is shorter than the header and no row of its own (rowOfItsOwn). Extra
     // columns, named or not, make it as long as a documented row (the second regression check of
     // stop 52), so the header's length counts, not the documented columns'.
     const broken = next !== null && filledLength(next) < columns.length && !rowOfItsOwn(next, columns.at);
-    events.push(broken ? brokenLine(shortRow.fields, shortRow.line, columns) : shortRow.event);
+    if (broken) events.push(brokenLine(shortRow.fields, shortRow.line, columns));
+    else if (++shortRows === 1) firstShort = shortRow;
+    else {
+      if (firstShort) events.push(firstShort.event);
+      firstShort = null;
+      events.push(shortRow.event);
+    }
     shortRow = null;
   };
   // The records read so far, checked and made into events (the first one is the header).
@@ -192,6 +203,8 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     }
   }
   release(null);
+  const alone = firstShort as { fields: string[]; line: number } | null;
+  if (alone && columnsRead) events.push(cutOff(alone.fields, alone.line, columnsRead));
   yield* events.splice(0);
   if (!columns) throw new FeedParseError('the CSV has no header row');
 }
@@ -244,6 +257,11 @@ function looksLikeRow(pieces: string[], columns: Columns): boolean {
 
 // The CSV of a whole file in memory (tests, tools).
 export const parseCsvFeed = (input: Buffer | string): Promise<ParsedFeed> => collectFeed(readCsvFeed, input);
+
+function cutOff(fields: string[], line: number, { at, needed }: Columns): FeedEvent {
+  const reason = `the row has ${fields.length} fields, ${needed} expected (a missing ';' or a cut-off line? rows that leave out their empty trailing fields are read when the file has two or more)`;
+  return { kind: 'reject', reject: { external_id: cleanExternalId(fields[at[0]] ?? fields[0]), position: `line ${line}`, reason } };
+}
 
 function brokenLine(fields: string[], line: number, { at, needed }: Columns): FeedEvent {
   const reason = `the row has ${fields.length} fields, ${needed} expected, and the next line holds the rest of a row (a line break inside a field that is not quoted?)`;
