@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { controlCharacterInArguments, UsageError } from './args.js';
 import { loadConfig } from '../config.js';
 import { openDatabase, runningServer } from '../db/open.js';
-import { emailLengthProblem, normalizeEmail } from '../domain/email.js';
+import { normalizeEmail } from '../domain/email.js';
 import { KEY_NAME_MAX_CHARS, KEY_NAME_MAX_CODE_POINTS, parseKeyName } from '../domain/key-name.js';
 import { TIERS } from '../domain/tiers.js';
-import { findAccountByEmail, findOrCreateAccount } from '../repositories/accounts.js';
+import { findOrCreateAccount, newAccountEmailProblem } from '../repositories/accounts.js';
 import { createApiKey, listApiKeys, revokeApiKey, setApiKeyTier } from '../repositories/api-keys.js';
 
 const USAGE = `Usage:
@@ -27,10 +27,7 @@ export interface KeysCliIo {
 const TIER_CHOICES = `${TIERS.slice(0, -1).join(', ')} or ${TIERS.at(-1)}`;
 const tier = z.enum(TIERS, { error: (issue) => `unknown tier ${JSON.stringify(issue.input)}: use ${TIER_CHOICES}` });
 // Checked in the form the account is stored under (normalizeEmail), as the web page does.
-const email = z
-  .string()
-  .transform(normalizeEmail)
-  .pipe(z.email({ error: (issue) => `${JSON.stringify(issue.input)} is not a valid email address` }));
+const email = z.string().transform(normalizeEmail).pipe(z.email({ error: (issue) => `${JSON.stringify(issue.input)} is not a valid email address` }));
 
 // The human form of `list`: a header row, then one row per key, in aligned columns.
 function table(header: string[], rows: string[][]): string {
@@ -131,9 +128,8 @@ async function run(argv: string[], io: KeysCliIo): Promise<number> {
       case 'create': {
         // A new account's address fits RFC 5321's and RFC 1035's lengths; an account made before
         // that rule keeps getting keys (the regression check of stop 52).
-        const address = normalizeEmail(values.email!);
-        const tooLong = emailLengthProblem(address);
-        if (tooLong && !(await findAccountByEmail(db, address))) throw new UsageError(`--email: ${JSON.stringify(address)} is not a valid email address: ${tooLong}`);
+        const tooLong = await newAccountEmailProblem(db, values.email!);
+        if (tooLong) throw new UsageError(`--email: ${JSON.stringify(normalizeEmail(values.email!))} is not a valid email address: ${tooLong}`);
         const accountId = await findOrCreateAccount(db, values.email!);
         const { record, key } = await createApiKey(db, { accountId, tier: check(tier, values.tier), name: keyName });
         out(

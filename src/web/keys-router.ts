@@ -5,10 +5,10 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { KEY_ID_PATTERN } from '../auth/api-key.js';
-import { emailLengthProblem, normalizeEmail } from '../domain/email.js';
+import { normalizeEmail } from '../domain/email.js';
 import { KEY_NAME_MAX_CHARS, KEY_NAME_MAX_CODE_POINTS, parseKeyName } from '../domain/key-name.js';
 import { usageToday, utcDay } from '../rate-limit/quota-counters.js';
-import { createAccount, findAccountByEmail } from '../repositories/accounts.js';
+import { createAccount, findAccountByEmail, newAccountEmailProblem } from '../repositories/accounts.js';
 import { createAccountKey, findAccountKey, listApiKeys, revokeAccountKey } from '../repositories/api-keys.js';
 import { loadWebSecrets, takeCreateNonce } from '../repositories/web-sessions.js';
 import { htmlErrorHandler, htmlNotFound } from './errors.js';
@@ -170,8 +170,8 @@ export function keysRouter(deps: KeysRouterDeps): Router {
     const email = parsedEmail.success ? parsedEmail.data : body.email.trim();
     // A new address fits RFC 5321's and RFC 1035's lengths; the address of an account made before
     // that rule is told it exists, as any other (the second regression check of stop 52).
-    const tooLong = parsedEmail.success ? emailLengthProblem(email) : null;
-    if (tooLong && !(await findAccountByEmail(deps.db, email))) errors.email = `In an email address, ${tooLong}.`;
+    const tooLong = parsedEmail.success ? await newAccountEmailProblem(deps.db, email) : null;
+    if (tooLong) errors.email = `In an email address, ${tooLong}.`;
     const weak = await passwordProblem(body.password, email);
     if (weak) errors.password = weak;
     else if (body.password !== body.password_repeat) errors.password_repeat = 'The two passwords are not the same.';
