@@ -67,11 +67,12 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   // is not the first half of a line broken inside a field that is not quoted: that half's last
   // field is cut (`49.5` of `49.5173`, `1 2` of `1 250 €`), and the next row, the rest of the
   // line, is short and out of place.
-  let shortRow: { fields: string[]; line: number; event: FeedEvent } | null = null;
+  type HeldRow = { fields: string[]; line: number; event: FeedEvent };
+  let shortRow: HeldRow | null = null;
   // Software that leaves out empty trailing fields does so on many rows; a single short row is a
   // line cut off (its last field perhaps cut too), refused as before (the third regression check
   // of stop 52). So the first short row waits for a second, and is refused if none comes.
-  let firstShort: { fields: string[]; line: number; event: FeedEvent } | null = null;
+  let firstShort: HeldRow | null = null;
   let shortRows = 0;
   const release = (next: string[] | null) => {
     if (!shortRow || !columns) return;
@@ -203,7 +204,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     }
   }
   release(null);
-  const alone = firstShort as { fields: string[]; line: number } | null;
+  const alone = firstShort as HeldRow | null;
   if (alone && columnsRead) events.push(cutOff(alone.fields, alone.line, columnsRead));
   yield* events.splice(0);
   if (!columns) throw new FeedParseError('the CSV has no header row');
