@@ -55,7 +55,7 @@ const BATCH = 2000;
 const PROGRESS_EVERY = 5000;
 
 const zeroCounts = (): ImportCounts => ({
-  read: 0, created: 0, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 0, rejected: 0, withdrawn: 0, merged: 0, flagged: 0,
+  read: 0, created: 0, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 0, rejected: 0, withdrawn: 0, merged: 0, separated: 0, flagged: 0,
 });
 
 // One import, in one transaction, in pipeline order: the delivery is read as a stream; its
@@ -196,6 +196,7 @@ async function writeStaged(
     skipped: life.skipped,
     withdrawn: life.withdrawn,
     merged: dd.merged,
+    separated: dd.separated,
     flagged: flaggedIds.size,
   };
 }

@@ -2,7 +2,7 @@ import { escapeControlCharacters } from '../lib/text.js';
 import type { ImportReport } from './types.js';
 
 // The records first (read is the sum of the next seven), then what the run did to listings.
-const ORDER = ['read', 'created', 'updated', 'unchanged', 'reactivated', 'deleted', 'skipped', 'rejected', 'withdrawn', 'merged', 'flagged'] as const;
+const ORDER = ['read', 'created', 'updated', 'unchanged', 'reactivated', 'deleted', 'skipped', 'rejected', 'withdrawn', 'merged', 'separated', 'flagged'] as const;
 
 // The report as a person reads it on a terminal.
 export function formatReport(r: ImportReport, maxRejects = 20): string {

@@ -106,6 +106,8 @@ export interface ImportCounts {
   rejected: number;
   withdrawn: number;
   merged: number;
+  // Listings that had been duplicates of another listing and are their own public listing again.
+  separated: number;
   flagged: number;
 }
 

@@ -890,6 +890,39 @@ describe('postcodes through the importer', () => {
       await two.drop();
     }
   });
+  // An outside probe (stop 53): one record's typo among an agency's 281 turned its habit off,
+  // and 89 of its merges came apart.
+  it('one postcode per place keeps its habit through a slip (at most 5 % of the listings), not through a third', async () => {
+    const places: [string, string][] = [['Strassen', 'L-8030'], ['Bertrange', 'L-8080'], ['Mamer', 'L-8210'], ['Bereldange', 'L-7220'], ['Walferdange', 'L-7201'], ['Hesperange', 'L-5880'], ['Sandweiler', 'L-5240']];
+    // Three listings a place, the last one's code in `slips` places another street's.
+    const rows = (slips: number) =>
+      places.flatMap(([place, code], i) =>
+        [0, 1, 2].map((k) => csvRow({ ref: `Q-${place}-${k}`, place, postcode: k === 2 && i < slips ? `${code.slice(0, -1)}9` : code, area: String(100 + 10 * i + 3 * k), price: String(2500 + 100 * i + 30 * k), bedrooms: '3' })),
+      );
+    const t = await createTestDb();
+    try {
+      let counts = { merged: 0, separated: 0 };
+      const habit = async (slips: number, hour: number) => {
+        ({ counts } = await importFeed(t.db, { source: 'agence-q', format: 'csv', input: { text: csvFeed([q('L-8030'), ...rows(slips)]) }, now: new Date(NOW.getTime() + hour * 3_600_000), gazetteer: gazetteer() }));
+        return (await t.db('sources').where({ name: 'agence-q' }).first('postcode_per_locality')).postcode_per_locality;
+      };
+      await importFeed(t.db, { source: 'agence-p', format: 'csv', input: { text: csvFeed([p('L-8011')]) }, now: NOW, gazetteer: gazetteer() });
+      // 1 of 22 listings (4.5 %): still one code per place, and the flat of P and Q is one listing.
+      expect(await habit(1, 0)).toBe(true);
+      const statuses = async () => (await t.db('listings').whereIn('external_id', ['P-1', 'Q-1']).select('status')).map((r) => r.status).sort();
+      expect(await statuses()).toEqual(['active', 'merged']);
+      // 2 of 22 (9 %): streets' codes, as a source writing them shows in every place of a few streets.
+      expect(await habit(2, 1)).toBe(false);
+      expect(await statuses()).toEqual(['active', 'active']);
+      // The import's report says the pair came apart (an operator saw "merged 0" alone).
+      expect(counts).toMatchObject({ merged: 0, separated: 1 });
+      expect(await habit(0, 2)).toBe(true);
+      expect(await statuses()).toEqual(['active', 'merged']);
+      expect(counts).toMatchObject({ merged: 1, separated: 0 });
+    } finally {
+      await t.drop();
+    }
+  });
 });
 
 describe('a rent with its charges included through the importer', () => {

@@ -81,10 +81,10 @@ describe('the sample files of docs/feed-formats.md', () => {
     expect(runs.every((r) => r.finished_at instanceof Date)).toBe(true);
     expect(runs[1].rejects).toHaveLength(1);
     expect(reports.map((r) => r.counts)).toEqual([
-      { read: 3, created: 3, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 0, rejected: 0, withdrawn: 0, merged: 0, flagged: 0 },
-      { read: 5, created: 4, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 0, rejected: 1, withdrawn: 0, merged: 0, flagged: 0 },
+      { read: 3, created: 3, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 0, rejected: 0, withdrawn: 0, merged: 0, separated: 0, flagged: 0 },
+      { read: 5, created: 4, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 0, rejected: 1, withdrawn: 0, merged: 0, separated: 0, flagged: 0 },
       // CH-1080 is let: a withdrawal of a listing that was never live, skipped.
-      { read: 3, created: 2, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 1, rejected: 0, withdrawn: 0, merged: 1, flagged: 0 },
+      { read: 3, created: 2, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 1, rejected: 0, withdrawn: 0, merged: 1, separated: 0, flagged: 0 },
     ]);
   });
 });

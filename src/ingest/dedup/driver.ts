@@ -116,6 +116,7 @@ async function loadCandidates(trx: Db): Promise<{ probe: string; row: NodeRow }[
 
 export interface DedupOutcome {
   merged: number;
+  separated: number;
   newlyFlagged: string[];
   evaluated: number;
 }
@@ -130,7 +131,7 @@ export interface DedupOutcome {
 // stored (listing_dedup_pairs) so that when a listing changes or goes, the listings it was
 // matched with are looked at again.
 export async function deduplicate(trx: Db, touched: number, formerCanonicals: string[], now: Date): Promise<DedupOutcome> {
-  if (touched === 0 && formerCanonicals.length === 0) return { merged: 0, newlyFlagged: [], evaluated: 0 };
+  if (touched === 0 && formerCanonicals.length === 0) return { merged: 0, separated: 0, newlyFlagged: [], evaluated: 0 };
   await createRegion(trx);
   const places = await loadPlaces(trx);
 
@@ -295,14 +296,15 @@ export async function deduplicate(trx: Db, touched: number, formerCanonicals: st
           WHERE l.id = t.id AND (t.status <> t.was OR t.merged_into IS DISTINCT FROM t.was_into OR t.possible <> t.was_possible)
          RETURNING l.id, t.status, t.was, t.possible, t.was_possible, cardinality(l.flags) AS n)
        SELECT count(*) FILTER (WHERE status = 'merged' AND was <> 'merged')::int AS merged,
+              count(*) FILTER (WHERE status = 'active' AND was = 'merged')::int AS separated,
               coalesce(array_agg(id) FILTER (WHERE possible AND n = 1 AND NOT was_possible), '{}') AS flagged,
               (SELECT count(*)::int FROM dedup_region) AS evaluated
          FROM changed`,
       [now],
     )
-  ).rows as { merged: number; flagged: string[]; evaluated: number }[];
+  ).rows as { merged: number; separated: number; flagged: string[]; evaluated: number }[];
 
-  return { merged: outcome.merged, newlyFlagged: outcome.flagged, evaluated: outcome.evaluated };
+  return { merged: outcome.merged, separated: outcome.separated, newlyFlagged: outcome.flagged, evaluated: outcome.evaluated };
 }
 
 // Listings whose rank for their group's public listing changed (their stale or price_outlier
