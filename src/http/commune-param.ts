@@ -13,16 +13,19 @@ export interface CommuneSelection {
 }
 
 // `commune=`: any language form, case, accents, hyphens/spaces of a commune, or the name
-// of a locality or quarter (docs/spec/contract.md section 3). Anything else: 400 with suggestions.
-export function resolveCommuneParam(gazetteer: Gazetteer, value: string, param = 'commune'): CommuneSelection {
+// of a locality or quarter (docs/spec/contract.md section 3). Anything else: 400 with suggestions,
+// communes alone for a parameter that takes only communes (`communesOnly`: the market's history,
+// which refuses a locality; an outside probe of stop 53 was sent from "Nowhere" to "Nocher", and
+// refused there).
+export function resolveCommuneParam(gazetteer: Gazetteer, value: string, param = 'commune', communesOnly = false): CommuneSelection {
   const place = gazetteer.resolve(value);
   if (place?.kind === 'commune') return { communes: [place.commune] };
   if (place?.kind === 'locality') {
     const every = { communes: placeCommunes(place), localities: [...new Set(place.options.map((o) => o.locality))], options: place.options };
     return { communes: place.communes, locality: place.locality, every };
   }
-  const suggestions = gazetteer.suggest(value, 3);
+  const suggestions = gazetteer.suggest(value, 3, communesOnly);
   const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.join(', ')}?)` : '';
-  const message = `is not a commune, locality or quarter of Luxembourg${hint}`;
+  const message = `is not a ${communesOnly ? 'commune' : 'commune, locality or quarter'} of Luxembourg${hint}`;
   throw new ApiError({ status: 400, code: 'invalid_parameter', detail: `${param} ${message}`, errors: [{ param, message }], extensions: { suggestions } });
 }

@@ -106,8 +106,9 @@ export interface Gazetteer {
   // The village of `commune`'s own name when a text that resolved to that commune names it as the
   // town's centre ("Hesperange Centre"), or null.
   townCentre(input: string, commune: string): string | null;
-  // Up to `max` names (communes and localities) close to an unknown input.
-  suggest(input: string, max?: number): string[];
+  // Up to `max` names (communes and localities, or with `communesOnly` communes alone) close to
+  // an unknown input.
+  suggest(input: string, max?: number, communesOnly?: boolean): string[];
   // The name (as a key, to resolve) of the one place an unknown input is a slip of
   // ("Diferdange": differdange), when no other lies as near (by one edit more); null otherwise.
   // For the importer, which takes it only when the record's postcode confirms it
@@ -238,16 +239,18 @@ export function buildGazetteer(communes: CommuneRef[], localities: LocalityRef[]
   // name typed without them ("Esch Alzet") is near its own.
   const bareKey = (n: string) => tokens(n).filter((w) => !FILLERS.has(w)).join('');
   const suggestionNames = [...new Set([...communes.map((c) => c.name), ...localities.map((l) => l.locality)])];
+  const communeNames = new Set(communes.map((c) => c.name));
   const suggestionKeys = suggestionNames.flatMap((n) => [{ name: n, key: placeKey(n) }, { name: n, key: bareKey(n) }]);
   for (const c of communes) for (const n of [c.name_lb, c.name_de]) suggestionKeys.push({ name: c.name, key: placeKey(n) }, { name: c.name, key: bareKey(n) });
 
-  function suggest(input: string, max = 3): string[] {
+  function suggest(input: string, max = 3, communesOnly = false): string[] {
     const key = placeKey(input).slice(0, 60);
     if (!key) return [];
     const bare = bareKey(input).slice(0, 60);
     const limit = Math.max(2, Math.floor(key.length / 3));
     const scored: { name: string; d: number }[] = [];
     for (const s of suggestionKeys) {
+      if (communesOnly && !communeNames.has(s.name)) continue;
       // Prefix match counts as close ("esch" -> Esch-sur-Alzette, Esch-sur-Sûre).
       const d = s.key.startsWith(key) && key.length >= 3 ? 0.5 : Math.min(editDistance(key, s.key, limit), bare && bare !== key ? editDistance(bare, s.key, limit) : Infinity);
       if (d <= limit) scored.push({ name: s.name, d });

@@ -214,7 +214,7 @@ export function marketPageRouter(deps: MarketPageDeps): Router {
       return bad(`${parsed.data.commune} ${named}: this page shows figures per commune (${communes.map((c) => `commune=${c}`).join(', ')}).`);
     }
     if (!place) {
-      const hints = deps.gazetteer.suggest(parsed.data.commune ?? '', 3);
+      const hints = deps.gazetteer.suggest(parsed.data.commune ?? '', 3, true);
       return bad(`${parsed.data.commune} is not a commune of Luxembourg${hints.length ? ` (did you mean ${hints.join(', ')}?)` : ''}.`);
     }
     const q: PageQuery = { sort: parsed.data.sort ?? 'commune', commune: place.commune, rooms: parsed.data.rooms ?? null };

@@ -111,6 +111,21 @@ describe('GET /api/v1/market/history', () => {
     ]);
   });
 
+  // An outside probe (stop 53): "Nowhere" suggested the locality Nocher, which this route then
+  // refused ("history is kept per commune").
+  it('suggests only communes for a name it does not know; a listing search still suggests localities', async () => {
+    for (const [name, suggestions] of [['Nowhere', []], ['Kirchbeg', []], ['Diferdange', ['Differdange', 'Walferdange']], ['Strasen', ['Strassen']]] as const) {
+      const res = await get(`/api/v1/market/history?commune=${name}`);
+      expect(res, name).toHaveStatus(400);
+      expect(res.body.suggestions, name).toEqual(suggestions);
+      expect(res.body.errors[0].message, name).toMatch(/^is not a commune of Luxembourg/);
+      for (const s of suggestions) expect(await get(`/api/v1/market/history?commune=${s}`), s).toHaveStatus(200);
+    }
+    const search = await get('/api/v1/listings?commune=Kirchbeg');
+    expect(search).toHaveStatus(400);
+    expect(search.body.suggestions).toEqual(['Kirchberg']);
+  });
+
   it('refuses bad parameters with 400 problems naming them', async () => {
     for (const [query, param, message] of [
       ['', 'commune', ''],

@@ -83,6 +83,10 @@ describe('GET /market (public, no key)', () => {
       ['rooms=7', 'rooms must be a whole number from 1 to 5'],
       ['rooms=0', 'a studio counts 1 room'],
       ['commune=Atlantis', 'Atlantis is not a commune of Luxembourg'],
+      // Communes alone are suggested: the page refuses a locality (an outside probe of stop 53
+      // was sent from "Nowhere" to "Nocher", then refused).
+      ['commune=Nowhere', 'Nowhere is not a commune of Luxembourg.</'],
+      ['commune=Diferdange', 'Diferdange is not a commune of Luxembourg (did you mean Differdange, Walferdange?)'],
       ['commune=Kirchberg', 'Kirchberg is a locality of Luxembourg: this page shows figures per commune (commune=Luxembourg).'],
       ['commune=Bruch', 'Bruch names the localities Bruch (Esch-sur-Alzette), Brouch (Helperknapp): this page shows figures per commune (commune=Esch-sur-Alzette, commune=Helperknapp).'],
       ['colour=red', 'Unknown parameter: colour'],

@@ -67,7 +67,7 @@ export function marketRouter(deps: { db: Knex; reads?: ReadsAt; gazetteer: Gazet
 
   router.get('/history', async (req, res) => {
     const q = validateQuery(marketHistoryQueryShape, req.query, marketHistoryQuery);
-    const place = resolveCommuneParam(deps.gazetteer, q.commune);
+    const place = resolveCommuneParam(deps.gazetteer, q.commune, 'commune', true);
     if (place.every) {
       // Every locality the name is, with every commune they lie in (an outside probe of stop 50:
       // "Bruch" named Esch-sur-Alzette alone, though it is also Brouch in Helperknapp).
