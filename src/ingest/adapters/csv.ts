@@ -80,7 +80,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     // columns, named or not, make it as long as a documented row (the second regression check of
     // stop 52), so the header's length counts, not the documented columns'.
     const broken = next !== null && filledLength(next) < columns.length && !rowOfItsOwn(next, columns.at);
-    if (broken) events.push(brokenLine(shortRow.fields, shortRow.line, columns));
+    if (broken) events.push(tooShort(shortRow.fields, shortRow.line, columns, BROKEN_LINE));
     else if (++shortRows === 1) firstShort = shortRow;
     else {
       if (firstShort) events.push(firstShort.event);
@@ -205,7 +205,7 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
   }
   release(null);
   const alone = firstShort as HeldRow | null;
-  if (alone && columnsRead) events.push(cutOff(alone.fields, alone.line, columnsRead));
+  if (alone && columnsRead) events.push(tooShort(alone.fields, alone.line, columnsRead, CUT_OFF_ALONE));
   yield* events.splice(0);
   if (!columns) throw new FeedParseError('the CSV has no header row');
 }
@@ -259,29 +259,19 @@ function looksLikeRow(pieces: string[], columns: Columns): boolean {
 // The CSV of a whole file in memory (tests, tools).
 export const parseCsvFeed = (input: Buffer | string): Promise<ParsedFeed> => collectFeed(readCsvFeed, input);
 
-function cutOff(fields: string[], line: number, { at, needed }: Columns): FeedEvent {
-  const reason = `the row has ${fields.length} fields, ${needed} expected (a missing ';' or a cut-off line? rows that leave out their empty trailing fields are read when the file has two or more)`;
+// A row refused for having fewer fields than the columns it needs, and why that may be.
+function tooShort(fields: string[], line: number, { at, needed }: Pick<Columns, 'at' | 'needed'>, why: string): FeedEvent {
+  const reason = `the row has ${fields.length} fields, ${needed} expected${why}`;
   return { kind: 'reject', reject: { external_id: cleanExternalId(fields[at[0]] ?? fields[0]), position: `line ${line}`, reason } };
 }
-
-function brokenLine(fields: string[], line: number, { at, needed }: Columns): FeedEvent {
-  const reason = `the row has ${fields.length} fields, ${needed} expected, and the next line holds the rest of a row (a line break inside a field that is not quoted?)`;
-  return { kind: 'reject', reject: { external_id: cleanExternalId(fields[at[0]] ?? fields[0]), position: `line ${line}`, reason } };
-}
+const CUT_OFF = " (a missing ';' or a cut-off line?)";
+const CUT_OFF_ALONE = " (a missing ';' or a cut-off line? rows that leave out their empty trailing fields are read when the file has two or more)";
+const BROKEN_LINE = ', and the next line holds the rest of a row (a line break inside a field that is not quoted?)';
 
 function toEvent(fields: string[], line: number, { at, needed }: Columns): FeedEvent {
   const position = `line ${line}`;
   const row = fields.length < needed && leftOutAtEnd(fields, at) ? [...fields, ...Array<string>(needed - fields.length).fill('')] : fields;
-  if (row.length < needed) {
-    return {
-      kind: 'reject',
-      reject: {
-        external_id: cleanExternalId(row[at[0]] ?? row[0]),
-        position,
-        reason: `the row has ${row.length} fields, ${needed} expected (a missing ';' or a cut-off line?)`,
-      },
-    };
-  }
+  if (row.length < needed) return tooShort(row, line, { at, needed }, CUT_OFF);
   // The fields in the documented order (CSV_HEADER), wherever the file has them.
   const f = at.map((k) => row[k]);
   const offerText = f[1];
