@@ -63,6 +63,9 @@ export interface AppDeps {
   live?: LiveState;
   // DATABASE_READ_URL: where reads at a data version go (src/db/read-replica.ts); else `db`.
   reads?: ReadsAt;
+  // Per database (the primary, the replica), the small pool its page rows are read on
+  // (server.ts, DB_ROWS_POOL_MAX); a database not in it reads them on its own pool.
+  rowPools?: ReadonlyMap<Knex, Knex>;
   // Whether request metrics are collected (server.ts: only when METRICS_PORT serves them).
   metrics?: boolean;
   // Web pages: bcrypt cost, sign-in throttling limits, session lifetime (tests tune them).
@@ -94,7 +97,7 @@ export function buildApp(deps: AppDeps): App {
   const caches = createApiCaches();
   const app = express() as App;
   app.locals.storeHealth = storeHealth;
-  const metrics = createMetrics({ db: deps.db, storeHealth });
+  const metrics = createMetrics({ db: deps.db, rowsDb: deps.rowPools?.get(deps.db), storeHealth });
   app.locals.metrics = metrics;
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.TRUST_PROXY);
@@ -190,7 +193,8 @@ export function buildApp(deps: AppDeps): App {
   // The key, then its daily quota (which also marks keyed answers private: src/http/quota.ts).
   // Requests pipelined on one connection one after the other (src/http/one-answer-at-a-time.ts).
   keyed.use(requireApiKey({ db: deps.db, live: deps.live, usage: deps.keyUsage, clock }), dailyQuota({ store: quotaStore, clock, refusals }));
-  const rows = createListingRows();
+  const rowPools = deps.rowPools;
+  const rows = createListingRows(rowPools ? { poolFor: (db) => rowPools.get(db) ?? db } : {});
   const search = createListingSearch({ db: deps.db, reads: deps.reads, caches, readModel: deps.readModel, rows });
   keyed.get(
     '/listings/export',

@@ -41,7 +41,8 @@ export interface Metrics {
   observe(method: string, route: string, status: number, startedAt: number, rejection?: 'daily_quota' | 'stats_ip_limit'): void;
 }
 
-export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Metrics {
+// `rowsDb`: the primary's pool kept for page rows (server.ts), when there is one.
+export function createMetrics(deps: { db: Knex; rowsDb?: Knex; storeHealth: StoreHealth }): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
 
@@ -76,20 +77,23 @@ export function createMetrics(deps: { db: Knex; storeHealth: StoreHealth }): Met
   };
   fromHealth('rate_limit_store_errors_total', 'Errors of the quota store (Redis): requests served without limiting', () => deps.storeHealth.errors);
   fromHealth('rate_limit_store_timeouts_total', 'Quota store operations ended by their deadline (Redis hung), counted in the errors too', () => deps.storeHealth.timeouts);
-  const pool = () => (deps.db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
-  new client.Gauge({
-    name: 'db_pool_connections',
-    help: 'Database pool connections by state',
-    labelNames: ['state'] as const,
-    registers: [registry],
-    collect() {
-      const p = pool();
-      if (!p) return;
-      this.set({ state: 'used' }, p.numUsed());
-      this.set({ state: 'free' }, p.numFree());
-      this.set({ state: 'pending' }, p.numPendingAcquires());
-    },
-  });
+  // A pool's connections by state (knex's tarn pool).
+  const poolGauge = (name: string, help: string, db: Knex) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const p = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+        if (!p) return;
+        this.set({ state: 'used' }, p.numUsed());
+        this.set({ state: 'free' }, p.numFree());
+        this.set({ state: 'pending' }, p.numPendingAcquires());
+      },
+    });
+  poolGauge('db_pool_connections', 'Database pool connections by state', deps.db);
+  if (deps.rowsDb) poolGauge('db_rows_pool_connections', 'Connections of the pool kept for page rows (DB_ROWS_POOL_MAX) by state', deps.rowsDb);
   new client.Gauge({
     name: 'import_runs',
     help: 'Feed import runs recorded in the database, by source and outcome',

@@ -13,6 +13,7 @@ import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig, type Config } from './config.js';
 import { within } from './lib/within.js';
 import type { Logger } from 'pino';
+import type { Knex } from 'knex';
 import { createDb, retireConnections } from './db/knex.js';
 import { besideEmbeddedData, openDatabase, type OpenDatabase } from './db/open.js';
 import { ReplicaReads } from './db/read-replica.js';
@@ -121,6 +122,17 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const replica = config.DATABASE_READ_URL
     ? await new ReplicaReads(db, createDb(config.DATABASE_READ_URL, { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger }), logger).start()
     : null;
+  // The rows of pages (a few ids each, from every request of a turn: src/services/listing-rows.ts)
+  // are read on a small pool of their own per database. Under varied traffic they are nearly all
+  // of PostgreSQL's work; on a few backends whose caches stay warm they took a third of the time
+  // they took spread over the main pool's (bench/README.md, stops 53 and 54). Each is a pool
+  // like the main one (src/db/knex.ts): a connection that stops answering is replaced.
+  const rowPools = new Map<Knex, Knex>();
+  if (config.DB_ROWS_POOL_MAX > 0) {
+    const rowsOpts = { poolMax: config.DB_ROWS_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger, applicationName: 'lux-listings-feed rows' };
+    rowPools.set(db, createDb(database.url, rowsOpts));
+    if (replica) rowPools.set(replica.replica, createDb(config.DATABASE_READ_URL!, rowsOpts));
+  }
   // The listings read model, on a thread of its own with LISTINGS_READ_MODEL_THREAD=true.
   const readModel: ReadModel | undefined = !config.LISTINGS_READ_MODEL
     ? undefined
@@ -137,9 +149,13 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // The data version and verified keys in memory, kept true by LISTEN/NOTIFY on the primary.
   const live = new LiveState().start(database.url, logger);
   live.onVersion((v) => readModel?.seen(v));
-  live.onSilentConnection((since) => retireConnections(db, since));
+  live.onSilentConnection((since) => {
+    retireConnections(db, since);
+    const rowPool = rowPools.get(db);
+    if (rowPool) retireConnections(rowPool, since);
+  });
   await live.ready(2000);
-  const app = buildApp({ config, db, reads: replica?.at, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
+  const app = buildApp({ config, db, reads: replica?.at, rowPools, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
 
   server.off('request', starting);
   const serving = requireHost(app);
@@ -271,15 +287,16 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     await snapshots.stop();
     // A request whose client went away stops counting as in flight while its handler may still
     // wait on the database: let those settle too (within the same 10 s) before the pool closes.
-    const pool = (db.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;
+    const pools = [db, ...rowPools.values()].map((d) => (d.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool);
     const deadline = Date.now() + 10_000;
-    while (pool && pool.numUsed() + pool.numPendingAcquires() > 0 && Date.now() < deadline) {
+    while (pools.some((pool) => pool && pool.numUsed() + pool.numPendingAcquires() > 0) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
     await keyUsage.stop();
     // A database that stopped answering holds its connections' ends: the process does not
     // wait for them past 2 s (an outside probe saw 26.7 s with PostgreSQL frozen).
-    await Promise.race([database.close(), new Promise((r) => setTimeout(r, 2_000).unref())]);
+    const closed = Promise.all([...rowPools.values()].map((d) => d.destroy())).then(() => database.close());
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 2_000).unref())]);
     if (redis) await redis.quit().catch(() => redis?.disconnect());
     logger.info('stopped');
     process.exit(0);

@@ -122,7 +122,11 @@ function knexWarnings(logger: Logger): (message: unknown) => void {
 // and ends the session when 6 probes 10 s apart go unanswered (its client's host or network
 // gone: the locks the session holds are released in about 2 minutes, not the kernel's 2 hours).
 // A client that is alive answers the probes, however long it takes between two statements.
-export function createDb(connectionString: string, opts: { poolMax?: number; statementTimeoutMs?: number; serverKeepalive?: boolean; logger?: Logger } = {}): Knex {
+// `applicationName` names the connections in pg_stat_activity (default: lux-listings-feed).
+export function createDb(
+  connectionString: string,
+  opts: { poolMax?: number; statementTimeoutMs?: number; serverKeepalive?: boolean; logger?: Logger; applicationName?: string } = {},
+): Knex {
   const logger = opts.logger;
   return knex({
     // knex's own warnings (a connection that failed or was dropped) as log lines of the
@@ -140,7 +144,7 @@ export function createDb(connectionString: string, opts: { poolMax?: number; sta
       connectionString,
       statement_timeout: opts.statementTimeoutMs ?? 10000,
       ...(opts.serverKeepalive ? { options: '-c tcp_keepalives_idle=60 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=6' } : {}),
-      application_name: 'lux-listings-feed',
+      application_name: opts.applicationName ?? 'lux-listings-feed',
       // A peer that vanished (a host down, a cut network) is found by the kernel's probes.
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,

@@ -67,7 +67,10 @@ interface Batch {
 // are read with their flags and filtered here for the tiers that must not see flagged
 // listings (flagged is exactly "has flags": a generated column), so one statement serves
 // every tier.
-export function createListingRows(): ListingRows {
+// `poolFor` gives the pool a database's row reads go to (server.ts: a small pool of their own,
+// DB_ROWS_POOL_MAX), by default the database's own.
+export function createListingRows(opts: { poolFor?: (db: Knex) => Knex } = {}): ListingRows {
+  const poolFor = opts.poolFor ?? ((db: Knex) => db);
   const pending = new Map<Knex, Batch>();
 
   function batchFor(db: Knex): Batch {
@@ -81,7 +84,7 @@ export function createListingRows(): ListingRows {
         const all = [...ids];
         const chunks: string[][] = [];
         for (let k = 0; k < all.length; k += MAX_IDS) chunks.push(all.slice(k, k + MAX_IDS));
-        Promise.all(chunks.map((chunk) => readJson(db, chunk))).then(
+        Promise.all(chunks.map((chunk) => readJson(poolFor(db), chunk))).then(
           (found) => resolve(new Map(found.flat().map((r) => [r.id, r]))),
           reject,
         );

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/knex.js';
 import { findActiveListingsByIds } from '../../src/repositories/listings.js';
 import { createListingRows, listingJsonOf } from '../../src/services/listing-rows.js';
 import { useTestContext } from '../helpers/context.js';
@@ -43,5 +44,26 @@ describe('listing rows read together', () => {
     }
     expect(answers[2]).toEqual([]); // flagged, for a tier that does not see flags
     expect(answers[3].map((r) => r.id)).toEqual([ids[3]]);
+  });
+
+  // server.ts reads them on a small pool of their own (DB_ROWS_POOL_MAX): the rows of a batch go
+  // there, nothing to the database's own pool, and the batches stay one per database asked.
+  it('reads them on the pool poolFor gives for the database asked, in one statement', async () => {
+    const rowPool = createDb(t.url, { poolMax: 1 });
+    const seen = { main: [] as string[], rows: [] as string[] };
+    const onMain = (q: { sql: string }) => seen.main.push(q.sql);
+    const onRows = (q: { sql: string }) => seen.rows.push(q.sql);
+    t.db.on('query', onMain);
+    rowPool.on('query', onRows);
+    try {
+      const rows = createListingRows({ poolFor: (db) => (db === t.db ? rowPool : db) });
+      const answers = await Promise.all([rows.find(t.db, [ids[1], ids[0]], true), rows.find(t.db, [ids[3], ids[2]], false)]);
+      expect(answers.map((a) => a.map((r) => r.id))).toEqual([[ids[1], ids[0]], [ids[2]]]);
+      expect(seen.main).toEqual([]);
+      expect(seen.rows).toHaveLength(1);
+    } finally {
+      t.db.off('query', onMain);
+      await rowPool.destroy();
+    }
   });
 });

@@ -195,6 +195,20 @@ describe('two instances on one database and one Redis', () => {
     // Generous: the machine running the suite may be loaded. The mechanism is what is tested.
     for (const v of [...revocation, ...change]) expect(v).toBeLessThan(20_000);
   });
+
+  // src/server.ts: page rows are read on a small pool of its own per process (DB_ROWS_POOL_MAX,
+  // 2 by default), its connections named apart from the main pool's.
+  it('each reads page rows on a pool of its own, at most DB_ROWS_POOL_MAX connections', async () => {
+    const pro = await createKey(t.db, 'pro');
+    const pages = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => get(n % 2 ? a : b, pro.key, `/api/v1/listings?per_page=5&max_price=${100_000 + n}`).then((r) => r.json())),
+    );
+    for (const page of pages as { data: { commune: string }[] }[]) expect(page.data.map((l) => l.commune)).toContain('Bertrange');
+    const { rows } = await t.db.raw(`SELECT application_name, count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() GROUP BY 1`);
+    const byName = new Map((rows as { application_name: string; n: number }[]).map((r) => [r.application_name, r.n]));
+    expect(byName.get('lux-listings-feed rows')).toBeGreaterThanOrEqual(1);
+    expect(byName.get('lux-listings-feed rows')).toBeLessThanOrEqual(2 * 2);
+  });
 });
 
 describe('WEB_CONCURRENCY', () => {

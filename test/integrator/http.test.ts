@@ -5,7 +5,8 @@ import net, { type AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import request from 'supertest';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { createDb } from '../../src/db/knex.js';
 import { buildMetricsApp } from '../../src/metrics.js';
 import { createRedis } from '../../src/redis.js';
 import { useTestContext } from '../helpers/context.js';
@@ -190,7 +191,10 @@ describe('operations endpoints', () => {
 
   it('/metrics is not on the public port; its own listener reports requests, quota rejections, store errors, pool and imports', async () => {
     expect(await request(t.app).get('/metrics')).toHaveStatus(404);
-    const a = await buildTestApp(t.db);
+    // As server.ts builds it: page rows read on a pool of their own (DB_ROWS_POOL_MAX).
+    const rowPool = createDb(t.url, { poolMax: 1 });
+    onTestFinished(() => rowPool.destroy());
+    const a = await buildTestApp(t.db, { rowPools: new Map([[t.db, rowPool]]) });
     const k = (await createKey(t.db, 'free')).key;
     await t.db('import_runs').insert({ source: 'test-agency', mode: 'full', status: 'ok', started_at: new Date(), finished_at: new Date() });
     for (let i = 0; i < 101; i++) await request(a).get('/api/v1/listings?per_page=1').set(bearer(k));
@@ -207,6 +211,8 @@ describe('operations endpoints', () => {
     expect(text).toMatch(/rate_limit_store_errors_total \d+/);
     expect(text).toMatch(/rate_limit_store_timeouts_total \d+/);
     expect(text).toMatch(/db_pool_connections\{state="used"\} \d+/);
+    // The single listing asked for was read there (its one connection now free).
+    expect(text).toMatch(/db_rows_pool_connections\{state="free"\} 1\n/);
     expect(text).toMatch(/import_runs\{source="test-agency",status="ok"\} 1/);
   });
 });
