@@ -14,7 +14,7 @@ import { loadConfig, type Config } from './config.js';
 import { within } from './lib/within.js';
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
-import { createDb, retireConnections } from './db/knex.js';
+import { createDb, retireConnections, retireTogether } from './db/knex.js';
 import { besideEmbeddedData, openDatabase, type OpenDatabase } from './db/open.js';
 import { ReplicaReads } from './db/read-replica.js';
 import { mintDemoKeys } from './demo/keys.js';
@@ -126,12 +126,14 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // are read on a small pool of their own per database. Under varied traffic they are nearly all
   // of PostgreSQL's work; on a few backends whose caches stay warm they took a third of the time
   // they took spread over the main pool's (bench/README.md, stops 53 and 54). Each is a pool
-  // like the main one (src/db/knex.ts): a connection that stops answering is replaced.
+  // like the main one (src/db/knex.ts), and retires its connections with it: a connection of
+  // either that stops answering replaces those both opened by then.
   const rowPools = new Map<Knex, Knex>();
   if (config.DB_ROWS_POOL_MAX > 0) {
     const rowsOpts = { poolMax: config.DB_ROWS_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger, applicationName: 'lux-listings-feed rows' };
     rowPools.set(db, createDb(database.url, rowsOpts));
     if (replica) rowPools.set(replica.replica, createDb(config.DATABASE_READ_URL!, rowsOpts));
+    for (const [main, rows] of rowPools) retireTogether(main, rows);
   }
   // The listings read model, on a thread of its own with LISTINGS_READ_MODEL_THREAD=true.
   const readModel: ReadModel | undefined = !config.LISTINGS_READ_MODEL
@@ -149,11 +151,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // The data version and verified keys in memory, kept true by LISTEN/NOTIFY on the primary.
   const live = new LiveState().start(database.url, logger);
   live.onVersion((v) => readModel?.seen(v));
-  live.onSilentConnection((since) => {
-    retireConnections(db, since);
-    const rowPool = rowPools.get(db);
-    if (rowPool) retireConnections(rowPool, since);
-  });
+  live.onSilentConnection((since) => retireConnections(db, since));
   await live.ready(2000);
   const app = buildApp({ config, db, reads: replica?.at, rowPools, redis, logger, gazetteer, keyUsage, readModel, live, metrics: config.METRICS_PORT >= 0 });
 
@@ -281,18 +279,20 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     await sentOrAfter([...inFlight], 500);
     if (cluster.isWorker) server.close();
     server.closeAllConnections();
-    await readModel?.close();
-    await live.close();
-    await replica?.close();
-    await snapshots.stop();
-    // A request whose client went away stops counting as in flight while its handler may still
-    // wait on the database: let those settle too (within the same 10 s) before the pool closes.
-    const pools = [db, ...rowPools.values()].map((d) => (d.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool);
+    // The read model's load, the market snapshot and the handlers of requests whose clients went
+    // away (no longer counted as in flight) may still wait on the database: all of them within
+    // 10 s before the pools close (a load under way when PostgreSQL froze waited its statement's
+    // bound first, outside those 10 s).
     const deadline = Date.now() + 10_000;
+    await within(Promise.all([readModel?.close(), live.close(), replica?.close(), snapshots.stop()]), 10_000).catch(() => logger.warn('the read model, the listener or the market snapshot still busy after 10 s; stopping anyway'));
+    const pools = [db, ...rowPools.values()].map((d) => (d.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool);
     while (pools.some((pool) => pool && pool.numUsed() + pool.numPendingAcquires() > 0) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    await keyUsage.stop();
+    // The keys' last use is written (one UPDATE) within 1 s: a database that stopped answering
+    // would hold it for a statement's whole bound (an outside probe of stop 54: 14.3 s to exit,
+    // nothing in flight; a failed write keeps the uses in memory, lost with the process).
+    await within(keyUsage.stop(), 1000).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'api key usage not recorded before stopping'));
     // A database that stopped answering holds its connections' ends: the process does not
     // wait for them past 2 s (an outside probe saw 26.7 s with PostgreSQL frozen).
     const closed = Promise.all([...rowPools.values()].map((d) => d.destroy())).then(() => database.close());

@@ -33,6 +33,7 @@ const PgClient = createRequire(import.meta.url)('knex/lib/dialects/postgres/inde
   config: Knex.Config;
   query(conn: PgConnection, obj: Statement): Promise<unknown>;
   acquireRawConnection(): Promise<PgConnection>;
+  releaseConnection(conn: PgConnection): Promise<void>;
   destroyRawConnection(conn: PgConnection): Promise<void>;
 };
 
@@ -56,15 +57,30 @@ const PgClient = createRequire(import.meta.url)('knex/lib/dialects/postgres/inde
 class BoundedPgClient extends PgClient {
   // Connections opened before this time are not handed out again.
   private openedBefore = 0;
+  // Other pools on the same database (retireTogether): what says this pool's connections may be
+  // dead says theirs may be.
+  peers: BoundedPgClient[] = [];
 
   override async acquireRawConnection(): Promise<PgConnection> {
     const conn = await super.acquireRawConnection();
     conn[OPENED_AT] = Date.now();
     return conn;
   }
+  // Found as the connection goes back to its pool, before the statement's caller hears of it
+  // (the pool destroys it only when next asked for a connection: a linked pool asked first would
+  // hand out its own silent ones meanwhile); and as it is destroyed.
+  override releaseConnection(conn: PgConnection): Promise<void> {
+    this.retireIfSilent(conn);
+    return super.releaseConnection(conn);
+  }
   override destroyRawConnection(conn: PgConnection): Promise<void> {
-    if ((conn.__knex__disposed as Error | undefined)?.name === 'KnexTimeoutError') this.retire(Date.now());
+    this.retireIfSilent(conn);
     return super.destroyRawConnection(conn);
+  }
+  private retireIfSilent(conn: PgConnection): void {
+    if ((conn.__knex__disposed as Error | undefined)?.name !== 'KnexTimeoutError') return;
+    const now = Date.now();
+    for (const client of [this, ...this.peers]) client.retire(now);
   }
   retire(openedBefore: number): void {
     this.openedBefore = Math.max(this.openedBefore, openedBefore);
@@ -75,6 +91,8 @@ class BoundedPgClient extends PgClient {
 
   override query(conn: PgConnection, obj: Statement): Promise<unknown> {
     const sql = typeof obj === 'string' ? obj : obj?.sql;
+    // The bound of the transaction this statement is in (read before a COMMIT or ROLLBACK ends it).
+    const bound = conn[TX_TIMEOUT] ?? Number((this.config.connection as { statement_timeout?: number }).statement_timeout);
     if (typeof sql === 'string') {
       if (/^\s*SET\s+LOCAL\s+statement_timeout\b/i.test(sql)) {
         // A value in a unit this does not read ('1h') leaves the client unbounded (0) rather
@@ -84,10 +102,30 @@ class BoundedPgClient extends PgClient {
       } else if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) delete conn[TX_TIMEOUT];
     }
     if (obj !== null && typeof obj === 'object' && (obj.timeout === undefined || obj.timeout === false)) {
-      const bound = conn[TX_TIMEOUT] ?? Number((this.config.connection as { statement_timeout?: number }).statement_timeout);
-      if (bound > 0) obj.timeout = bound + NO_ANSWER_MARGIN_MS;
+      const own = conn[TX_TIMEOUT] ?? bound;
+      if (own > 0) obj.timeout = own + NO_ANSWER_MARGIN_MS;
     }
-    return super.query(conn, obj);
+    const answer = super.query(conn, obj);
+    // A transaction's own statements (BEGIN, COMMIT, ROLLBACK, savepoints) come from knex as bare
+    // text, which its runner does not bound: bounded here the same way, the connection then
+    // dropped as after any statement that got no answer. Unbounded, a BEGIN that got no answer
+    // waited for ever on the silent connection, and with it the transaction (an outside probe of
+    // stop 54: a read model load starting when PostgreSQL froze held the process's shutdown for good).
+    return typeof obj === 'string' && bound > 0 ? this.noLongerThan(answer, conn, bound + NO_ANSWER_MARGIN_MS, obj) : answer;
+  }
+
+  private noLongerThan(answer: Promise<unknown>, conn: PgConnection, ms: number, sql: string): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new knex.KnexTimeoutError(`Defined query timeout of ${ms}ms exceeded when running query.`);
+        Object.assign(err, { sql, timeout: ms });
+        conn.__knex__disposed = err;
+        reject(err);
+      }, ms);
+    });
+    answer.catch(() => {}); // settled either way, its result no longer wanted once late
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 }
 
@@ -98,8 +136,18 @@ class BoundedPgClient extends PgClient {
 // with open connections gone silent and new ones answering, each request that took a silent
 // pooled connection waited its whole bound, 12 s, one after the other, after the listener had
 // already found its own connection silent).
+// The pools linked to it by retireTogether too.
 export function retireConnections(db: Knex, openedBefore: number): void {
-  if (db.client instanceof BoundedPgClient) db.client.retire(openedBefore);
+  if (db.client instanceof BoundedPgClient) for (const client of [db.client, ...db.client.peers]) client.retire(openedBefore);
+}
+
+// Pools on one database (a server's main pool and the one kept for page rows): a connection of
+// any that got no answer, or retireConnections on any, replaces the connections the others opened
+// by then too. Apart, a network that went silent cost a request on each pool its whole bound in
+// turn (an outside probe of stop 54: two rounds of 503s, 3 s apart, where one pool had one).
+export function retireTogether(...dbs: Knex[]): void {
+  const clients = dbs.map((db) => db.client).filter((c): c is BoundedPgClient => c instanceof BoundedPgClient);
+  for (const client of clients) client.peers = clients.filter((other) => other !== client);
 }
 
 // knex's warnings through `logger`, each kind (its first line) at most once every 5 s: during

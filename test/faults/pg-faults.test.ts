@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -10,9 +11,10 @@ import request from 'supertest';
 import { register } from 'tsx/esm/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded.js';
-import { createDb, migrateLatest, NO_ANSWER_MARGIN_MS, retireConnections } from '../../src/db/knex.js';
+import { createDb, migrateLatest, NO_ANSWER_MARGIN_MS, retireConnections, retireTogether } from '../../src/db/knex.js';
 import { LiveState } from '../../src/cache/live-state.js';
 import { watchLiveness } from '../../src/db/liveness.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
 import { freePort } from '../helpers/redis-server.js';
 
@@ -145,6 +147,100 @@ describe('PostgreSQL going away and coming back', () => {
       expect(outcomes).toEqual(['KnexTimeoutError', 'answered', 'answered', 'answered']);
     } finally {
       await db.destroy();
+      await proxy.close();
+    }
+  }, 300_000);
+
+  // The server's main pool and the one kept for page rows (src/server.ts) are on one database: an
+  // outside probe of stop 54 saw two rounds of 503s, a bound apart, when a silent network retired
+  // the rows pool alone and the main pool's requests then took its silent connections in turn.
+  it('pools linked by retireTogether: a connection of one that got no answer replaces those the other opened by then', async () => {
+    const proxy = await freezingProxy(pg!.url, port);
+    const statementTimeoutMs = 300;
+    const rows = createDb(proxy.url, { poolMax: 1, statementTimeoutMs });
+    const main = createDb(proxy.url, { poolMax: 4, statementTimeoutMs });
+    retireTogether(main, rows);
+    try {
+      await rows.raw('SELECT 1');
+      await openFour(main);
+      proxy.freezeOpen();
+      expect(await rows.raw('SELECT 1 AS one').then(() => 'answered', (e: Error) => e.name)).toBe('KnexTimeoutError');
+      expect(await takeFourInTurn(main)).toEqual(['answered', 'answered', 'answered', 'answered']);
+    } finally {
+      await rows.destroy();
+      await main.destroy();
+      await proxy.close();
+    }
+  }, 300_000);
+
+  // knex sends a transaction's BEGIN, COMMIT and ROLLBACK as bare text, which its runner does not
+  // bound (src/db/knex.ts bounds them): a BEGIN that got no answer waited for ever, and with it the
+  // transaction (an outside probe of stop 54: a read model load starting when PostgreSQL froze held
+  // the server's shutdown for good).
+  it.each([
+    ['its BEGIN', 'BEGIN'],
+    ['a statement in it (then its ROLLBACK)', 'probe-frozen-in-transaction'],
+  ])('a transaction that gets no answer to %s ends within the bounds, and the pool serves again', async (_label, marker) => {
+    const proxy = await freezingProxy(pg!.url, port, (text, freeze) => {
+      if (text.includes(marker)) freeze();
+    });
+    const statementTimeoutMs = 300;
+    const db = createDb(proxy.url, { poolMax: 1, statementTimeoutMs });
+    try {
+      await db.raw('SELECT 1');
+      const started = Date.now();
+      const outcome = await Promise.race([
+        db.transaction(async (trx) => void (await trx.raw(`SELECT 'probe-frozen-in-transaction'`))).then(() => 'committed', (e: Error) => e.name),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting after 30 s'), 30_000)),
+      ]);
+      expect(outcome).toBe('KnexTimeoutError');
+      // The statement's bound, then the ROLLBACK's, with room for a busy machine.
+      expect(Date.now() - started).toBeLessThan(2 * (statementTimeoutMs + NO_ANSWER_MARGIN_MS) + 15_000);
+      proxy.freeze(false);
+      // The silent connection was dropped, not handed out again.
+      expect(await db.raw('SELECT 1 AS one').then(() => 'answered', (e: Error) => e.name)).toBe('answered');
+    } finally {
+      proxy.freeze(false);
+      // Without the bound the pool cannot close either (its connection still waits).
+      await Promise.race([db.destroy(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+      await proxy.close();
+    }
+  }, 300_000);
+
+  // An outside probe of stop 54: with PostgreSQL frozen, SIGTERM took 14.3 s to exit, nothing in
+  // flight: the write of the keys' last use waited its statement's whole bound (10 s + 2 s).
+  it('SIGTERM with PostgreSQL frozen exits 0 without waiting a statement bound for the keys\' last use', async () => {
+    const proxy = await freezingProxy(pg!.url, port);
+    const direct = createDb(pg!.url, { poolMax: 1 });
+    const serverPort = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      cwd: projectRoot,
+      env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: proxy.url, REDIS_URL: '', HOST: '127.0.0.1', PORT: String(serverPort), METRICS_PORT: '-1', LISTINGS_READ_MODEL: 'false', LOG_LEVEL: 'warn', LOG_PRETTY: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+    try {
+      const base = `http://127.0.0.1:${serverPort}`;
+      await vi.waitFor(async () => expect((await fetch(`${base}/readyz`).catch(() => null))?.status, out).toBe(200), { timeout: 90_000, interval: 100 });
+      const key = (await createKey(direct, 'pro')).key;
+      expect((await fetch(`${base}/api/v1/listings?per_page=1`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      proxy.freeze(true);
+      const signalled = Date.now();
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      const ms = Date.now() - signalled;
+      expect(code, out).toBe(0);
+      // Before: at least 12 s (the statement's bound). Now about 1 s for the write, 2 s for the
+      // pools, with room for a busy machine.
+      expect(ms, out).toBeLessThan(11_000);
+      expect(out).toContain('api key usage not recorded before stopping');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      proxy.freeze(false);
+      await direct.destroy();
       await proxy.close();
     }
   }, 300_000);
