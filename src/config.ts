@@ -72,7 +72,7 @@ export const configSchema = z.object({
   PAGES_RATE_LIMIT_PER_MINUTE: integer(1).default(DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE),
   DB_POOL_MAX: integer(1, 200).default(10),
   // The pool a server process reads page rows on, apart from DB_POOL_MAX's (0: on that pool).
-  DB_ROWS_POOL_MAX: integer(0, 50).default(2),
+  DB_ROWS_POOL_MAX: integer(0, 50).default(0),
   DB_STATEMENT_TIMEOUT_MS: integer(100).default(10000),
   // An export whose client takes nothing for this long is cut (it holds a pool connection
   // and a snapshot while it waits).

@@ -122,10 +122,13 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   const replica = config.DATABASE_READ_URL
     ? await new ReplicaReads(db, createDb(config.DATABASE_READ_URL, { poolMax: config.DB_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger }), logger).start()
     : null;
-  // The rows of pages (a few ids each, from every request of a turn: src/services/listing-rows.ts)
-  // are read on a small pool of their own per database. Under varied traffic they are nearly all
-  // of PostgreSQL's work; on a few backends whose caches stay warm they took a third of the time
-  // they took spread over the main pool's (bench/README.md, stops 53 and 54). Each is a pool
+  // With DB_ROWS_POOL_MAX > 0, the rows of pages (a few ids each, from every request of a turn:
+  // src/services/listing-rows.ts) are read on a small pool of their own per database. Under varied
+  // traffic they are nearly all of PostgreSQL's work; on a few backends whose caches stay warm they
+  // took a third of the time they took spread over the main pool's, on a machine where PostgreSQL
+  // was the bottleneck (bench/README.md, stop 53). Off by default: with a round trip of a few ms to
+  // the database, two connections reading them one statement at a time halved the throughput (an
+  // outside probe of stop 54). Each is a pool
   // like the main one (src/db/knex.ts), and retires its connections with it: a connection of
   // either that stops answering replaces those both opened by then.
   const rowPools = new Map<Knex, Knex>();

@@ -140,8 +140,9 @@ describe('two instances on one database and one Redis', () => {
 
   beforeAll(async () => {
     await insertListing(t.db, { commune: 'Bertrange' });
-    a = start({}, await freePort());
-    b = start({}, await freePort());
+    // The page rows' own pool on (DB_ROWS_POOL_MAX, off by default): both instances read them there.
+    a = start({ DB_ROWS_POOL_MAX: '2' }, await freePort());
+    b = start({ DB_ROWS_POOL_MAX: '2' }, await freePort());
     await Promise.all([serving(a), serving(b)]);
   }, 300_000);
 
@@ -196,8 +197,8 @@ describe('two instances on one database and one Redis', () => {
     for (const v of [...revocation, ...change]) expect(v).toBeLessThan(20_000);
   });
 
-  // src/server.ts: page rows are read on a small pool of its own per process (DB_ROWS_POOL_MAX,
-  // 2 by default), its connections named apart from the main pool's.
+  // src/server.ts: with DB_ROWS_POOL_MAX (2 here), page rows are read on a small pool of its own
+  // per process, its connections named apart from the main pool's.
   it('each reads page rows on a pool of its own, at most DB_ROWS_POOL_MAX connections', async () => {
     const pro = await createKey(t.db, 'pro');
     const pages = await Promise.all(
