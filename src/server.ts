@@ -287,7 +287,7 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
     // 10 s before the pools close (a load under way when PostgreSQL froze waited its statement's
     // bound first, outside those 10 s).
     const deadline = Date.now() + 10_000;
-    await within(Promise.all([readModel?.close(), live.close(), replica?.close(), snapshots.stop()]), 10_000).catch(() => logger.warn('the read model, the listener or the market snapshot still busy after 10 s; stopping anyway'));
+    await within(Promise.all([readModel?.close(), live.close(), replica?.close(), snapshots.stop()]), deadline - Date.now()).catch(() => logger.warn('the read model, the listener or the market snapshot still busy after 10 s; stopping anyway'));
     const pools = [db, ...rowPools.values()].map((d) => (d.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool);
     while (pools.some((pool) => pool && pool.numUsed() + pool.numPendingAcquires() > 0) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));

@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { migrationsDir } from '../lib/paths.js';
 import { perKindGate } from '../lib/throttle.js';
+import { TimeoutError, within } from '../lib/within.js';
 import { parseTimestamptz } from './timestamptz.js';
 
 // bigint columns (counts, ids) come back as JS numbers: every value we store fits in 2^53.
@@ -115,17 +116,12 @@ class BoundedPgClient extends PgClient {
   }
 
   private noLongerThan(answer: Promise<unknown>, conn: PgConnection, ms: number, sql: string): Promise<unknown> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const err = new knex.KnexTimeoutError(`Defined query timeout of ${ms}ms exceeded when running query.`);
-        Object.assign(err, { sql, timeout: ms });
-        conn.__knex__disposed = err;
-        reject(err);
-      }, ms);
+    return within(answer, ms).catch((err: unknown) => {
+      if (!(err instanceof TimeoutError)) throw err;
+      const late = Object.assign(new knex.KnexTimeoutError(`Defined query timeout of ${ms}ms exceeded when running query.`), { sql, timeout: ms });
+      conn.__knex__disposed = late;
+      throw late;
     });
-    answer.catch(() => {}); // settled either way, its result no longer wanted once late
-    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 }
 
