@@ -212,7 +212,11 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   // the hash does not move with the clock. A creation date in the future would sit on top
   // of every newest-first list for ever.
   const hash = contentHash(listing);
-  if (date.value && date.value > ctx.now) listing.created_at = ctx.now;
+  // Capped, the date is the import's time, not the source's: stored as undated (writer.ts).
+  if (date.value && date.value > ctx.now) {
+    listing.created_at = ctx.now;
+    listing.created_at_kind = null;
+  }
   // The price text's own note first ("1 850 € CC"), else what the format's structure says.
   const charges = r.listingType === 'SALE' ? null : (price.value.chargesIncluded ?? r.chargesIncluded ?? null);
   // The charges stated beside a rent without them: the price text's own, else the format's.

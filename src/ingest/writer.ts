@@ -194,10 +194,10 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
 
   await trx.raw(
     `INSERT INTO listings (id, source, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng,
-       listing_type, accepts_students, images, source_url, status, flags, created_at, updated_at, first_seen_at,
+       listing_type, accepts_students, images, source_url, status, flags, created_at, undated, updated_at, first_seen_at,
        last_seen_at, content_hash, postcode, charges_included, charges_eur)
      SELECT b.id, ?, b.external_id, b.title, b.price_eur, b.area_m2, b.rooms, b.commune, b.locality, b.lat, b.lng,
-       b.listing_type, b.accepts_students, b.images, b.source_url, 'active', '{}', COALESCE(b.created_at, ?), ?, ?, ?,
+       b.listing_type, b.accepts_students, b.images, b.source_url, 'active', '{}', COALESCE(b.created_at, ?), b.created_kind IS NULL, ?, ?, ?,
        b.content_hash, b.postcode, b.charges_included, b.charges_eur
        FROM ingest_batch b WHERE b.prev_status IS NULL`,
     [source, now, now, now, now],
@@ -213,6 +213,7 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
         locality = b.locality, lat = b.lat, lng = b.lng, listing_type = b.listing_type,
         accepts_students = b.accepts_students, images = b.images, source_url = b.source_url,
         created_at = CASE WHEN b.created_kind = 'created' AND b.created_at IS NOT NULL THEN b.created_at ELSE l.created_at END,
+        undated = CASE WHEN b.created_kind = 'created' AND b.created_at IS NOT NULL THEN false ELSE l.undated END,
         content_hash = b.content_hash, postcode = b.postcode, charges_included = b.charges_included, charges_eur = b.charges_eur,
         status = CASE WHEN l.status = 'inactive' THEN 'active' ELSE l.status END,
         removed_at = NULL, updated_at = ?, last_seen_at = GREATEST(l.last_seen_at, ?)
