@@ -23,11 +23,15 @@ const NOT_ONE_COUNT = /^\d{1,2}\s*\+(?:\s*\d{1,2})?$|^\d{1,2}\s*(?:-|–|à|a|bi
 const FRENCH_TYPE = /^[TF]\s*(\d{1,2})(?:\s+(?:bis|ter|duplex|triplex))?$/i;
 // A half room: "3 ½", "2 1/2", "2½" are 3.5 and 2.5, rounded down as "2.5" is.
 const HALF = /^(\d{1,2})\s*(?:½|1\s?\/\s?2)$/;
-// A count spelt out, in French, German or English ("deux pièces", "zwei Zimmer").
+// A count spelt out, in French, German or English ("deux pièces", "zwei Zimmer"), up to twelve
+// (up to six until stop 55: an outside probe's house of "huit" rooms was refused whole).
 const NUMBER_WORDS = new Map<string, number>([
   ['un', 1], ['une', 1], ['deux', 2], ['trois', 3], ['quatre', 4], ['cinq', 5], ['six', 6],
+  ['sept', 7], ['huit', 8], ['neuf', 9], ['dix', 10], ['onze', 11], ['douze', 12],
   ['ein', 1], ['eine', 1], ['eins', 1], ['zwei', 2], ['drei', 3], ['vier', 4], ['fünf', 5], ['sechs', 6],
+  ['sieben', 7], ['acht', 8], ['neun', 9], ['zehn', 10], ['elf', 11], ['zwölf', 12],
   ['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5], ['six', 6],
+  ['seven', 7], ['eight', 8], ['nine', 9], ['ten', 10], ['eleven', 11], ['twelve', 12],
 ]);
 
 // Whether a word spells out a count ("deux", "zwei", "two").

@@ -251,12 +251,17 @@ describe('room and bedroom counts', () => {
     ['un', 1], ['une', 1], ['deux', 2], ['trois', 3], ['quatre', 4], ['cinq', 5], ['six', 6], ['Trois pièces', 3],
     ['eins', 1], ['zwei', 2], ['drei', 3], ['vier', 4], ['fünf', 5], ['sechs', 6], ['zwei Zimmer', 2],
     ['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5], ['Six rooms', 6],
+    // Houses past six (refused until stop 55).
+    ['sept', 7], ['huit', 8], ['neuf pièces', 9], ['dix', 10], ['onze', 11], ['douze', 12],
+    ['sieben', 7], ['Acht Zimmer', 8], ['neun', 9], ['zehn', 10], ['elf', 11], ['zwölf', 12],
+    ['seven', 7], ['eight rooms', 8], ['nine', 9], ['ten', 10], ['eleven', 11], ['twelve', 12],
   ])('reads %j as %i', (text, n) => {
     expect(parseCount(text, 'rooms')).toEqual({ ok: true, value: n });
   });
 
   it('a count word reads as bedrooms too', async () => {
     expect((await csvListing({ bedrooms: 'deux chambres' })).rooms).toBe(3);
+    expect((await csvListing({ rooms: 'huit' })).rooms).toBe(8);
   });
 
   // ("1 + bureau" is read as 1 since the outside probe of stop 48: a room of another kind added.)
