@@ -172,7 +172,8 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   }
   const [lat, lng] = [parseCoordinate(r.lat), parseCoordinate(r.lng)];
   const coords = fixCoordinates(lat, lng);
-  const place = resolvePlace(ctx.gazetteer, { town: r.town, quarter: r.quarter, postcode: r.postcode, coords, given: coords ? null : nearLuxembourg(lat, lng) });
+  const dropped = coords === null && lat !== null && lng !== null && (lat !== 0 || lng !== 0) ? { lat, lng } : null;
+  const place = resolvePlace(ctx.gazetteer, { town: r.town, quarter: r.quarter, postcode: r.postcode, coords, given: coords ? null : nearLuxembourg(lat, lng), dropped });
   if (!place.ok) return fail(place.reason);
 
   const students = parseBool(r.students, 'students');

@@ -27,6 +27,9 @@ export interface PlaceInput {
   // Coordinates the record gave that are not kept (outside Luxembourg's bounding box) but lie
   // in the countries around it (abroad.ts, nearLuxembourg): they say where the record is not.
   given?: { lat: number; lng: number } | null;
+  // Coordinates the record gave that are not kept, wherever they lie (not 0, 0): named in a
+  // reason, which would otherwise say none were given.
+  dropped?: { lat: number; lng: number } | null;
 }
 
 // `postcode`: the one the record states, kept for deduplication when it fits the commune
@@ -220,7 +223,9 @@ function resolveCommune(gz: Gazetteer, input: PlaceInput, postcode: number | nul
       reason:
         postcode !== null
           ? `${countryOnly ? `"${(town ?? quarter ?? '').slice(0, 40)}" names the country, and ` : ''}the postcode ${postcode} alone does not say which commune (only 1000-2999, Luxembourg City, does); give the commune or locality, or coordinates`
-          : 'no commune, locality, postcode or coordinates given',
+          : input.dropped
+            ? `no commune, locality or postcode given, and the coordinates (${input.dropped.lat}, ${input.dropped.lng}) are outside Luxembourg`
+            : 'no commune, locality, postcode or coordinates given',
     };
   }
   const shown = town ?? quarter ?? '';

@@ -282,6 +282,14 @@ describe('communes and localities', () => {
     expect(reason(await csvOne({ place: 'Atlantis' }))).toMatch(/unknown commune or locality "Atlantis"/);
     expect(reason(await csvOne({ place: ' ' }))).toBe('no commune, locality, postcode or coordinates given');
   });
+
+  // (Until stop 55 the reason said no coordinates were given: an outside probe's record in Paris.)
+  it('names the coordinates a record gave outside Luxembourg when nothing else places it', async () => {
+    expect(reason(await csvOne({ place: '', lat: '48.8566', lng: '2.3522' }))).toBe(
+      'no commune, locality or postcode given, and the coordinates (48.8566, 2.3522) are outside Luxembourg',
+    );
+    expect(reason(await csvOne({ place: '', lat: '0', lng: '0' }))).toBe('no commune, locality, postcode or coordinates given');
+  });
 });
 
 describe('postcodes (kept for deduplication only)', () => {
