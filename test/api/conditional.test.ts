@@ -45,8 +45,34 @@ describe('If-None-Match parsing (weak comparison)', () => {
     ['"abc"', undefined, false],
     ['', 'W/"abc"', false],
     ['abc', '"abc"', true], // a client that dropped the quotes
+    // Empty list elements are skipped (RFC 9110 §5.6.1.2; a 200 until stop 55).
+    [', W/"abc"', 'W/"abc"', true],
+    [',W/"abc"', 'W/"abc"', true],
+    ['"a",,W/"abc"', 'W/"abc"', true],
+    ['"a", , W/"abc"', 'W/"abc"', true],
+    ['W/"abc",,', 'W/"abc"', true],
+    [' , ,', 'W/"abc"', false],
   ] as const)('%s against %s: %s', (header, etag, hit) => {
     expect(ifNoneMatchHits(header, etag)).toBe(hit);
+  });
+
+  it('answers 304 to a tag after an empty header of the same name (Node joins them with a comma), without counting it', async () => {
+    const { base } = await serve();
+    const k = await createKey(t.db, 'free');
+    const { default: http } = await import('node:http');
+    // Raw headers (an array) keep the two of one name apart; Node then adds no Host itself.
+    const get = (headers: [string, string][]) =>
+      new Promise<{ status: number; etag: string; remaining: string }>((resolve, reject) => {
+        const req = http.get(`${base}/api/v1/listings?per_page=3`, { headers: [['Host', new URL(base).host], ['Authorization', `Bearer ${k.key}`], ...headers].flat() as unknown as http.OutgoingHttpHeaders }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, etag: String(res.headers.etag), remaining: String(res.headers['ratelimit-remaining']) }));
+        });
+        req.on('error', reject);
+      });
+    const first = await get([]);
+    expect(first.status).toBe(200);
+    const again = await get([['If-None-Match', ''], ['If-None-Match', first.etag]]);
+    expect(again).toEqual({ status: 304, etag: first.etag, remaining: first.remaining });
   });
 });
 
