@@ -120,12 +120,14 @@ function textParamSchema(maxLength: number) {
     .transform((s) => s.trim())
     // Characters as people count them (an outside probe of stop 51: 60 letters each with a
     // combining accent were "more than 100 characters"), and at most four UTF-16 units each on
-    // average (a bound on the text segmented).
+    // average (a bound on the text segmented), each limit named when it is the one passed (an
+    // outside probe of stop 55: one letter and 400 accents was "more than 100 characters").
     .pipe(
       z
         .string()
         .min(1, 'must not be empty')
-        .refine((s) => s.length <= maxLength || (s.length <= 4 * maxLength && graphemes(s) <= maxLength), `must be at most ${maxLength} characters`),
+        .refine((s) => s.length <= 4 * maxLength, `must be at most ${4 * maxLength} UTF-16 code units in all (and ${maxLength} characters)`)
+        .refine((s) => s.length <= maxLength || s.length > 4 * maxLength || graphemes(s) <= maxLength, `must be at most ${maxLength} characters`),
     );
 }
 

@@ -178,6 +178,20 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(sixty.detail).not.toContain('at most 100 characters');
     const long = await expect400(`?commune=${accented(101)}`, 'commune');
     expect(long.detail).toContain('at most 100 characters');
+    expect(long.detail).not.toContain('code units');
+  });
+
+  // An outside probe of stop 55: one letter and 400 combining accents is one character; the
+  // limit it passes is the one on code units, and the error said "at most 100 characters".
+  it.each([
+    ['commune', 400, 100],
+    ['source', 256, 64],
+  ])('names the limit of %s on UTF-16 code units when that is the one passed', async (name, units, chars) => {
+    const marks = (n: number) => encodeURIComponent(`a${'\u0301'.repeat(n)}`);
+    const over = await expect400(`?${name}=${marks(units)}`, name);
+    expect(over.detail).toContain(`at most ${units} UTF-16 code units in all (and ${chars} characters)`);
+    // One code unit less: within both limits (a commune of that name is unknown, a source is not).
+    expect(JSON.stringify((await get(`?${name}=${marks(units - 1)}`)).body)).not.toMatch(/code units|at most \d+ characters/);
   });
 
   // Linking words are passed over wherever they stand (integrators.md): refusing a name cut
