@@ -63,7 +63,7 @@ describe('If-None-Match parsing (weak comparison)', () => {
     // Raw headers (an array) keep the two of one name apart; Node then adds no Host itself.
     const get = (headers: [string, string][]) =>
       new Promise<{ status: number; etag: string; remaining: string }>((resolve, reject) => {
-        const req = http.get(`${base}/api/v1/listings?per_page=3`, { headers: [['Host', new URL(base).host], ['Authorization', `Bearer ${k.key}`], ...headers].flat() as unknown as http.OutgoingHttpHeaders }, (res) => {
+        const req = http.get(`${base}/api/v1/listings?per_page=3`, { headers: [['Host', new URL(base).host], ['Authorization', `Bearer ${k.key}`], ...headers].flat() }, (res) => {
           res.resume();
           res.on('end', () => resolve({ status: res.statusCode!, etag: String(res.headers.etag), remaining: String(res.headers['ratelimit-remaining']) }));
         });

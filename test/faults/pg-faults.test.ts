@@ -215,7 +215,13 @@ describe('PostgreSQL going away and coming back', () => {
     const serverPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       cwd: projectRoot,
-      env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: proxy.url, REDIS_URL: '', HOST: '127.0.0.1', PORT: String(serverPort), METRICS_PORT: '-1', LISTINGS_READ_MODEL: 'false', LOG_LEVEL: 'warn', LOG_PRETTY: 'false' },
+      // A statement bound of 60 s: waiting it (the defect) and not waiting it differ by far more
+      // than a busy machine slows the rest of the shutdown (13 s seen beside a probe at stop 55
+      // with the default 10 s bound, against 3 s on a quiet one).
+      env: {
+        ...process.env, NODE_ENV: 'test', DATABASE_URL: proxy.url, REDIS_URL: '', HOST: '127.0.0.1', PORT: String(serverPort), METRICS_PORT: '-1',
+        LISTINGS_READ_MODEL: 'false', LOG_LEVEL: 'warn', LOG_PRETTY: 'false', DB_STATEMENT_TIMEOUT_MS: '60000',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -233,9 +239,9 @@ describe('PostgreSQL going away and coming back', () => {
       const [code] = await exited;
       const ms = Date.now() - signalled;
       expect(code, out).toBe(0);
-      // Before: at least 12 s (the statement's bound). Now about 1 s for the write, 2 s for the
-      // pools, with room for a busy machine.
-      expect(ms, out).toBeLessThan(11_000);
+      // Before: at least the statement's bound (62 s here). Now about 1 s for the write, 2 s for
+      // the pools, and at most the shutdown's 10 s window for the rest, with room for a busy machine.
+      expect(ms, out).toBeLessThan(30_000);
       expect(out).toContain('api key usage not recorded before stopping');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
