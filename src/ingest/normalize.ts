@@ -208,16 +208,13 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
     source_url: sourceUrl,
     created_at: date.value,
     created_at_kind: date.value ? (r.dateKind ?? 'created') : null,
+    stated_at: date.value,
   };
   // The hash takes the date as the feed gives it; only the stored value is capped, so that
   // the hash does not move with the clock. A creation date in the future would sit on top
   // of every newest-first list for ever.
   const hash = contentHash(listing);
-  // Capped, the date is the import's time, not the source's: stored as undated (writer.ts).
-  if (date.value && date.value > ctx.now) {
-    listing.created_at = ctx.now;
-    listing.created_at_kind = null;
-  }
+  if (date.value && date.value > ctx.now) listing.created_at = ctx.now;
   // The price text's own note first ("1 850 € CC"), else what the format's structure says.
   const charges = r.listingType === 'SALE' ? null : (price.value.chargesIncluded ?? r.chargesIncluded ?? null);
   // The charges stated beside a rent without them: the price text's own, else the format's.
@@ -236,7 +233,7 @@ function chargesFigure(v: unknown): number | null {
 
 // Everything that, when it changes, makes the listing "updated". A last-change date
 // (openimmo stand_vom) is not content: it moves on every edit without saying what changed.
-export function contentHash(l: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included' | 'charges_eur'>): string {
+export function contentHash(l: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included' | 'charges_eur' | 'stated_at'>): string {
   const content = [
     l.title, l.price_eur, l.area_m2, l.rooms, l.commune, l.locality, l.lat, l.lng, l.listing_type,
     l.accepts_students, l.images, l.source_url,

@@ -84,6 +84,9 @@ export type NormalizedListing = ListingContent & {
   charges_eur: number | null;
   created_at: Date | null;
   created_at_kind: 'created' | 'changed' | null;
+  // The date as the record states it, not capped at the import's time (created_at is): what
+  // deduplication ranks by (listings.stated_created_at, migrations/20261130000300).
+  stated_at: Date | null;
   content_hash: string;
 };
 

@@ -30,11 +30,15 @@ function completeness(n: DedupNode): number {
 // deployment's secret: an outside probe of stop 49 found the same demo seed giving two
 // deployments different public listings of a tied pair).
 const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-// The oldest by the source's own date: a record that states none (its created_at is when the
-// service first saw it, so it depends on which source was imported first) comes after one that
-// does, and two that state none are not told apart by it.
-const byStatedDate = (a: DedupNode, b: DedupNode) =>
-  a.undated === true || b.undated === true ? Number(a.undated === true) - Number(b.undated === true) : a.created_at.getTime() - b.created_at.getTime();
+// The oldest by the date the source states, as stated (not created_at, which caps a date in the
+// future at the import's time): a record that states none (its created_at is when the service
+// first saw it, so it depends on which source was imported first) comes after one that does, and
+// two that state none are not told apart by it.
+const statedDate = (n: DedupNode) => (n.stated_at === undefined ? n.created_at : n.stated_at);
+function byStatedDate(a: DedupNode, b: DedupNode): number {
+  const [x, y] = [statedDate(a), statedDate(b)];
+  return x === null || y === null ? Number(x === null) - Number(y === null) : x.getTime() - y.getTime();
+}
 // A record judged a price outlier comes after one that is not (since stop 51; flags.ts judges
 // merged rows too), for the same reason as a stale one.
 export function compareCanonical(a: DedupNode, b: DedupNode): number {

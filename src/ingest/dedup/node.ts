@@ -27,9 +27,10 @@ export interface DedupNode {
   image_count: number;
   has_source_url: boolean;
   created_at: Date;
-  // The record stated no creation date (or one in the future): created_at is when the service
-  // first saw it, which depends on the order of the imports (migrations/20261130000300).
-  undated?: boolean;
+  // The creation date the record states, uncapped (listings.stated_created_at), null when it
+  // states none: then created_at is when the service first saw it, which depends on the order
+  // of the imports (migrations/20261130000300). Left out (tests' nodes): created_at is it.
+  stated_at?: Date | null;
   // Flagged stale: its source has not confirmed it for 14 days (flags.ts).
   stale: boolean;
   // Flagged price_outlier at the last verdict (flags.ts; a live listing, merged rows too): hidden
