@@ -34,9 +34,12 @@ const NUMBER_WORDS = new Map<string, number>([
   ['seven', 7], ['eight', 8], ['nine', 9], ['ten', 10], ['eleven', 11], ['twelve', 12],
 ]);
 
-// Whether a word spells out a count ("deux", "zwei", "two").
+// Whether a word spells out a count of a home's rooms in an offer's words ("deux chambres",
+// "zwei Zimmer": a home, not a room to let): up to six only. Past six the words are as often
+// something else beside a room ("chambre neuf", new; "room ten minutes from…"; "Zimmer acht
+// Minuten…"), and the re-check of stop 55 found such rooms read as rents or refused.
 export function isNumberWord(word: string): boolean {
-  return NUMBER_WORDS.has(word);
+  return (NUMBER_WORDS.get(word) ?? Infinity) <= 6;
 }
 
 // A count text without what it includes, what is added to it, and its word.

@@ -554,6 +554,18 @@ describe('second audit: kinds of offer named to be ruled out, and offers that ar
     expect(offerType('Vente VEFA')).toBe('SALE');
     expect(offerType('Colocation à louer')).toBe('FLATSHARE');
   });
+
+  // The re-check of stop 55: the count words past six (room counts) took these for homes.
+  it.each([
+    ['Location chambre neuf', 'FLATSHARE'],
+    ['Chambre neuf', 'FLATSHARE'],
+    ['Rent room ten minutes from uni', 'FLATSHARE'],
+    ['Location chambre sept 2026', 'FLATSHARE'],
+    ['Zimmer acht Minuten zur Uni', 'FLATSHARE'],
+    ['Location appartement deux chambres', 'RENT'],
+  ])('%j is a %s: a word past six beside a room is no count of its rooms', (offer, type) => {
+    expect(offerType(offer)).toBe(type);
+  });
 });
 
 describe('second audit: a quote that opens a field and is not closed', () => {
