@@ -30,10 +30,16 @@ function opaque(etag: string): string {
   return s.length >= 2 && s.startsWith('"') && s.endsWith('"') ? s.slice(1, -1) : s;
 }
 
+// If-None-Match: `*` (any representation), empty list elements aside (`*,`, `, *`: the re-check of
+// stop 55).
+export function isAnyTag(header: string): boolean {
+  return header.replace(/[\s,]/g, '') === '*';
+}
+
 // True when If-None-Match names the current representation: `*`, or any listed tag equal to
 // `etag` under the weak comparison (W/ prefixes ignored).
 export function ifNoneMatchHits(header: string, etag: string | undefined): boolean {
-  if (header.trim() === '*') return true;
+  if (isAnyTag(header)) return true;
   if (!etag) return false;
   const current = opaque(etag);
   return opaqueTags(header).some((t) => t === current);

@@ -6,6 +6,7 @@ import { dailyQuotaKey, secondsUntilUtcMidnight } from '../rate-limit/quota-coun
 import { NearLimitGate } from '../rate-limit/near-limit-gate.js';
 import { QuotaRefusals } from '../rate-limit/quota-refusals.js';
 import { limiterLogger } from '../rate-limit/store.js';
+import { isAnyTag } from './conditional.js';
 import { ApiError, type ApiErrorInit } from './errors.js';
 
 const DAY_MS = 86_400_000;
@@ -47,7 +48,7 @@ function countsAgainstQuota(req: Request, status: number): boolean {
 
 function namesHeldCopy(req: Request): boolean {
   const tags = req.headers['if-none-match'];
-  return tags !== undefined && tags.trim() !== '*';
+  return tags !== undefined && !isAnyTag(tags);
 }
 
 // The refusal of a request over the daily quota: its RateLimit fields on `res`, and the error

@@ -52,6 +52,9 @@ describe('If-None-Match parsing (weak comparison)', () => {
     ['"a", , W/"abc"', 'W/"abc"', true],
     ['W/"abc",,', 'W/"abc"', true],
     [' , ,', 'W/"abc"', false],
+    ['*,', undefined, true], // `*` with empty elements is `*` (the re-check of stop 55)
+    [', *', 'W/"abc"', true],
+    ['"x", *', 'W/"abc"', false], // `*` is no tag in a list
   ] as const)('%s against %s: %s', (header, etag, hit) => {
     expect(ifNoneMatchHits(header, etag)).toBe(hit);
   });
@@ -193,6 +196,10 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     const next = await fetch(`${base}/api/v1/listings?per_page=6`, { headers: auth });
     await next.arrayBuffer();
     expect(next.headers.get('ratelimit-remaining')).toBe('97');
+    // `*` after an empty element (an empty header of the same name before it) is `*`: a 304, counted.
+    const starAgain = await fetch(`${base}/api/v1/listings?per_page=1&min_price=8`, { headers: { ...auth, 'If-None-Match': ', *' } });
+    expect(starAgain).toHaveStatus(304);
+    expect(starAgain.headers.get('ratelimit-remaining')).toBe('96');
   });
 
   it('stays exact under concurrency: the count equals the answers that were neither 304 nor 429', async () => {
