@@ -50,7 +50,12 @@ const countText = (text: string) => text.trim().replace(INCLUDES, '').replace(EX
 // regression probe of stop 48 found 4 bedrooms read).
 // Also the main rooms and the French type: "3 pièces principales dont 2 chambres", "T3 dont 2 chambres"
 // (the re-check of stop 50: refused as rooms only, and the type was read as 3 bedrooms).
-const ROOMS_THEN_INCLUDED = /^\s*(?:[TF]\s*(\d{1,2})|(\d{1,2})\s*(?:pi[eè]ces?(?:\s+principales?)?|pcs?|p|zimmer|zi|rooms?)\.?)(?=[\s,;:–-])[^]*?\b(?:dont|davon|including)\b([^]*)$/i;
+// The rooms spelt out too ("sept pièces dont 5 chambres": the second re-check of stop 55 found the
+// rooms' word read as the bedrooms once words past six were counts).
+const ROOMS_THEN_INCLUDED = new RegExp(
+  String.raw`^\s*(?:[TF]\s*(\d{1,2})|(\d{1,2}|${[...NUMBER_WORDS.keys()].join('|')})\s*(?:pi[eè]ces?(?:\s+principales?)?|pcs?|p|zimmer|zi|rooms?)\.?)(?=[\s,;:–-])[^]*?\b(?:dont|davon|including)\b([^]*)$`,
+  'i',
+);
 // Rooms with their bedrooms in brackets, no "dont" said: "4 pièces (3 chambres)" is 4 rooms, 3 of them
 // bedrooms (an outside probe of stop 49).
 const ROOMS_THEN_BEDROOMS = /^\s*(\d{1,2})\s*(?:pi[eè]ces?|pces?|pcs?|p|zimmer|zi|rooms?)\.?\s*\(\s*(\d{1,2}|une?|deux|trois|quatre|eine?|zwei|drei|vier|one|two|three|four)\s*(?:chambres?(?:\s+[àa]\s+coucher)?|chbres?\.?|ch\.|schlafzimmer|schlafr(?:ä|ae|a)ume?|bedrooms?)\s*\)\s*$/iu;
@@ -97,7 +102,7 @@ function countFigure(text: string, what: string): number | null {
     // More bedrooms than rooms ("4 pièces dont 12 chambres") is a slip: no count.
     if (bedrooms) {
       const n = countWord(bedrooms[1]);
-      return n <= Number(included[1] ?? included[2]) ? n : null;
+      return n <= countWord(included[1] ?? included[2]) ? n : null;
     }
     // None said: in brackets, read as before (the rooms' figure: "4 Zimmer (davon 1 Büro)"), rather
     // than lose a record read until now (its re-check); written out ("4 pièces dont 1 bureau"),

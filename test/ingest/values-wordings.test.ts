@@ -259,6 +259,16 @@ describe('room and bedroom counts', () => {
     expect(parseCount(text, 'rooms')).toEqual({ ok: true, value: n });
   });
 
+  // The second re-check of stop 55: the rooms' word was read as the bedrooms.
+  it.each([
+    ['sept pièces dont 5 chambres', 5],
+    ['acht Zimmer, davon 5 Schlafzimmer', 5],
+    ['ten rooms including 6 bedrooms', 6],
+    ['quatre pièces dont 3 chambres', 3],
+  ])('reads %j in a bedrooms field as its %i bedrooms, as with figures', (text, n) => {
+    expect(parseCount(text, 'bedrooms')).toEqual({ ok: true, value: n });
+  });
+
   it('a count word reads as bedrooms too', async () => {
     expect((await csvListing({ bedrooms: 'deux chambres' })).rooms).toBe(3);
     expect((await csvListing({ rooms: 'huit' })).rooms).toBe(8);
