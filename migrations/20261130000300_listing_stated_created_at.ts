@@ -11,18 +11,25 @@ import type { Knex } from 'knex';
 // ahead, capped or not by when it was imported). Not part of the public listing.
 //
 // Rows written before: created_at is the stated date where it is not exactly the row's first
-// sighting. Where it is, the record stated no date, or one in the future (capped): told apart by
-// the content hash, which holds the date as stated (undatedHash below); for the second, the capped
-// date is the best known, and ranks it as before. Written without a public change or a new data
-// version (the changes trigger is off for those statements: nothing public moves). The groups of
-// live listings that state no date, decided until now by the order of the imports, are decided
-// again by the next import or the server's next stale check (dedup_rerank_pending, read by
-// src/ingest/flags.ts; the re-check found them unchanged by unchanged re-imports).
+// sighting. Where it is, the record stated no date, or one in the future (capped). Taken as
+// undated where its content hash is the one without a date (undatedHash below: the hash holds the
+// date as stated) and its source's records put their date in the hash (not OpenImmo's, whose
+// stand_vom is left out of it: a capped stand_vom looked undated). The others keep created_at,
+// the capped date, ranked as the earlier versions ranked them, their exact date coming back with
+// their next change (the second and third re-checks of stop 55: re-deciding such a group handed
+// it to an undated record). Not told apart: a record dated in the future at its first import, then
+// re-sent without its date and changed, before the upgrade (it hashes as undated now). Written without
+// a public change or a new data version (the changes trigger is off for those statements: nothing
+// public moves). The groups of live listings that state no date, decided until now by the order of
+// the imports, are decided again by the next import or the server's next stale check
+// (dedup_rerank_pending, read by src/ingest/flags.ts; the re-check found them unchanged by
+// unchanged re-imports). Rolled back and applied again, the migration forgets the exact future
+// dates stored since: they come back capped, as from an earlier version.
 
 // The content hash of a record that states no creation date: a frozen copy of
 // src/ingest/normalize.ts contentHash as of this migration (its fields in its order), the date null.
 const HASHED = ['title', 'price_eur', 'area_m2', 'rooms', 'commune', 'locality', 'lat', 'lng', 'listing_type', 'accepts_students', 'images', 'source_url'];
-type HashedRow = Record<string, unknown> & { id: string; content_hash: string };
+type HashedRow = Record<string, unknown> & { id: string; content_hash: string; format: string | null };
 function undatedHash(r: HashedRow): string {
   return createHash('sha256').update(JSON.stringify([...HASHED.map((c) => r[c]), null])).digest('base64url').slice(0, 32);
 }
@@ -37,13 +44,16 @@ export async function up(knex: Knex): Promise<void> {
   for (let after = ''; ; ) {
     const rows = (
       await knex.raw(
-        `SELECT id, ${HASHED.join(', ')}, content_hash FROM listings WHERE created_at = first_seen_at AND id > ? ORDER BY id LIMIT ?`,
+        `SELECT l.id, ${HASHED.map((c) => `l.${c}`).join(', ')}, l.content_hash, s.format
+           FROM listings l LEFT JOIN sources s ON s.name = l.source
+          WHERE l.created_at = l.first_seen_at AND l.id > ? ORDER BY l.id LIMIT ?`,
         [after, SLICE],
       )
     ).rows as HashedRow[];
     if (rows.length === 0) break;
     after = rows[rows.length - 1].id;
-    const dated = rows.filter((r) => undatedHash(r) !== r.content_hash).map((r) => r.id);
+    const undated = (r: HashedRow) => r.format !== 'openimmo' && undatedHash(r) === r.content_hash;
+    const dated = rows.filter((r) => !undated(r)).map((r) => r.id);
     if (dated.length > 0) await knex.raw(`UPDATE listings SET stated_created_at = created_at WHERE id = ANY (?::text[])`, [dated]);
   }
   await knex.raw(`ALTER TABLE listings ENABLE TRIGGER listings_changes_update`);

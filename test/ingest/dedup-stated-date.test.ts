@@ -166,4 +166,33 @@ describe('the migration to stated dates', () => {
       await scratch.drop();
     }
   });
+
+  // The third re-check of stop 55: OpenImmo's stand_vom is not in the content hash, so a capped one
+  // looked undated, and its group went to an undated record of another agency for good.
+  it('takes an OpenImmo source\'s record first seen with its created_at as dated, capped: its group stays as it was', async () => {
+    const scratch = await createTestDb();
+    try {
+      const db = scratch.db;
+      await importOne(db, 'agence-zeta', flat('agence-zeta', '', 5), T1);
+      await importOne(db, 'agence-alpha', flat('agence-alpha', ''), T2);
+      await db.migrate.down({ ...migrationConfig, name: NAME });
+      const id = async (ref: string) => (await db('listings').where({ external_id: ref }).first()).id as string;
+      const [a1, z1] = await Promise.all(['agence-alpha-1', 'agence-zeta-1'].map(id));
+      await db('listings').where({ id: z1 }).update({ status: 'active', merged_into: null });
+      await db('listings').where({ id: a1 }).update({ status: 'merged', merged_into: z1 });
+      await db('sources').where({ name: 'agence-zeta' }).update({ format: 'openimmo' });
+
+      await db.migrate.up({ ...migrationConfig, name: NAME });
+
+      const rows = await db('listings').orderBy('external_id').select('external_id', 'stated_created_at');
+      expect(rows.map((r) => [r.external_id, r.stated_created_at?.toISOString() ?? null])).toEqual([
+        ['agence-alpha-1', null],
+        ['agence-zeta-1', T1.toISOString()],
+      ]);
+      await refreshStaleUnlessImporting(db, T2);
+      expect(await publicSources(db, true)).toEqual(['agence-zeta-1']);
+    } finally {
+      await scratch.drop();
+    }
+  });
 });
