@@ -18,13 +18,14 @@ import type { Knex } from 'knex';
 // the capped date, ranked as the earlier versions ranked them, their exact date coming back with
 // their next change (the second and third re-checks of stop 55: re-deciding such a group handed
 // it to an undated record). Not told apart: a record dated in the future at its first import, then
-// re-sent without its date and changed, before the upgrade (it hashes as undated now). Written without
-// a public change or a new data version (the changes trigger is off for those statements: nothing
-// public moves). The groups of live listings that state no date, decided until now by the order of
-// the imports, are decided again by the next import or the server's next stale check
-// (dedup_rerank_pending, read by src/ingest/flags.ts; the re-check found them unchanged by
-// unchanged re-imports). Rolled back and applied again, the migration forgets the exact future
-// dates stored since: they come back capped, as from an earlier version.
+// re-sent without its date and changed, before the upgrade (it hashes as undated now); a date
+// that lay in the future when a change was stored (capped at that change) is read as stated.
+// Written without a public change or a new data version (the changes trigger is off for those
+// statements). No group is decided again here or because of it: each keeps its public listing
+// until one of its members changes (the fourth re-check of stop 55: deciding them all again at
+// the next import moved groups whose dates the stored rows cannot give back, OpenImmo's undated
+// records among them, away from the rule's answer). Rolled back and applied again, the migration
+// reads the dates stored since as it reads an earlier version's.
 
 // The content hash of a record that states no creation date: a frozen copy of
 // src/ingest/normalize.ts contentHash as of this migration (its fields in its order), the date null.
@@ -57,11 +58,8 @@ export async function up(knex: Knex): Promise<void> {
     if (dated.length > 0) await knex.raw(`UPDATE listings SET stated_created_at = created_at WHERE id = ANY (?::text[])`, [dated]);
   }
   await knex.raw(`ALTER TABLE listings ENABLE TRIGGER listings_changes_update`);
-  await knex.raw(`CREATE TABLE dedup_rerank_pending (id text PRIMARY KEY)`);
-  await knex.raw(`INSERT INTO dedup_rerank_pending SELECT id FROM listings WHERE stated_created_at IS NULL AND status IN ('active', 'merged')`);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`DROP TABLE IF EXISTS dedup_rerank_pending`);
   await knex.raw(`ALTER TABLE listings DROP COLUMN IF EXISTS stated_created_at`);
 }

@@ -141,12 +141,9 @@ export async function refreshStaleFlags(db: Db, now: Date): Promise<{ newlyFlagg
 // deduplication decides again (ingest_touched): a group's public listing is one its source
 // still confirms when there is one. For an import and for the server's check alike; the
 // caller runs deduplicate.
-// Also the groups a migration left to decide again (dedup_rerank_pending: migrations/20261130000300),
-// taken once.
 export async function refreshStaleAndRerank(trx: Db, now: Date): Promise<{ newlyFlagged: string[]; reranked: number }> {
   const stale = await refreshStaleFlags(trx, now);
-  const pending = ((await trx.raw(`DELETE FROM dedup_rerank_pending RETURNING id`)).rows as { id: string }[]).map((r) => r.id);
-  return { newlyFlagged: stale.newlyFlagged, reranked: await touchReranked(trx, [...stale.changed, ...pending]) };
+  return { newlyFlagged: stale.newlyFlagged, reranked: await touchReranked(trx, stale.changed) };
 }
 
 // The stale flag (docs/spec/contract.md section 7: not confirmed by its source for 14 days)
