@@ -13,11 +13,13 @@ import type { Knex } from 'knex';
 // Rows written before: created_at is the stated date where it is not exactly the row's first
 // sighting. Where it is, the record stated no date, or one in the future (capped). Taken as
 // undated where its content hash is the one without a date (undatedHash below: the hash holds the
-// date as stated) and its source's records put their date in the hash (not OpenImmo's, whose
-// stand_vom is left out of it: a capped stand_vom looked undated). The others keep created_at,
-// the capped date, ranked as the earlier versions ranked them, their exact date coming back with
-// their next change (the second and third re-checks of stop 55: re-deciding such a group handed
-// it to an undated record). Not told apart: a record dated in the future at its first import, then
+// date as stated); the others keep created_at, the capped date, ranked as the earlier versions
+// ranked them, their exact date coming back with their next change (the second re-check of stop 55:
+// re-deciding such a group handed it to an undated record). An OpenImmo source's record is taken as
+// undated: its stand_vom is not in the hash, and is read at a record's first sighting only, so a
+// date given it here stays for good (the fifth re-check: groups with an undated OpenImmo record,
+// given its first sighting as a date, left the rule's answer at a member's change, for good); a
+// capped stand_vom (a last change in the future, rare) is then taken as none. Not told apart: a record dated in the future at its first import, then
 // re-sent without its date and changed, before the upgrade (it hashes as undated now); a date
 // that lay in the future when a change was stored (capped at that change) is read as stated.
 // Written without a public change or a new data version (the changes trigger is off for those
@@ -53,7 +55,7 @@ export async function up(knex: Knex): Promise<void> {
     ).rows as HashedRow[];
     if (rows.length === 0) break;
     after = rows[rows.length - 1].id;
-    const undated = (r: HashedRow) => r.format !== 'openimmo' && undatedHash(r) === r.content_hash;
+    const undated = (r: HashedRow) => r.format === 'openimmo' || undatedHash(r) === r.content_hash;
     const dated = rows.filter((r) => !undated(r)).map((r) => r.id);
     if (dated.length > 0) await knex.raw(`UPDATE listings SET stated_created_at = created_at WHERE id = ANY (?::text[])`, [dated]);
   }
