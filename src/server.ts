@@ -128,9 +128,9 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   // took a third of the time they took spread over the main pool's, on a machine where PostgreSQL
   // was the bottleneck (bench/README.md, stop 53). Off by default: with a round trip of a few ms to
   // the database, two connections reading them one statement at a time halved the throughput (an
-  // outside probe of stop 54). Each is a pool
-  // like the main one (src/db/knex.ts), and retires its connections with it: a connection of
-  // either that stops answering replaces those both opened by then.
+  // outside probe of stop 54). Each is a pool like the main one (src/db/knex.ts), and retires its
+  // connections with it: a connection of either that stops answering replaces those both opened
+  // by then.
   const rowPools = new Map<Knex, Knex>();
   if (config.DB_ROWS_POOL_MAX > 0) {
     const rowsOpts = { poolMax: config.DB_ROWS_POOL_MAX, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger, applicationName: 'lux-listings-feed rows' };
