@@ -13,6 +13,7 @@ import { parseFeedDate } from './feed-dates.js';
 import { parseCoordinate } from './coordinates.js';
 import { webAddress } from './links.js';
 import { parseCount } from './counts.js';
+import { floorOf } from './floor.js';
 import { periodOfField } from './periods.js';
 import { parseArea, parseBool, parsePrice, show } from './values.js';
 
@@ -190,7 +191,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   }
   const sourceUrl = webAddress(r.sourceUrl);
 
-  const listing: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included' | 'charges_eur'> = {
+  const listing: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included' | 'charges_eur' | 'floor'> = {
     id: ctx.listingId(ctx.source, externalId),
     source: ctx.source,
     external_id: externalId,
@@ -221,7 +222,7 @@ export function normalizeRecord(r: RawRecord, ctx: NormalizeContext): NormalizeR
   // Over half the rent (RULE.statedChargesMax), they are not a flat's charges (a slip, or another figure).
   const stated = charges === false && period === 'month' ? (price.value.charges ?? chargesFigure(r.charges)) : null;
   const chargesEur = stated !== null && stated > 0 && stated <= priceEur * RULE.statedChargesMax ? Math.round(stated) : null;
-  return { ok: true, listing: { ...listing, postcode: place.postcode, charges_included: charges, charges_eur: chargesEur, content_hash: hash } };
+  return { ok: true, listing: { ...listing, postcode: place.postcode, charges_included: charges, charges_eur: chargesEur, floor: floorOf(title), content_hash: hash } };
 }
 
 // A format's charges field: a figure, or a text read as a price ("200 €").
@@ -233,7 +234,7 @@ function chargesFigure(v: unknown): number | null {
 
 // Everything that, when it changes, makes the listing "updated". A last-change date
 // (openimmo stand_vom) is not content: it moves on every edit without saying what changed.
-export function contentHash(l: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included' | 'charges_eur' | 'stated_at'>): string {
+export function contentHash(l: Omit<NormalizedListing, 'content_hash' | 'postcode' | 'charges_included' | 'charges_eur' | 'floor' | 'stated_at'>): string {
   const content = [
     l.title, l.price_eur, l.area_m2, l.rooms, l.commune, l.locality, l.lat, l.lng, l.listing_type,
     l.accepts_students, l.images, l.source_url,

@@ -82,6 +82,9 @@ export type NormalizedListing = ListingContent & {
   // deduplication only (not public, not in the content hash: see
   // migrations/20261129000300_listing_charges_eur.ts).
   charges_eur: number | null;
+  // The floor the title says the flat is on (floor.ts), for deduplication only (not public, not
+  // in the content hash, which holds the title: see migrations/20261201000100_listing_floor.ts).
+  floor: number | null;
   created_at: Date | null;
   created_at_kind: 'created' | 'changed' | null;
   // The date as the record states it, not capped at the import's time (created_at is): what

@@ -24,7 +24,7 @@ export async function createStaging(trx: Db): Promise<void> {
       area_m2 double precision, rooms integer, commune text NOT NULL, locality text,
       lat double precision, lng double precision, listing_type text NOT NULL, accepts_students boolean NOT NULL,
       images jsonb NOT NULL, source_url text, created_at timestamptz, created_kind text, stated_at timestamptz, content_hash text NOT NULL,
-      postcode smallint, charges_included boolean, charges_eur integer, prev_status text, prev_hash text
+      postcode smallint, charges_included boolean, charges_eur integer, floor smallint, prev_status text, prev_hash text
     ) ON COMMIT DROP`);
   await trx.raw(`CREATE TEMP TABLE ingest_keep (id text PRIMARY KEY) ON COMMIT DROP`);
   await trx.raw(`CREATE TEMP TABLE ingest_gone (id text PRIMARY KEY) ON COMMIT DROP`);
@@ -80,16 +80,16 @@ export async function stageListings(trx: Db, listings: NormalizedListing[]): Pro
     const col = <K extends keyof NormalizedListing>(k: K) => part.map((l) => l[k]);
     await trx.raw(
       `INSERT INTO ingest_batch (id, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng,
-         listing_type, accepts_students, images, source_url, created_at, created_kind, stated_at, content_hash, postcode, charges_included, charges_eur)
+         listing_type, accepts_students, images, source_url, created_at, created_kind, stated_at, content_hash, postcode, charges_included, charges_eur, floor)
        SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::integer[], ?::float8[], ?::integer[], ?::text[], ?::text[],
-         ?::float8[], ?::float8[], ?::text[], ?::boolean[], ?::jsonb[], ?::text[], ?::timestamptz[], ?::text[], ?::timestamptz[], ?::text[], ?::smallint[], ?::boolean[], ?::integer[])`,
+         ?::float8[], ?::float8[], ?::text[], ?::boolean[], ?::jsonb[], ?::text[], ?::timestamptz[], ?::text[], ?::timestamptz[], ?::text[], ?::smallint[], ?::boolean[], ?::integer[], ?::smallint[])`,
       [
         col('id'), col('external_id'), col('title'), col('price_eur'), col('area_m2'), col('rooms'), col('commune'),
         col('locality'), col('lat'), col('lng'), col('listing_type'), col('accepts_students'),
         part.map((l) => JSON.stringify(l.images)), col('source_url'),
         part.map((l) => (l.created_at ? l.created_at.toISOString() : null)), col('created_at_kind'),
         part.map((l) => (l.stated_at ? l.stated_at.toISOString() : null)), col('content_hash'), col('postcode'),
-        col('charges_included'), col('charges_eur'),
+        col('charges_included'), col('charges_eur'), col('floor'),
       ] as unknown as Knex.RawBinding[],
     );
   }
@@ -196,10 +196,10 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
   await trx.raw(
     `INSERT INTO listings (id, source, external_id, title, price_eur, area_m2, rooms, commune, locality, lat, lng,
        listing_type, accepts_students, images, source_url, status, flags, created_at, stated_created_at, updated_at, first_seen_at,
-       last_seen_at, content_hash, postcode, charges_included, charges_eur)
+       last_seen_at, content_hash, postcode, charges_included, charges_eur, floor)
      SELECT b.id, ?, b.external_id, b.title, b.price_eur, b.area_m2, b.rooms, b.commune, b.locality, b.lat, b.lng,
        b.listing_type, b.accepts_students, b.images, b.source_url, 'active', '{}', COALESCE(b.created_at, ?), b.stated_at, ?, ?, ?,
-       b.content_hash, b.postcode, b.charges_included, b.charges_eur
+       b.content_hash, b.postcode, b.charges_included, b.charges_eur, b.floor
        FROM ingest_batch b WHERE b.prev_status IS NULL`,
     [source, now, now, now, now],
   );
@@ -215,7 +215,7 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
         accepts_students = b.accepts_students, images = b.images, source_url = b.source_url,
         created_at = CASE WHEN b.created_kind = 'created' AND b.created_at IS NOT NULL THEN b.created_at ELSE l.created_at END,
         stated_created_at = CASE WHEN b.created_kind = 'created' AND b.stated_at IS NOT NULL THEN b.stated_at ELSE l.stated_created_at END,
-        content_hash = b.content_hash, postcode = b.postcode, charges_included = b.charges_included, charges_eur = b.charges_eur,
+        content_hash = b.content_hash, postcode = b.postcode, charges_included = b.charges_included, charges_eur = b.charges_eur, floor = b.floor,
         status = CASE WHEN l.status = 'inactive' THEN 'active' ELSE l.status END,
         removed_at = NULL, updated_at = ?, last_seen_at = GREATEST(l.last_seen_at, ?)
        FROM ingest_batch b
@@ -227,17 +227,19 @@ export async function applyLifecycle(trx: Db, source: string, full: boolean, now
     [now, now],
   );
 
-  // Unchanged content, another postcode or word on the charges (not public content: see
-  // migrations/20261128000100_listing_postcode.ts, 20261129000200_listing_charges_included.ts
-  // and 20261129000300_listing_charges_eur.ts):
+  // Unchanged content, another postcode, word on the charges or floor read (not public content: see
+  // migrations/20261128000100_listing_postcode.ts, 20261129000200_listing_charges_included.ts,
+  // 20261129000300_listing_charges_eur.ts and 20261201000100_listing_floor.ts; a floor changes
+  // with its title, so here only as listings stored before the column get it):
   // written without a public change, and decided again by deduplication, which reads them.
   const [refacted] = await rows<{ n: number; groups: string[] }>(
     trx,
     `WITH u AS (
-     UPDATE listings l SET postcode = b.postcode, charges_included = b.charges_included, charges_eur = b.charges_eur
+     UPDATE listings l SET postcode = b.postcode, charges_included = b.charges_included, charges_eur = b.charges_eur, floor = b.floor
        FROM ingest_batch b
       WHERE l.id = b.id AND b.prev_status IN ('active', 'merged') AND b.prev_hash = b.content_hash
-        AND (l.postcode IS DISTINCT FROM b.postcode OR l.charges_included IS DISTINCT FROM b.charges_included OR l.charges_eur IS DISTINCT FROM b.charges_eur)
+        AND (l.postcode IS DISTINCT FROM b.postcode OR l.charges_included IS DISTINCT FROM b.charges_included OR l.charges_eur IS DISTINCT FROM b.charges_eur
+          OR l.floor IS DISTINCT FROM b.floor)
      RETURNING l.id, l.merged_into),
      t AS (INSERT INTO ingest_touched SELECT id FROM u ON CONFLICT DO NOTHING)
      SELECT count(*)::int AS n, coalesce(array_agg(DISTINCT merged_into) FILTER (WHERE merged_into IS NOT NULL), '{}') AS groups FROM u`,

@@ -10,7 +10,7 @@ const placeCoded = (t: string) => `(${t}.source = ANY (${LOCALITY_CODED}))`;
 
 // The columns of a DedupNode and its standing, for listings aliased `t`.
 export const NODE_COLS = (t: string) => `${t}.id, ${t}.source, ${t}.listing_type, ${t}.commune, ${t}.locality, ${t}.postcode, ${placeCoded(t)} AS postcode_of_place, ${t}.lat, ${t}.lng,
-  (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, ${t}.charges_included, ${t}.charges_eur, jsonb_array_length(${t}.images) AS image_count,
+  (${t}.dedup_cell IS NOT NULL) AS located, ${t}.area_m2, ${t}.rooms, ${t}.price_eur, ${t}.charges_included, ${t}.charges_eur, ${t}.floor, jsonb_array_length(${t}.images) AS image_count,
   (${t}.source_url IS NOT NULL) AS has_source_url, ${t}.created_at, ${t}.stated_created_at AS stated_at, ('stale' = ANY (${t}.flags)) AS stale, ('price_outlier' = ANY (${t}.flags)) AS outlier, ${t}.status, ${t}.merged_into, ${t}.flags`;
 
 // 3 x 3 grid cells around a point (cells are 0.004 deg of latitude by 0.006 deg of

@@ -24,6 +24,8 @@ export interface DedupNode {
   charges_included: boolean | null;
   // The charges stated beside a rent without them (charges_included false), else null: see gapOf.
   charges_eur: number | null;
+  // The floor the title says the flat is on (floor.ts), or null. Left out (tests' nodes): null.
+  floor?: number | null;
   image_count: number;
   has_source_url: boolean;
   created_at: Date;

@@ -23,7 +23,7 @@ export interface PlacePoints {
 // the same in full; the tolerances are in tolerances.ts).
 //
 // Contradictions rule a pair out whatever else agrees: the same source; another listing
-// type; room counts both stated and two or more apart (one apart only when everything else
+// type; two floors stated (floor.ts); room counts both stated and two or more apart (one apart only when everything else
 // agrees exactly: agencies count rooms their own way, bedrooms + 1, half rooms); both
 // located and more than `nearKm` apart; a named locality (or, naming none, the commune)
 // far from the other's position; without positions on both sides, two communes or two
@@ -112,6 +112,10 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   const roomsStated = a.rooms !== null && b.rooms !== null;
   const roomsDiff = roomsStated ? Math.abs(a.rooms! - b.rooms!) : 0;
   if (roomsDiff > RULE.roomsSoftDiff) return no('room counts differ');
+  // Two floors stated: two flats, the twins of one building that agree on everything else
+  // (floor.ts reads a title's floor; an outside probe of stop 56 had 24 of its 25 pairs of twin
+  // flats merged, each record's title naming its floor).
+  if (a.floor != null && b.floor != null && a.floor !== b.floor) return no('floors differ');
 
   const strong = a.located && b.located;
   let km: number | null = null;
