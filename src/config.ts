@@ -51,6 +51,16 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
 
 export const DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE = 120;
 
+function publicBase(v: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    return true; // not a URL at all: the message of z.url() says so
+  }
+  return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && u.search === '' && u.hash === '' && !v.includes('?') && !v.includes('#') && u.username === '' && u.password === '';
+}
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: integer(0, 65535).default(3000),
@@ -63,7 +73,15 @@ export const configSchema = z.object({
   WEB_CONCURRENCY: integer(1, 64).optional(),
   REDIS_URL: serviceUrl('REDIS_URL', ['redis:', 'rediss:']),
   // Default: http://localhost:<PORT>.
-  PUBLIC_BASE_URL: optionalUrl.pipe(z.url('PUBLIC_BASE_URL must be an absolute URL').optional()).transform((u) => u?.replace(/\/+$/, '')),
+  // An http(s) address, a path prefix allowed; no query, fragment or credentials, which would end
+  // up inside every listing's url and Link header (an outside probe of stop 56: `javascript:…`,
+  // `ftp://…` and `https://x.example?a=1` were taken).
+  PUBLIC_BASE_URL: optionalUrl
+    .pipe(z.url('PUBLIC_BASE_URL must be an absolute URL').optional())
+    .refine((u) => u === undefined || publicBase(u), {
+      message: 'PUBLIC_BASE_URL must be an http:// or https:// address (a path after the host is allowed; no query, fragment or user name)',
+    })
+    .transform((u) => u?.replace(/\/+$/, '')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_PRETTY: bool.optional(),
   TRUST_PROXY: trustProxy,

@@ -48,3 +48,16 @@ describe('the numeric settings', () => {
     expect(loadConfig({ PORT: '3502', METRICS_PORT: '-1', MAX_CONNECTIONS_PER_CLIENT: '0' })).toMatchObject({ PORT: 3502, METRICS_PORT: -1, MAX_CONNECTIONS_PER_CLIENT: 0 });
   });
 });
+
+describe('PUBLIC_BASE_URL', () => {
+  // An outside probe of stop 56: `javascript:alert(1)`, `ftp://files.example` and
+  // `https://x.example?a=1` were taken, and every listing's url read "javascript:alert(1)/listings/…".
+  it('is an http or https address, a path after the host allowed, without a query, fragment or user name', () => {
+    for (const value of ['javascript:alert(1)', 'ftp://files.example', 'https://x.example?a=1', 'https://x.example?', 'https://x.example/#top', 'https://user:pw@x.example', 'notaurl']) {
+      expect(() => loadConfig({ PUBLIC_BASE_URL: value }), value).toThrow(/PUBLIC_BASE_URL: PUBLIC_BASE_URL must be an/);
+    }
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe('https://api.example.com');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'http://localhost:3000/feed/' }).PUBLIC_BASE_URL).toBe('http://localhost:3000/feed');
+    expect(loadConfig({ PORT: '3502' }).PUBLIC_BASE_URL).toBe('http://localhost:3502');
+  });
+});
