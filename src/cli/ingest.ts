@@ -133,6 +133,9 @@ async function main(argv: string[]): Promise<number> {
       onReject: rejectsFile ? (r) => rejectsFile.write(`${JSON.stringify(r)}\n`) : undefined,
     });
     ui.stop();
+    if (report.commit_answer_lost) {
+      process.stderr.write(`ingest: ${v.source}: the connection dropped as the import committed; its run says the commit was applied, so the import is done as reported below.\n`);
+    }
     // The day's market snapshot follows the data (the running server would take it within
     // its next check otherwise). The import is committed whatever happens here.
     if (report.status === 'ok') {

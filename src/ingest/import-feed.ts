@@ -4,7 +4,7 @@ import { LOCK_SOURCE, LOCK_WRITE } from '../db/advisory-locks.js';
 import { NATIVE_SOURCE, type ListingIdFn } from '../domain/listing.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
 import { loadGazetteer } from '../reference/load.js';
-import { finishRun, insertRunningRun, markInterruptedRuns, reserveRun, type RunOutcome } from '../repositories/import-runs.js';
+import { failRunUnlessCommitted, finishRun, insertRunningRun, markInterruptedRuns, reserveRun, type RunOutcome } from '../repositories/import-runs.js';
 import { loadListingIds } from '../repositories/listing-ids.js';
 import { decodeText, FILE_READERS, readNativePosts } from './adapters/index.js';
 import { deduplicate, touchReranked } from './dedup/driver.js';
@@ -86,6 +86,23 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
   let counts = zeroCounts();
   const outcome = (status: RunOutcome['status'], error?: string): RunOutcome => ({ status, mode, finishedAt: clock(), counts, rejects, error });
 
+  // What the transaction decided (a refusal's preview, or null), known before its COMMIT.
+  let decided: Awaited<ReturnType<typeof withdrawalPreview>> | null = null;
+  const reportOf = (refused: typeof decided): ImportReport => {
+    const report: ImportReport = {
+      source: opts.source,
+      format: opts.format,
+      mode,
+      status: refused ? 'refused' : 'ok',
+      run_id: runId!,
+      started_at: now.toISOString(),
+      finished_at: clock().toISOString(),
+      counts,
+      rejects,
+    };
+    if (refused) report.refusal = { live: refused.live, would_withdraw: refused.wouldWithdraw };
+    return report;
+  };
   try {
     const refused = await db.transaction(async (trx) => {
       await trx.raw(`SET LOCAL statement_timeout = 0`);
@@ -115,6 +132,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       if (!opts.allowMassWithdrawal && preview.wouldWithdraw * 2 > preview.live) {
         const what = mode === 'full' ? 'the snapshot' : 'the delta';
         await finishRun(trx, id, outcome('refused', `${what} would withdraw ${preview.wouldWithdraw} of ${preview.live} live listings (more than half); nothing was changed`));
+        decided = preview;
         return preview;
       }
       counts = { ...counts, ...(await writeStaged(trx, opts, mode === 'full', now, progress)) };
@@ -125,25 +143,22 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       return null;
     });
 
-    const report: ImportReport = {
-      source: opts.source,
-      format: opts.format,
-      mode,
-      status: refused ? 'refused' : 'ok',
-      run_id: runId!,
-      started_at: now.toISOString(),
-      finished_at: clock().toISOString(),
-      counts,
-      rejects,
-    };
-    if (refused) report.refusal = { live: refused.live, would_withdraw: refused.wouldWithdraw };
+    const report = reportOf(refused);
     progress({ phase: 'done' });
     return report;
   } catch (e) {
     if (runId !== null) {
       const id = runId;
       const error = e instanceof FeedParseError ? e.message : `${(e as Error).name}: ${(e as Error).message}`;
-      await bookkeeping((b) => finishRun(b, id, outcome('failed', error))).catch(() => {});
+      // The connection may have dropped once COMMIT was sent, the commit applied and its answer
+      // lost: the run's row, finished in the same transaction, tells (an outside probe of stop
+      // 56: "import failed, nothing was changed", the listings served, and the run then marked
+      // failed over its 'ok').
+      const status = await bookkeeping((b) => failRunUnlessCommitted(b, id, outcome('failed', error))).catch(() => null);
+      if (status === 'ok' || status === 'refused') {
+        progress({ phase: 'done' });
+        return { ...reportOf(status === 'refused' ? decided : null), commit_answer_lost: true };
+      }
     }
     throw e;
   }

@@ -131,6 +131,9 @@ export interface ImportReport {
   rejects: Reject[];
   // Set when the withdrawal guard refused the import.
   refusal?: { live: number; would_withdraw: number };
+  // Set when the connection dropped once COMMIT was sent and the commit was applied all the same
+  // (the run's row, finished in the transaction, says so): the import is done, as reported.
+  commit_answer_lost?: true;
 }
 
 export type ProgressEvent =

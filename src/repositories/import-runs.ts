@@ -50,6 +50,20 @@ export async function finishRun(db: Knex | Knex.Transaction, id: number, o: RunO
   ]);
 }
 
+// A run whose import failed is marked 'failed' unless its transaction committed after all: the
+// answer to its COMMIT was lost (the connection dropped once it was sent), and the row, written
+// 'ok' or 'refused' in that transaction, says so. Waits for that transaction's row lock, so a
+// COMMIT the server is still applying is seen once applied. Returns the run's status after.
+export async function failRunUnlessCommitted(db: Knex | Knex.Transaction, id: number, o: RunOutcome): Promise<string | null> {
+  const failed = await db.raw(
+    `UPDATE import_runs SET status = 'failed', mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb, error = ? WHERE id = ? AND status = 'running'`,
+    [o.mode, o.finishedAt, JSON.stringify(o.counts), JSON.stringify(o.rejects), o.error ?? null, id],
+  );
+  if ((failed.rowCount ?? 0) > 0) return 'failed';
+  const [row] = (await db.raw(`SELECT status FROM import_runs WHERE id = ?`, [id])).rows as { status: string }[];
+  return row?.status ?? null;
+}
+
 // Marks every 'running' run whose import is gone as failed. Returns how many. Called at
 // the start of every import and when the server starts.
 export async function markInterruptedRuns(trx: Knex.Transaction): Promise<number> {
