@@ -185,6 +185,33 @@ describe('NearLimitGate', () => {
     }
   });
 
+  // An outside probe of stop 56: Redis answering in 250 ms (under REDIS_TIMEOUT_MS), each turn
+  // one round trip, and the 60th of a Free key's requests sent at once waited 15 s.
+  it('a request waits in the queue maxWaitMs at most, then goes without its turn; the queue goes on', () => {
+    vi.useFakeTimers();
+    try {
+      const g = new NearLimitGate(10, 10_000, 60_000, 3_000);
+      const { admitted, releases, admit } = order();
+      g.enter('k', admit('a')); // holds the turn (a slow store)
+      g.enter('k', admit('b'));
+      vi.advanceTimersByTime(2_000);
+      g.enter('k', admit('c'));
+      vi.advanceTimersByTime(999);
+      expect(admitted).toEqual(['a']);
+      vi.advanceTimersByTime(1);
+      expect(admitted).toEqual(['a', 'b']); // b waited 3 s: it goes, its turn not waited for
+      releases.get('a')!(); // the turn passes to c, which is still queued
+      expect(admitted).toEqual(['a', 'b', 'c']);
+      vi.advanceTimersByTime(3_000);
+      expect(admitted).toEqual(['a', 'b', 'c']); // c's own expiry admits nothing twice
+      releases.get('c')!();
+      g.enter('k', admit('d')); // the turn is free: d goes at once
+      expect(admitted).toEqual(['a', 'b', 'c', 'd']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a take-back raises what is left; a refusal is near', () => {
     const g = new NearLimitGate(2);
     const { admitted, admit } = order();
