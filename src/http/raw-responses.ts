@@ -125,11 +125,13 @@ export function answerClientError(err: NodeJS.ErrnoException & { reason?: string
   // chunked body, then a chunk of no valid size): one answer a request, so no 400 (an outside
   // probe got 200, then a 400 it had not asked for).
   if (!current && (socket as Tracked)[LAST_REQUEST]?.complete === false) return void socket.end();
-  // A request whose body did not arrive in time is the one whose answer is owed: nothing will
-  // come to answer it (its handler waits for the body), so it gets the 408 now (an outside
-  // probe: a form POST with a body cut short was held open for good).
-  const timedOut = current && err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && !current.headersSent && current.req?.complete === false;
-  if (current && !timedOut) {
+  // A request whose body did not arrive (in time, or as HTTP frames a body) is the one whose
+  // answer is owed: nothing will come to answer it (its handler waits for the body), so it gets
+  // the 408 or the 400 now (outside probes: a form POST with a body cut short was held open for
+  // good; one with a chunk of no valid size waited 60 s for a 408, stop 56). The parser reads a
+  // request's body before the next request, so its error is this request's.
+  const bodyRefused = current && !current.headersSent && current.req?.complete === false;
+  if (current && !bodyRefused) {
     // Answered already: the request whose body the parser refused (it has not all arrived). A
     // complete request answered at once (the replay writes its answer in the same turn) is an
     // earlier one; the refused request still gets its 400.

@@ -209,4 +209,35 @@ describe('a malformed request pipelined after valid ones', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  // An outside probe of stop 56: a form POST whose chunked body had a chunk of no valid size
+  // waited for the body its handler read until the request timeout, then got a 408 ("did not
+  // arrive in time"). It is answered its 400 when the parser refuses the body.
+  it('a request whose handler reads its body gets the 400 of a body the parser refuses, not the timeout\'s 408', async () => {
+    const { answerClientError, requireHost } = await import('../../src/http/raw-responses.js');
+    const server = createServer(
+      { requestTimeout: 120_000 },
+      requireHost((req, res) => {
+        req.resume();
+        req.on('end', () => res.end('read\n'));
+      }),
+    );
+    server.on('clientError', answerClientError);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      for (const body of ['zz\r\nemail\r\n0\r\n\r\n', '-5\r\nemail\r\n0\r\n\r\n', '5 \r\nemail\r\n0\r\n\r\n']) {
+        const got = await rawExchange(
+          port,
+          `POST /api-keys/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
+        );
+        expect(statuses(got), body).toEqual(['400']);
+        expect(got).toContain('a chunk of the body has no valid size');
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
