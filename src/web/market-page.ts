@@ -6,7 +6,7 @@ import type { LiveState } from '../cache/live-state.js';
 import { VersionedCache } from '../cache/versioned-cache.js';
 import { describePeriod, historyRange, LOW_SAMPLE_BELOW, publishFigures, ROOMS_TOP_BUCKET, utcDay, type RentFigures } from '../domain/market.js';
 import { placeCommunes, type Gazetteer } from '../reference/gazetteer.js';
-import { INVISIBLE_IN_NAME, showDirectionCharacters } from '../lib/text.js';
+import { INVISIBLE_IN_NAME, LINE_SEPARATOR, NOT_IN_A_NAME, showDirectionCharacters } from '../lib/text.js';
 import { currentDataVersion } from '../repositories/data-version.js';
 import { marketPrices } from '../repositories/market.js';
 import { ALL_ROOMS, marketHistory, snapshotVersion } from '../repositories/market-snapshots.js';
@@ -32,6 +32,8 @@ const pageQuery = z
     commune: z
       .string()
       .refine((s) => !INVISIBLE_IN_NAME.test(s), 'commune must not contain invisible characters (zero-width spaces, direction marks, soft hyphens, byte-order marks, variation selectors).')
+      .refine((s) => !LINE_SEPARATOR.test(s), 'commune must not contain control characters.')
+      .refine((s) => !NOT_IN_A_NAME.test(s), 'commune must not contain symbols, emoji or private-use characters (letters, digits, spaces and punctuation only).')
       .transform((s) => s.trim())
       .pipe(z.string().min(1, 'commune must not be empty').max(100, 'commune is too long'))
       .optional(),

@@ -292,7 +292,8 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
   // An outside probe of stop 46: invisible characters inside a name were dropped, and the name
   // served as if they were not there.
   it('a name with an invisible character in it is refused, on the API and on /market', async () => {
-    for (const c of ['%E2%80%8B', '%E2%80%AE', '%C2%AD', '%EF%BB%BF', '%EF%B8%8F', '%E2%80%8D', '%E2%81%A0', '%F3%A0%84%80', '%E1%A0%8B', '%CD%8F', '%E3%85%A4']) {
+    // Also every other code point that shows nothing (stop 56: U+17B4, U+2065, U+FFF0, U+E0080).
+    for (const c of ['%E2%80%8B', '%E2%80%AE', '%C2%AD', '%EF%BB%BF', '%EF%B8%8F', '%E2%80%8D', '%E2%81%A0', '%F3%A0%84%80', '%E1%A0%8B', '%CD%8F', '%E3%85%A4', '%E1%9E%B4', '%E2%81%A5', '%EF%BF%B0', '%F3%A0%82%80']) {
       const body = await expect400(`?commune=Lux${c}embourg`, 'commune');
       expect(body.errors[0].message).toMatch(/must not contain invisible characters/);
       await expect400(`?commune=Luxembourg${c}`, 'commune');
@@ -308,10 +309,26 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(await request(t.app).get('/market?commune=Le%CC%88tzebuerg')).toHaveStatus(200);
   });
 
+  // An outside probe of stop 56: symbols, emoji, private-use characters and noncharacters inside a
+  // name were dropped with the rest of what is not a letter or a digit, and the name served.
+  it('a name with a symbol, an emoji, a private-use character or a noncharacter in it is refused, on the API and on /market', async () => {
+    for (const c of ['%F0%9F%98%80', '%EE%80%80', '%EF%BF%BE', '%3C', '%7C', '%2B', '%E2%82%AC']) {
+      const body = await expect400(`?commune=Lux${c}embourg`, 'commune');
+      expect(body.errors[0].message, c).toMatch(/must not contain symbols, emoji or private-use characters/);
+      await expect400(`?source=native${c}`, 'source');
+      const page = await request(t.app).get(`/market?commune=Lux${c}embourg`);
+      expect(page, c).toHaveStatus(400);
+      expect(page.text).toContain('commune must not contain symbols');
+    }
+    // Punctuation between words stays a separator, as hyphens and spaces are.
+    for (const name of ['Esch%2FAlzette', 'Esch-sur-Alzette', "Esch%20s%2F%20Alzette"]) expect(await get(`?commune=${name}`), name).toHaveStatus(200);
+  });
+
   // An outside probe of stop 47: a tab or a line break at a name's end was trimmed (200), inside
   // it refused.
   it('a control character at either end of a name is refused as inside it; spaces at the ends are trimmed', async () => {
-    for (const c of ['%0A', '%09', '%0D%0A', '%0B', '%0C']) {
+    // The line and paragraph separators too (stop 56).
+    for (const c of ['%0A', '%09', '%0D%0A', '%0B', '%0C', '%E2%80%A8', '%E2%80%A9']) {
       const body = await expect400(`?commune=Luxembourg${c}`, 'commune');
       expect(body.errors[0].message).toBe('must not contain control characters');
       await expect400(`?commune=${c}Luxembourg`, 'commune');
