@@ -114,7 +114,10 @@ export function useConditionalGet(app: Express): void {
 // express.static (the `send` package) checks freshness with the `fresh` package directly, so
 // the override above does not reach it: for the static folders, a conditional request's
 // Cache-Control is dropped before `send` sees it (nothing else reads it there).
+// Also: a Range whose If-Range names a weak entity tag is served whole (RFC 9110 section 13.1.5:
+// a weak tag never validates a range; `send` answered 206: an outside probe of stop 56).
 export const conditionalDespiteNoCache: RequestHandler = (req, _res, next) => {
   if (req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) delete req.headers['cache-control'];
+  if (req.headers.range !== undefined && /^\s*W\//.test(req.headers['if-range'] ?? '')) delete req.headers.range;
   next();
 };

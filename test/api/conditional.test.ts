@@ -324,3 +324,26 @@ describe.each(['redis', 'memory'] as const)('a 304 does not count against the da
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
+
+// An outside probe of stop 56: a Range with If-Range naming a weak entity tag got 206 on the docs
+// page's assets; RFC 9110 section 13.1.5 says a weak tag never validates a range: the whole file.
+describe('If-Range on the docs page assets', () => {
+  it('its Last-Modified date gives the range; its (weak) entity tag, or a tag that does not match, the whole file', async () => {
+    const { server } = await serve();
+    const path = '/docs/assets/swagger-ui.css';
+    const whole = await request(server).get(path);
+    expect(whole).toHaveStatus(200);
+    const etag = whole.headers.etag as string;
+    expect(etag).toMatch(/^W\//); // the static files' tags are weak
+    const ranged = await request(server).get(path).set({ Range: 'bytes=0-9', 'If-Range': whole.headers['last-modified'] as string });
+    expect(ranged).toHaveStatus(206);
+    expect(ranged.headers['content-range']).toMatch(/^bytes 0-9\//);
+    expect((await request(server).get(path).set({ Range: 'bytes=0-9' }))).toHaveStatus(206);
+    for (const ifRange of [etag, ` ${etag}`, '"not-this-one"']) {
+      const full = await request(server).get(path).set({ Range: 'bytes=0-9', 'If-Range': ifRange });
+      expect(full, ifRange).toHaveStatus(200);
+      expect(full.headers['content-range'], ifRange).toBeUndefined();
+      expect(full.headers['content-length'], ifRange).toBe(whole.headers['content-length']);
+    }
+  });
+});
