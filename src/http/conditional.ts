@@ -118,6 +118,6 @@ export function useConditionalGet(app: Express): void {
 // a weak tag never validates a range; `send` answered 206: an outside probe of stop 56).
 export const conditionalDespiteNoCache: RequestHandler = (req, _res, next) => {
   if (req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) delete req.headers['cache-control'];
-  if (req.headers.range !== undefined && /^\s*W\//.test(req.headers['if-range'] ?? '')) delete req.headers.range;
+  if (req.headers.range !== undefined && /^\s*W\//.test(String(req.headers['if-range'] ?? ''))) delete req.headers.range;
   next();
 };
