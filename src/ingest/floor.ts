@@ -10,8 +10,8 @@
 // for a floor, or "floor 3", and the ground floor's names. Not read: a count of floors ("sur 2
 // étages", "2-stöckig", "on two floors"), the top floor ("dernier étage", "Dachgeschoss",
 // "penthouse": which one?), a garden level or a raised ground floor (rez-de-jardin,
-// Hochparterre, called the ground floor by some), a basement, and a floor's area or plan ("floor
-// area 80", "floor plan"). A title naming two floors ("EG + 1. OG"), a flat on several (a duplex,
+// Hochparterre, called the ground floor by some), a basement, a floor's area or plan ("floor
+// area 80", "floor plan"), and any floor in a house's title (a room's). A title naming two floors ("EG + 1. OG"), a flat on several (a duplex,
 // "4e et 5e étage") or a floor over 40 says no one floor: null.
 const MAX_FLOOR = 40;
 
@@ -34,12 +34,19 @@ const FLOOR_FORMS: { re: RegExp; value: (m: RegExpMatchArray) => number }[] = [
   // English: "3rd floor", "3rd-floor", "floor 3" (not "floor 3 m²"). "level" is not read:
   // a level is as often a split level or a standard.
   { re: /(?<![\d,.])(\d{1,2})\s*(?:st|nd|rd|th)[\s-]*floor\b/g, value: (m) => Number(m[1]) },
-  { re: /\bfloor\s+(\d{1,2})\b(?!\s*(?:[.,]\d|m\b|m2|m²|sq|qm|%))/g, value: (m) => Number(m[1]) },
+  // "floor 3" alone, or before punctuation or "of" ("Floor 3 of 5", "floor 2, lift"); not a
+  // count after it ("Top floor 2 bedroom flat", "Parquet floor 3 bedrooms": a stop 56 re-check),
+  // nor a kind of floor before it ("heated floor 2 bathrooms").
+  {
+    re: /(?<!\b(?:top|whole|entire|parquet|heated|wooden|wood|tiled|laminate|marble|stone|concrete|vinyl|oak|open)[\s-]+)\bfloor\s+(\d{1,2})(?=\s*(?:$|[,;:.)\]\/|–-](?!\d)|of\b))/g,
+    value: (m) => Number(m[1]),
+  },
   // Ordinal words: "premier étage", "zweiten Stock", "im dritten OG", "second floor".
   { re: new RegExp(String.raw`\b(${ORDINAL_WORDS})[nrms]?\s+(?:etage|og|obergeschoss|stock|stockwerk)\b`, 'g'), value: (m) => ORDINALS.get(m[1])! },
   { re: new RegExp(String.raw`\b(${ORDINAL_WORDS})[\s-]+floor\b`, 'g'), value: (m) => ORDINALS.get(m[1])! },
-  // The ground floor.
-  { re: /\brez[\s-]*de[\s-]*chaussee\b|\brdc\b|\berdgeschoss\b|\beg\b|\bparterre\b|\bground[\s-]*floor\b/g, value: () => 0 },
+  // The ground floor ("EG" is read in capitals only, on the title as written: "eg" is also
+  // English's "e.g."; "parterre" is not read: in French a flower bed).
+  { re: /\brez[\s-]*de[\s-]*chaussee\b|\brdc\b|\berdgeschoss\b|\bground[\s-]*floor\b/g, value: () => 0 },
 ];
 
 // Lowercase, accents off ("étage", "fünfte" -> "etage", "funfte"); "ß" as "ss".
@@ -47,16 +54,29 @@ const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').t
 
 // A flat on two or three floors: which one a record names (the entrance's, the lower) is each
 // agency's choice. Also "4e et 5e étage", "1. und 2. OG", "1st & 2nd floor".
-const SPANS = /\b(?:duplex|triplex|maisonn?ette)\b|\d\s*(?:er|ere|re|e|eme|ieme|°|\.|st|nd|rd|th)\s*(?:et|und|and|&|-|\/|\+|,|a|bis|to)\s*\d{1,2}\s*(?:er|ere|re|e|eme|ieme|°|\.|st|nd|rd|th)?\s*(?:etage|og|obergeschoss|stock|floor)/;
+// Also "du 1er au 2e étage", "au 1er et au 2e étage", "vom 1. bis zum 2. OG".
+const SPANS =
+  /\b(?:duplex|triplex|maisonn?ette)\b|\d\s*(?:er|ere|re|e|eme|ieme|°|\.|st|nd|rd|th)\s*(?:et|und|and|&|-|\/|\+|,|a|au|bis|to)(?:\s+(?:au|a|le|la|the|zum|ins|im))?\s*\d{1,2}\s*(?:er|ere|re|e|eme|ieme|°|\.|st|nd|rd|th)?\s*(?:etage|og|obergeschoss|stock|floor)/;
+
+// Levels some call the ground floor and others the first, or a floor below it: no floor said
+// ("Hochparterre", "rez-de-chaussée surélevé", "raised", "upper" or "lower ground floor").
+const NOT_ONE_LEVEL = /\bhochparterre\b|\brez[\s-]*de[\s-]*(?:chaussee[\s-]+sureleve|jardin)e?s?\b|\b(?:raised|upper|lower)[\s-]+ground[\s-]*floor\b|\bsouterrain\b/g;
+
+// A house: the floor a title names is a room's ("séjour au rez-de-chaussée", "3 chambres au 1er
+// étage", "2nd floor terrace"), not the home's (a stop 56 re-check: two agencies' titles of one
+// house kept it apart). The first of the words for a home that the title names decides: "Haus mit
+// Einliegerwohnung" is a house, "Wohnung im Mehrfamilienhaus" a flat.
+const HOME_WORD = /\b(?:(maison|villa|bungalow|fermette|ferme|chalet|house|cottage|townhouse|[a-z]*haus(?:halfte)?)|(appartement|apartment|[a-z]*wohnung|flat|studio|penthouse|loft|chambre|zimmer|room))\b/;
 
 export function floorOf(title: string): number | null {
-  // "Hochparterre" is a raised ground floor, which some call the first: no floor said.
-  const text = fold(title).replace(/\bhochparterre\b/g, ' ');
+  const text = fold(title).replace(NOT_ONE_LEVEL, ' ');
   if (SPANS.test(text)) return null;
+  if (HOME_WORD.exec(text)?.[1] !== undefined) return null;
   const found = new Set<number>();
   for (const form of FLOOR_FORMS) {
     for (const m of text.matchAll(form.re)) found.add(form.value(m));
   }
+  if (/\bEG\b/.test(title)) found.add(0);
   if (found.size !== 1) return null;
   const [floor] = found;
   return floor <= MAX_FLOOR ? floor : null;

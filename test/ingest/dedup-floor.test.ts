@@ -29,6 +29,10 @@ describe('the floor a title names', () => {
     ['Floor 3 of 5', 3],
     ['Ground-floor flat', 0],
     ['Flat on the second floor', 2],
+    ['floor 2, lift', 2],
+    ['3-Zimmer-Wohnung im Mehrfamilienhaus, 2. OG', 2],
+    ['Appartement dans maison de maître, 1er étage', 1],
+    ['Wohnung im EG', 0],
   ])('%s: %s', (title, floor) => {
     expect(floorOf(title)).toBe(floor);
   });
@@ -53,6 +57,23 @@ describe('the floor a title names', () => {
     'Floor plan included',
     'Appartement 2 chambres',
     'T3 lumineux',
+    // A stop 56 re-check's: a count after "floor", a kind of floor before it.
+    'Top floor 2 bedroom flat',
+    'Parquet floor 3 bedrooms, bright',
+    'Heated floor 2 bathrooms',
+    // ... a house, whose title names a room's floor ...
+    'Maison 3 chambres, séjour au rez-de-chaussée',
+    'Maison avec 3 chambres au 1er étage',
+    'Haus mit Einliegerwohnung im EG',
+    'House with 2nd floor terrace',
+    'Maison avec parterre fleuri',
+    // ... a raised ground floor, a flat on two floors, English's "eg".
+    'Appartement au rez-de-chaussée surélevé',
+    'Raised ground floor flat',
+    'Lower ground floor flat with garden',
+    'Appartement au 1er et au 2e étage',
+    'du 1er au 2e étage',
+    'Flat near shops eg Cactus',
   ])('%s: none', (title) => {
     expect(floorOf(title)).toBeNull();
   });
