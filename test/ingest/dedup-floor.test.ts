@@ -33,6 +33,13 @@ describe('the floor a title names', () => {
     ['3-Zimmer-Wohnung im Mehrfamilienhaus, 2. OG', 2],
     ['Appartement dans maison de maître, 1er étage', 1],
     ['Wohnung im EG', 0],
+    ['Appartement 2e étage - 1.850 €/mois - Bonnevoie', 2],
+    ['Appartement au 4e étage - 2e arrondissement', 4],
+    ['Wohnung im 2. OG, Energieklasse B', 2],
+    ['Wohnung 2 OG', 2],
+    ['um 2. Stack', 2],
+    ['Erdgeschosswohnung mit Garten', 0],
+    ['Appartement 3e ét. - Gare', 3],
   ])('%s: %s', (title, floor) => {
     expect(floorOf(title)).toBe(floor);
   });
@@ -74,6 +81,21 @@ describe('the floor a title names', () => {
     'Appartement au 1er et au 2e étage',
     'du 1er au 2e étage',
     'Flat near shops eg Cactus',
+    // A second re-check's: a choice of floors, two levels joined, an energy class, what is not a flat.
+    'Appartement au 1er ou 2e étage (au choix) - Lot 4 - Bettembourg',
+    'Wohnung im 1. oder 2. OG - Mamer',
+    'Flat on 2nd or 3rd floor - Kirchberg',
+    'Wohnung im 1. OG und DG - Schifflingen',
+    'Ground and first floor apartment - Bridel',
+    'Appartement rez-de-chaussée et sous-sol - Hamm',
+    'Wohnung EG mit Souterrain - Clausen',
+    'Wohnung 2 Zimmer, Energieklasse EG - Differdingen',
+    'Appartement 2 ch. - CPE: EG - Esch',
+    'Family home, 3 bedrooms 1st floor - Strassen',
+    'Semi-detached, kitchen on ground floor - Bertrange',
+    'Immeuble de rapport, appartement au 1er étage loué - Esch',
+    'Commerce + appartement au 1er étage - Ettelbruck',
+    'Wohnung 120 m2 OG',
   ])('%s: none', (title) => {
     expect(floorOf(title)).toBeNull();
   });
