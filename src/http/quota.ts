@@ -133,6 +133,13 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
     if (limit === null) return passed(req, res, next);
     const now = deps.clock();
     if (refusals.refuses(key.id, dailyQuotaKey(key.id, now), limit, now.getTime())) return next(quotaExceeded(res, limit, now));
+    // Waited its key's queue out (a store slow to answer: near-limit-gate.ts): served without
+    // limiting, as when the store does not answer.
+    const expired = () => {
+      if (res.destroyed || req.socket.destroyed) return;
+      res.setHeader('Cache-Control', PRIVATE);
+      next();
+    };
     gate.enter(key.id, (release) => {
       if (res.destroyed || req.socket.destroyed) return release(); // the client left while it waited
       // (Refused meanwhile by the request before it?)
@@ -157,7 +164,7 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
         if (!revalidation) setImmediate(release);
         return err ? next(err) : passed(req, res, next);
       });
-    });
+    }, expired);
   };
 }
 

@@ -23,11 +23,12 @@ export const NEAR_LIMIT = 64;
 // and the key's requests go on one at a time. The database's own bound, 12 s by default.
 export const NEAR_LIMIT_MAX_HOLD_MS = 12_000;
 // The longest a request waits in the key's queue (the 3 s a request may wait for its own count:
-// docs/integrators.md). Past it, it goes to the store without waiting for its turn: the count
-// stays exact (the store counts atomically), only revalidations in flight may then make it look
-// over the limit. Each turn lasts one round trip to the store, so a slow store (an outside probe
-// of stop 56: Redis answering in 250 ms, under REDIS_TIMEOUT_MS) had the 32nd of a Free key's
-// requests sent at once wait 8 s, the 60th 15 s.
+// docs/integrators.md). Each turn lasts one round trip to the store, so a slow store (an outside
+// probe of stop 56: Redis answering in 250 ms, under REDIS_TIMEOUT_MS) had the 32nd of a Free
+// key's requests sent at once wait 8 s, the 60th 15 s. Past it, the request is served without
+// limiting, as when the store does not answer (`expired`, src/http/quota.ts): sent to the store
+// without its turn instead, it was counted exactly but revalidations in flight made the key look
+// over its limit, and plain requests were refused with requests left (the re-check of stop 56).
 export const NEAR_LIMIT_MAX_WAIT_MS = 3_000;
 
 const noop = () => undefined;
@@ -63,15 +64,16 @@ export class NearLimitGate {
   // Runs `admit` now, or once the request before it has been answered when the key is near
   // its limit; `admit` must call the release it is given exactly once, when its request has
   // been answered and taken back (or has failed).
-  enter(keyId: string, admit: Admit): void {
+  // `expired` runs instead when it has waited maxWaitMs in the queue.
+  enter(keyId: string, admit: Admit, expired: () => void = () => admit(noop)): void {
     const s = this.state(keyId);
     if (this.far(s)) admit(noop);
-    else if (s.busy) this.wait(s, admit);
+    else if (s.busy) this.wait(s, admit, expired);
     else this.run(s, admit);
   }
 
   // Queued until the turn comes, or maxWaitMs, whichever is first.
-  private wait(s: KeyState, admit: Admit): void {
+  private wait(s: KeyState, admit: Admit, expired: () => void): void {
     let gone = false;
     const once: Admit = (release) => {
       if (gone) return release();
@@ -84,7 +86,7 @@ export class NearLimitGate {
       if (i < 0) return;
       s.queue.splice(i, 1);
       gone = true;
-      admit(noop);
+      expired();
     }, this.maxWaitMs);
     timer.unref();
     s.queue.push(once);
