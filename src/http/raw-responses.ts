@@ -159,6 +159,11 @@ type Tracked = Duplex & { [LAST_REQUEST]?: { complete: boolean }; _httpMessage?:
 function whenAnswered(socket: Tracked, then: () => void): void {
   const m = socket._httpMessage;
   if (!m) return then();
+  // A request whose body has not all come, its answer not begun: the one whose body the parser
+  // refused, after the answers before it. Nothing will answer it (its handler may wait for the
+  // body): its turn is now (the re-check of stop 56: a form POST pipelined after a request being
+  // answered waited 60 s for a 408).
+  if (!m.headersSent && m.req?.complete === false) return then();
   let moved = false;
   const next = () => {
     if (moved) return;

@@ -219,7 +219,8 @@ describe('a malformed request pipelined after valid ones', () => {
       { requestTimeout: 120_000 },
       requireHost((req, res) => {
         req.resume();
-        req.on('end', () => res.end('read\n'));
+        // A GET is answered after a moment: a request still being answered when the next arrives.
+        req.on('end', () => setTimeout(() => res.end('read\n'), req.method === 'GET' ? 200 : 0));
       }),
     );
     server.on('clientError', answerClientError);
@@ -235,6 +236,13 @@ describe('a malformed request pipelined after valid ones', () => {
         expect(statuses(got), body).toEqual(['400']);
         expect(got).toContain('a chunk of the body has no valid size');
       }
+      // Its re-check: pipelined after a request still being answered, it waited 60 s for a 408.
+      const got = await rawExchange(
+        port,
+        'GET /api-keys HTTP/1.1\r\nHost: x\r\n\r\n' +
+          'POST /api-keys/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nemail\r\n0\r\n\r\n',
+      );
+      expect(statuses(got)).toEqual(['200', '400']);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
