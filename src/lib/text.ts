@@ -27,7 +27,9 @@ export const LINE_SEPARATOR = /[\u2028\u2029]/;
 // What no place name holds: symbols (emoji, <, |, +), private-use characters and code points
 // Unicode has not assigned (noncharacters among them). A name is matched by its letters and
 // digits, so they were dropped and `Lux😀embourg` was Luxembourg (an outside probe of stop 56).
-export const NOT_IN_A_NAME = /[\p{S}\p{Co}\p{Cn}]/u;
+// The acute accent and the grave accent typed alone (´ `) are kept: keyboards' stand-ins for an
+// apostrophe (`Vallée de l´Ernz`), read as one (its re-check).
+export const NOT_IN_A_NAME = /(?![\u00b4\u0060])[\p{S}\p{Co}\p{Cn}]/u;
 
 // Every control character of a text, for replace().
 export const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
