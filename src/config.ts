@@ -81,7 +81,9 @@ export const configSchema = z.object({
     .refine((u) => u === undefined || publicBase(u), {
       message: 'PUBLIC_BASE_URL must be an http:// or https:// address (a path after the host is allowed; no query, fragment or user name)',
     })
-    .transform((u) => u?.replace(/\/+$/, '')),
+    // As the URL standard writes it (`https://x.example/a b` as `.../a%20b`, `http:/x.example` as
+    // `http://x.example`): written raw, a space or `<` broke the Link header (its re-check).
+    .transform((u) => (u === undefined ? undefined : new URL(u).href.replace(/\/+$/, ''))),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_PRETTY: bool.optional(),
   TRUST_PROXY: trustProxy,

@@ -59,5 +59,9 @@ describe('PUBLIC_BASE_URL', () => {
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe('https://api.example.com');
     expect(loadConfig({ PUBLIC_BASE_URL: 'http://localhost:3000/feed/' }).PUBLIC_BASE_URL).toBe('http://localhost:3000/feed');
     expect(loadConfig({ PORT: '3502' }).PUBLIC_BASE_URL).toBe('http://localhost:3502');
+    // As the URL standard writes it (its re-check: a space or `<` was written raw into the Link header).
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://x.example/a b<c>' }).PUBLIC_BASE_URL).toBe('https://x.example/a%20b%3Cc%3E');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'http:/x.example' }).PUBLIC_BASE_URL).toBe('http://x.example');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'HTTPS://API.Example.com:443/Feed/' }).PUBLIC_BASE_URL).toBe('https://api.example.com/Feed');
   });
 });
