@@ -2,6 +2,10 @@
 // the agreement classes they define. No I/O; candidates.ts writes the same classes in SQL.
 export const RULE = {
   nearKm: 0.3,
+  // Two positions this close are one building, as geocoders place it: one street, so one
+  // postcode, and two postcodes stated are one agency's street code and another's locality code,
+  // neither for nor against (rule.ts; stop 56).
+  sameBuildingKm: 0.03,
   placeKm: 2.0,
   communeMarginKm: 1.0,
   roomsSoftDiff: 1,
