@@ -140,6 +140,9 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
       res.setHeader('Cache-Control', PRIVATE);
       next();
     };
+    // Only a revalidation may be taken back (as a 304): it takes the key's turn alone, until it
+    // has its answer; plain requests share it (their count is final once the store has answered).
+    const revalidation = namesHeldCopy(req);
     gate.enter(key.id, (release) => {
       if (res.destroyed || req.socket.destroyed) return release(); // the client left while it waited
       // (Refused meanwhile by the request before it?)
@@ -155,7 +158,6 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
       // Any other request's count is final once the limiter has decided: the turn passes on
       // then, so that slow answers (an outside probe: a /changes page waiting for its turn)
       // hold up nothing.
-      const revalidation = namesHeldCopy(req);
       if (revalidation) {
         res.once('close', () => setImmediate(release));
         onHeaders(res, () => countsAgainstQuota(req, res.statusCode) && release());
@@ -164,7 +166,7 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
         if (!revalidation) setImmediate(release);
         return err ? next(err) : passed(req, res, next);
       });
-    }, expired);
+    }, { exclusive: revalidation, expired });
   };
 }
 

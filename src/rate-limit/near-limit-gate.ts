@@ -34,10 +34,29 @@ export const NEAR_LIMIT_MAX_WAIT_MS = 3_000;
 const noop = () => undefined;
 type Admit = (release: () => void) => void;
 
+interface Waiting {
+  admit: Admit;
+  exclusive: boolean;
+  timer: NodeJS.Timeout;
+}
+
 interface KeyState {
   remaining: number | null;
-  busy: boolean;
-  queue: Admit[];
+  // Requests being decided that take the turn alone (revalidations, which may be taken back) and
+  // that share it (plain requests, whose count is final once the store has answered: the store
+  // counts atomically, so they need not wait for each other).
+  exclusive: boolean;
+  shared: number;
+  queue: Waiting[];
+}
+
+export interface EnterOptions {
+  // Takes the turn alone (a revalidation, default) or shares it with other such requests (a
+  // plain request: the re-check of stop 56 had each plain request wait for the round trip of the
+  // one before it, and behind a slow store most were served without limiting).
+  exclusive?: boolean;
+  // Runs instead of `admit` once the request has waited maxWaitMs in the queue.
+  expired?: () => void;
 }
 
 export class NearLimitGate {
@@ -53,68 +72,81 @@ export class NearLimitGate {
   private state(keyId: string): KeyState {
     let s = this.keys.get(keyId);
     if (s === undefined) {
-      // Keys at rest (none busy, none queued) are dropped when the map is full.
-      if (this.keys.size >= this.maxKeys) for (const [id, k] of this.keys) if (!k.busy && k.queue.length === 0) this.keys.delete(id);
-      s = { remaining: null, busy: false, queue: [] };
+      // Keys at rest (none deciding, none queued) are dropped when the map is full.
+      if (this.keys.size >= this.maxKeys) for (const [id, k] of this.keys) if (!k.exclusive && k.shared === 0 && k.queue.length === 0) this.keys.delete(id);
+      s = { remaining: null, exclusive: false, shared: 0, queue: [] };
       this.keys.set(keyId, s);
     }
     return s;
   }
 
-  // Runs `admit` now, or once the request before it has been answered when the key is near
-  // its limit; `admit` must call the release it is given exactly once, when its request has
-  // been answered and taken back (or has failed).
-  // `expired` runs instead when it has waited maxWaitMs in the queue.
-  enter(keyId: string, admit: Admit, expired: () => void = () => admit(noop)): void {
+  // Runs `admit` now, or, when the key is near its limit, once the requests before it allow:
+  // a request that takes the turn alone waits for every request before it to be decided, and a
+  // request that shares it waits only for those before it that take it alone. `admit` must call
+  // the release it is given exactly once, when its request has been decided for good (a
+  // revalidation: answered, and taken back if a 304) or has failed.
+  enter(keyId: string, admit: Admit, opts: EnterOptions = {}): void {
+    const exclusive = opts.exclusive ?? true;
     const s = this.state(keyId);
-    if (this.far(s)) admit(noop);
-    else if (s.busy) this.wait(s, admit, expired);
-    else this.run(s, admit);
+    if (this.far(s)) return admit(noop);
+    if (s.queue.length === 0 && this.free(s, exclusive)) return this.run(s, admit, exclusive);
+    const expired = opts.expired ?? (() => admit(noop));
+    const waiting: Waiting = {
+      admit,
+      exclusive,
+      timer: setTimeout(() => {
+        const i = s.queue.indexOf(waiting);
+        if (i < 0) return;
+        s.queue.splice(i, 1);
+        expired();
+        this.drain(s); // a request that took the turn alone no longer holds up those after it
+      }, this.maxWaitMs),
+    };
+    waiting.timer.unref();
+    s.queue.push(waiting);
   }
 
-  // Queued until the turn comes, or maxWaitMs, whichever is first.
-  private wait(s: KeyState, admit: Admit, expired: () => void): void {
-    let gone = false;
-    const once: Admit = (release) => {
-      if (gone) return release();
-      gone = true;
-      clearTimeout(timer);
-      admit(release);
-    };
-    const timer = setTimeout(() => {
-      const i = s.queue.indexOf(once);
-      if (i < 0) return;
-      s.queue.splice(i, 1);
-      gone = true;
-      expired();
-    }, this.maxWaitMs);
-    timer.unref();
-    s.queue.push(once);
+  private free(s: KeyState, exclusive: boolean): boolean {
+    return exclusive ? !s.exclusive && s.shared === 0 : !s.exclusive;
   }
 
   private far(s: KeyState): boolean {
     return s.remaining !== null && s.remaining > this.near;
   }
 
-  private run(s: KeyState, admit: Admit): void {
-    s.busy = true;
+  private run(s: KeyState, admit: Admit, exclusive: boolean): void {
+    if (exclusive) s.exclusive = true;
+    else s.shared++;
     let released = false;
-    // The turn passes on after maxHoldMs, whether or not its request has been answered.
+    // The turn passes on after maxHoldMs, whether or not its request has been decided.
     const expiry = setTimeout(() => release(), this.maxHoldMs);
     expiry.unref();
     const release = () => {
       if (released) return;
       released = true;
       clearTimeout(expiry);
-      s.busy = false;
-      // Far from the limit now (or the store is not answering): every request waiting goes.
-      if (this.far(s)) for (const waiting of s.queue.splice(0)) waiting(noop);
-      else {
-        const next = s.queue.shift();
-        if (next) this.run(s, next);
-      }
+      if (exclusive) s.exclusive = false;
+      else s.shared--;
+      this.drain(s);
     };
     admit(release);
+  }
+
+  // Starts what the queue's head allows.
+  private drain(s: KeyState): void {
+    // Far from the limit now (or the store is not answering): every request waiting goes.
+    if (this.far(s)) {
+      for (const w of s.queue.splice(0)) {
+        clearTimeout(w.timer);
+        w.admit(noop);
+      }
+      return;
+    }
+    while (s.queue.length > 0 && this.free(s, s.queue[0].exclusive)) {
+      const w = s.queue.shift()!;
+      clearTimeout(w.timer);
+      this.run(s, w.admit, w.exclusive);
+    }
   }
 
   // What the store said is left of the key's quota (after its take-backs).

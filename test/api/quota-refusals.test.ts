@@ -196,10 +196,10 @@ describe('NearLimitGate', () => {
       const { admitted, releases, admit } = order();
       const expired: string[] = [];
       const gaveUp = (name: string) => () => void expired.push(name);
-      g.enter('k', admit('a'), gaveUp('a')); // holds the turn (a slow store)
-      g.enter('k', admit('b'), gaveUp('b'));
+      g.enter('k', admit('a'), { expired: gaveUp('a') }); // holds the turn (a slow store)
+      g.enter('k', admit('b'), { expired: gaveUp('b') });
       vi.advanceTimersByTime(2_000);
-      g.enter('k', admit('c'), gaveUp('c'));
+      g.enter('k', admit('c'), { expired: gaveUp('c') });
       vi.advanceTimersByTime(999);
       expect([admitted, expired]).toEqual([['a'], []]);
       vi.advanceTimersByTime(1);
@@ -209,11 +209,38 @@ describe('NearLimitGate', () => {
       vi.advanceTimersByTime(3_000);
       expect([admitted, expired]).toEqual([['a', 'c'], ['b']]); // c's own expiry does nothing now
       releases.get('c')!();
-      g.enter('k', admit('d'), gaveUp('d')); // the turn is free: d goes at once
+      g.enter('k', admit('d'), { expired: gaveUp('d') }); // the turn is free: d goes at once
       expect(admitted).toEqual(['a', 'c', 'd']);
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  // The re-check of stop 56: each plain request waited for the store's answer to the one before
+  // it, and behind a slow store most of a burst were served without limiting. Plain requests
+  // share the turn (the store counts them atomically); a revalidation takes it alone.
+  it('plain requests share the turn; a revalidation takes it alone, and those after it wait for it', () => {
+    const g = new NearLimitGate(10);
+    const { admitted, releases, admit } = order();
+    const plain = { exclusive: false };
+    g.enter('k', admit('p1'), plain);
+    g.enter('k', admit('p2'), plain);
+    expect(admitted).toEqual(['p1', 'p2']); // at once, together
+    g.enter('k', admit('r1')); // a revalidation: waits for p1 and p2 to be decided
+    g.enter('k', admit('p3'), plain); // behind r1
+    expect(admitted).toEqual(['p1', 'p2']);
+    releases.get('p1')!();
+    expect(admitted).toEqual(['p1', 'p2']);
+    releases.get('p2')!();
+    expect(admitted).toEqual(['p1', 'p2', 'r1']);
+    g.enter('k', admit('p4'), plain); // behind r1 and p3
+    releases.get('r1')!(); // answered: the plain requests behind it go together
+    expect(admitted).toEqual(['p1', 'p2', 'r1', 'p3', 'p4']);
+    g.enter('k', admit('r2'));
+    releases.get('p3')!();
+    expect(admitted).toEqual(['p1', 'p2', 'r1', 'p3', 'p4']);
+    releases.get('p4')!();
+    expect(admitted).toEqual(['p1', 'p2', 'r1', 'p3', 'p4', 'r2']);
   });
 
   it('a take-back raises what is left; a refusal is near', () => {
