@@ -30,7 +30,7 @@ export interface PlacePoints {
 // localities stated; an area or a price beyond every tolerance. Two postcodes stated (neither
 // written per place by its source) are evidence against, located together or not: only an
 // identical price with the area exact (or, located together, missing) outweighs them; within
-// 30 m (one building) they are neither for nor against.
+// 15 m (one building) they are neither for nor against.
 //
 // A missing field is neither for nor against: it only leaves less evidence. Agreement is
 // read in classes, with tolerances the way feeds round and measure:
@@ -165,11 +165,12 @@ export function classifyPair(a: DedupNode, b: DedupNode, places: PlacePoints): P
   // stop 43: street-level geocoding puts flats of two streets within 300 m, and on the eleventh
   // set (an outside session's) 32 such pairs were wrong merges or possible duplicates against 13
   // true, 11 of them identical in price; 58 wrong against none true on the third set.
-  // Positions within 30 m (one building: one street, one postcode) make two postcodes neither for
+  // Positions within 15 m (one building: one street, one postcode) make two postcodes neither for
   // nor against: one agency writes the street's code, another the locality's (an outside probe of
   // stop 56: 327 true pairs within 2 m2 and 3 % with two postcodes, 47 % merged; at the same point
-  // too). Within 30 m: +45 of its 850 multi-listed properties for 5 lost, +1 / +1 on the tenth set,
-  // +1 on the eleventh, nothing else moved (60 m: +50 for 6, +2 lost on the tenth).
+  // too). Within 15 m: +38 of its 850 multi-listed properties for none lost, +1 / +1 on the tenth
+  // set, +1 on the eleventh, nothing else moved (30 m: +45 for 5 lost, and the re-check merged
+  // flats across a street, 25 m apart; 60 m: +50 for 6, +2 lost on the tenth).
   const oneBuilding = km !== null && km <= RULE.sameBuildingKm;
   if (!oneBuilding && a.postcode !== null && b.postcode !== null && a.postcode !== b.postcode && !a.postcode_of_place && !b.postcode_of_place) {
     const figuresOutweigh = gap <= RULE.priceIdentical + 1e-9 && (area === 'exact' || (strong && area === 'missing'));

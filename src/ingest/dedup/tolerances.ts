@@ -4,8 +4,9 @@ export const RULE = {
   nearKm: 0.3,
   // Two positions this close are one building, as geocoders place it: one street, so one
   // postcode, and two postcodes stated are one agency's street code and another's locality code,
-  // neither for nor against (rule.ts; stop 56).
-  sameBuildingKm: 0.03,
+  // neither for nor against (rule.ts; stop 56). 15 m: 30 m also took two buildings across a
+  // street, or a corner building's two addresses (the re-check of stop 56).
+  sameBuildingKm: 0.015,
   placeKm: 2.0,
   communeMarginKm: 1.0,
   roomsSoftDiff: 1,
