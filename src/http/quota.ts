@@ -133,13 +133,6 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
     if (limit === null) return passed(req, res, next);
     const now = deps.clock();
     if (refusals.refuses(key.id, dailyQuotaKey(key.id, now), limit, now.getTime())) return next(quotaExceeded(res, limit, now));
-    // Waited its key's queue out (a store slow to answer: near-limit-gate.ts): served without
-    // limiting, as when the store does not answer.
-    const expired = () => {
-      if (res.destroyed || req.socket.destroyed) return;
-      res.setHeader('Cache-Control', PRIVATE);
-      next();
-    };
     // Only a revalidation may be taken back (as a 304): it takes the key's turn alone, until it
     // has its answer; plain requests share it (their count is final once the store has answered).
     const revalidation = namesHeldCopy(req);
@@ -166,7 +159,7 @@ export function dailyQuota(deps: { store: Store; clock: () => Date; refusals?: Q
         if (!revalidation) setImmediate(release);
         return err ? next(err) : passed(req, res, next);
       });
-    }, { exclusive: revalidation, expired });
+    }, { exclusive: revalidation });
   };
 }
 

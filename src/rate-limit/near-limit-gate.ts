@@ -23,12 +23,13 @@ export const NEAR_LIMIT = 64;
 // and the key's requests go on one at a time. The database's own bound, 12 s by default.
 export const NEAR_LIMIT_MAX_HOLD_MS = 12_000;
 // The longest a request waits in the key's queue (the 3 s a request may wait for its own count:
-// docs/integrators.md). Each turn lasts one round trip to the store, so a slow store (an outside
-// probe of stop 56: Redis answering in 250 ms, under REDIS_TIMEOUT_MS) had the 32nd of a Free
-// key's requests sent at once wait 8 s, the 60th 15 s. Past it, the request is served without
-// limiting, as when the store does not answer (`expired`, src/http/quota.ts): sent to the store
-// without its turn instead, it was counted exactly but revalidations in flight made the key look
-// over its limit, and plain requests were refused with requests left (the re-check of stop 56).
+// docs/integrators.md). Behind a slow store, each revalidation holds the queue for a round trip
+// and its answer: an outside probe of stop 56 had the 60th of a Free key's requests sent at once
+// wait 15 s behind a Redis answering in 250 ms. Past it, the request goes to the store without
+// its turn (the default of `expired`): counted exactly, though revalidations in flight may make
+// the key look over its limit. Served without limiting instead, a key sending a few
+// revalidations ahead of its plain requests was served past its quota again and again (the
+// re-checks of stop 56).
 export const NEAR_LIMIT_MAX_WAIT_MS = 3_000;
 
 const noop = () => undefined;

@@ -187,9 +187,8 @@ describe('NearLimitGate', () => {
 
   // An outside probe of stop 56: Redis answering in 250 ms (under REDIS_TIMEOUT_MS), each turn
   // one round trip, and the 60th of a Free key's requests sent at once waited 15 s.
-  // Its re-check: sent to the store without its turn, such a request was counted exactly, but
-  // revalidations in flight made the key look over its limit: it is served without limiting.
-  it('a request waits in the queue maxWaitMs at most, then is given up on (served without limiting); the queue goes on', () => {
+  // Past it, quota.ts sends the request to the store without its turn (the default of `expired`).
+  it('a request waits in the queue maxWaitMs at most, then its `expired` runs instead; the queue goes on', () => {
     vi.useFakeTimers();
     try {
       const g = new NearLimitGate(10, 10_000, 60_000, 3_000);
@@ -203,7 +202,7 @@ describe('NearLimitGate', () => {
       vi.advanceTimersByTime(999);
       expect([admitted, expired]).toEqual([['a'], []]);
       vi.advanceTimersByTime(1);
-      expect([admitted, expired]).toEqual([['a'], ['b']]); // b waited 3 s: given up on, not admitted
+      expect([admitted, expired]).toEqual([['a'], ['b']]); // b waited 3 s: its expired ran, not its admit
       releases.get('a')!(); // the turn passes to c, which is still queued
       expect(admitted).toEqual(['a', 'c']);
       vi.advanceTimersByTime(3_000);
