@@ -1,14 +1,15 @@
-// Requests of a key near its daily quota, admitted to the quota store one at a time in this
-// process (an outside probe, hardening).
+// Requests of a key near its daily quota, admitted to the quota store in turn in this process
+// (an outside probe, hardening): a revalidation alone, plain requests together (stop 56).
 //
 // The store counts every request on arrival and takes back a 304 (and a 429) once it has
 // been answered (src/http/quota.ts). So while revalidations of a key are in flight its count
 // stands higher than it will end: with 2 requests left, 20 revalidations sent at once pushed
 // it to 118, and the revalidations past the limit, and a plain GET sent with them, were told
 // the key's quota was used up until midnight, though 304s cost nothing and the count ended
-// at 98. Near the limit, where that matters, a key's requests now wait for the one before
-// them to be decided for good (a revalidation: answered, and taken back if a 304), so each is
-// decided on the count as it ends.
+// at 98. Near the limit, where that matters, a key's revalidation waits for the requests
+// before it to be decided, and the requests after it wait for it to be decided for good
+// (answered, and taken back if a 304), so each is decided on the count as it ends. Plain
+// requests do not wait for each other: their counts are final once the store has answered.
 //
 // "Near" is `near` requests left or fewer, as this process last saw the key's count (a key
 // it has not seen yet counts as near: its count is unknown). A key far from its limit is
@@ -20,7 +21,7 @@ export const NEAR_LIMIT = 64;
 // The longest a request holds the key's turn (src/http/quota.ts releases it once the
 // request's count is final: at once for most, when its answer is known for a revalidation).
 // A bound against an answer that never comes: past it the turn passes to the next request,
-// and the key's requests go on one at a time. The database's own bound, 12 s by default.
+// and the key's requests go on in turn. The database's own bound, 12 s by default.
 export const NEAR_LIMIT_MAX_HOLD_MS = 12_000;
 // The longest a request waits in the key's queue (the 3 s a request may wait for its own count:
 // docs/integrators.md). Behind a slow store, each revalidation holds the queue for a round trip
