@@ -5,7 +5,7 @@ generators or the dedup sections of the docs. Four agencies (two CSV, JSON, Open
 850 listed by two or three; each agency its own mix of street and locality postcodes; hard negatives:
 sibling flats of one building, look-alikes of one quarter, twin houses, a flat let and sold, one agency's
 two flats in one building. Its noise: test/ingest/eval/README.md.
-Usage: python3 test/ingest/eval/fourteenth-set.py OUT [shared data folder=../shared/data] (SEED=20261201)
+Usage: python3 test/ingest/eval/fourteenth-set.py OUT [reference data folder=data/ of the repository] (SEED=20261201)
 Writes OUT/feeds/ and OUT/set/ (one file per agency), OUT/truth.csv, OUT/truth_props.json and
 OUT/set/truth.json: `npx tsx test/ingest/eval/run.ts --sets dir:OUT/set`."""
 import csv, json, math, os, random, sys, unicodedata, hashlib
@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape
 SEED = int(os.environ.get('SEED', '20261201'))
 rnd = random.Random(SEED)
 OUT = sys.argv[1] if len(sys.argv) > 1 else sys.exit('usage: fourteenth-set.py OUT [shared data folder]')
-D = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../../shared/data')
+D = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../data')
 
 communes = {r['name']: r for r in csv.DictReader(open(f'{D}/communes.csv', encoding='utf-8'))}
 locs = [r for r in csv.DictReader(open(f'{D}/localities.csv', encoding='utf-8'))]

@@ -7,14 +7,14 @@ look-alikes of one commune, two flats of one building listed by one agency, stud
 a flat let and sold. Its noise is described in docs/feed-operators.md ("Floors").
 Writes OUT/probe-nord.xml, OUT/probe-moselle.csv, OUT/probe-capital.json, OUT/truth.jsonl and
 OUT/truth.json (the folder set format of folder-set.ts: `npx tsx test/ingest/eval/run.ts --sets dir:OUT`).
-Usage: python3 test/ingest/eval/thirteenth-set.py [seed=7] [outdir] [shared data folder=../shared/data]"""
+Usage: python3 test/ingest/eval/thirteenth-set.py [seed=7] [outdir] [reference data folder=data/ of the repository]"""
 import csv, json, math, random, sys, os, unicodedata
 from xml.sax.saxutils import escape
 SEED = int(sys.argv[1]) if len(sys.argv) > 1 else 7
 OUT = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), 'out')
 os.makedirs(OUT, exist_ok=True)
 R = random.Random(SEED)
-D = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../../shared/data')
+D = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../data')
 communes = {r['name']: r for r in csv.DictReader(open(f'{D}/communes.csv', encoding='utf-8'))}
 rents = {r['commune']: r for r in csv.DictReader(open(f'{D}/rents.csv', encoding='utf-8'))}
 locs = [r for r in csv.DictReader(open(f'{D}/localities.csv', encoding='utf-8')) if r['lat']]
