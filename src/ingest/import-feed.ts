@@ -86,10 +86,11 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
   let counts = zeroCounts();
   const outcome = (status: RunOutcome['status'], error?: string): RunOutcome => ({ status, mode, finishedAt: clock(), counts, rejects, error });
 
-  // What the transaction decided (a refusal's preview, or null), known before its COMMIT.
-  let decided: Awaited<ReturnType<typeof withdrawalPreview>> | null = null;
-  const reportOf = (refused: typeof decided): ImportReport => {
-    const report: ImportReport = {
+  // The withdrawal guard's refusal (its preview), or null: known before the COMMIT, so that a
+  // commit whose answer was lost is reported as it was decided.
+  let refused: Awaited<ReturnType<typeof withdrawalPreview>> | null = null;
+  const report = (): ImportReport => {
+    const r: ImportReport = {
       source: opts.source,
       format: opts.format,
       mode,
@@ -100,11 +101,11 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       counts,
       rejects,
     };
-    if (refused) report.refusal = { live: refused.live, would_withdraw: refused.wouldWithdraw };
-    return report;
+    if (refused) r.refusal = { live: refused.live, would_withdraw: refused.wouldWithdraw };
+    return r;
   };
   try {
-    const refused = await db.transaction(async (trx) => {
+    await db.transaction(async (trx) => {
       await trx.raw(`SET LOCAL statement_timeout = 0`);
       await trx.raw(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
       // The run's lock first, then its row: a 'running' row always has a live owner.
@@ -132,20 +133,19 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       if (!opts.allowMassWithdrawal && preview.wouldWithdraw * 2 > preview.live) {
         const what = mode === 'full' ? 'the snapshot' : 'the delta';
         await finishRun(trx, id, outcome('refused', `${what} would withdraw ${preview.wouldWithdraw} of ${preview.live} live listings (more than half); nothing was changed`));
-        decided = preview;
-        return preview;
+        refused = preview;
+        return;
       }
       counts = { ...counts, ...(await writeStaged(trx, opts, mode === 'full', now, progress)) };
 
       // Finish: the run is recorded 'ok' in the same transaction as the data, so that the
       // freshness figures of the API never run ahead of what it serves.
       await finishRun(trx, id, outcome('ok'));
-      return null;
     });
 
-    const report = reportOf(refused);
+    const done = report();
     progress({ phase: 'done' });
-    return report;
+    return done;
   } catch (e) {
     if (runId !== null) {
       const id = runId;
@@ -157,7 +157,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       const status = await bookkeeping((b) => failRunUnlessCommitted(b, id, outcome('failed', error))).catch(() => null);
       if (status === 'ok' || status === 'refused') {
         progress({ phase: 'done' });
-        return { ...reportOf(status === 'refused' ? decided : null), commit_answer_lost: true };
+        return { ...report(), commit_answer_lost: true };
       }
     }
     throw e;
