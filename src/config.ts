@@ -51,14 +51,16 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
 
 export const DEFAULT_PAGES_RATE_LIMIT_PER_MINUTE = 120;
 
+// An http(s) URL (whose host the URL parser requires) with no user name, password, query or
+// fragment; `?` and `#` are looked for in the text, since an empty query or fragment leaves
+// none in the parsed URL.
 function publicBase(v: string): boolean {
-  let u: URL;
   try {
-    u = new URL(v);
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !/[?#]/.test(v) && u.username === '' && u.password === '';
   } catch {
     return true; // not a URL at all: the message of z.url() says so
   }
-  return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && u.search === '' && u.hash === '' && !v.includes('?') && !v.includes('#') && u.username === '' && u.password === '';
 }
 
 export const configSchema = z.object({
