@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EARLIEST_DAY } from '../domain/market.js';
-import { graphemes, hasControlCharacter, INVISIBLE_IN_NAME, LINE_SEPARATOR, NOT_IN_A_NAME } from '../lib/text.js';
+import { graphemes, NAME_CHARACTER_RULES } from '../lib/text.js';
 import { ApiError, type ParamError } from './errors.js';
 
 // Query-string parameter types (docs/spec/contract.md section 3). Every value arrives as a string;
@@ -111,13 +111,7 @@ export function textParam(maxLength: number, doc: ParamDoc = {}) {
 }
 
 function textParamSchema(maxLength: number) {
-  return z
-    .string()
-    .refine((s) => !INVISIBLE_IN_NAME.test(s), 'must not contain invisible characters (zero-width spaces, direction marks, soft hyphens, byte-order marks, variation selectors)')
-    // Anywhere, at the ends too: a tab or a line break was trimmed there and refused inside (an
-    // outside probe of stop 47: `commune=Luxembourg%0a` answered 200).
-    .refine((s) => !hasControlCharacter(s) && !LINE_SEPARATOR.test(s), 'must not contain control characters')
-    .refine((s) => !NOT_IN_A_NAME.test(s), 'must not contain symbols, emoji or private-use characters (letters, digits, spaces and punctuation only)')
+  return NAME_CHARACTER_RULES.reduce((schema, rule) => schema.refine((s) => !rule.refused(s), rule.message), z.string())
     .transform((s) => s.trim())
     // Characters as people count them (an outside probe of stop 51: 60 letters each with a
     // combining accent were "more than 100 characters"), and at most four UTF-16 units each on

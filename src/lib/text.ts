@@ -23,14 +23,27 @@ export const INVISIBLE_IN_NAME = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 
 // The line and paragraph separators (U+2028, U+2029): line breaks, as a search term's control
 // characters are (an outside probe of stop 56: `commune=Lux%E2%80%A8embourg` was Luxembourg).
-export const LINE_SEPARATOR = /[\u2028\u2029]/;
+const LINE_SEPARATOR = /[\u2028\u2029]/;
 
 // What no place name holds: symbols (emoji, <, |, +), private-use characters and code points
 // Unicode has not assigned (noncharacters among them). A name is matched by its letters and
 // digits, so they were dropped and `Lux😀embourg` was Luxembourg (an outside probe of stop 56).
 // The acute accent and the grave accent typed alone (´ `) are kept: keyboards' stand-ins for an
 // apostrophe (`Vallée de l´Ernz`), read as one (its re-check).
-export const NOT_IN_A_NAME = /(?![\u00b4\u0060])[\p{S}\p{Co}\p{Cn}]/u;
+const NOT_IN_A_NAME = /(?![\u00b4\u0060])[\p{S}\p{Co}\p{Cn}]/u;
+
+// What a name searched for may not hold, anywhere (at the ends too: a tab or a line break was
+// trimmed there and refused inside, an outside probe of stop 47), and what to say of it: the
+// API's text parameters (src/http/validate.ts) and the /market page's commune
+// (src/web/market-page.ts), in this order.
+export const NAME_CHARACTER_RULES: readonly { refused: (s: string) => boolean; message: string }[] = [
+  {
+    refused: (s) => INVISIBLE_IN_NAME.test(s),
+    message: 'must not contain invisible characters (zero-width spaces, direction marks, soft hyphens, byte-order marks, variation selectors)',
+  },
+  { refused: (s) => hasControlCharacter(s) || LINE_SEPARATOR.test(s), message: 'must not contain control characters' },
+  { refused: (s) => NOT_IN_A_NAME.test(s), message: 'must not contain symbols, emoji or private-use characters (letters, digits, spaces and punctuation only)' },
+];
 
 // Every control character of a text, for replace().
 export const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');

@@ -6,7 +6,7 @@ import type { LiveState } from '../cache/live-state.js';
 import { VersionedCache } from '../cache/versioned-cache.js';
 import { describePeriod, historyRange, LOW_SAMPLE_BELOW, publishFigures, ROOMS_TOP_BUCKET, utcDay, type RentFigures } from '../domain/market.js';
 import { placeCommunes, type Gazetteer } from '../reference/gazetteer.js';
-import { INVISIBLE_IN_NAME, LINE_SEPARATOR, NOT_IN_A_NAME, showDirectionCharacters } from '../lib/text.js';
+import { NAME_CHARACTER_RULES, showDirectionCharacters } from '../lib/text.js';
 import { currentDataVersion } from '../repositories/data-version.js';
 import { marketPrices } from '../repositories/market.js';
 import { ALL_ROOMS, marketHistory, snapshotVersion } from '../repositories/market-snapshots.js';
@@ -29,11 +29,7 @@ const SORT_VALUES = SORTS.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
 const pageQuery = z
   .object({
     sort: z.enum(SORT_VALUES, `sort must be one of ${SORT_VALUES.join(', ')}`).optional(),
-    commune: z
-      .string()
-      .refine((s) => !INVISIBLE_IN_NAME.test(s), 'commune must not contain invisible characters (zero-width spaces, direction marks, soft hyphens, byte-order marks, variation selectors).')
-      .refine((s) => !LINE_SEPARATOR.test(s), 'commune must not contain control characters.')
-      .refine((s) => !NOT_IN_A_NAME.test(s), 'commune must not contain symbols, emoji or private-use characters (letters, digits, spaces and punctuation only).')
+    commune: NAME_CHARACTER_RULES.reduce((schema, rule) => schema.refine((s) => !rule.refused(s), `commune ${rule.message}.`), z.string())
       .transform((s) => s.trim())
       .pipe(z.string().min(1, 'commune must not be empty').max(100, 'commune is too long'))
       .optional(),
