@@ -23,8 +23,9 @@ export interface PlacePoints {
 // the same in full; the tolerances are in tolerances.ts).
 //
 // Contradictions rule a pair out whatever else agrees: the same source; another listing
-// type; two floors stated (floor.ts); room counts both stated and two or more apart (one apart only when everything else
-// agrees exactly: agencies count rooms their own way, bedrooms + 1, half rooms); both
+// type; two floors stated (floor.ts); room counts both stated and two or more apart (one
+// apart only when everything else agrees exactly: agencies count rooms their own way,
+// bedrooms + 1, half rooms); both
 // located and more than `nearKm` apart; a named locality (or, naming none, the commune)
 // far from the other's position; without positions on both sides, two communes or two
 // localities stated; an area or a price beyond every tolerance. Two postcodes stated (neither
