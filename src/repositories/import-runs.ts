@@ -43,11 +43,14 @@ export interface RunOutcome {
 }
 
 // A run ends: 'ok' in the transaction of its data, 'refused' in the transaction that changed
-// nothing, 'failed' after the rollback.
-export async function finishRun(db: Knex | Knex.Transaction, id: number, o: RunOutcome): Promise<void> {
-  await db.raw(`UPDATE import_runs SET status = ?, mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb, error = ? WHERE id = ?`, [
-    o.status, o.mode, o.finishedAt, JSON.stringify(o.counts), JSON.stringify(o.rejects), o.error ?? null, id,
-  ]);
+// nothing, 'failed' after the rollback. `whileRunning`: only a run still 'running' (whether it
+// was, is the answer).
+export async function finishRun(db: Knex | Knex.Transaction, id: number, o: RunOutcome, whileRunning = false): Promise<boolean> {
+  const res = await db.raw(
+    `UPDATE import_runs SET status = ?, mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb, error = ? WHERE id = ?${whileRunning ? ` AND status = 'running'` : ''}`,
+    [o.status, o.mode, o.finishedAt, JSON.stringify(o.counts), JSON.stringify(o.rejects), o.error ?? null, id],
+  );
+  return (res.rowCount ?? 0) > 0;
 }
 
 // A run whose import failed is marked 'failed' unless its transaction committed after all: the
@@ -55,11 +58,7 @@ export async function finishRun(db: Knex | Knex.Transaction, id: number, o: RunO
 // 'ok' or 'refused' in that transaction, says so. Waits for that transaction's row lock, so a
 // COMMIT the server is still applying is seen once applied. Returns the run's status after.
 export async function failRunUnlessCommitted(db: Knex | Knex.Transaction, id: number, o: RunOutcome): Promise<string | null> {
-  const failed = await db.raw(
-    `UPDATE import_runs SET status = 'failed', mode = ?, finished_at = ?, counts = ?::jsonb, rejects = ?::jsonb, error = ? WHERE id = ? AND status = 'running'`,
-    [o.mode, o.finishedAt, JSON.stringify(o.counts), JSON.stringify(o.rejects), o.error ?? null, id],
-  );
-  if ((failed.rowCount ?? 0) > 0) return 'failed';
+  if (await finishRun(db, id, { ...o, status: 'failed' }, true)) return 'failed';
   const [row] = (await db.raw(`SELECT status FROM import_runs WHERE id = ?`, [id])).rows as { status: string }[];
   return row?.status ?? null;
 }
