@@ -49,6 +49,10 @@ interface KeyState {
   // counts atomically, so they need not wait for each other).
   exclusive: boolean;
   shared: number;
+  // Requests admitted far from the limit and not decided yet: what the store last said is left
+  // is that much less (the re-check of stop 56: a burst sent at 65 left went by unqueued, and its
+  // revalidations got plain requests refused with requests left).
+  undecided: number;
   queue: Waiting[];
 }
 
@@ -75,8 +79,8 @@ export class NearLimitGate {
     let s = this.keys.get(keyId);
     if (s === undefined) {
       // Keys at rest (none deciding, none queued) are dropped when the map is full.
-      if (this.keys.size >= this.maxKeys) for (const [id, k] of this.keys) if (!k.exclusive && k.shared === 0 && k.queue.length === 0) this.keys.delete(id);
-      s = { remaining: null, exclusive: false, shared: 0, queue: [] };
+      if (this.keys.size >= this.maxKeys) for (const [id, k] of this.keys) if (!k.exclusive && k.shared === 0 && k.undecided === 0 && k.queue.length === 0) this.keys.delete(id);
+      s = { remaining: null, exclusive: false, shared: 0, undecided: 0, queue: [] };
       this.keys.set(keyId, s);
     }
     return s;
@@ -90,7 +94,7 @@ export class NearLimitGate {
   enter(keyId: string, admit: Admit, opts: EnterOptions = {}): void {
     const exclusive = opts.exclusive ?? true;
     const s = this.state(keyId);
-    if (this.far(s)) return admit(noop);
+    if (this.far(s)) return this.admitFar(s, admit);
     if (s.queue.length === 0 && this.free(s, exclusive)) return this.run(s, admit, exclusive);
     const expired = opts.expired ?? (() => admit(noop));
     const waiting: Waiting = {
@@ -112,8 +116,9 @@ export class NearLimitGate {
     return exclusive ? !s.exclusive && s.shared === 0 : !s.exclusive;
   }
 
+  // Far: more than `near` left once the requests still being decided are counted.
   private far(s: KeyState): boolean {
-    return s.remaining !== null && s.remaining > this.near;
+    return s.remaining !== null && s.remaining - s.undecided - s.shared - (s.exclusive ? 1 : 0) > this.near;
   }
 
   private run(s: KeyState, admit: Admit, exclusive: boolean): void {
@@ -134,15 +139,26 @@ export class NearLimitGate {
     admit(release);
   }
 
+  // Admitted without a turn, far from the limit: counted against what is left until decided.
+  private admitFar(s: KeyState, admit: Admit): void {
+    s.undecided++;
+    let released = false;
+    admit(() => {
+      if (released) return;
+      released = true;
+      s.undecided--;
+    });
+  }
+
   // Starts what the queue's head allows.
   private drain(s: KeyState): void {
-    // Far from the limit now (or the store is not answering): every request waiting goes.
-    if (this.far(s)) {
-      for (const w of s.queue.splice(0)) {
-        clearTimeout(w.timer);
-        w.admit(noop);
-      }
-      return;
+    // Far from the limit now (or the store is not answering): requests waiting go without a turn
+    // while it stays far, each counted as it goes. Released whole, uncounted, a queue sent at 65
+    // left had 4 plain requests refused with 9 left (the sixth re-check of stop 56).
+    while (s.queue.length > 0 && this.far(s)) {
+      const w = s.queue.shift()!;
+      clearTimeout(w.timer);
+      this.admitFar(s, w.admit);
     }
     while (s.queue.length > 0 && this.free(s, s.queue[0].exclusive)) {
       const w = s.queue.shift()!;

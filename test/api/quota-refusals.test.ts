@@ -242,14 +242,59 @@ describe('NearLimitGate', () => {
     expect(admitted).toEqual(['p1', 'p2', 'r1', 'p3', 'p4', 'r2']);
   });
 
+  // Re-check 5 of stop 56: a burst sent at 65 left went by unqueued (each request saw the key
+  // far), and its revalidations got plain requests refused with requests left.
+  it('requests admitted far from the limit count against it until decided: a burst is queued once near', () => {
+    const g = new NearLimitGate(10);
+    const { admitted, releases, admit } = order();
+    g.saw('k', 12);
+    g.enter('k', admit('a')); // 12 left, none undecided: far
+    g.enter('k', admit('b')); // 12 - 1 = 11: far
+    g.enter('k', admit('c')); // 12 - 2 = 10: near, and no turn is held: c takes it
+    g.enter('k', admit('d')); // near: waits for c (a revalidation takes the turn alone)
+    expect(admitted).toEqual(['a', 'b', 'c']);
+    releases.get('a')!();
+    releases.get('b')!();
+    g.saw('k', 10);
+    expect(admitted).toEqual(['a', 'b', 'c']);
+    releases.get('c')!();
+    expect(admitted).toEqual(['a', 'b', 'c', 'd']);
+    releases.get('d')!();
+    g.saw('k', 30); // far again once decided
+    g.enter('k', admit('e'));
+    expect(admitted).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  // Re-check 6 of stop 56: a queue released whole once the key looked far again went by
+  // uncounted, and 4 plain requests were refused with 9 left. It goes only while the key stays
+  // far, each request counted as it goes; the rest keep their turns.
+  it('a queue released when the key is far again goes only while it stays far', () => {
+    const g = new NearLimitGate(10);
+    const { admitted, releases, admit } = order();
+    g.saw('k', 5);
+    g.enter('k', admit('r1')); // near: takes the turn alone
+    for (const name of ['p1', 'p2', 'p3', 'p4', 'r2']) g.enter('k', admit(name), { exclusive: name.startsWith('r') });
+    expect(admitted).toEqual(['r1']);
+    g.saw('k', 13); // r1 a 304, and take-backs of other processes: 13 left, far by 3
+    releases.get('r1')!();
+    // p1, p2, p3 go as far ones (13 - 1 - 2 = 10 is near again); p4 shares the turn; r2 waits for it.
+    expect(admitted).toEqual(['r1', 'p1', 'p2', 'p3', 'p4']);
+    for (const name of ['p1', 'p2', 'p3']) releases.get(name)!();
+    expect(admitted).toEqual(['r1', 'p1', 'p2', 'p3', 'p4']);
+    releases.get('p4')!();
+    expect(admitted).toEqual(['r1', 'p1', 'p2', 'p3', 'p4', 'r2']);
+  });
+
   it('a take-back raises what is left; a refusal is near', () => {
     const g = new NearLimitGate(2);
-    const { admitted, admit } = order();
+    const { admitted, releases, admit } = order();
     g.saw('k', 2);
     g.tookBack('k');
     g.enter('k', admit('a'));
     g.enter('k', admit('b'));
-    expect(admitted).toEqual(['a', 'b']); // 3 left: far
+    expect(admitted).toEqual(['a', 'b']); // 3 left: a far, b near but nothing before it
+    releases.get('a')!();
+    releases.get('b')!();
     g.saw('k', 0);
     g.enter('k', admit('c'));
     g.enter('k', admit('d'));
