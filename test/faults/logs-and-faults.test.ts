@@ -78,6 +78,29 @@ it('masks a key written in the path, percent-encoded or not, with or without a v
   expect(all).toContain('"path":"/api/v1/lfk_[redacted]/listings"');
 });
 
+// An outside probe of stop 57: after a percent-escape (which ends in a letter or digit) the key was
+// taken for the middle of a word, and so was one with a letter of its own escaped; a key sent as
+// the request id was logged and echoed.
+it('masks a key after a percent-escape or with its letters escaped, and never keeps a key as the request id', async () => {
+  const { logger, raw } = capture();
+  const app = await buildTestApp(t.db, { logger });
+  const k = await createKey(t.db, 'pro');
+  const body = k.key.slice(4);
+  const paths = [`Bearer%20${k.key}`, `%20${k.key}`, `%22${k.key}%22`, `key%3D${k.key}`, `%6C${k.key.slice(1)}`, `%256Cfk%5F${body}`, `lfk_${body.slice(0, 3)}%41${body.slice(4)}`];
+  for (const p of paths) await request(app).get(`/api/v1/listings/${p}`).set(bearer(k.key));
+  await request(app).get(`/api/v1/listings%2F${k.key}`).set(bearer(k.key));
+  const echoed = await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', k.key);
+  expect(echoed.headers['x-request-id']).not.toContain(body);
+  expect(echoed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  const all = raw.join('\n');
+  expect(all).not.toContain(body.slice(0, 20));
+  expect(all).not.toContain(body.slice(5));
+  expect(all.split('"path":"/api/v1/listings/lfk_[redacted]"').length - 1).toBeGreaterThanOrEqual(paths.length);
+  // An escaped path without a key is logged as it came.
+  await request(app).get('/api/v1/listings/lst_%41bc').set(bearer(k.key));
+  expect(raw.join('\n')).toContain('"path":"/api/v1/listings/lst_%41bc"');
+});
+
 describe('database faults', () => {
   it('answers 503 unavailable when PostgreSQL cannot be reached, failing at once on the refused connection; never a 500 or a hang', async () => {
     const dead = createDb('postgres://postgres@127.0.0.1:1/none', { poolMax: 2 });
