@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EARLIEST_DAY } from '../domain/market.js';
-import { graphemes, NAME_CHARACTER_RULES } from '../lib/text.js';
+import { cutText, graphemes, NAME_CHARACTER_RULES } from '../lib/text.js';
 import { ApiError, type ParamError } from './errors.js';
 
 // Query-string parameter types (docs/spec/contract.md section 3). Every value arrives as a string;
@@ -179,7 +179,7 @@ export function validateQuery<S extends Shape>(schema: S, query: Record<string, 
     // Named back as sent, up to a point: a name cut at 64 characters, the first 20 names.
     const errors: ParamError[] = unknown.slice(0, MAX_NAMED).map((name) => {
       const hint = closest(name, allowed);
-      const param = name === '' ? '(a name left empty)' : name.length > 64 ? `${name.slice(0, 64)}…` : name;
+      const param = name === '' ? '(a name left empty)' : cutText(name, 64);
       return { param, message: `is not a known parameter${hint ? ` (did you mean ${hint}?)` : ''}` };
     });
     const first = errors[0];

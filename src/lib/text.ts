@@ -78,6 +78,15 @@ export function escapeControlCharacters(s: string): string {
 // string or a path: said as such rather than as text that is not UTF-8.
 export const BARE_PERCENT = /%(?![0-9a-f]{2})/i;
 
+// At most `n` UTF-16 code units of `s` and `…` when it is longer, never cutting a character
+// written as two (an emoji, a letter beyond the Basic Multilingual Plane) in half: a lone
+// surrogate in an error's JSON is text no UTF-8 encoder takes (an outside probe of stop 57).
+export function cutText(s: string, n: number): string {
+  if (s.length <= n) return s;
+  const last = s.charCodeAt(n - 1);
+  return `${s.slice(0, last >= 0xd800 && last <= 0xdbff ? n - 1 : n)}…`;
+}
+
 // Characters as people count them (grapheme clusters: an emoji is one, a family emoji made of
 // four joined is one, a letter with its accents is one), not code points or UTF-16 units.
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });

@@ -36,6 +36,16 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     const one = await request(t.app).get(`/api/v1/listings?${long}=1`).set(bearer(t.keys.pro));
     expect(one).toHaveStatus(400);
     expect(one.body.errors).toEqual([{ param: `${'x'.repeat(64)}…`, message: 'is not a known parameter' }]);
+    // An emoji across the cut is left out whole, not halved into a lone surrogate (an outside probe
+    // of stop 57); so is the id a 404 quotes.
+    const a63 = 'a'.repeat(63);
+    for (const path of [`/api/v1/listings?${a63}%F0%9F%98%80=1`, `/api/v1/market/prices?${a63}%F0%9F%98%80=1`, `/api/v1/listings/${a63}%F0%9F%98%80bbbb`]) {
+      const cut = await request(t.app).get(path).set(bearer(t.keys.pro));
+      expect(cut.status, path).toBe(path.includes('?') ? 400 : 404);
+      expect(cut.body.detail.isWellFormed(), cut.body.detail).toBe(true);
+      expect(cut.body.detail).toContain(`${a63}…`);
+      if (cut.body.errors) expect(cut.body.errors[0].param).toBe(`${a63}…`);
+    }
     // A name left empty is said to be (a probe of stop 44: the detail began " is not").
     const empty = await get('?=5');
     expect(empty).toHaveStatus(400);

@@ -4,6 +4,7 @@ import { readAt, type ReadsAt } from '../../db/read-replica.js';
 import type { ApiCaches } from '../../cache/api-caches.js';
 import { cachedJson } from '../../cache/cached-body.js';
 import { SEES_FLAGGED } from '../../domain/tiers.js';
+import { cutText } from '../../lib/text.js';
 import type { Gazetteer } from '../../reference/gazetteer.js';
 import { findListingFate } from '../../repositories/changes.js';
 import type { ListingRows } from '../../services/listing-rows.js';
@@ -62,7 +63,7 @@ export function searchRequest(q: ListingsQuery, opts: { gazetteer: Gazetteer; se
 // 404 for a listing id: what became of it when it was merged into another or withdrawn
 // (merged_into, withdrawn_at), so that a client holding the id learns where it went.
 async function listingNotFound(db: Knex, id: string, seesFlagged: boolean): Promise<ApiError> {
-  const quoted = JSON.stringify(id.slice(0, 64));
+  const quoted = JSON.stringify(cutText(id, 64));
   const fate = ID_PATTERN.test(id) ? await findListingFate(db, id, seesFlagged) : null;
   if (fate?.status === 'merged' && fate.mergedInto) {
     return new ApiError({
