@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { RequestHandler } from 'express';
 import qs from 'qs';
 import getRawBody from 'raw-body';
@@ -32,13 +33,17 @@ export function formBody(opts: { limit: number; parameterLimit: number }): Reque
     if (charset !== 'utf-8' && charset !== 'iso-8859-1') return next(httpError(415, `unsupported charset "${charset.toUpperCase()}"`));
     const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
     if (coding !== 'identity') return next(httpError(415, `unsupported content encoding "${coding}"`));
-    getRawBody(req, { length: req.headers['content-length'], limit: opts.limit, encoding: charset }).then(
-      (text) => {
+    getRawBody(req, { length: req.headers['content-length'], limit: opts.limit }).then(
+      (bytes) => {
+        // Bytes that are not UTF-8 (a raw é in Latin-1) became U+FFFD, so that distinct passwords
+        // were one (an outside probe of stop 57): refused, as a %-escape that is not UTF-8 is.
+        if (charset === 'utf-8' && !isUtf8(bytes)) return next(notUtf8());
+        const text = bytes.toString(charset === 'utf-8' ? 'utf8' : 'latin1');
         const fields = text.split('&').length;
         if (fields > opts.parameterLimit) return next(httpError(413, 'too many parameters'));
         // A `%` escape that is not UTF-8 (`a%FFb`, `50%`) would be kept as written (qs leaves what
         // it cannot decode): refused, as the API refuses it (an outside probe of stop 52).
-        if (charset === 'utf-8' && !decodesAsUtf8(text)) return next(Object.assign(httpError(400, 'percent-encoding that is not UTF-8'), { detail: 'A field of the form holds a %-escape that is not UTF-8 text, which a browser does not send. Go back and try again' }));
+        if (charset === 'utf-8' && !decodesAsUtf8(text)) return next(notUtf8());
         req.body = text === '' ? {} : qs.parse(text, { allowPrototypes: true, arrayLimit: fields, depth: 0, charset: charset as qs.IParseOptions['charset'], parameterLimit: opts.parameterLimit, strictDepth: true });
         next();
       },
@@ -46,6 +51,8 @@ export function formBody(opts: { limit: number; parameterLimit: number }): Reque
     );
   };
 }
+
+const notUtf8 = () => Object.assign(httpError(400, 'a form that is not UTF-8'), { detail: 'A field of the form holds bytes or a %-escape that are not UTF-8 text, which a browser does not send. Go back and try again' });
 
 function decodesAsUtf8(text: string): boolean {
   if (!text.includes('%')) return true;
