@@ -82,6 +82,19 @@ function pathOf(req: { url?: string; originalUrl?: string }): string {
   return loggedPath(String(req.originalUrl ?? req.url));
 }
 
+// What a request's line says of its answer. A request whose client went away before its answer
+// was sent has no status (it was logged as a 200 never sent: an outside probe of stop 57), and one
+// cut while its answer was being sent (an export, a page of changes) is said to be cut.
+function answerOf(res: { statusCode: number; headersSent: boolean; writableEnded: boolean }): { status: number | null; aborted?: true } {
+  if (!res.headersSent) return { status: null, aborted: true };
+  return res.writableEnded ? { status: res.statusCode } : { status: res.statusCode, aborted: true };
+}
+
+function statusText(res: { statusCode: number; headersSent: boolean; writableEnded: boolean }): string {
+  if (!res.headersSent) return 'aborted (no answer sent)';
+  return res.writableEnded ? String(res.statusCode) : `${res.statusCode} aborted (cut while sent)`;
+}
+
 // Paths whose answers are sent by src/http/send-cached-body.ts, already compressed (not the
 // export, a stream that the middleware compresses).
 const SELF_COMPRESSED = /^\/api\/v1\/(?:listings(?!\/export(?:[/?]|$))|market\/prices|stats)(?:[/?]|$)/;
@@ -145,7 +158,7 @@ export function buildApp(deps: AppDeps): App {
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       serializers: {
         req: (req) => ({ method: req.method, path: pathOf(req) }),
-        res: (res) => ({ status: res.statusCode }),
+        res: (res) => answerOf(res),
       },
       // The request's id and key added to the finished line only: pino-http's customProps are
       // bound twice (at the start, when no key is known yet, and at the end), which wrote
@@ -154,7 +167,7 @@ export function buildApp(deps: AppDeps): App {
       // Without pino-http's own `err`: for an answer of 500 or more it makes up an Error ("failed
       // with status code 503") whose stack is pino-http's; the error handler logs the real one.
       customErrorObject: (_req, res, _err, { err: _made, ...line }) => withIds(line, res as express.Response),
-      customSuccessMessage: (req, res, ms) => `${req.method} ${pathOf(req)} ${res.statusCode} ${Math.round(ms)}ms`,
+      customSuccessMessage: (req, res, ms) => `${req.method} ${pathOf(req)} ${statusText(res)} ${Math.round(ms)}ms`,
       customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
       wrapSerializers: false,
     }),

@@ -1,7 +1,9 @@
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { unavailableCause } from '../../src/db/errors.js';
 import { createDb } from '../../src/db/knex.js';
 import { useTestContext } from '../helpers/context.js';
@@ -59,6 +61,30 @@ describe('request logs', () => {
     expect(all).not.toContain('z'.repeat(43));
     expect(all).not.toContain('session=secret');
   });
+});
+
+// An outside probe of stop 57: a request whose client went away before it was answered was
+// logged as a 200 that was never sent.
+it('logs a request its client left before the answer with no status, as aborted', async () => {
+  const { logger, lines } = capture();
+  const app = await buildTestApp(t.db, { logger });
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    const sock = net.connect(port, '127.0.0.1');
+    await once(sock, 'connect');
+    const received = once(server, 'request');
+    sock.write(`POST /api-keys/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5000\r\n\r\nemail=a`);
+    await received;
+    sock.destroy();
+    await vi.waitFor(() => expect(lines.filter((l) => l.req)).toHaveLength(1), { timeout: 30_000 });
+    const line = lines.find((l) => l.req) as { res: { status: unknown; aborted?: boolean }; msg: string };
+    expect(line.res).toEqual({ status: null, aborted: true });
+    expect(line.msg).toMatch(/^POST \/api-keys\/sign-in aborted \(no answer sent\) \d+ms$/);
+  } finally {
+    server.close();
+  }
 });
 
 // An outside probe of stop 52: a key pasted into the path was logged in full.
