@@ -11,9 +11,11 @@
 // (answered, and taken back if a 304), so each is decided on the count as it ends. Plain
 // requests do not wait for each other: their counts are final once the store has answered.
 //
-// "Near" is `near` requests left or fewer, as this process last saw the key's count (a key
-// it has not seen yet counts as near: its count is unknown). A key far from its limit is
-// not held back; a key over its quota is refused from the quota's refusals
+// "Near" is `near` requests left or fewer, as this process last saw the key's count, less the
+// requests still being decided (a key it has not seen yet counts as near: its count is
+// unknown). A key far from its limit is not held back, but its requests count against what is
+// left until decided, so a burst is queued once it brings the key near; near, a revalidation
+// waits for all of them, a plain request for the revalidations among them (stop 57); a key over its quota is refused from the quota's refusals
 // (src/rate-limit/quota-refusals.ts) before it gets here, so it queues only for the one
 // request a second that asks the store again. Other processes and instances count in the
 // same store, unserialized: the gate covers one process's concurrent requests.
@@ -53,6 +55,10 @@ interface KeyState {
   // is that much less (the re-check of stop 56: a burst sent at 65 left went by unqueued, and its
   // revalidations got plain requests refused with requests left).
   undecided: number;
+  // Of those, the revalidations (each may yet be taken back): a request that takes or shares the
+  // turn waits for them, as for a revalidation holding it (the re-check of stop 57: two
+  // revalidations admitted at 66 left, then 66 plain requests sharing the turn at once, 2 refused).
+  farRevalidations: number;
   queue: Waiting[];
 }
 
@@ -80,7 +86,7 @@ export class NearLimitGate {
     if (s === undefined) {
       // Keys at rest (none deciding, none queued) are dropped when the map is full.
       if (this.keys.size >= this.maxKeys) for (const [id, k] of this.keys) if (!k.exclusive && k.shared === 0 && k.undecided === 0 && k.queue.length === 0) this.keys.delete(id);
-      s = { remaining: null, exclusive: false, shared: 0, undecided: 0, queue: [] };
+      s = { remaining: null, exclusive: false, shared: 0, undecided: 0, farRevalidations: 0, queue: [] };
       this.keys.set(keyId, s);
     }
     return s;
@@ -94,7 +100,7 @@ export class NearLimitGate {
   enter(keyId: string, admit: Admit, opts: EnterOptions = {}): void {
     const exclusive = opts.exclusive ?? true;
     const s = this.state(keyId);
-    if (this.far(s)) return this.admitFar(s, admit);
+    if (this.far(s)) return this.admitFar(s, admit, exclusive);
     if (s.queue.length === 0 && this.free(s, exclusive)) return this.run(s, admit, exclusive);
     const expired = opts.expired ?? (() => admit(noop));
     const waiting: Waiting = {
@@ -113,7 +119,7 @@ export class NearLimitGate {
   }
 
   private free(s: KeyState, exclusive: boolean): boolean {
-    return exclusive ? !s.exclusive && s.shared === 0 : !s.exclusive;
+    return exclusive ? !s.exclusive && s.shared === 0 && s.undecided === 0 : !s.exclusive && s.farRevalidations === 0;
   }
 
   // Far: more than `near` left once the requests still being decided are counted.
@@ -140,13 +146,16 @@ export class NearLimitGate {
   }
 
   // Admitted without a turn, far from the limit: counted against what is left until decided.
-  private admitFar(s: KeyState, admit: Admit): void {
+  private admitFar(s: KeyState, admit: Admit, exclusive: boolean): void {
     s.undecided++;
+    if (exclusive) s.farRevalidations++;
     let released = false;
     admit(() => {
       if (released) return;
       released = true;
       s.undecided--;
+      if (exclusive) s.farRevalidations--;
+      this.drain(s);
     });
   }
 
@@ -158,7 +167,7 @@ export class NearLimitGate {
     while (s.queue.length > 0 && this.far(s)) {
       const w = s.queue.shift()!;
       clearTimeout(w.timer);
-      this.admitFar(s, w.admit);
+      this.admitFar(s, w.admit, w.exclusive);
     }
     while (s.queue.length > 0 && this.free(s, s.queue[0].exclusive)) {
       const w = s.queue.shift()!;

@@ -148,6 +148,8 @@ describe('NearLimitGate', () => {
     g.enter('k', admit('a'));
     g.enter('k', admit('b'));
     expect(admitted).toEqual(['a', 'b']);
+    releases.get('a')!();
+    releases.get('b')!();
     g.saw('k', 3);
     g.enter('k', admit('c'));
     g.enter('k', admit('d'));
@@ -250,12 +252,13 @@ describe('NearLimitGate', () => {
     g.saw('k', 12);
     g.enter('k', admit('a')); // 12 left, none undecided: far
     g.enter('k', admit('b')); // 12 - 1 = 11: far
-    g.enter('k', admit('c')); // 12 - 2 = 10: near, and no turn is held: c takes it
+    g.enter('k', admit('c')); // 12 - 2 = 10: near, and a revalidation waits for a and b to be decided
     g.enter('k', admit('d')); // near: waits for c (a revalidation takes the turn alone)
-    expect(admitted).toEqual(['a', 'b', 'c']);
+    expect(admitted).toEqual(['a', 'b']);
+    g.saw('k', 10); // a and b counted
     releases.get('a')!();
+    expect(admitted).toEqual(['a', 'b']);
     releases.get('b')!();
-    g.saw('k', 10);
     expect(admitted).toEqual(['a', 'b', 'c']);
     releases.get('c')!();
     expect(admitted).toEqual(['a', 'b', 'c', 'd']);
@@ -263,6 +266,27 @@ describe('NearLimitGate', () => {
     g.saw('k', 30); // far again once decided
     g.enter('k', admit('e'));
     expect(admitted).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  // The re-check of stop 57: two revalidations admitted far at 66 left, then 66 plain requests
+  // shared the turn at once while the two were still counted, and 2 were refused. Plain requests
+  // near the limit wait for revalidations admitted far, as for one holding the turn.
+  it('plain requests near the limit wait for the revalidations admitted far to be decided', () => {
+    const g = new NearLimitGate(10);
+    const { admitted, releases, admit } = order();
+    g.saw('k', 12);
+    g.enter('k', admit('r1')); // far
+    g.enter('k', admit('r2')); // 11: far
+    for (const p of ['p1', 'p2', 'p3']) g.enter('k', admit(p), { exclusive: false });
+    expect(admitted).toEqual(['r1', 'r2']);
+    g.saw('k', 10); // both counted
+    g.tookBack('k'); // r1 a 304: 11 left
+    releases.get('r1')!();
+    expect(admitted).toEqual(['r1', 'r2']);
+    g.tookBack('k'); // r2 a 304: 12 left
+    releases.get('r2')!();
+    // 12 left: p1 goes far (12 - 1 = 11), p2 too (11 - 1 = 10: near from then on), p3 shares the turn.
+    expect(admitted).toEqual(['r1', 'r2', 'p1', 'p2', 'p3']);
   });
 
   // Re-check 6 of stop 56: a queue released whole once the key looked far again went by
@@ -279,9 +303,9 @@ describe('NearLimitGate', () => {
     releases.get('r1')!();
     // p1, p2, p3 go as far ones (13 - 1 - 2 = 10 is near again); p4 shares the turn; r2 waits for it.
     expect(admitted).toEqual(['r1', 'p1', 'p2', 'p3', 'p4']);
-    for (const name of ['p1', 'p2', 'p3']) releases.get(name)!();
-    expect(admitted).toEqual(['r1', 'p1', 'p2', 'p3', 'p4']);
-    releases.get('p4')!();
+    releases.get('p1')!();
+    expect(admitted).toEqual(['r1', 'p1', 'p2', 'p3', 'p4']); // 13 - 2 undecided - p4 = 10: near
+    releases.get('p2')!(); // 13 - 1 - 1 = 11: far again, r2 goes, counted
     expect(admitted).toEqual(['r1', 'p1', 'p2', 'p3', 'p4', 'r2']);
   });
 
@@ -292,8 +316,9 @@ describe('NearLimitGate', () => {
     g.tookBack('k');
     g.enter('k', admit('a'));
     g.enter('k', admit('b'));
-    expect(admitted).toEqual(['a', 'b']); // 3 left: a far, b near but nothing before it
+    expect(admitted).toEqual(['a']); // 3 left: a far, b near and waiting for a to be decided
     releases.get('a')!();
+    expect(admitted).toEqual(['a', 'b']);
     releases.get('b')!();
     g.saw('k', 0);
     g.enter('k', admit('c'));
