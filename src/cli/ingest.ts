@@ -8,6 +8,7 @@ import { createDb } from '../db/knex.js';
 import { watchLiveness } from '../db/liveness.js';
 import { runningServer } from '../db/open.js';
 import {
+  CommitOutcomeUnknownError,
   DEFAULT_MAX_INPUT_BYTES,
   FeedParseError,
   FeedTooLargeError,
@@ -32,9 +33,10 @@ or with a unit: 800MB, 2GB).
 Exit codes: 0 done (even with rejected records), 1 the file could not be read or parsed
 (nothing changed), 2 usage error, 3 refused by the withdrawal guard (nothing changed),
 4 any other failure (database unreachable...; nothing changed), 5 the input is larger than
---max-bytes (nothing changed).`;
+--max-bytes (nothing changed), 6 the outcome is unknown (the import sent its COMMIT, and the
+database could not be asked whether it applied: import_runs tells; importing again is safe).`;
 
-const EXIT = { ok: 0, unreadable: 1, usage: 2, refused: 3, failed: 4, tooLarge: 5 } as const;
+const EXIT = { ok: 0, unreadable: 1, usage: 2, refused: 3, failed: 4, tooLarge: 5, unknown: 6 } as const;
 
 // Without a terminal, a line every so many records.
 const PROGRESS_LINE_RECORDS = 100_000;
@@ -113,9 +115,17 @@ async function main(argv: string[]): Promise<number> {
   const ui = progressUi(v.json);
   // The import's statements have no time bound (statement_timeout 0): a database that stopped
   // answering is found by asking it on another connection (src/db/liveness.ts).
+  // Once the import has sent its COMMIT, a database that stops answering leaves its outcome
+  // unknown, not "not committed" (an outside probe of stop 57).
+  let committing = false;
   const stopWatch = watchLiveness(url, (what) => {
     ui.stop();
     const error = `the database stopped answering: ${what}`;
+    if (committing) {
+      process.stderr.write(`ingest: ${v.source}: the import's outcome is unknown: it sent its COMMIT, then ${error}. Its run in import_runs tells once the database answers (ok: applied; failed or running: not); importing the same file again is safe either way.\n`);
+      if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'unknown', error })}\n`);
+      process.exit(EXIT.unknown);
+    }
     process.stderr.write(`ingest: ${v.source}: import abandoned, ${error}. Its transaction is not committed unless the commit had reached the server; run the import again once the database answers.\n`);
     if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error })}\n`);
     process.exit(EXIT.failed);
@@ -129,7 +139,10 @@ async function main(argv: string[]): Promise<number> {
       delta: v.delta,
       allowMassWithdrawal: v['allow-mass-withdrawal'],
       maxBytes,
-      onProgress: ui.onProgress,
+      onProgress: (e) => {
+        if (e.phase === 'write' && e.step === 'commit') committing = true;
+        ui.onProgress(e);
+      },
       onReject: rejectsFile ? (r) => rejectsFile.write(`${JSON.stringify(r)}\n`) : undefined,
     });
     ui.stop();
@@ -159,6 +172,11 @@ async function main(argv: string[]): Promise<number> {
       return EXIT.unreadable;
     }
     if (e instanceof IngestUsageError) return usage(e.message);
+    if (e instanceof CommitOutcomeUnknownError) {
+      process.stderr.write(`ingest: ${v.source}: the import's outcome is unknown: ${escapeControlCharacters(e.message)}\n`);
+      if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'unknown', run_id: e.runId, error: e.message })}\n`);
+      return EXIT.unknown;
+    }
     // A database that takes the connection but does not answer: knex's words are for developers
     // ("Timeout acquiring a connection. The pool is probably full...": the regression probe).
     const cause = unavailableCause(e);

@@ -27,6 +27,20 @@ export class IngestUsageError extends Error {
   }
 }
 
+// The import sent its COMMIT, its connection dropped before the answer, and the database could
+// not be asked whether the commit applied (CLI exit code 6): the run's row (import_runs, runId)
+// tells once it answers. Importing the same delivery again is safe either way.
+export class CommitOutcomeUnknownError extends Error {
+  constructor(
+    message: string,
+    readonly runId: number,
+    readonly cause: unknown,
+  ) {
+    super(message);
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}
+
 // A field this long is not a listing but a corrupt or hostile file.
 export const MAX_FIELD_CHARS = 1_000_000;
 // Nor is a record (or anything between two records) this long: what a streaming parser

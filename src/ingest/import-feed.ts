@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { LOCK_SOURCE, LOCK_WRITE } from '../db/advisory-locks.js';
 import { NATIVE_SOURCE, type ListingIdFn } from '../domain/listing.js';
+import { within } from '../lib/within.js';
 import type { Gazetteer } from '../reference/gazetteer.js';
 import { loadGazetteer } from '../reference/load.js';
 import { failRunUnlessCommitted, finishRun, insertRunningRun, markInterruptedRuns, reserveRun, type RunOutcome } from '../repositories/import-runs.js';
@@ -9,7 +10,7 @@ import { loadListingIds } from '../repositories/listing-ids.js';
 import { decodeText, FILE_READERS, readNativePosts } from './adapters/index.js';
 import { deduplicate, touchReranked } from './dedup/driver.js';
 import { refreshPostcodeHabit } from './dedup/postcodes.js';
-import { FeedParseError, IngestUsageError } from './errors.js';
+import { CommitOutcomeUnknownError, FeedParseError, IngestUsageError } from './errors.js';
 import { refreshPriceOutliers, refreshStaleAndRerank } from './flags.js';
 import { DEFAULT_MAX_INPUT_BYTES, type FeedInput, openInput } from './input.js';
 import { acquireLock, runPatiently } from './locks.js';
@@ -44,6 +45,9 @@ export interface ImportOptions {
   // Records normalized and staged at a time (default 2,000): a test crosses batches with a
   // small file.
   stageBatch?: number;
+  // How long to keep asking a database that cannot be reached whether a COMMIT whose answer was
+  // lost applied (default 60 s, COMMIT_CHECK_MS).
+  commitCheckMs?: number;
 }
 
 const SOURCE_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -53,6 +57,11 @@ export const MAX_REPORTED_REJECTS = 10_000;
 // Records normalized and staged at a time, unless ImportOptions.stageBatch says otherwise.
 const BATCH = 2000;
 const PROGRESS_EVERY = 5000;
+// Asking whether a COMMIT whose answer was lost applied: for this long at most, once a second.
+// An outside probe of stop 57 cut every connection as the COMMIT went: asked once, on a database
+// still unreachable, the import said "nothing was changed" (exit 4) over a commit that applied.
+export const COMMIT_CHECK_MS = 60_000;
+const COMMIT_CHECK_EVERY_MS = 1000;
 
 const zeroCounts = (): ImportCounts => ({
   read: 0, created: 0, updated: 0, unchanged: 0, reactivated: 0, deleted: 0, skipped: 0, rejected: 0, withdrawn: 0, merged: 0, separated: 0, flagged: 0,
@@ -89,6 +98,8 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
   // The withdrawal guard's refusal (its preview), or null: known before the COMMIT, so that a
   // commit whose answer was lost is reported as it was decided.
   let refused: Awaited<ReturnType<typeof withdrawalPreview>> | null = null;
+  // Set as the transaction's work ends: from then on a failure may be its COMMIT's.
+  let commitSent = false;
   const report = (): ImportReport => {
     const r: ImportReport = {
       source: opts.source,
@@ -134,6 +145,8 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
         const what = mode === 'full' ? 'the snapshot' : 'the delta';
         await finishRun(trx, id, outcome('refused', `${what} would withdraw ${preview.wouldWithdraw} of ${preview.live} live listings (more than half); nothing was changed`));
         refused = preview;
+        commitSent = true;
+        progress({ phase: 'write', step: 'commit' });
         return;
       }
       counts = { ...counts, ...(await writeStaged(trx, opts, mode === 'full', now, progress)) };
@@ -141,6 +154,8 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       // Finish: the run is recorded 'ok' in the same transaction as the data, so that the
       // freshness figures of the API never run ahead of what it serves.
       await finishRun(trx, id, outcome('ok'));
+      commitSent = true;
+      progress({ phase: 'write', step: 'commit' });
     });
 
     const done = report();
@@ -154,10 +169,16 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       // lost: the run's row, finished in the same transaction, tells (an outside probe of stop
       // 56: "import failed, nothing was changed", the listings served, and the run then marked
       // failed over its 'ok').
-      const status = await bookkeeping((b) => failRunUnlessCommitted(b, id, outcome('failed', error))).catch(() => null);
+      const failUnlessCommitted = () => bookkeeping((b) => failRunUnlessCommitted(b, id, outcome('failed', error)));
+      // Before the COMMIT, asked once; after it, until the database answers (COMMIT_CHECK_MS).
+      const status = commitSent ? await askUntilAnswered(failUnlessCommitted, opts.commitCheckMs ?? COMMIT_CHECK_MS) : await failUnlessCommitted().catch(() => null);
       if (status === 'ok' || status === 'refused') {
         progress({ phase: 'done' });
         return { ...report(), commit_answer_lost: true };
+      }
+      if (status === undefined) {
+        const waited = Math.round((opts.commitCheckMs ?? COMMIT_CHECK_MS) / 1000);
+        throw new CommitOutcomeUnknownError(`the import sent its COMMIT, the connection dropped before the answer (${error}), and the database could not be reached for ${waited} s to tell whether it applied: import_runs row ${id} tells (ok: applied; failed or running: not); importing the same delivery again is safe either way`, id, e);
       }
     }
     throw e;
@@ -311,4 +332,19 @@ function validateOptions(opts: ImportOptions): void {
 function startClock(now: Date): () => Date {
   const t0 = performance.now();
   return () => new Date(now.getTime() + Math.round(performance.now() - t0));
+}
+
+// Asks until the database answers, at most `withinMs` (an ask that hangs, on a database that
+// takes connections but does not answer, is given up with the rest): its answer (a run's status,
+// or null), or undefined when it never answered.
+async function askUntilAnswered(ask: () => Promise<string | null>, withinMs: number): Promise<string | null | undefined> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await within(ask(), Math.max(1, until - Date.now()));
+    } catch {
+      if (Date.now() + COMMIT_CHECK_EVERY_MS > until) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, COMMIT_CHECK_EVERY_MS));
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/knex.js';
-import { importFeed } from '../../src/ingest/index.js';
+import { CommitOutcomeUnknownError, importFeed } from '../../src/ingest/index.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
 import { csvFeed, csvRow, gazetteer } from '../ingest/helpers.js';
 
@@ -12,11 +12,18 @@ import { csvFeed, csvRow, gazetteer } from '../ingest/helpers.js';
 
 // A proxy in front of PostgreSQL that, on the import's connection (the one that made its staging
 // table), passes the COMMIT on and closes the client's side before any answer comes back.
-async function commitCuttingProxy(url: string): Promise<{ url: string; cuts(): number; close(): Promise<void> }> {
+// With `unreachableMs`, every connection is then reset and new ones refused for that long (a
+// database gone for a while just after the commit: an outside probe of stop 57).
+async function commitCuttingProxy(url: string, unreachableMs = 0): Promise<{ url: string; cuts(): number; close(): Promise<void> }> {
   const target = new URL(url);
   let cuts = 0;
+  let unreachableUntil = 0;
   const sockets = new Set<net.Socket>();
   const proxy = net.createServer((client) => {
+    if (Date.now() < unreachableUntil) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     sockets.add(client).add(upstream);
     let importing = false;
@@ -30,6 +37,10 @@ async function commitCuttingProxy(url: string): Promise<{ url: string; cuts(): n
         cuts++;
         upstream.end(chunk); // the server reads the COMMIT, applies it, then finds the connection gone
         client.destroy();
+        if (unreachableMs > 0) {
+          unreachableUntil = Date.now() + unreachableMs;
+          for (const s of sockets) if (s !== upstream) s.destroy();
+        }
         return;
       }
       upstream.write(chunk);
@@ -75,6 +86,42 @@ describe('an import whose COMMIT was applied but whose answer was lost', () => {
       expect(await t.db('listings').where({ source: 'commit-cut', status: 'active' }).count('* as n').first()).toEqual({ n: 3 });
       const run = await t.db('import_runs').where({ id: report.run_id }).first('status', 'error');
       expect(run).toEqual({ status: 'ok', error: null });
+    } finally {
+      await db.destroy();
+      await proxy.close();
+    }
+  });
+
+  // An outside probe of stop 57: with the database unreachable for a while after the COMMIT, the
+  // run's row was asked once, could not be read, and the import said "nothing was changed".
+  it('asks again until the database answers when it is gone for a while after the COMMIT', async () => {
+    const proxy = await commitCuttingProxy(t.url, 3000);
+    const db = createDb(proxy.url, { poolMax: 2 });
+    try {
+      const rows = [1, 2].map((n) => csvRow({ ref: `GONE-${n}`, price: String(1700 + n * 100), area: String(70 + n * 10), rooms: '3', place: 'Strassen' }));
+      const started = Date.now();
+      const report = await importFeed(db, { source: 'commit-gone', format: 'csv', input: Buffer.from(csvFeed(rows)), gazetteer: gazetteer() });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+      expect(report).toMatchObject({ status: 'ok', commit_answer_lost: true, counts: { created: 2 } });
+      expect(await t.db('import_runs').where({ id: report.run_id }).first('status')).toEqual({ status: 'ok' });
+    } finally {
+      await db.destroy();
+      await proxy.close();
+    }
+  });
+
+  it('says the outcome is unknown, never "nothing was changed", when the database stays gone past the check', async () => {
+    const proxy = await commitCuttingProxy(t.url, 8000);
+    const db = createDb(proxy.url, { poolMax: 2 });
+    try {
+      const rows = [csvRow({ ref: 'LONG-1', price: '1990', area: '81', rooms: '3', place: 'Strassen' })];
+      const error = await importFeed(db, { source: 'commit-long', format: 'csv', input: Buffer.from(csvFeed(rows)), gazetteer: gazetteer(), commitCheckMs: 2000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CommitOutcomeUnknownError);
+      const runId = (error as CommitOutcomeUnknownError).runId;
+      expect((error as Error).message).toMatch(new RegExp(`could not be reached for 2 s to tell whether it applied: import_runs row ${runId} tells`));
+      // It had applied: the run says so.
+      expect(await t.db('import_runs').where({ id: runId }).first('status')).toEqual({ status: 'ok' });
+      expect(await t.db('listings').where({ source: 'commit-long', status: 'active' }).count('* as n').first()).toEqual({ n: 1 });
     } finally {
       await db.destroy();
       await proxy.close();
