@@ -116,20 +116,23 @@ async function main(argv: string[]): Promise<number> {
   // The import's statements have no time bound (statement_timeout 0): a database that stopped
   // answering is found by asking it on another connection (src/db/liveness.ts).
   // Once the import has sent its COMMIT, a database that stops answering leaves its outcome
-  // unknown, not "not committed" (an outside probe of stop 57).
-  let committing = false;
-  const stopWatch = watchLiveness(url, (what) => {
+  // unknown, not "not committed" (an outside probe of stop 57); the run is named. The watch then
+  // waits longer (8 asks, 10 s apart) than the import asks whether its COMMIT applied (60 s:
+  // COMMIT_CHECK_MS), or it cut that short (its re-check: exit 6 for a database back at 30 s).
+  let committingRun: number | null = null;
+  const onDead = (what: string) => {
     ui.stop();
     const error = `the database stopped answering: ${what}`;
-    if (committing) {
-      process.stderr.write(`ingest: ${v.source}: the import's outcome is unknown: it sent its COMMIT, then ${error}. Its run in import_runs tells once the database answers (ok: applied; failed or running: not); importing the same file again is safe either way.\n`);
-      if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'unknown', error })}\n`);
+    if (committingRun !== null) {
+      process.stderr.write(`ingest: ${v.source}: the import's outcome is unknown: it sent its COMMIT, then ${error}. Its run, import_runs row ${committingRun}, tells once the database answers (ok: applied; failed or running: not); importing the same file again is safe either way.\n`);
+      if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'unknown', run_id: committingRun, error })}\n`);
       process.exit(EXIT.unknown);
     }
     process.stderr.write(`ingest: ${v.source}: import abandoned, ${error}. Its transaction is not committed unless the commit had reached the server; run the import again once the database answers.\n`);
     if (v.json) process.stdout.write(`${JSON.stringify({ source: v.source, status: 'failed', error })}\n`);
     process.exit(EXIT.failed);
-  });
+  };
+  let stopWatch = watchLiveness(url, onDead);
   try {
     const file = positionals[0];
     const report = await importFeed(db, {
@@ -140,7 +143,11 @@ async function main(argv: string[]): Promise<number> {
       allowMassWithdrawal: v['allow-mass-withdrawal'],
       maxBytes,
       onProgress: (e) => {
-        if (e.phase === 'write' && e.step === 'commit') committing = true;
+        if (e.phase === 'commit') {
+          committingRun = e.runId;
+          void stopWatch();
+          stopWatch = watchLiveness(url, onDead, { misses: 8 });
+        }
         ui.onProgress(e);
       },
       onReject: rejectsFile ? (r) => rejectsFile.write(`${JSON.stringify(r)}\n`) : undefined,

@@ -146,7 +146,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
         await finishRun(trx, id, outcome('refused', `${what} would withdraw ${preview.wouldWithdraw} of ${preview.live} live listings (more than half); nothing was changed`));
         refused = preview;
         commitSent = true;
-        progress({ phase: 'write', step: 'commit' });
+        progress({ phase: 'commit', runId: id });
         return;
       }
       counts = { ...counts, ...(await writeStaged(trx, opts, mode === 'full', now, progress)) };
@@ -155,7 +155,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       // freshness figures of the API never run ahead of what it serves.
       await finishRun(trx, id, outcome('ok'));
       commitSent = true;
-      progress({ phase: 'write', step: 'commit' });
+      progress({ phase: 'commit', runId: id });
     });
 
     const done = report();

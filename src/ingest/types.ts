@@ -142,4 +142,7 @@ export type ProgressEvent =
   | { phase: 'parsed'; records: number; bytes: number }
   | { phase: 'waiting-for-lock'; source: string }
   | { phase: 'write'; step: string }
+  // The transaction's work is done and its COMMIT goes next: from here a failure may leave the
+  // outcome unknown (the run's row tells).
+  | { phase: 'commit'; runId: number }
   | { phase: 'done' };

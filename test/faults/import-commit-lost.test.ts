@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/knex.js';
-import { CommitOutcomeUnknownError, importFeed } from '../../src/ingest/index.js';
+import { CommitOutcomeUnknownError, importFeed, type ProgressEvent } from '../../src/ingest/index.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
 import { csvFeed, csvRow, gazetteer } from '../ingest/helpers.js';
 
@@ -79,8 +79,11 @@ describe('an import whose COMMIT was applied but whose answer was lost', () => {
     const db = createDb(proxy.url, { poolMax: 2 });
     try {
       const rows = [1, 2, 3].map((n) => csvRow({ ref: `CUT-${n}`, price: String(1500 + n * 100), area: String(60 + n * 10), rooms: '3', place: 'Strassen' }));
-      const report = await importFeed(db, { source: 'commit-cut', format: 'csv', input: Buffer.from(csvFeed(rows)), gazetteer: gazetteer() });
+      const events: ProgressEvent[] = [];
+      const report = await importFeed(db, { source: 'commit-cut', format: 'csv', input: Buffer.from(csvFeed(rows)), gazetteer: gazetteer(), onProgress: (e) => events.push(e) });
       expect(proxy.cuts()).toBe(1);
+      // The command line learns which run it is committing (it names it if the outcome is unknown).
+      expect(events.filter((e) => e.phase === 'commit')).toEqual([{ phase: 'commit', runId: report.run_id }]);
       expect(report).toMatchObject({ status: 'ok', commit_answer_lost: true, counts: { created: 3 } });
       // What the database holds agrees: the listings, and the run 'ok' with them.
       expect(await t.db('listings').where({ source: 'commit-cut', status: 'active' }).count('* as n').first()).toEqual({ n: 3 });
