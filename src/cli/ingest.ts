@@ -117,8 +117,9 @@ async function main(argv: string[]): Promise<number> {
   // answering is found by asking it on another connection (src/db/liveness.ts).
   // Once the import has sent its COMMIT, a database that stops answering leaves its outcome
   // unknown, not "not committed" (an outside probe of stop 57); the run is named. The watch then
-  // waits longer (8 asks, 10 s apart) than the import asks whether its COMMIT applied (60 s:
-  // COMMIT_CHECK_MS), or it cut that short (its re-check: exit 6 for a database back at 30 s).
+  // gives up after 8 unanswered asks (80 s refused, 160 s frozen), longer than the import asks
+  // whether its COMMIT applied (60 s: COMMIT_CHECK_MS), or it cut that short (its re-check: exit 6
+  // for a database back at 30 s).
   let committingRun: number | null = null;
   const onDead = (what: string) => {
     ui.stop();
