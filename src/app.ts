@@ -85,14 +85,18 @@ function pathOf(req: { url?: string; originalUrl?: string }): string {
 // What a request's line says of its answer. A request whose client went away before its answer
 // was sent has no status (it was logged as a 200 never sent: an outside probe of stop 57), and one
 // cut while its answer was being sent (an export, a page of changes) is said to be cut.
-function answerOf(res: { statusCode: number; headersSent: boolean; writableEnded: boolean }): { status: number | null; aborted?: true } {
+type Answered = { statusCode: number; headersSent: boolean; writableEnded: boolean };
+
+function answerOf(res: Answered): { status: number | null; aborted?: true } {
   if (!res.headersSent) return { status: null, aborted: true };
   return res.writableEnded ? { status: res.statusCode } : { status: res.statusCode, aborted: true };
 }
 
-function statusText(res: { statusCode: number; headersSent: boolean; writableEnded: boolean }): string {
-  if (!res.headersSent) return 'aborted (no answer sent)';
-  return res.writableEnded ? String(res.statusCode) : `${res.statusCode} aborted (cut while sent)`;
+// The same, as the line's message says it.
+function statusText(res: Answered): string {
+  const { status, aborted } = answerOf(res);
+  if (status === null) return 'aborted (no answer sent)';
+  return aborted ? `${status} aborted (cut while sent)` : String(status);
 }
 
 // Paths whose answers are sent by src/http/send-cached-body.ts, already compressed (not the
