@@ -100,6 +100,11 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
   let refused: Awaited<ReturnType<typeof withdrawalPreview>> | null = null;
   // Set as the transaction's work ends: from then on a failure may be its COMMIT's.
   let commitSent = false;
+  const sendingCommit = (id: number) => {
+    commitSent = true;
+    progress({ phase: 'commit', runId: id });
+  };
+  const commitCheckMs = opts.commitCheckMs ?? COMMIT_CHECK_MS;
   const report = (): ImportReport => {
     const r: ImportReport = {
       source: opts.source,
@@ -145,8 +150,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
         const what = mode === 'full' ? 'the snapshot' : 'the delta';
         await finishRun(trx, id, outcome('refused', `${what} would withdraw ${preview.wouldWithdraw} of ${preview.live} live listings (more than half); nothing was changed`));
         refused = preview;
-        commitSent = true;
-        progress({ phase: 'commit', runId: id });
+        sendingCommit(id);
         return;
       }
       counts = { ...counts, ...(await writeStaged(trx, opts, mode === 'full', now, progress)) };
@@ -154,8 +158,7 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       // Finish: the run is recorded 'ok' in the same transaction as the data, so that the
       // freshness figures of the API never run ahead of what it serves.
       await finishRun(trx, id, outcome('ok'));
-      commitSent = true;
-      progress({ phase: 'commit', runId: id });
+      sendingCommit(id);
     });
 
     const done = report();
@@ -171,14 +174,13 @@ export async function importFeed(db: Knex, opts: ImportOptions): Promise<ImportR
       // failed over its 'ok').
       const failUnlessCommitted = () => bookkeeping((b) => failRunUnlessCommitted(b, id, outcome('failed', error)));
       // Before the COMMIT, asked once; after it, until the database answers (COMMIT_CHECK_MS).
-      const status = commitSent ? await askUntilAnswered(failUnlessCommitted, opts.commitCheckMs ?? COMMIT_CHECK_MS) : await failUnlessCommitted().catch(() => null);
+      const status = commitSent ? await askUntilAnswered(failUnlessCommitted, commitCheckMs) : await failUnlessCommitted().catch(() => null);
       if (status === 'ok' || status === 'refused') {
         progress({ phase: 'done' });
         return { ...report(), commit_answer_lost: true };
       }
       if (status === undefined) {
-        const waited = Math.round((opts.commitCheckMs ?? COMMIT_CHECK_MS) / 1000);
-        throw new CommitOutcomeUnknownError(`the import sent its COMMIT, the connection dropped before the answer (${error}), and the database could not be reached for ${waited} s to tell whether it applied: import_runs row ${id} tells (ok: applied; failed or running: not); importing the same delivery again is safe either way`, id, e);
+        throw new CommitOutcomeUnknownError(`the import sent its COMMIT, the connection dropped before the answer (${error}), and the database could not be reached for ${Math.round(commitCheckMs / 1000)} s to tell whether it applied: import_runs row ${id} tells (ok: applied; failed or running: not); importing the same delivery again is safe either way`, id, e);
       }
     }
     throw e;
