@@ -15,9 +15,10 @@
 // requests still being decided (a key it has not seen yet counts as near: its count is
 // unknown). A key far from its limit is not held back, but its requests count against what is
 // left until decided, so a burst is queued once it brings the key near; near, a revalidation
-// waits for all of them, a plain request for the revalidations among them (stop 57); a key over its quota is refused from the quota's refusals
-// (src/rate-limit/quota-refusals.ts) before it gets here, so it queues only for the one
-// request a second that asks the store again. Other processes and instances count in the
+// waits for all of them, a plain request for the revalidations among them (stop 57). A key
+// over its quota is refused from the quota's refusals (src/rate-limit/quota-refusals.ts)
+// before it gets here, so it queues only for the one request a second that asks the store
+// again. Other processes and instances count in the
 // same store, unserialized: the gate covers one process's concurrent requests.
 export const NEAR_LIMIT = 64;
 // The longest a request holds the key's turn (src/http/quota.ts releases it once the
