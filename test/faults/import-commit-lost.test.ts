@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Knex } from 'knex';
 import { createDb } from '../../src/db/knex.js';
 import { CommitOutcomeUnknownError, importFeed, type ProgressEvent } from '../../src/ingest/index.js';
 import { createTestDb, type TestDb } from '../helpers/pg.js';
@@ -73,11 +74,20 @@ describe('an import whose COMMIT was applied but whose answer was lost', () => {
   afterAll(async () => {
     await t?.drop();
   });
-
-  it('reports the import done (its counts), and its run stays ok', async () => {
-    const proxy = await commitCuttingProxy(t.url);
+  // Runs `fn` with a connection pool through a COMMIT-cutting proxy, both closed after.
+  async function throughProxy(unreachableMs: number, fn: (db: Knex, proxy: { cuts(): number }) => Promise<void>): Promise<void> {
+    const proxy = await commitCuttingProxy(t.url, unreachableMs);
     const db = createDb(proxy.url, { poolMax: 2 });
     try {
+      await fn(db, proxy);
+    } finally {
+      await db.destroy();
+      await proxy.close();
+    }
+  }
+
+  it('reports the import done (its counts), and its run stays ok', async () => {
+    await throughProxy(0, async (db, proxy) => {
       const rows = [1, 2, 3].map((n) => csvRow({ ref: `CUT-${n}`, price: String(1500 + n * 100), area: String(60 + n * 10), rooms: '3', place: 'Strassen' }));
       const events: ProgressEvent[] = [];
       const report = await importFeed(db, { source: 'commit-cut', format: 'csv', input: Buffer.from(csvFeed(rows)), gazetteer: gazetteer(), onProgress: (e) => events.push(e) });
@@ -89,34 +99,24 @@ describe('an import whose COMMIT was applied but whose answer was lost', () => {
       expect(await t.db('listings').where({ source: 'commit-cut', status: 'active' }).count('* as n').first()).toEqual({ n: 3 });
       const run = await t.db('import_runs').where({ id: report.run_id }).first('status', 'error');
       expect(run).toEqual({ status: 'ok', error: null });
-    } finally {
-      await db.destroy();
-      await proxy.close();
-    }
+    });
   });
 
   // An outside probe of stop 57: with the database unreachable for a while after the COMMIT, the
   // run's row was asked once, could not be read, and the import said "nothing was changed".
   it('asks again until the database answers when it is gone for a while after the COMMIT', async () => {
-    const proxy = await commitCuttingProxy(t.url, 3000);
-    const db = createDb(proxy.url, { poolMax: 2 });
-    try {
+    await throughProxy(3000, async (db) => {
       const rows = [1, 2].map((n) => csvRow({ ref: `GONE-${n}`, price: String(1700 + n * 100), area: String(70 + n * 10), rooms: '3', place: 'Strassen' }));
       const started = Date.now();
       const report = await importFeed(db, { source: 'commit-gone', format: 'csv', input: Buffer.from(csvFeed(rows)), gazetteer: gazetteer() });
       expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
       expect(report).toMatchObject({ status: 'ok', commit_answer_lost: true, counts: { created: 2 } });
       expect(await t.db('import_runs').where({ id: report.run_id }).first('status')).toEqual({ status: 'ok' });
-    } finally {
-      await db.destroy();
-      await proxy.close();
-    }
+    });
   });
 
   it('says the outcome is unknown, never "nothing was changed", when the database stays gone past the check', async () => {
-    const proxy = await commitCuttingProxy(t.url, 8000);
-    const db = createDb(proxy.url, { poolMax: 2 });
-    try {
+    await throughProxy(8000, async (db) => {
       const rows = [csvRow({ ref: 'LONG-1', price: '1990', area: '81', rooms: '3', place: 'Strassen' })];
       const error = await importFeed(db, { source: 'commit-long', format: 'csv', input: Buffer.from(csvFeed(rows)), gazetteer: gazetteer(), commitCheckMs: 2000 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CommitOutcomeUnknownError);
@@ -125,9 +125,6 @@ describe('an import whose COMMIT was applied but whose answer was lost', () => {
       // It had applied: the run says so.
       expect(await t.db('import_runs').where({ id: runId }).first('status')).toEqual({ status: 'ok' });
       expect(await t.db('listings').where({ source: 'commit-long', status: 'active' }).count('* as n').first()).toEqual({ n: 1 });
-    } finally {
-      await db.destroy();
-      await proxy.close();
-    }
+    });
   });
 });
