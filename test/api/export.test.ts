@@ -169,9 +169,13 @@ describe('GET /api/v1/listings/export', () => {
       const same = await request(app).get('/api/v1/listings/export').set(bearer(t.keys.pro));
       expect(same).toHaveStatus(429);
       expect([same.body.code, Number(same.headers['retry-after']) > 0]).toEqual(['rate_limited', true]);
+      // A HEAD answers as its GET would: 429, then 503.
+      const sameHead = await request(app).head('/api/v1/listings/export').set(bearer(t.keys.pro));
+      expect([sameHead.status, Number(sameHead.headers['retry-after']) > 0]).toEqual([429, true]);
       const other = await request(app).get('/api/v1/listings/export').set(bearer(t.keys.enterprise));
       expect(other).toHaveStatus(503);
       expect(other.body.code).toBe('unavailable');
+      expect((await request(app).head('/api/v1/listings/export').set(bearer(t.keys.enterprise))).status).toBe(503);
       // Other requests are served meanwhile.
       expect(await request(app).get('/api/v1/listings?per_page=1').set(bearer(t.keys.starter))).toHaveStatus(200);
       // The client that reads nothing is cut (while it still reads nothing): the pool's

@@ -47,18 +47,20 @@ export function exportRoute(deps: ExportDeps) {
     if (!SEES_FLAGGED[tier]) {
       throw new ApiError({ status: 403, code: 'forbidden_for_tier', detail: 'The export needs a Pro or Enterprise key; other tiers mirror the feed through GET /api/v1/changes' });
     }
+    // A HEAD is refused as its GET would be (RFC 9110 §9.3.2; an outside probe of stop 58: 200
+    // while the key's export was running and the GET was 429).
+    if (running.has(keyId)) {
+      throw new ApiError({ status: 429, code: 'rate_limited', detail: 'An export of this key is already running: one at a time per key', headers: { 'Retry-After': '10' } });
+    }
+    if (holding >= deps.maxExports) {
+      throw new ApiError({ status: 503, code: 'unavailable', detail: `This server is running ${holding} exports, the most it takes at once; retry in a moment`, headers: { 'Retry-After': '10' } });
+    }
     // HEAD: the headers alone, without reading a single listing; X-Changes-Cursor is the
     // data version as it stands, what a GET begun now would give.
     if (req.method === 'HEAD') {
       res.setHeader('X-Changes-Cursor', encodeCursor({ seq: await dataVersion(res, deps.db) }, 'a'));
       res.status(200).type('application/x-ndjson; charset=utf-8').end();
       return;
-    }
-    if (running.has(keyId)) {
-      throw new ApiError({ status: 429, code: 'rate_limited', detail: 'An export of this key is already running: one at a time per key', headers: { 'Retry-After': '10' } });
-    }
-    if (holding >= deps.maxExports) {
-      throw new ApiError({ status: 503, code: 'unavailable', detail: `This server is running ${holding} exports, the most it takes at once; retry in a moment`, headers: { 'Retry-After': '10' } });
     }
     running.add(keyId);
     holding++;
