@@ -342,3 +342,31 @@ describe('HEAD describes the GET: the same Content-Encoding, Content-Length, Var
     }
   });
 });
+
+// An outside probe of stop 58: with br and gzip weighed alike, the answers kept ready (the
+// listings, market prices) were gzip and those compressed as sent (/changes, the OpenAPI
+// document) br.
+describe('one choice of encoding for one Accept-Encoding, whichever answer', () => {
+  it('brotli before gzip when the client weighs them alike; gzip when it prefers it', async () => {
+    // Enough listings for pages and the feed over the 1 KB below which nothing is compressed.
+    for (let i = 0; i < 6; i++) await insertListing(t.db);
+    const paths = ['/api/v1/listings?per_page=20', '/api/v1/communes', '/api/v1/openapi.json', '/api/v1/changes?limit=50'];
+    const cases: [string, string][] = [
+      ['gzip;q=1, br;q=1', 'br'],
+      ['gzip, br', 'br'],
+      ['gzip, deflate, br', 'br'],
+      ['br;q=0.5, gzip', 'gzip'],
+      ['deflate, gzip', 'gzip'],
+    ];
+    for (const path of paths) {
+      for (const [accept, expected] of cases) {
+        const res = await request(t.app).get(path).set(bearer(t.keys.pro)).set('Accept-Encoding', accept).buffer(true).parse((r, cb) => {
+          r.on('data', () => undefined);
+          r.on('end', () => cb(null, null));
+        });
+        expect(res, path).toHaveStatus(200);
+        expect(res.headers['content-encoding'], `${path} Accept-Encoding: ${accept}`).toBe(expected);
+      }
+    }
+  });
+});
