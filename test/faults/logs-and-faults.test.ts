@@ -130,6 +130,32 @@ it('masks a key after a percent-escape or with its letters escaped, and never ke
   expect(raw.join('\n')).toContain('"path":"/api/v1/listings/lst_%41bc"');
 });
 
+// An outside probe of stop 58: a key's characters without their prefix, or behind a mistyped
+// one, were logged as sent.
+it("masks a key's characters without its prefix or behind a mistyped one, and keeps hex ids and UUIDs", async () => {
+  const { logger, raw } = capture();
+  const app = await buildTestApp(t.db, { logger });
+  const k = await createKey(t.db, 'pro');
+  const body = k.key.slice(4);
+  for (const p of [body, `lfk-${body}`, `lfk%5C_${body}`, `lfk%E2%80%8B_${body}`, `%EF%BD%8Cfk_${body}`, `x.${body}.json`]) await request(app).get(`/api/v1/listings/${p}`).set(bearer(k.key));
+  const bare = await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', body);
+  expect(bare.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  const all = raw.join('\n');
+  expect(all).not.toContain(body.slice(0, 20));
+  expect(all).not.toContain(body.slice(22));
+  // The body alone, `lfk-` with it (one run of base64url characters), and the three segments
+  // with escapes, whole.
+  expect(all.split('"path":"/api/v1/listings/[redacted]"').length - 1).toBe(5);
+  expect(all).toContain('"path":"/api/v1/listings/x.[redacted].json"');
+  // What cannot be a key is logged, and a client's id kept, as sent: 64 hex digits, a UUID.
+  const hex = 'ab'.repeat(32);
+  const kept = await request(app).get(`/api/v1/listings/${hex}`).set(bearer(k.key)).set('X-Request-Id', hex.toUpperCase());
+  expect(kept.headers['x-request-id']).toBe(hex.toUpperCase());
+  const uuid = '123e4567-e89b-12d3-a456-426614174000';
+  expect((await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', uuid)).headers['x-request-id']).toBe(uuid);
+  expect(raw.join('\n')).toContain(`"path":"/api/v1/listings/${hex}"`);
+});
+
 describe('database faults', () => {
   it('answers 503 unavailable when PostgreSQL cannot be reached, failing at once on the refused connection; never a 500 or a hang', async () => {
     const dead = createDb('postgres://postgres@127.0.0.1:1/none', { poolMax: 2 });
