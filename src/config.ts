@@ -1,3 +1,4 @@
+import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 
 // The only reader of process.env. Parsed once, at start-up, failing fast and readably.
@@ -10,12 +11,22 @@ const bool = z
 const trustProxy = z
   .string()
   .default('false')
-  .transform((v): boolean | number | string[] => {
+  .transform((v, ctx): boolean | number | string[] => {
     const s = v.trim();
     if (s === '' || s === 'false' || s === '0') return false;
     if (s === 'true') return true;
     if (/^\d+$/.test(s)) return Number(s);
-    return s.split(',').map((p) => p.trim()).filter(Boolean);
+    const list = s.split(',').map((p) => p.trim()).filter(Boolean);
+    // Checked here, as Express will read it (proxy-addr), so that a bad address stops the
+    // process before it connects to anything, naming the setting (an outside probe of stop 58:
+    // `invalid IP address: maybe` came after the read model had loaded).
+    try {
+      proxyAddr.compile(list);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: `${(e as Error).message}; expected false, true, a hop count, or addresses, subnets or loopback, linklocal, uniquelocal, separated by commas` });
+      return z.NEVER;
+    }
+    return list;
   });
 
 const optionalUrl = z

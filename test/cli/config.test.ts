@@ -47,6 +47,16 @@ describe('the numeric settings', () => {
     }
     expect(loadConfig({ PORT: '3502', METRICS_PORT: '-1', MAX_CONNECTIONS_PER_CLIENT: '0' })).toMatchObject({ PORT: 3502, METRICS_PORT: -1, MAX_CONNECTIONS_PER_CLIENT: 0 });
   });
+
+  // An outside probe of stop 58: a bad TRUST_PROXY stopped the server only once Express read
+  // it, after connecting and loading the read model, with a message that did not name it.
+  it('TRUST_PROXY: what Express takes, and anything else refused at start, naming the setting', () => {
+    for (const value of ['maybe', '10.0.0.0/33', 'loopback,foo', '-1', '1.5']) {
+      expect(() => loadConfig({ TRUST_PROXY: value }), value).toThrow(/Invalid configuration:\n {2}TRUST_PROXY: /);
+    }
+    const taken: [string, unknown][] = [['false', false], ['true', true], ['2', 2], ['loopback, 10.0.0.0/8', ['loopback', '10.0.0.0/8']], ['::1,uniquelocal', ['::1', 'uniquelocal']]];
+    for (const [value, expected] of taken) expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY, value).toEqual(expected);
+  });
 });
 
 describe('PUBLIC_BASE_URL', () => {
