@@ -638,7 +638,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A commune in any of its forms (letter case, accents, hyphens/spaces, French, Luxembourgish or German name: Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg, Belvaux), which matches that locality only (a name that several localities bear, such as Bonnevoie, matches each of them). An unknown name is 400 with up to 3 suggestions.
+                 * @description A commune in any of its forms (letter case, accents, hyphens/spaces, French, Luxembourgish or German name: Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg, Belvaux), which matches that locality only (a name that several localities bear, such as Bonnevoie, matches each of them). An unknown name is 400 with up to 3 suggestions. At most 100 characters as people count them (a letter with its accents, an emoji: one) and 400 UTF-16 code units.
                  * @example Luxembourg
                  */
                 commune?: string;
@@ -660,7 +660,7 @@ export interface operations {
                 /** @description Type of listing. Any letter case. */
                 listing_type?: "RENT" | "SALE" | "SUBLET" | "FLATSHARE";
                 /**
-                 * @description Feed name, or native for posts made on the service. Any letter case.
+                 * @description Feed name, or native for posts made on the service. Any letter case. At most 64 characters as people count them (a letter with its accents, an emoji: one) and 256 UTF-16 code units.
                  * @example native
                  */
                 source?: string;
@@ -1156,7 +1156,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie, Bruch) gives a record for each, in its commune, as the listings filter matches them all.
+                 * @description A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie, Bruch) gives a record for each, in its commune, as the listings filter matches them all. At most 100 characters as people count them and 400 UTF-16 code units.
                  * @example Strassen
                  */
                 commune?: string;
@@ -1282,7 +1282,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The commune, in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg). History is kept per commune: a locality or quarter is 400 naming its commune.
+                 * @description The commune, in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg). History is kept per commune: a locality or quarter is 400 naming its commune. At most 100 characters as people count them and 400 UTF-16 code units.
                  * @example Strassen
                  */
                 commune: string;

@@ -24,9 +24,9 @@ export const marketPricesQuery = z.object({
   commune: communeParam
     .meta({
       queryParam: {
-        schema: { type: 'string', minLength: 1, maxLength: 100 },
+        schema: { type: 'string', minLength: 1, maxLength: 400 },
         description:
-          'A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie, Bruch) gives a record for each, in its commune, as the listings filter matches them all.',
+          'A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie, Bruch) gives a record for each, in its commune, as the listings filter matches them all. At most 100 characters as people count them and 400 UTF-16 code units.',
         example: 'Strassen',
       },
     })
@@ -38,8 +38,8 @@ export const marketPricesQuery = z.object({
 export const marketHistoryQueryShape = z.object({
   commune: communeParam.meta({
     queryParam: {
-      schema: { type: 'string', minLength: 1, maxLength: 100 },
-      description: 'The commune, in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg). History is kept per commune: a locality or quarter is 400 naming its commune.',
+      schema: { type: 'string', minLength: 1, maxLength: 400 },
+      description: 'The commune, in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg). History is kept per commune: a locality or quarter is 400 naming its commune. At most 100 characters as people count them and 400 UTF-16 code units.',
       example: 'Strassen',
     },
   }),
