@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   try {
     const started = Date.now();
     const out = (s: string) => process.stdout.write(s + '\n');
-    out(`${'delivery'.padEnd(18)} ${'source'.padEnd(14)} ${'format'.padEnd(8)} ${'read'.padStart(5)} ${'created'.padStart(7)} ${'updated'.padStart(7)} ${'withdrawn'.padStart(9)} ${'merged'.padStart(6)} ${'flagged'.padStart(7)} ${'rejected'.padStart(8)}`);
+    out(`${'delivery (UTC)'.padEnd(18)} ${'source'.padEnd(14)} ${'format'.padEnd(8)} ${'read'.padStart(5)} ${'created'.padStart(7)} ${'updated'.padStart(7)} ${'withdrawn'.padStart(9)} ${'merged'.padStart(6)} ${'flagged'.padStart(7)} ${'rejected'.padStart(8)}`);
     const { active, total, reports } = await seedDemo(database.db, {
       now: new Date(),
       seed,
