@@ -80,7 +80,7 @@ export async function runPrimary(config: Config, logger: Logger, count: number):
   await listen(probe, config.PORT, config.HOST);
   await new Promise((r) => probe.close(r));
 
-  const db = createDb(config.DATABASE_URL!, { poolMax: 1, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
+  const db = createDb(config.DATABASE_URL!, { poolMax: 1, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, logger });
   try {
     await waitForDatabase(config.DATABASE_URL!, logger);
     await migrateLatest(db);

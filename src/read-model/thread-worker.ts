@@ -13,7 +13,9 @@ const port = parentPort!;
 const post = (m: ThreadReply) => port.postMessage(m);
 // The server's log settings; lines go to this process's stdout as the server's do.
 const logger = createLogger(options.log).child({ thread: 'read-model' });
-const db = createDb(options.databaseUrl, { poolMax: 1, statementTimeoutMs: options.statementTimeoutMs });
+// knex's own warnings as JSON lines of the logger too (an outside probe of stop 58: during an
+// outage this pool wrote bare text and stack traces to stdout).
+const db = createDb(options.databaseUrl, { poolMax: 1, statementTimeoutMs: options.statementTimeoutMs, logger });
 const model = new ListingReadModel(db, logger, options.settleMs, (holds, status) => post({ t: 'status', holds, status }));
 
 port.on('message', (m: ThreadMessage) => {

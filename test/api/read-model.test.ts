@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { Knex } from 'knex';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Rng } from '../../src/demo/random.js';
 import { LISTING_TYPES } from '../../src/domain/listing.js';
 import { haversineKm } from '../../src/domain/geo.js';
@@ -308,5 +308,38 @@ describe('listings read model on its own thread', () => {
     } finally {
       await thread.close();
     }
+  });
+});
+
+// An outside probe of stop 58: with the read model on its own thread, a PostgreSQL outage while it
+// loaded wrote knex's bare warnings (and stack traces) among the JSON log lines: the thread's pool
+// had no logger.
+describe('the read model thread during an outage', () => {
+  it("writes knex's warnings as JSON lines of the log, never bare text", async () => {
+    const written: string[] = [];
+    const out = process.stdout.write.bind(process.stdout);
+    const err = process.stderr.write.bind(process.stderr);
+    const capture = (chunk: unknown) => (written.push(String(chunk)), true);
+    process.stdout.write = capture as typeof process.stdout.write;
+    process.stderr.write = capture as typeof process.stderr.write;
+    const thread = new ReadModelThread({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', log: { LOG_LEVEL: 'warn', LOG_PRETTY: false } }, silentLogger);
+    try {
+      thread.warm();
+      // Until its load has failed on the refused connection (knex warns as it fails).
+      await vi.waitFor(() => expect(thread.info().lastError).not.toBeNull(), { timeout: 60_000, interval: 50 });
+    } finally {
+      await thread.close();
+      process.stdout.write = out;
+      process.stderr.write = err;
+    }
+    const lines = written.join('').split('\n').filter((l) => l.trim() !== '');
+    const bare = lines.filter((l) => {
+      try {
+        return typeof JSON.parse(l) !== 'object';
+      } catch {
+        return true;
+      }
+    });
+    expect(bare).toEqual([]);
   });
 });
