@@ -7,18 +7,55 @@ const KEY_BODY = 43;
 const KEY_IN_SEGMENT = /lfk_[^/;,?#]*/gi;
 const ESCAPE = /%[0-9a-f]{2}/i;
 const MASK = `${KEY_PREFIX}[redacted]`;
-// A key's 43 characters without its prefix (left out, or mistyped: `lfk-…`, `lfk\_…`, a
-// look-alike letter; an outside probe of stop 58): a run of 43 or more base64url characters
-// holding both capitals and small letters, as 256 random bits all but surely do (a body
-// without one or the other: 2 in 10^10) and hex ids and UUIDs never do.
-const LONG_RUN = /[A-Za-z0-9_-]{43,}/g;
+// A key's characters without its prefix (left out, or mistyped: `lfk-…`, `lfk\_…`, a look-alike
+// letter; an outside probe of stop 58), as the text reads (readAs): 32 or more base64url
+// characters holding both capitals and small letters, in runs that one other character may
+// part (a key with a space, a dot or a soft hyphen slipped in; its re-check). 32 of a key's 43
+// characters leave 66 bits to guess; 256 random bits all but surely hold both capitals and
+// small letters (a body without one or the other: 2 in 10^10), and hex ids and UUIDs never do.
+const KEY_CHARS = 32;
+const CHAIN = /[A-Za-z0-9_-]+(?:[^A-Za-z0-9_-][A-Za-z0-9_-]+)*/g;
 const BARE_MASK = '[redacted]';
-const keyLike = (run: string) => /[A-Z]/.test(run) && /[a-z]/.test(run);
 
-// Whether a text holds what may be a key's 43 characters, with or without its prefix.
+// Whether a text may hold a key's characters, with or without its prefix.
 export function holdsKeyBody(s: string): boolean {
-  for (const [run] of s.matchAll(LONG_RUN)) if (keyLike(run)) return true;
+  for (const [chain] of readAs(s).matchAll(CHAIN)) {
+    const chars = chain.replace(/[^A-Za-z0-9_-]/g, '');
+    if (chars.length >= KEY_CHARS && /[A-Z]/.test(chars) && /[a-z]/.test(chars)) return true;
+  }
   return false;
+}
+
+// Letters of other scripts that look like Latin ones, as those (a key typed or pasted through
+// them reads as itself).
+const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
+  [...'аеорсухкіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅУΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινκρτυχ'].map((c, i) => [c, 'aeopcyxkijsdhlqwABEKMHOPCTXIJSYABEZHIKMNOPTYXoivkptux'[i]]),
+);
+const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'g');
+
+// A text as a reader of the log would take it: its escapes decoded (UTF-8 where the bytes form
+// it), again while any are left; compatibility forms as their letters (NFKC: a fullwidth ｌ is l);
+// look-alike letters as the Latin ones; invisible format characters (zero-width space, soft
+// hyphen) left out.
+function readAs(s: string): string {
+  for (let i = 0; i < 8 && ESCAPE.test(s); i++) s = decodeEscapes(s);
+  return s.normalize('NFKC').replace(LOOK_ALIKE, (c) => LOOK_ALIKES[c]).replace(/\p{Cf}/gu, '');
+}
+
+const decoder = new TextDecoder('utf-8');
+function decodeEscapes(s: string): string {
+  const bytes: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '%' && /^[0-9a-f]{2}$/i.test(s.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else {
+      const cp = s.codePointAt(i)!;
+      if (cp > 0xffff) i++;
+      bytes.push(...Buffer.from(String.fromCodePoint(cp), 'utf8'));
+    }
+  }
+  return decoder.decode(Uint8Array.from(bytes));
 }
 
 // A request's path as the log shows it: without its query string (which may hold anything a
@@ -29,11 +66,12 @@ export function holdsKeyBody(s: string): boolean {
 // (another probe). A segment is read with its escapes decoded (again while any are left: a `%25`
 // is a `%`, and its re-check encoded a key three times); one that holds a key is masked, whole
 // when it has escapes; and when the key there is cut short (`lfk_…/…`), so is the rest of the
-// path, where the rest of it may be (the re-check again). A key's characters without its
-// prefix are masked too (`[redacted]`, the segment whole when it has escapes).
+// path, where the rest of it may be (the re-check again). A segment holding a key's characters
+// without its prefix is masked whole (`[redacted]`, holdsKeyBody; not a key split by a `/`).
 export function loggedPath(url: string): string {
   const path = url.split('?')[0];
-  if (!/lfk|%|[A-Za-z0-9_-]{43}/i.test(path)) return path;
+  const plain = !/lfk|%|[^\x00-\x7f]/i.test(path);
+  if (plain && !(/[A-Z]/.test(path) && path.replace(/[^A-Za-z0-9_-]/g, '').length >= KEY_CHARS)) return path;
   const segments = path.split('/');
   for (let i = 0; i < segments.length; i++) {
     const decoded = unescapeAll(segments[i]);
@@ -43,8 +81,7 @@ export function loggedPath(url: string): string {
       if (body.length < KEY_BODY) return [...segments.slice(0, i), MASK].join('/');
       segments[i] = ESCAPE.test(segments[i]) ? MASK : segments[i].replace(KEY_IN_SEGMENT, MASK);
     }
-    if (!holdsKeyBody(unescapeAll(segments[i]))) continue;
-    segments[i] = ESCAPE.test(segments[i]) ? BARE_MASK : segments[i].replace(LONG_RUN, (run) => (keyLike(run) ? BARE_MASK : run));
+    if (holdsKeyBody(segments[i])) segments[i] = BARE_MASK;
   }
   return segments.join('/');
 }

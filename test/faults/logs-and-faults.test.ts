@@ -131,29 +131,42 @@ it('masks a key after a percent-escape or with its letters escaped, and never ke
 });
 
 // An outside probe of stop 58: a key's characters without their prefix, or behind a mistyped
-// one, were logged as sent.
-it("masks a key's characters without its prefix or behind a mistyped one, and keeps hex ids and UUIDs", async () => {
+// one, were logged as sent; its re-check: with one character slipped in, one left out, typed
+// fullwidth or in look-alike letters.
+it("masks a key's characters without its prefix, mistyped, cut by one character, fullwidth or look-alike; keeps hex ids and UUIDs", async () => {
   const { logger, raw } = capture();
   const app = await buildTestApp(t.db, { logger });
   const k = await createKey(t.db, 'pro');
   const body = k.key.slice(4);
-  for (const p of [body, `lfk-${body}`, `lfk%5C_${body}`, `lfk%E2%80%8B_${body}`, `%EF%BD%8Cfk_${body}`, `x.${body}.json`]) await request(app).get(`/api/v1/listings/${p}`).set(bearer(k.key));
-  const bare = await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', body);
-  expect(bare.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  const [a, b] = [body.slice(0, 21), body.slice(21)];
+  const fullwidth = [...k.key].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join('');
+  const cyrillic = [...body].map((c) => ({ a: 'а', e: 'е', o: 'о', p: 'р', c: 'с', y: 'у', x: 'х', A: 'А', B: 'В', E: 'Е', K: 'К', M: 'М', H: 'Н', O: 'О', P: 'Р', C: 'С', T: 'Т', X: 'Х' })[c] ?? c).join('');
+  const paths = [
+    body, `lfk-${body}`, `lfk%5C_${body}`, `lfk%E2%80%8B_${body}`, `%EF%BD%8Cfk_${body}`, `x.${body}.json`,
+    `${a}%E2%80%8B${b}`, `${a}%C2%AD${b}`, `${a}%20${b}`, `${a}.${b}`, `${a}%2F${b}`, `${a}%u0041${b}`, `Bearer%20${a}~${b}`,
+    body.slice(0, 42), body.slice(1), body.slice(0, 32), encodeURIComponent(fullwidth), encodeURIComponent(cyrillic),
+  ];
+  for (const p of paths) await request(app).get(`/api/v1/listings/${p}`).set(bearer(k.key));
+  for (const id of [body, body.slice(0, 42), `${a}.${b}`, `${a}:${b}`, `trace:${body}`]) {
+    const res = await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', id);
+    expect(res.headers['x-request-id'], id).toMatch(/^[0-9a-f-]{36}$/);
+  }
   const all = raw.join('\n');
-  expect(all).not.toContain(body.slice(0, 20));
-  expect(all).not.toContain(body.slice(22));
-  // The body alone, `lfk-` with it (one run of base64url characters), and the three segments
-  // with escapes, whole.
-  expect(all.split('"path":"/api/v1/listings/[redacted]"').length - 1).toBe(5);
-  expect(all).toContain('"path":"/api/v1/listings/x.[redacted].json"');
-  // What cannot be a key is logged, and a client's id kept, as sent: 64 hex digits, a UUID.
+  // No 16 characters of the key in a row, as written or once decoded.
+  for (let i = 0; i + 16 <= body.length; i++) expect(all, `the key's characters ${i}..${i + 16}`).not.toContain(body.slice(i, i + 16));
+  expect(all.split('"path":"/api/v1/listings/[redacted]"').length - 1).toBe(paths.length);
+  // What cannot be a key is logged, and a client's id kept, as sent: 64 hex digits, a UUID, a
+  // trace parent, a ULID.
   const hex = 'ab'.repeat(32);
   const kept = await request(app).get(`/api/v1/listings/${hex}`).set(bearer(k.key)).set('X-Request-Id', hex.toUpperCase());
   expect(kept.headers['x-request-id']).toBe(hex.toUpperCase());
-  const uuid = '123e4567-e89b-12d3-a456-426614174000';
-  expect((await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', uuid)).headers['x-request-id']).toBe(uuid);
-  expect(raw.join('\n')).toContain(`"path":"/api/v1/listings/${hex}"`);
+  for (const id of ['123e4567-e89b-12d3-a456-426614174000', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', '01ARZ3NDEKTSV4RRFFQ69G5FAV']) {
+    expect((await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', id)).headers['x-request-id']).toBe(id);
+  }
+  for (const path of [`/api/v1/listings/${hex}`, '/api/v1/listings/lst_0123456789abcdef0123', '/docs/assets/swagger-ui-standalone-preset.js']) {
+    await request(app).get(path).set(bearer(k.key));
+    expect(raw.join('\n')).toContain(`"path":"${path}"`);
+  }
 });
 
 describe('database faults', () => {
