@@ -202,6 +202,11 @@ describe('query validation (docs/spec/contract.md section 3)', () => {
     expect(over.detail).toContain(`at most ${units} UTF-16 code units in all (and ${chars} characters)`);
     // One code unit less: within both limits (a commune of that name is unknown, a source is not).
     expect(JSON.stringify((await get(`?${name}=${marks(units - 1)}`)).body)).not.toMatch(/code units|at most \d+ characters/);
+    // Spaces at the ends count (the bound the OpenAPI document states: an outside re-check of
+    // stop 58 had 5,000 after a source taken).
+    const padded = await expect400(`?${name}=native${'%20'.repeat(units)}`, name);
+    expect(padded.detail).toContain(`at most ${units} UTF-16 code units in all`);
+    expect(JSON.stringify((await get(`?${name}=${'%20'.repeat(units - 7)}native`)).body)).not.toMatch(/code units|at most \d+ characters/);
   });
 
   // Linking words are passed over wherever they stand (integrators.md): refusing a name cut
