@@ -9,6 +9,7 @@ export interface CachedBody {
   total?: number; // for list answers: the Link header needs it
   gzip?: Buffer;
   br?: Buffer;
+  deflate?: Buffer; // for a client that accepts nothing else
 }
 
 export function cachedBody(value: unknown, extra: { total?: number } = {}): CachedBody {

@@ -183,8 +183,8 @@ export class AnswerReplay {
     if (body.json.length >= MIN_COMPRESS) {
       const chosen = this.deps.encodingFor(req.headers['accept-encoding'] ?? '');
       if (chosen === undefined) return null;
-      if (chosen === 'br' || chosen === 'gzip') {
-        const compressed = chosen === 'br' ? body.br : body.gzip;
+      if (chosen === 'br' || chosen === 'gzip' || chosen === 'deflate') {
+        const compressed = body[chosen];
         if (compressed === undefined) return null; // the full path makes it (once)
         bytes = compressed;
         length = compressed.length;

@@ -1,4 +1,4 @@
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
 import Negotiator from 'negotiator';
 import type { CachedBody } from '../cache/cached-body.js';
@@ -8,15 +8,16 @@ import type { AnswerReplay, ReplayScope } from './replay.js';
 const MIN_COMPRESS = 1024;
 
 // The encoding chosen for each Accept-Encoding header seen (clients send a handful of
-// distinct values): negotiated once, not per request. Brotli before gzip when the client
-// weighs them alike, as the compression middleware chooses for the answers it compresses
-// (an outside probe of stop 58: `gzip;q=1, br;q=1` was gzip here and br on /changes).
+// distinct values): negotiated once, not per request. As the compression middleware chooses for
+// the answers it compresses: brotli before gzip when the client weighs them alike, deflate
+// when it takes nothing else (an outside probe of stop 58: `gzip;q=1, br;q=1` was gzip here and
+// br on /changes, and a client taking only deflate got deflate there and nothing here).
 const chosen = new Map<string, string | false>();
 function encodingFor(req: Request): string | false {
   const header = req.headers['accept-encoding'] ?? '';
   let e = chosen.get(header);
   if (e === undefined) {
-    e = new Negotiator(req).encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip'] }) ?? false;
+    e = new Negotiator(req).encoding(['br', 'gzip', 'deflate', 'identity'], { preferred: ['br', 'gzip'] }) ?? false;
     if (chosen.size >= 256) chosen.clear();
     chosen.set(header, e);
   }
@@ -56,6 +57,13 @@ export function sendCachedBody(req: Request, res: Response, body: CachedBody, sc
       res.setHeader('Content-Encoding', 'gzip');
       res.setHeader('Content-Length', body.gzip.length);
       res.end(body.gzip);
+      return;
+    }
+    if (encoding === 'deflate') {
+      body.deflate ??= deflateSync(body.json, { level: 3 });
+      res.setHeader('Content-Encoding', 'deflate');
+      res.setHeader('Content-Length', body.deflate.length);
+      res.end(body.deflate);
       return;
     }
   }
