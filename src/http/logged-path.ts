@@ -8,22 +8,21 @@ const KEY_IN_SEGMENT = /lfk_[^/;,?#]*/gi;
 const ESCAPE = /%[0-9a-f]{2}/i;
 const MASK = `${KEY_PREFIX}[redacted]`;
 // A key's characters without its prefix (left out, or mistyped: `lfk-…`, `lfk\_…`, a look-alike
-// letter; an outside probe of stop 58), as the text reads (readAs): 32 or more base64url
-// characters holding both capitals and small letters, in runs that one other character may
-// part (a key with a space, a dot or a soft hyphen slipped in; its re-check). 32 of a key's 43
-// characters leave 66 bits to guess; 256 random bits all but surely hold both capitals and
-// small letters (a body without one or the other: 2 in 10^10), and hex ids and UUIDs never do.
+// letter; an outside probe of stop 58), as the text reads (readAs): 32 or more letters, digits,
+// `_` and `-` in all, of any script, holding both capitals and small letters, whatever stands
+// between them (a key with spaces, dots, a line break or combining marks slipped in, or cut in
+// three: its two re-checks). 32 of a key's 43 characters leave 66 bits to guess; 256 random bits
+// all but surely hold both capitals and small letters (a body without one or the other: 2 in
+// 10^10), and hex ids, UUIDs and the service's own paths never do.
 const KEY_CHARS = 32;
-const CHAIN = /[A-Za-z0-9_-]+(?:[^A-Za-z0-9_-][A-Za-z0-9_-]+)*/g;
 const BARE_MASK = '[redacted]';
 
 // Whether a text may hold a key's characters, with or without its prefix.
 export function holdsKeyBody(s: string): boolean {
-  for (const [chain] of readAs(s).matchAll(CHAIN)) {
-    const chars = chain.replace(/[^A-Za-z0-9_-]/g, '');
-    if (chars.length >= KEY_CHARS && /[A-Z]/.test(chars) && /[a-z]/.test(chars)) return true;
-  }
-  return false;
+  const chars = readAs(s).match(/[\p{L}\p{N}_-]/gu);
+  if (chars === null || chars.length < KEY_CHARS) return false;
+  const text = chars.join('');
+  return /\p{Lu}/u.test(text) && /\p{Ll}/u.test(text);
 }
 
 // Letters of other scripts that look like Latin ones, as those (a key typed or pasted through
@@ -67,7 +66,8 @@ function decodeEscapes(s: string): string {
 // is a `%`, and its re-check encoded a key three times); one that holds a key is masked, whole
 // when it has escapes; and when the key there is cut short (`lfk_…/…`), so is the rest of the
 // path, where the rest of it may be (the re-check again). A segment holding a key's characters
-// without its prefix is masked whole (`[redacted]`, holdsKeyBody; not a key split by a `/`).
+// without its prefix is masked whole (`[redacted]`, holdsKeyBody), and so are two segments that
+// hold them together.
 export function loggedPath(url: string): string {
   const path = url.split('?')[0];
   const plain = !/lfk|%|[^\x00-\x7f]/i.test(path);
@@ -81,7 +81,12 @@ export function loggedPath(url: string): string {
       if (body.length < KEY_BODY) return [...segments.slice(0, i), MASK].join('/');
       segments[i] = ESCAPE.test(segments[i]) ? MASK : segments[i].replace(KEY_IN_SEGMENT, MASK);
     }
-    if (holdsKeyBody(segments[i])) segments[i] = BARE_MASK;
+  }
+  const held = segments.map((segment) => segment !== MASK && holdsKeyBody(segment));
+  for (let i = 0; i < segments.length; i++) {
+    if (held[i]) segments[i] = BARE_MASK;
+    // A key cut in two by a `/` (each part short of the count alone).
+    else if (i + 1 < segments.length && !held[i + 1] && segments[i] !== MASK && segments[i + 1] !== MASK && holdsKeyBody(segments[i] + segments[i + 1])) segments[i] = segments[i + 1] = BARE_MASK;
   }
   return segments.join('/');
 }

@@ -145,9 +145,12 @@ it("masks a key's characters without its prefix, mistyped, cut by one character,
     body, `lfk-${body}`, `lfk%5C_${body}`, `lfk%E2%80%8B_${body}`, `%EF%BD%8Cfk_${body}`, `x.${body}.json`,
     `${a}%E2%80%8B${b}`, `${a}%C2%AD${b}`, `${a}%20${b}`, `${a}.${b}`, `${a}%2F${b}`, `${a}%u0041${b}`, `Bearer%20${a}~${b}`,
     body.slice(0, 42), body.slice(1), body.slice(0, 32), encodeURIComponent(fullwidth), encodeURIComponent(cyrillic),
+    // Its second re-check: two characters between the parts, three parts, combining marks.
+    `${a}..${b}`, `${a}%0D%0A${b}`, `${a}%FF%FF${b}`, `${body.slice(0, 14)},%20${body.slice(14, 28)};;${body.slice(28)}`,
+    encodeURIComponent([...body].map((c) => c + '\u0308').join('')),
   ];
   for (const p of paths) await request(app).get(`/api/v1/listings/${p}`).set(bearer(k.key));
-  for (const id of [body, body.slice(0, 42), `${a}.${b}`, `${a}:${b}`, `trace:${body}`]) {
+  for (const id of [body, body.slice(0, 42), `${a}.${b}`, `${a}:${b}`, `trace:${body}`, `${a}..${b}`, `${a}.:${b}`]) {
     const res = await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', id);
     expect(res.headers['x-request-id'], id).toMatch(/^[0-9a-f-]{36}$/);
   }
@@ -155,6 +158,9 @@ it("masks a key's characters without its prefix, mistyped, cut by one character,
   // No 16 characters of the key in a row, as written or once decoded.
   for (let i = 0; i + 16 <= body.length; i++) expect(all, `the key's characters ${i}..${i + 16}`).not.toContain(body.slice(i, i + 16));
   expect(all.split('"path":"/api/v1/listings/[redacted]"').length - 1).toBe(paths.length);
+  // Cut in two by a `/`: both parts.
+  await request(app).get(`/api/v1/listings/${a}/${b}`).set(bearer(k.key));
+  expect(raw.join('\n')).toContain('"path":"/api/v1/listings/[redacted]/[redacted]"');
   // What cannot be a key is logged, and a client's id kept, as sent: 64 hex digits, a UUID, a
   // trace parent, a ULID.
   const hex = 'ab'.repeat(32);
@@ -163,7 +169,7 @@ it("masks a key's characters without its prefix, mistyped, cut by one character,
   for (const id of ['123e4567-e89b-12d3-a456-426614174000', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', '01ARZ3NDEKTSV4RRFFQ69G5FAV']) {
     expect((await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', id)).headers['x-request-id']).toBe(id);
   }
-  for (const path of [`/api/v1/listings/${hex}`, '/api/v1/listings/lst_0123456789abcdef0123', '/docs/assets/swagger-ui-standalone-preset.js']) {
+  for (const path of [`/api/v1/listings/${hex}`, '/api/v1/listings/lst_0123456789abcdef0123', '/docs/assets/swagger-ui-standalone-preset.js', '/api-keys/keys/key_0123456789abcdef/revoke', '/listings/lst_0123456789abcdef0123']) {
     await request(app).get(path).set(bearer(k.key));
     expect(raw.join('\n')).toContain(`"path":"${path}"`);
   }
