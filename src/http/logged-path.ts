@@ -25,20 +25,12 @@ export function holdsKeyBody(s: string): boolean {
   return /\p{Lu}/u.test(text) && /\p{Ll}/u.test(text);
 }
 
-// Letters of other scripts that look like Latin ones, as those (a key typed or pasted through
-// them reads as itself).
-const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
-  [...'аеорсухкіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅУΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινκρτυχ'].map((c, i) => [c, 'aeopcyxkijsdhlqwABEKMHOPCTXIJSYABEZHIKMNOPTYXoivkptux'[i]]),
-);
-const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'g');
-
 // A text as a reader of the log would take it: its escapes decoded (UTF-8 where the bytes form
-// it), again while any are left; compatibility forms as their letters (NFKC: a fullwidth ｌ is l);
-// look-alike letters as the Latin ones; invisible format characters (zero-width space, soft
-// hyphen) left out.
+// it), again while any are left; compatibility forms as their letters (NFKC: a fullwidth ｌ is l).
+// Letters of other scripts that look like Latin ones count as letters (holdsKeyBody).
 function readAs(s: string): string {
   for (let i = 0; i < 8 && ESCAPE.test(s); i++) s = decodeEscapes(s);
-  return s.normalize('NFKC').replace(LOOK_ALIKE, (c) => LOOK_ALIKES[c]).replace(/\p{Cf}/gu, '');
+  return s.normalize('NFKC');
 }
 
 const decoder = new TextDecoder('utf-8');
