@@ -8,22 +8,29 @@ const KEY_IN_SEGMENT = /lfk_[^/;,?#]*/gi;
 const ESCAPE = /%[0-9a-f]{2}/i;
 const MASK = `${KEY_PREFIX}[redacted]`;
 // A key's characters without its prefix (left out, or mistyped: `lfk-…`, `lfk\_…`, a look-alike
-// letter; an outside probe of stop 58), as the text reads (readAs): 32 or more letters, digits,
-// `_` and `-` in all, of any script, holding both capitals and small letters, whatever stands
+// letter; an outside probe of stop 58), as the text reads (readAs): 28 or more letters and
+// digits in all, of any script, holding both capitals and small letters, whatever stands
 // between them (a key with spaces, dots, a line break or combining marks slipped in, or cut in
-// three: its two re-checks). 32 of a key's 43 characters leave 66 bits to guess; 256 random bits
+// three: its two re-checks). 28 of a key's 43 characters leave 90 bits to guess; 256 random bits
 // all but surely hold both capitals and small letters (a body without one or the other: 2 in
 // 10^10), and hex ids, UUIDs and the service's own paths never do.
-const KEY_CHARS = 32;
+const KEY_CHARS = 28;
 const BARE_MASK = '[redacted]';
 
-// Whether a text may hold a key's characters, with or without its prefix.
+// Whether a text may hold a key's characters, with or without its prefix (marks on letters left
+// out). Hex numbers of 4 digits or more (a UUID's parts, a trace id) are left out of the count: a
+// service name before a UUID is a request id, not a key (a piece of a key between its own `-`
+// and `_` is such a number about once in 70).
 export function holdsKeyBody(s: string): boolean {
-  const chars = readAs(s).match(/[\p{L}\p{N}_-]/gu);
-  if (chars === null || chars.length < KEY_CHARS) return false;
-  const text = chars.join('');
-  return /\p{Lu}/u.test(text) && /\p{Ll}/u.test(text);
+  const text = readAs(s)
+    .replace(/\p{M}/gu, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((run) => !/^[0-9a-f]{4,}$/i.test(run))
+    .join('');
+  return text.length >= KEY_CHARS && /\p{Lu}/u.test(text) && /\p{Ll}/u.test(text);
 }
+
+const bothCases = (s: string) => s !== MASK && /\p{Lu}/u.test(readAs(s)) && /\p{Ll}/u.test(readAs(s));
 
 // A text as a reader of the log would take it: its escapes decoded (UTF-8 where the bytes form
 // it), again while any are left; compatibility forms as their letters (NFKC: a fullwidth ｌ is l).
@@ -77,8 +84,10 @@ export function loggedPath(url: string): string {
   const held = segments.map((segment) => segment !== MASK && holdsKeyBody(segment));
   for (let i = 0; i < segments.length; i++) {
     if (held[i]) segments[i] = BARE_MASK;
-    // A key cut in two by a `/` (each part short of the count alone).
-    else if (i + 1 < segments.length && !held[i + 1] && segments[i] !== MASK && segments[i + 1] !== MASK && holdsKeyBody(segments[i] + segments[i + 1])) segments[i] = segments[i + 1] = BARE_MASK;
+    // A key cut in two by a `/` (each part short of the count alone, and each holding both
+    // capitals and small letters, as any piece of a key of 10 characters or more all but surely
+    // does, and the service's own path words never do).
+    else if (i + 1 < segments.length && !held[i + 1] && bothCases(segments[i]) && bothCases(segments[i + 1]) && holdsKeyBody(segments[i] + segments[i + 1])) segments[i] = segments[i + 1] = BARE_MASK;
   }
   return segments.join('/');
 }
