@@ -30,7 +30,10 @@ export function holdsKeyBody(s: string): boolean {
   return text.length >= KEY_CHARS && /\p{Lu}/u.test(text) && /\p{Ll}/u.test(text);
 }
 
-const bothCases = (s: string) => s !== MASK && /\p{Lu}/u.test(readAs(s)) && /\p{Ll}/u.test(readAs(s));
+function bothCases(s: string): boolean {
+  const text = readAs(s);
+  return s !== MASK && /\p{Lu}/u.test(text) && /\p{Ll}/u.test(text);
+}
 
 // A text as a reader of the log would take it: its escapes decoded (UTF-8 where the bytes form
 // it), again while any are left; compatibility forms as their letters (NFKC: a fullwidth ｌ is l).
