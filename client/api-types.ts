@@ -1156,7 +1156,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie, Bruch) gives a record for each, in its commune, as the listings filter matches them all. At most 100 characters as people count them and 400 UTF-16 code units.
+                 * @description A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie, Bruch) gives a record for each, in its commune, as the listings filter matches them all. At most 100 characters as people count them (a letter with its accents, an emoji: one) and 400 UTF-16 code units.
                  * @example Strassen
                  */
                 commune?: string;
@@ -1282,7 +1282,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The commune, in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg). History is kept per commune: a locality or quarter is 400 naming its commune. At most 100 characters as people count them and 400 UTF-16 code units.
+                 * @description The commune, in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg). History is kept per commune: a locality or quarter is 400 naming its commune. At most 100 characters as people count them (a letter with its accents, an emoji: one) and 400 UTF-16 code units.
                  * @example Strassen
                  */
                 commune: string;

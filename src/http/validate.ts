@@ -111,9 +111,13 @@ function boolParamSchema() {
 // document never refuses one the API takes (an outside probe of stop 58: 100 letters with an
 // accent each, 200 code points, are 100 characters); the description says the rule.
 export function textParam(maxLength: number, doc: ParamDoc = {}) {
-  const rule = `At most ${maxLength} characters as people count them (a letter with its accents, an emoji: one) and ${4 * maxLength} UTF-16 code units.`;
-  return documented(textParamSchema(maxLength), { type: 'string', minLength: 1, maxLength: 4 * maxLength }, { ...doc, description: `${doc.description ?? ''} ${rule}`.trim() });
+  return documented(textParamSchema(maxLength), textParamOpenApi(maxLength), { ...doc, description: `${doc.description ?? ''} ${textParamRule(maxLength)}`.trim() });
 }
+
+// A text parameter's schema in the OpenAPI document, and the rule its description states (for a
+// route that describes the parameter its own way: src/http/schemas/market.ts).
+export const textParamOpenApi = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength: 4 * maxLength });
+export const textParamRule = (maxLength: number) => `At most ${maxLength} characters as people count them (a letter with its accents, an emoji: one) and ${4 * maxLength} UTF-16 code units.`;
 
 function textParamSchema(maxLength: number) {
   return NAME_CHARACTER_RULES.reduce((schema, rule) => schema.refine((s) => !rule.refused(s), rule.message), z.string())

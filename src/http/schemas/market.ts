@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LISTING_TYPES } from '../../domain/listing.js';
 import { LOW_SAMPLE_BELOW, ROOMS_TOP_BUCKET, SUPPRESS_BELOW } from '../../domain/market.js';
-import { dateParam, enumParam, intParam } from '../validate.js';
+import { dateParam, enumParam, intParam, textParamOpenApi, textParamRule } from '../validate.js';
 import { communeParam } from './listings.js';
 import { timestamp } from './responses.js';
 
@@ -24,9 +24,9 @@ export const marketPricesQuery = z.object({
   commune: communeParam
     .meta({
       queryParam: {
-        schema: { type: 'string', minLength: 1, maxLength: 400 },
+        schema: textParamOpenApi(100),
         description:
-          'A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie, Bruch) gives a record for each, in its commune, as the listings filter matches them all. At most 100 characters as people count them and 400 UTF-16 code units.',
+          `A commune in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg), or a locality or quarter (Kirchberg), whose figures the record then gives, naming it in locality. Figures are kept per locality: a name that several localities bear (Bonnevoie, Bruch) gives a record for each, in its commune, as the listings filter matches them all. ${textParamRule(100)}`,
         example: 'Strassen',
       },
     })
@@ -38,8 +38,8 @@ export const marketPricesQuery = z.object({
 export const marketHistoryQueryShape = z.object({
   commune: communeParam.meta({
     queryParam: {
-      schema: { type: 'string', minLength: 1, maxLength: 400 },
-      description: 'The commune, in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg). History is kept per commune: a locality or quarter is 400 naming its commune. At most 100 characters as people count them and 400 UTF-16 code units.',
+      schema: textParamOpenApi(100),
+      description: `The commune, in any of its forms (Luxembourg, Lëtzebuerg, Luxemburg). History is kept per commune: a locality or quarter is 400 naming its commune. ${textParamRule(100)}`,
       example: 'Strassen',
     },
   }),
