@@ -17,47 +17,42 @@ const MASK = `${KEY_PREFIX}[redacted]`;
 const KEY_CHARS = 28;
 const BARE_MASK = '[redacted]';
 
-// Whether a text may hold a key's characters, with or without its prefix (marks on letters left
-// out). Hex numbers of 4 digits or more (a UUID's parts, a trace id) are left out of the count: a
-// service name before a UUID is a request id, not a key (a piece of a key between its own `-`
-// and `_` is such a number about once in 70).
-export function holdsKeyBody(s: string): boolean {
-  const text = readAs(s)
+// A text's letters and digits as holdsKeyBody counts them (marks on letters left out). Hex numbers
+// of 4 digits or more (a UUID's parts, a trace id) and runs of 10 or more capitals and digits (a
+// ULID) are left out: a service name before such an id is a request id, not a key (a piece of a
+// key between its own `-` and `_` is one about once in 70). Null: escapes left after 16 rounds of
+// decoding, which no path of the service's has (then masked whole).
+function keyChars(s: string): string | null {
+  const text = readAs(s);
+  if (text === null) return null;
+  return text
     .replace(/\p{M}/gu, '')
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((run) => !/^[0-9a-f]{4,}$/i.test(run))
+    .filter((run) => !/^[0-9a-f]{4,}$/i.test(run) && !/^[0-9A-Z]{10,}$/.test(run))
     .join('');
-  return text.length >= KEY_CHARS && /\p{Lu}/u.test(text) && /\p{Ll}/u.test(text);
 }
 
-function bothCases(s: string): boolean {
-  const text = readAs(s);
-  return s !== MASK && /\p{Lu}/u.test(text) && /\p{Ll}/u.test(text);
+const keyLike = (chars: string) => chars.length >= KEY_CHARS && /\p{Lu}/u.test(chars) && /\p{Ll}/u.test(chars);
+
+// Whether a text may hold a key's characters, with or without its prefix.
+export function holdsKeyBody(s: string): boolean {
+  const chars = keyChars(s);
+  return chars === null || keyLike(chars);
 }
 
 // A text as a reader of the log would take it: its escapes decoded (UTF-8 where the bytes form
-// it), again while any are left; compatibility forms as their letters (NFKC: a fullwidth ｌ is l).
-// Letters of other scripts that look like Latin ones count as letters (holdsKeyBody).
-function readAs(s: string): string {
-  for (let i = 0; i < 8 && ESCAPE.test(s); i++) s = decodeEscapes(s);
+// it), again while any are left (16 rounds at most: null past that); compatibility forms as their
+// letters (NFKC: a fullwidth ｌ is l). Letters of other scripts that look like Latin ones count as
+// letters (keyChars).
+function readAs(s: string): string | null {
+  for (let i = 0; ESCAPE.test(s); i++) {
+    if (i === 16) return null;
+    s = s.replace(/(?:%[0-9a-f]{2})+/gi, (run) => decoder.decode(Buffer.from(run.replace(/%/g, ''), 'hex')));
+  }
   return s.normalize('NFKC');
 }
 
 const decoder = new TextDecoder('utf-8');
-function decodeEscapes(s: string): string {
-  const bytes: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    if (s[i] === '%' && /^[0-9a-f]{2}$/i.test(s.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else {
-      const cp = s.codePointAt(i)!;
-      if (cp > 0xffff) i++;
-      bytes.push(...Buffer.from(String.fromCodePoint(cp), 'utf8'));
-    }
-  }
-  return decoder.decode(Uint8Array.from(bytes));
-}
 
 // A request's path as the log shows it: without its query string (which may hold anything a
 // client typed), and with anything that looks like an API key masked. A key pasted into a URL
@@ -84,13 +79,23 @@ export function loggedPath(url: string): string {
       segments[i] = ESCAPE.test(segments[i]) ? MASK : segments[i].replace(KEY_IN_SEGMENT, MASK);
     }
   }
-  const held = segments.map((segment) => segment !== MASK && holdsKeyBody(segment));
+  // Each segment's characters, read once (an outside re-check of stop 58: reading them again for
+  // every pair made a crafted 15 KB path cost 110 ms of CPU). A key cut by `/` into pieces (`//`,
+  // `/./`, four or five parts): consecutive segments that each hold a capital, or at most 3
+  // letters and digits (the service's own path words hold no capital and are longer), hold it
+  // together.
+  const chars = segments.map((segment) => (segment === MASK ? '' : keyChars(segment)));
   for (let i = 0; i < segments.length; i++) {
-    if (held[i]) segments[i] = BARE_MASK;
-    // A key cut in two by a `/` (each part short of the count alone, and each holding both
-    // capitals and small letters, as any piece of a key of 10 characters or more all but surely
-    // does, and the service's own path words never do).
-    else if (i + 1 < segments.length && !held[i + 1] && bothCases(segments[i]) && bothCases(segments[i + 1]) && holdsKeyBody(segments[i] + segments[i + 1])) segments[i] = segments[i + 1] = BARE_MASK;
+    const c = chars[i];
+    if (c === null || keyLike(c)) segments[i] = BARE_MASK;
+  }
+  const piece = (c: string | null) => c !== null && (/\p{Lu}/u.test(c) || c.length <= 3);
+  for (let i = 0; i < segments.length; i++) {
+    if (!piece(chars[i])) continue;
+    let j = i;
+    while (j + 1 < segments.length && piece(chars[j + 1])) j++;
+    if (keyLike(chars.slice(i, j + 1).join(''))) for (let k = i; k <= j; k++) if (chars[k] !== '') segments[k] = BARE_MASK;
+    i = j;
   }
   return segments.join('/');
 }

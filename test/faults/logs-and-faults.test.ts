@@ -158,9 +158,22 @@ it("masks a key's characters without its prefix, mistyped, cut by one character,
   // No 16 characters of the key in a row, as written or once decoded.
   for (let i = 0; i + 16 <= body.length; i++) expect(all, `the key's characters ${i}..${i + 16}`).not.toContain(body.slice(i, i + 16));
   expect(all.split('"path":"/api/v1/listings/[redacted]"').length - 1).toBe(paths.length);
-  // Cut in two by a `/`: both parts.
-  await request(app).get(`/api/v1/listings/${a}/${b}`).set(bearer(k.key));
-  expect(raw.join('\n')).toContain('"path":"/api/v1/listings/[redacted]/[redacted]"');
+  // Cut by a `/`: every part (its third re-check: `//`, `/./`, a letter between, four parts), and
+  // escaped nine times.
+  // (Four pieces of a fixed key-shaped text, each with a capital, as a random key's pieces of 11
+  // characters are 99.7 % of the time.)
+  const shaped = 'DlIoUMCjB49laNA_AyqvwLh34jKfm95jBwA8lz6KDsQ';
+  const pieces = [shaped.slice(0, 11), shaped.slice(11, 22), shaped.slice(22, 33), shaped.slice(33)];
+  for (const p of [`${a}/${b}`, `${a}//${b}`, `${a}/./${b}`, `${a}/x/${b}`, pieces.join('/')]) await request(app).get(`/api/v1/listings/${p}`).set(bearer(k.key));
+  let nine = [...k.key].map((c) => '%' + c.charCodeAt(0).toString(16)).join('');
+  for (let i = 0; i < 8; i++) nine = nine.replace(/%/g, '%25');
+  await request(app).get(`/api/v1/listings/${nine}`).set(bearer(k.key));
+  const logged = raw.join('\n');
+  for (const expected of ['[redacted]/[redacted]"', '[redacted]//[redacted]"', '[redacted]/./[redacted]"', '[redacted]/[redacted]/[redacted]"', '[redacted]/[redacted]/[redacted]/[redacted]"']) {
+    expect(logged).toContain(`"path":"/api/v1/listings/${expected}`);
+  }
+  for (let i = 0; i + 16 <= body.length; i++) expect(logged, `the key's characters ${i}..${i + 16}`).not.toContain(body.slice(i, i + 16));
+  expect(logged).not.toContain(nine.slice(0, 60));
   // What cannot be a key is logged, and a client's id kept, as sent: 64 hex digits, a UUID, a
   // trace parent, a ULID.
   const hex = 'ab'.repeat(32);
