@@ -45,14 +45,17 @@ export function holdsKeyBody(s: string): boolean {
 // letters (NFKC: a fullwidth ｌ is l). Letters of other scripts that look like Latin ones count as
 // letters (keyChars).
 function readAs(s: string): string | null {
-  for (let i = 0; ESCAPE.test(s); i++) {
-    if (i === 16) return null;
-    s = s.replace(/(?:%[0-9a-f]{2})+/gi, (run) => decoder.decode(Buffer.from(run.replace(/%/g, ''), 'hex')));
-  }
-  return s.normalize('NFKC');
+  const decoded = unescapeAll(s, 16);
+  return ESCAPE.test(decoded) ? null : decoded.normalize('NFKC');
 }
 
+// Each run of %XX as the UTF-8 its bytes spell (a byte that is not, U+FFFD), again while any are
+// left, `rounds` times at most.
 const decoder = new TextDecoder('utf-8');
+function unescapeAll(s: string, rounds: number): string {
+  for (let i = 0; i < rounds && ESCAPE.test(s); i++) s = s.replace(/(?:%[0-9a-f]{2})+/gi, (run) => decoder.decode(Buffer.from(run.replace(/%/g, ''), 'hex')));
+  return s;
+}
 
 // A request's path as the log shows it: without its query string (which may hold anything a
 // client typed), and with anything that looks like an API key masked. A key pasted into a URL
@@ -71,7 +74,7 @@ export function loggedPath(url: string): string {
   if (plain && !(/[A-Z]/.test(path) && path.replace(/[^A-Za-z0-9_-]/g, '').length >= KEY_CHARS)) return path;
   const segments = path.split('/');
   for (let i = 0; i < segments.length; i++) {
-    const decoded = unescapeAll(segments[i]);
+    const decoded = unescapeAll(segments[i], 8);
     const at = decoded.search(/lfk_/i);
     if (at >= 0) {
       const body = /^[A-Za-z0-9_-]*/.exec(decoded.slice(at + 4))![0];
@@ -80,17 +83,14 @@ export function loggedPath(url: string): string {
     }
   }
   // Each segment's characters, read once (an outside re-check of stop 58: reading them again for
-  // every pair made a crafted 15 KB path cost 110 ms of CPU). A key cut by `/` into pieces (`//`,
-  // `/./`, four or five parts): consecutive segments that each hold a capital, or at most 3
-  // letters and digits (the service's own path words hold no capital and are longer), hold it
-  // together.
+  // every pair made a crafted 15 KB path cost 110 ms of CPU). A key in one segment, or cut by `/`
+  // into pieces (`//`, `/./`, four or five parts): consecutive segments that each hold a capital,
+  // or at most 3 letters and digits (the service's own path words hold no capital and are
+  // longer), hold it together. (A segment that holds one alone holds a capital.)
   const chars = segments.map((segment) => (segment === MASK ? '' : keyChars(segment)));
-  for (let i = 0; i < segments.length; i++) {
-    const c = chars[i];
-    if (c === null || keyLike(c)) segments[i] = BARE_MASK;
-  }
   const piece = (c: string | null) => c !== null && (/\p{Lu}/u.test(c) || c.length <= 3);
   for (let i = 0; i < segments.length; i++) {
+    if (chars[i] === null) segments[i] = BARE_MASK;
     if (!piece(chars[i])) continue;
     let j = i;
     while (j + 1 < segments.length && piece(chars[j + 1])) j++;
@@ -98,11 +98,4 @@ export function loggedPath(url: string): string {
     i = j;
   }
   return segments.join('/');
-}
-
-// Each %XX as the byte it names (as Latin-1: enough to find ASCII), again while any are left (at
-// most 8 times), whether or not the bytes are UTF-8.
-function unescapeAll(s: string): string {
-  for (let i = 0; i < 8 && ESCAPE.test(s); i++) s = s.replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return s;
 }
