@@ -7,6 +7,13 @@ import type { AnswerReplay, ReplayScope } from './replay.js';
 
 const MIN_COMPRESS = 1024;
 
+// Each compressed form of a cached answer, made once (body.br, body.gzip, body.deflate).
+const COMPRESS = {
+  br: (json: string) => brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
+  gzip: (json: string) => gzipSync(json, { level: 3 }), // for throughput: about 30% less CPU than 6, a few % larger
+  deflate: (json: string) => deflateSync(json, { level: 3 }),
+};
+
 // The encoding chosen for each Accept-Encoding header seen (clients send a handful of
 // distinct values): negotiated once, not per request. As the compression middleware chooses for
 // the answers it compresses: brotli before gzip when the client weighs them alike, deflate
@@ -45,25 +52,11 @@ export function sendCachedBody(req: Request, res: Response, body: CachedBody, sc
   (req.app.locals.replay as AnswerReplay | undefined)?.record(req, res, body, scope);
   if (body.json.length >= MIN_COMPRESS) {
     const encoding = encodingFor(req);
-    if (encoding === 'br') {
-      body.br ??= brotliCompressSync(body.json, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } });
-      res.setHeader('Content-Encoding', 'br');
-      res.setHeader('Content-Length', body.br.length);
-      res.end(body.br);
-      return;
-    }
-    if (encoding === 'gzip') {
-      body.gzip ??= gzipSync(body.json, { level: 3 }); // for throughput: about 30% less CPU than 6, a few % larger
-      res.setHeader('Content-Encoding', 'gzip');
-      res.setHeader('Content-Length', body.gzip.length);
-      res.end(body.gzip);
-      return;
-    }
-    if (encoding === 'deflate') {
-      body.deflate ??= deflateSync(body.json, { level: 3 });
-      res.setHeader('Content-Encoding', 'deflate');
-      res.setHeader('Content-Length', body.deflate.length);
-      res.end(body.deflate);
+    if (encoding === 'br' || encoding === 'gzip' || encoding === 'deflate') {
+      const bytes = (body[encoding] ??= COMPRESS[encoding](body.json));
+      res.setHeader('Content-Encoding', encoding);
+      res.setHeader('Content-Length', bytes.length);
+      res.end(bytes);
       return;
     }
   }
