@@ -177,8 +177,11 @@ function knexCalls(files: string[]): string[] {
 
 describe('the project', () => {
   // What `npm run typecheck` (tsc --noEmit) reports, as tsc words it; `npm test` runs no tsc
-  // of its own (scripts/test.mjs).
-  it('type-checks: no diagnostic from the TypeScript compiler over tsconfig.json', { timeout: 180_000 }, () => {
+  // of its own (scripts/test.mjs). No time limit (0), here and in rule 6: the compiler runs
+  // synchronously, so a timer can neither stop it nor catch a hang it cannot have; it only
+  // failed a busy machine (stop 59: 187.7 s against a limit of 180 s, two busy loops and three
+  // other sessions beside the suite).
+  it('type-checks: no diagnostic from the TypeScript compiler over tsconfig.json', { timeout: 0 }, () => {
     const diagnostics = ts.getPreEmitDiagnostics(projectProgram());
     const host: ts.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
     expect(diagnostics.map((d) => ts.formatDiagnostic(d, host).trim())).toEqual([]);
@@ -198,7 +201,7 @@ describe('the layering of src/', () => {
     expect(layeringViolations(imports)).toEqual([]);
   });
 
-  it('calls knex only in the modules that own queries (rule 6)', { timeout: 180_000 }, () => {
+  it('calls knex only in the modules that own queries (rule 6)', { timeout: 0 }, () => {
     expect(knexCalls(files)).toEqual([]);
   });
 
