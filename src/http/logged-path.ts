@@ -17,18 +17,22 @@ const MASK = `${KEY_PREFIX}[redacted]`;
 const KEY_CHARS = 28;
 const BARE_MASK = '[redacted]';
 
-// A text's letters and digits as holdsKeyBody counts them (marks on letters left out). Hex numbers
-// of 4 digits or more (a UUID's parts, a trace id) and runs of 10 or more capitals and digits (a
-// ULID) are left out: a service name before such an id is a request id, not a key (a piece of a
-// key between its own `-` and `_` is one about once in 70). Null: escapes left after 16 rounds of
-// decoding, which no path of the service's has (then masked whole).
+// A text's letters and digits as holdsKeyBody counts them (marks on letters left out). Left out:
+// hex numbers of 4 digits or more written in one case (a UUID's parts, a trace id), and ULIDs
+// (26 capitals and digits of their alphabet): a service name before such an id is a request id,
+// not a key. Until stop 59 any run of 10 or more capitals and digits was left out, and a piece of a
+// key between its own `-` and `_` is one often enough that its outside re-check found keys
+// logged in the clear (a whole key without its prefix 9 times in 200,000, 4 characters short 109
+// times; bench/key-masking.ts). Null: escapes left after 16 rounds of decoding, which no path
+// of the service's has, or escapes that spell no UTF-8 (overlong forms of a key's letters: the
+// same re-check), then masked whole.
 function keyChars(s: string): string | null {
   const text = readAs(s);
-  if (text === null) return null;
+  if (text === null || text.includes('\uFFFD')) return null;
   return text
     .replace(/\p{M}/gu, '')
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((run) => !/^[0-9a-f]{4,}$/i.test(run) && !/^[0-9A-Z]{10,}$/.test(run))
+    .filter((run) => !/^(?:[0-9a-f]{4,}|[0-9A-F]{4,})$/.test(run) && !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(run))
     .join('');
 }
 
@@ -67,9 +71,21 @@ function unescapeAll(s: string, rounds: number): string {
 // when it has escapes; and when the key there is cut short (`lfk_…/…`), so is the rest of the
 // path, where the rest of it may be (the re-check again). A segment holding a key's characters
 // without its prefix is masked whole (`[redacted]`, holdsKeyBody), and so are two segments that
-// hold them together.
+// hold them together. A path longer than MAX_LOGGED_PATH is logged up to the last `/` within
+// it: no segment is logged in part (a part of a key's, escaped, would not be recognised).
 export function loggedPath(url: string): string {
   const path = url.split('?')[0];
+  if (path.length <= MAX_LOGGED_PATH) return maskedPath(path);
+  const kept = path.slice(0, Math.max(0, path.lastIndexOf('/', MAX_LOGGED_PATH)));
+  return `${maskedPath(kept)}/...[${path.length - kept.length - 1} more characters not logged]`;
+}
+
+// The service's own paths are under 120 characters. Masking reads every segment's escapes and
+// letters: an outside re-check of stop 59 sent 16 KB paths of nested escapes and one-letter
+// segments, each 26-45 ms of CPU to log, and four clients sending them held /healthz at 0.3 s.
+const MAX_LOGGED_PATH = 512;
+
+function maskedPath(path: string): string {
   const plain = !/lfk|%|[^\x00-\x7f]/i.test(path);
   if (plain && !(/[A-Z]/.test(path) && path.replace(/[^A-Za-z0-9_-]/g, '').length >= KEY_CHARS)) return path;
   const segments = path.split('/');

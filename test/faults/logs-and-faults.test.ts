@@ -5,6 +5,8 @@ import pino from 'pino';
 import request from 'supertest';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { unavailableCause } from '../../src/db/errors.js';
+import { mulberry32 } from '../../src/demo/generate.js';
+import { holdsKeyBody } from '../../src/http/logged-path.js';
 import { createDb } from '../../src/db/knex.js';
 import { useTestContext } from '../helpers/context.js';
 import { bearer, buildTestApp, createKey, insertListing } from '../helpers/factory.js';
@@ -179,13 +181,58 @@ it("masks a key's characters without its prefix, mistyped, cut by one character,
   const hex = 'ab'.repeat(32);
   const kept = await request(app).get(`/api/v1/listings/${hex}`).set(bearer(k.key)).set('X-Request-Id', hex.toUpperCase());
   expect(kept.headers['x-request-id']).toBe(hex.toUpperCase());
-  for (const id of ['123e4567-e89b-12d3-a456-426614174000', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'MyService-7f3a9c2e-4b1d-4e8f-9a6c-0d2e5f7a8b9c', 'Checkout-Service-Request-000123', '4Bf92F3577b34DA6a3Ce929d0E0e4736aBcDeF12']) {
+  for (const id of ['123e4567-e89b-12d3-a456-426614174000', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'MyService-7f3a9c2e-4b1d-4e8f-9a6c-0d2e5f7a8b9c', 'Checkout-Service-Request-000123', '4BF92F3577B34DA6A3CE929D0E0E4736ABCDEF12', 'MyService-01JDQ4K7ZC3M9X2VYB8T6N5RWA']) {
     expect((await request(app).get('/api/v1/listings?per_page=1').set(bearer(k.key)).set('X-Request-Id', id)).headers['x-request-id']).toBe(id);
   }
   for (const path of [`/api/v1/listings/${hex}`, '/api/v1/listings/lst_0123456789abcdef0123', '/docs/assets/swagger-ui-standalone-preset.js', '/api-keys/keys/key_0123456789abcdef/revoke', '/listings/lst_0123456789abcdef0123']) {
     await request(app).get(path).set(bearer(k.key));
     expect(raw.join('\n')).toContain(`"path":"${path}"`);
   }
+});
+
+// Its re-check of stop 59: keys with a piece of theirs that runs of capitals and digits (taken for a
+// ULID) or hex left out of the count, logged in the clear without their prefix, behind `lfk-`, or a
+// few characters short (the four secrets are the re-check's own); a key spelt in overlong UTF-8
+// escapes; and 16 KB paths, each costly to mask.
+it('masks keys whose pieces look like ids, keys in overlong escapes, and logs a long path cut', async () => {
+  const { logger, raw } = capture();
+  const app = await buildTestApp(t.db, { logger });
+  const k = await createKey(t.db, 'pro');
+  const s1 = '9dFU7zxYxOJod8vUxoWFOgOw8EyVj4f_-WNYQH2H8PM';
+  const s2 = 'wLiN_IPKVIRQU8XMOGU8_968Am7-ChLA4Sl7F_6T1bY';
+  const s3 = 'RxYbYjGO8vemG-znXcSbi-DA6VFYNF8T9FIR5ACQW-E';
+  const s4 = 'DY66XLD8N4YMHC_VKOJ9A8HMHbalfGE_YGPpkZija8M';
+  const overlong = [...k.key.slice(4)].map((c) => `%${(0xc0 | (c.charCodeAt(0) >> 6)).toString(16)}%${(0x80 | (c.charCodeAt(0) & 0x3f)).toString(16)}`).join('');
+  const paths = [`/api/v1/listings/${s1.slice(4)}`, `/api/v1/listings/${s2}`, `/api/v1/listings/lfk-${s2}`, `/api/v1/${s3}/x`, `/api/v1/listings/${s4}`, `/api/v1/market/${overlong}`];
+  for (const p of paths) await request(app).get(p).set(bearer(k.key));
+  for (const id of [s1.slice(6), s2, `svc-${s2}`]) {
+    expect((await request(app).get('/healthz').set('X-Request-Id', id)).headers['x-request-id'], id).toMatch(/^[0-9a-f-]{36}$/);
+  }
+  const all = raw.join('\n');
+  for (const secret of [s1, s2, s3, s4, k.key.slice(4)]) for (let i = 0; i + 16 <= 43; i++) expect(all, `${secret} ${i}`).not.toContain(secret.slice(i, i + 16));
+  expect(all).not.toContain(overlong.slice(0, 60));
+  // 12 KB: the segments within its first 512 characters, masked as any path, and how many more
+  // characters there were.
+  const long = `/api/v1/listings/${'%25'.repeat(4000)}/${k.key}`;
+  await request(app).get(long).set(bearer(k.key));
+  const line = raw.at(-1)!;
+  expect(line).toContain(`"path":"/api/v1/listings/...[${long.length - 17} more characters not logged]"`);
+  expect(line.length).toBeLessThan(1500);
+  expect(line).not.toContain(k.key.slice(4, 20));
+});
+
+// The same at scale, on the function the log uses: random keys (a seeded generator) without their
+// prefix, behind `lfk-`, two characters short. Before stop 59's re-check, 9, 1 and 47 of 200,000
+// were not recognised (bench/key-masking.ts); keys 8 characters short still are about 1 in
+// 4,000 (hex runs of theirs left out), past what the docs promise ("a few characters short").
+it('recognises every one of 60,000 random keys without their prefix, behind lfk-, or two characters short', () => {
+  const rng = mulberry32(59);
+  const missed: string[] = [];
+  for (let n = 0; n < 60_000; n++) {
+    const secret = Buffer.from(Array.from({ length: 32 }, () => Math.floor(rng() * 256))).toString('base64url');
+    for (const form of [secret, `lfk-${secret}`, secret.slice(2)]) if (!holdsKeyBody(form)) missed.push(form);
+  }
+  expect(missed).toEqual([]);
 });
 
 describe('database faults', () => {
