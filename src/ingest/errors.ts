@@ -48,6 +48,12 @@ export const MAX_FIELD_CHARS = 1_000_000;
 export const MAX_RECORD_CHARS = 16_000_000;
 // Nor is a record nested this deeply.
 export const MAX_DEPTH = 64;
+// Nor does a record hold this many values (JSON: keys, strings, numbers, objects, arrays...;
+// XML: elements and attributes): a listing holds a few hundred. Within MAX_RECORD_CHARS, a
+// record of empty objects or elements (`"k1":{}`, `<x1/>`) is millions of them, each an object
+// the parser builds: an outside probe of stop 59 had three such JSON records of 15.8 M
+// characters take the importer to 2 GB.
+export const MAX_RECORD_VALUES = 100_000;
 // The longest external id a listing keeps (longer: the record is rejected, normalize.ts).
 export const MAX_EXTERNAL_ID = 200;
 

@@ -209,11 +209,18 @@ describe('csv: quotes inside a field that does not begin with one', () => {
     expect(await refusal(parseCsvFeed(spaced))).toBe('the CSV cannot be read from line 8: a field of the row there opens a quote that is not closed before the end of the file');
   });
 
-  it('an unclosed quote does not make the reader hold the rest of a large file: refused past the field limit', async () => {
+  const ROW_TOO_LONG = `the CSV cannot be read from line 2: the row there is longer than 1,000,000 characters, which no row of a feed may be (a quote that opens a field and is not closed makes the rest of the file one row)`;
+
+  it('an unclosed quote does not make the reader hold the rest of a large file: refused past the row limit', async () => {
     const rest = `${'x'.repeat(999)}\n`.repeat(Math.ceil((MAX_FIELD_CHARS * 1.5) / 1000));
-    expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\nQ1;Location;"${rest}`))).toBe(
-      `the CSV cannot be read from line 2: a field of the row there does not end within ${MAX_FIELD_CHARS} characters (a quote that opens it and is not closed?)`,
-    );
+    expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\nQ1;Location;"${rest}`))).toBe(ROW_TOO_LONG);
+  });
+
+  // An outside probe of stop 59: a row of two unquoted fields of 600,000 characters was said to
+  // hold "a field" that "does not end"; the limit is the row's.
+  it('refuses a row over the limit whose fields are each under it, saying that the row is too long', async () => {
+    const row = `${csvRow({ ref: 'L1' })};${'a'.repeat(600_000)};${'b'.repeat(600_000)}`;
+    expect(await refusal(parseCsvFeed(`${CSV_HEADER_LINE}\n${row}\n${csvRow({ ref: 'L2' })}\n`))).toBe(ROW_TOO_LONG);
   });
 });
 

@@ -40,6 +40,27 @@ const CASES: [string, Pick<ImportOptions, 'source' | 'format'>, Buffer | string,
   ['binary garbage (json)', { source: 'capital-homes', format: 'json' }, garbage(4096), /not UTF-8|binary/],
   ['a gzip file', { source: 'capital-homes', format: 'json' }, Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xff, 0xfe]), /not UTF-8|binary/],
   ['an empty file', { source: 'moselle-immo', format: 'csv' }, '', /empty/],
+  // An outside probe of stop 59: records of empty objects or elements within the 16 M characters a
+  // record may have, each an object the parser builds: three such JSON records took 2 GB.
+  [
+    'a record of 150,000 keys (json)',
+    { source: 'capital-homes', format: 'json' },
+    `{"mode":"full","listings":[{"ref":"CH-1",${Array.from({ length: 150_000 }, (_, i) => `"k${i}":{}`).join(',')}}]}`,
+    /the record at the first listing \(or the text before it\) holds more than 100,000 values: the file is corrupt or not a feed/,
+  ],
+  [
+    'an immobilie of 150,000 elements (xml)',
+    { source: 'immo-nord', format: 'openimmo' },
+    `<?xml version="1.0"?><openimmo><anbieter><immobilie><verwaltung_objekt>${'<x/>'.repeat(150_000)}</verwaltung_objekt></immobilie></anbieter></openimmo>`,
+    /the record at immobilie 1 \(line 1\) \(or the text before it\) holds more than 100,000 values/,
+  ],
+  // A file of another shape says so, not that a record is too big.
+  [
+    'JSON of another shape with 60,000 listings of 2 values',
+    { source: 'capital-homes', format: 'json' },
+    `{"properties":[${'{"ref":"x"},'.repeat(60_000)}{}]}`,
+    /the JSON has no "listings" array within its first 100,000 values; expected \{ "mode": \.\.\., "listings": \[\.\.\.\] \}/,
+  ],
 ];
 
 describe('a file that cannot be read changes nothing', () => {

@@ -1,5 +1,5 @@
 import { CONTROL_CHARACTERS } from '../../lib/text.js';
-import { FeedParseError, MAX_DEPTH, MAX_FIELD_CHARS, MAX_RECORD_CHARS, tooLong } from '../errors.js';
+import { FeedParseError, MAX_DEPTH, MAX_FIELD_CHARS, MAX_RECORD_CHARS, MAX_RECORD_VALUES, tooLong } from '../errors.js';
 import { type FeedInput, openInput } from '../input.js';
 import type { FeedEvent, ParsedFeed } from '../types.js';
 
@@ -232,12 +232,14 @@ export class TextPosition {
 }
 
 // What a streaming parser may hold is bounded: no run of text between two markup
-// characters (a value being read) longer than a field may be, and no more text between two
-// records than a record may hold. A parser that buffers a value until its end would
-// otherwise hold a whole hostile file (a title of 500 MB, a tag that never closes).
+// characters (a value being read) longer than a field may be, and no more text, nor more
+// values (`counted`), between two records than a record may hold. A parser that buffers a
+// value until its end would otherwise hold a whole hostile file (a title of 500 MB, a tag that
+// never closes), and one that builds a record's objects gigabytes of them.
 export class SizeGuard {
   private run = 0;
   private sinceRecord = 0;
+  private values = 0;
 
   constructor(
     // The character that ends a value ('<' for XML, '"' for JSON).
@@ -265,9 +267,20 @@ export class SizeGuard {
     }
   }
 
+  // `n` more values read (the reader says what it counts: MAX_RECORD_VALUES).
+  counted(n = 1): void {
+    this.values += n;
+    if (this.values > MAX_RECORD_VALUES) {
+      throw new FeedParseError(
+        `the record at ${this.where()} (or the text before it) holds more than ${MAX_RECORD_VALUES.toLocaleString('en')} values: the file is corrupt or not a feed`,
+      );
+    }
+  }
+
   // A record ended: what the parser holds starts again from nothing.
   recordDone(): void {
     this.sinceRecord = 0;
+    this.values = 0;
   }
 }
 

@@ -34,6 +34,8 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
     record_delimiter: ['\r\n', '\n', '\r'],
     relax_column_count: true,
     skip_empty_lines: true,
+    // A row's characters (csv-parse counts the row, not each field): a feed's rows are a few
+    // hundred; a longer one is a quote never closed, or not a feed.
     max_record_size: MAX_FIELD_CHARS,
     on_record: (record: string[], context: { lines: number; empty_lines: number }) => {
       // csv-parse counts the lines up to a record's end, and a CRLF inside a quoted field as two
@@ -155,9 +157,13 @@ export async function* readCsvFeed(text: AsyncIterable<string>): AsyncGenerator<
       // field grew past the limit), not the line of the quote. The record holding it begins after
       // the last one read (an outside probe).
       const skipped = Math.max(0, ((e as CsvError & { empty_lines?: number }).empty_lines ?? emptyBefore) - emptyBefore);
-      const at = `the CSV cannot be read from line ${lastEnd + 1 + skipped}: a field of the row there`;
-      if (e.code === 'CSV_QUOTE_NOT_CLOSED') throw new FeedParseError(`${at} opens a quote that is not closed before the end of the file`);
-      if (e.code === 'CSV_MAX_RECORD_SIZE') throw new FeedParseError(`${at} does not end within ${MAX_FIELD_CHARS} characters (a quote that opens it and is not closed?)`);
+      const at = `the CSV cannot be read from line ${lastEnd + 1 + skipped}`;
+      if (e.code === 'CSV_QUOTE_NOT_CLOSED') throw new FeedParseError(`${at}: a field of the row there opens a quote that is not closed before the end of the file`);
+      // csv-parse bounds a row, not a field: a row of two fields of 600,000 characters was refused
+      // as "a field" that "does not end" (an outside probe of stop 59).
+      if (e.code === 'CSV_MAX_RECORD_SIZE') {
+        throw new FeedParseError(`${at}: the row there is longer than ${MAX_FIELD_CHARS.toLocaleString('en')} characters, which no row of a feed may be (a quote that opens a field and is not closed makes the rest of the file one row)`);
+      }
       const lines = (e as CsvError & { lines?: number }).lines;
       const where = lines ? ` near line ${lines - overCounted}` : '';
       throw new FeedParseError(`the CSV cannot be read${where}: ${e.message}`);

@@ -1,5 +1,5 @@
 import { Tokenizer, TokenParser, TokenType } from '@streamparser/json';
-import { FeedParseError, MAX_DEPTH } from '../errors.js';
+import { FeedParseError, MAX_DEPTH, MAX_RECORD_VALUES } from '../errors.js';
 import type { FeedEvent, ParsedFeed, RawRecord, Reject } from '../types.js';
 import { show } from '../values.js';
 import { assertFieldSizes, cleanExternalId, collectFeed, NOT_IMAGE_FILE, offerForDone, offerType, SizeGuard, str, TextPosition } from './common.js';
@@ -102,6 +102,16 @@ export async function* readJsonFeed(text: AsyncIterable<string>): AsyncGenerator
       if (depth === 1) keyExpected = true;
       if (depth > MAX_DEPTH) throw new FeedParseError(`the JSON is nested more than ${MAX_DEPTH} levels deep at ${at(t.offset)}: the file is corrupt or not a feed`);
     } else if (t.token === TokenType.RIGHT_BRACE || t.token === TokenType.RIGHT_BRACKET) depth--;
+    // Every key and value the parser builds counts (not the punctuation between them); before
+    // "listings", a file of another shape is most likely (`{"properties": [...]}`).
+    if (t.token !== TokenType.COLON && t.token !== TokenType.COMMA && t.token !== TokenType.RIGHT_BRACE && t.token !== TokenType.RIGHT_BRACKET) {
+      try {
+        guard.counted();
+      } catch (e) {
+        if (listings) throw e;
+        throw new FeedParseError(`the JSON has no "listings" array within its first ${MAX_RECORD_VALUES.toLocaleString('en')} values; expected { "mode": ..., "listings": [...] }`);
+      }
+    }
     parser.write(t);
   };
   tokenizer.onError = (err) => {

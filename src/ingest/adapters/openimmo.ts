@@ -49,7 +49,8 @@ export async function* readOpenImmo(text: AsyncIterable<string>): AsyncGenerator
     if (path.length > MAX_DEPTH) throw new FeedParseError(`the XML is nested more than ${MAX_DEPTH} levels deep at line ${parser.line}: the file is corrupt or not a feed`);
     // No prototype: an element named __proto__ is just a key.
     const node: Node = Object.create(null) as Node;
-    for (const [k, v] of Object.entries(tag.attributes)) node[`@_${k}`] = v;
+    const attributes = Object.entries(tag.attributes);
+    for (const [k, v] of attributes) node[`@_${k}`] = v;
     if (frames) frames.push({ name, node, text: '' });
     else if (path.length === 3 && name === 'immobilie' && path[1] === 'anbieter') {
       n++;
@@ -59,6 +60,8 @@ export async function* readOpenImmo(text: AsyncIterable<string>): AsyncGenerator
       const umfang = str(node['@_umfang'])?.toUpperCase();
       if (umfang === 'TEIL' || umfang === 'VOLL') events.push({ kind: 'mode', mode: umfang === 'TEIL' ? 'delta' : 'full' });
     }
+    // Only a record's elements are kept (until it closes): they count against its values.
+    if (frames) guard.counted(1 + attributes.length);
     // An element closed in its opening tag (<zimmer/>) gets its closetag event at once.
   });
   const addText = (t: string) => {
