@@ -267,12 +267,13 @@ export class SizeGuard {
     }
   }
 
-  // `n` more values read (the reader says what it counts: MAX_RECORD_VALUES).
-  counted(n = 1): void {
+  // `n` more values read (the reader says what it counts: MAX_RECORD_VALUES); past the limit, the
+  // file is refused, with `message` when the reader knows better what is wrong.
+  counted(n: number, message?: string): void {
     this.values += n;
     if (this.values > MAX_RECORD_VALUES) {
       throw new FeedParseError(
-        `the record at ${this.where()} (or the text before it) holds more than ${MAX_RECORD_VALUES.toLocaleString('en')} values: the file is corrupt or not a feed`,
+        message ?? `the record at ${this.where()} (or the text before it) holds more than ${MAX_RECORD_VALUES.toLocaleString('en')} values: the file is corrupt or not a feed`,
       );
     }
   }

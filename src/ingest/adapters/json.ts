@@ -32,6 +32,8 @@ const GONE = new Set([
   'pending', 'sale pending', 'inactif', 'hors ligne', 'archive', 'archivee', 'retire', 'retiree',
 ]);
 
+const NO_LISTINGS = `the JSON has no "listings" array within its first ${MAX_RECORD_VALUES.toLocaleString('en')} values; expected { "mode": ..., "listings": [...] }`;
+
 const TOP_LEVEL: Partial<Record<TokenType, string>> = {
   [TokenType.LEFT_BRACKET]: 'an array',
   [TokenType.STRING]: 'string',
@@ -104,14 +106,7 @@ export async function* readJsonFeed(text: AsyncIterable<string>): AsyncGenerator
     } else if (t.token === TokenType.RIGHT_BRACE || t.token === TokenType.RIGHT_BRACKET) depth--;
     // Every key and value the parser builds counts (not the punctuation between them); before
     // "listings", a file of another shape is most likely (`{"properties": [...]}`).
-    if (t.token !== TokenType.COLON && t.token !== TokenType.COMMA && t.token !== TokenType.RIGHT_BRACE && t.token !== TokenType.RIGHT_BRACKET) {
-      try {
-        guard.counted();
-      } catch (e) {
-        if (listings) throw e;
-        throw new FeedParseError(`the JSON has no "listings" array within its first ${MAX_RECORD_VALUES.toLocaleString('en')} values; expected { "mode": ..., "listings": [...] }`);
-      }
-    }
+    if (t.token !== TokenType.COLON && t.token !== TokenType.COMMA && t.token !== TokenType.RIGHT_BRACE && t.token !== TokenType.RIGHT_BRACKET) guard.counted(1, listings ? undefined : NO_LISTINGS);
     parser.write(t);
   };
   tokenizer.onError = (err) => {
