@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseArea, parsePrice } from '../../src/ingest/values.js';
+import { costRatio } from '../helpers/cost-ratio.js';
 import { accepted, csvFeed, csvRow, normalizeFeed, rejectReason } from './helpers.js';
 import { parseCsvFeed } from '../../src/ingest/adapters/index.js';
 
@@ -136,12 +137,15 @@ describe('an outside probe of stop 50: areas', () => {
     expect(a.ok ? null : a.reason).toMatch(/gives two areas .* and does not say which one is the living area$/);
   });
 
-  it('reads a long run of spaces in the new notes in a fraction of a second', () => {
+  it('reads a long run of spaces in the new notes in a small multiple of the time of ordinary notes', () => {
     const pad = ' '.repeat(80);
     const texts = [`1850 € + garage${pad}1`, `1850 € /${pad}1 €`, `1850 € libre au${pad}1`, `85 m² sur${pad}2`, `85 m² sur terrain${pad}5`, `85 m² (${pad}92 m²`, `85 m² -${pad}3`, `1850 €${'1 '.repeat(45)}€ parking`];
-    const t0 = performance.now();
-    for (let i = 0; i < 10; i++) for (const t of texts) [parsePrice(t), parseArea(t)];
-    // A bound on a hang, not a benchmark.
-    expect(performance.now() - t0).toBeLessThan(2_000);
+    const ordinary = ['1850 € + garage 150 €', '1850 € / mois', '1850 € libre au 1er mars', '85 m² sur 2 niveaux', '85 m² sur terrain de 5 ares', '85 m² (92 m² brut)', '85 m² - 3 chambres', '1850 € + 1 € parking'];
+    const parse = (ts: string[]) => () => {
+      for (let i = 0; i < 10; i++) for (const t of ts) [parsePrice(t), parseArea(t)];
+    };
+    // A bound on a hang (a note's pattern backtracking on the spaces), not a benchmark: 24-39
+    // times as long at stop 59, whatever the machine's load.
+    expect(costRatio(parse(texts), parse(ordinary))).toBeLessThan(200);
   });
 });
