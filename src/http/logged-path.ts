@@ -61,6 +61,11 @@ function unescapeAll(s: string, rounds: number): string {
   return s;
 }
 
+// The service's own paths are under 120 characters. Masking reads every segment's escapes and
+// letters: an outside re-check of stop 59 sent 16 KB paths of nested escapes and one-letter
+// segments, each 26-45 ms of CPU to log, and four clients sending them held /healthz at 0.3 s.
+const MAX_LOGGED_PATH = 512;
+
 // A request's path as the log shows it: without its query string (which may hold anything a
 // client typed), and with anything that looks like an API key masked. A key pasted into a URL
 // (`/api/v1/listings/lfk_…`) was logged in full (an outside probe of stop 52), and so, until stop
@@ -79,11 +84,6 @@ export function loggedPath(url: string): string {
   const kept = path.slice(0, Math.max(0, path.lastIndexOf('/', MAX_LOGGED_PATH)));
   return `${maskedPath(kept)}/...[${path.length - kept.length - 1} more characters not logged]`;
 }
-
-// The service's own paths are under 120 characters. Masking reads every segment's escapes and
-// letters: an outside re-check of stop 59 sent 16 KB paths of nested escapes and one-letter
-// segments, each 26-45 ms of CPU to log, and four clients sending them held /healthz at 0.3 s.
-const MAX_LOGGED_PATH = 512;
 
 function maskedPath(path: string): string {
   const plain = !/lfk|%|[^\x00-\x7f]/i.test(path);
