@@ -1,5 +1,6 @@
 // Counts of rooms and bedrooms as agencies write them: split from values.ts, which holds the
 // other values (prices, areas).
+import { spaceRunsSqueezed } from './space-runs.js';
 import { bad, INCLUDES, isBlank, MAX_VALUE_TEXT, ok, parseDecimal, show, type Parsed } from './values.js';
 
 // The words agencies write after a count of rooms or bedrooms ("3 pièces", "3 Zimmer",
@@ -123,7 +124,8 @@ function countFigure(text: string, what: string): number | null {
 
 // Rooms and bedrooms (what: 'rooms' or 'bedrooms'): whole numbers; fractions ("2.5", "2,5")
 // round down.
-export function parseCount(v: unknown, what: string): Parsed<number> {
+export const parseCount = spaceRunsSqueezed(readCount, show, MAX_VALUE_TEXT);
+function readCount(v: unknown, what: string): Parsed<number> {
   if (isBlank(v)) return ok(null);
   let n: number | null;
   if (typeof v === 'number') n = v;

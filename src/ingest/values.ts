@@ -1,5 +1,6 @@
 import { AREA_EXTRA, AREA_KIND, areaNotesOff, grossAfter } from './area-notes.js';
 import { PERIOD_FIRST, PRICE_PERIOD, WEEKLY, YEARLY } from './periods.js';
+import { spaceRunsSqueezed } from './space-runs.js';
 import { BRACKETED, CHARGES_IN, CHARGES_OUT, ENDS_IN_DATE, NOTE_FIGURE, ON_REQUEST, OPTION_FIGURE, OPTION_NOTE, PRICE_NOTE } from './price-notes.js';
 
 // A value that may be given but be wrong: `null` when absent, an Error-like reason when
@@ -202,15 +203,15 @@ function splitPriceNotes(text: string): PriceParts | null {
   }
 }
 
-// A price text read as no figure: one holding two figures apart (`1850 + 200`, `1850 (ou 1900)`)
-// says so (an outside probe of stop 51 was told "not a number").
+// A price holding two figures apart (`1850 + 200`, `1850 (ou 1900)`) says so (stop 51: "not a number").
 const TWO_FIGURES = /\d\s*(?:\+|ou|or|oder|\(\s*(?:ou|or|oder))\s*\d/i;
 const twoFigures = (v: string) => bad<PriceValue>(`price ${show(v)} holds two figures: which one is the price?`);
 const notANumber = (v: string) => (TWO_FIGURES.test(v) ? twoFigures(v) : bad<PriceValue>(`price ${show(v)} is not a number`));
 
 // Prices as agencies type them: "1 250 €", "€ 2 100", "1.250.000 €", "1.690,00", "4 900 CHF",
 // with a note after the figure ("1850 € HC", "1.850 € + 200 € charges", "695.000 € TTC").
-export function parsePrice(v: unknown): Parsed<PriceValue> {
+export const parsePrice = spaceRunsSqueezed(readPrice, show, MAX_VALUE_TEXT);
+function readPrice(v: unknown): Parsed<PriceValue> {
   if (isBlank(v)) return ok(null);
   if (typeof v === 'number') return Number.isFinite(v) ? ok({ amount: v, currency: null, period: null, chargesIncluded: null, charges: null }) : bad(`price ${show(v)} is not a number`);
   if (typeof v !== 'string' || v.length > MAX_VALUE_TEXT) return bad(`price ${show(v)} is not a number`);
@@ -363,7 +364,8 @@ const AREA_RANGE = /^\d(?:[\d.,]*\d)?\s*(?:-|–|à|bis|to)\s*\d[\d.,]*$/i;
 
 // "85", "85,5", "85.5", "85,5 m²", "85 m2", "85 qm", "+/- 85 m² hab.", "1.050 m²"; and "85 mÂ²", UTF-8
 // read as Latin-1, its "²" written "Â²" (an outside probe of stop 48).
-export function parseArea(v: unknown): Parsed<number> {
+export const parseArea = spaceRunsSqueezed(readArea, show, MAX_VALUE_TEXT);
+function readArea(v: unknown): Parsed<number> {
   if (isBlank(v)) return ok(null);
   const text = typeof v === 'string' ? v.replace(/Â(?=²)/g, '') : null;
   const pair = text !== null ? twoAreas(text, v) : null;
