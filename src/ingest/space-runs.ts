@@ -3,7 +3,7 @@
 // square of its length: a 100-character run cost about 0.5 ms a value, 100-270 times an
 // ordinary value (stop 60: a test bounding that ratio at 250 failed in CI). Squeezed first, it
 // costs what an ordinary value does. A refusal's reason still shows the value as it was given.
-import type { Parsed } from './values.js';
+import type { Parsed } from './parsed.js';
 
 const SPACE_RUN = /\s{2,}/g;
 

@@ -2,10 +2,9 @@ import { AREA_EXTRA, AREA_KIND, areaNotesOff, grossAfter } from './area-notes.js
 import { PERIOD_FIRST, PRICE_PERIOD, WEEKLY, YEARLY } from './periods.js';
 import { spaceRunsSqueezed } from './space-runs.js';
 import { BRACKETED, CHARGES_IN, CHARGES_OUT, ENDS_IN_DATE, NOTE_FIGURE, ON_REQUEST, OPTION_FIGURE, OPTION_NOTE, PRICE_NOTE } from './price-notes.js';
+import type { Parsed } from './parsed.js';
 
-// A value that may be given but be wrong: `null` when absent, an Error-like reason when
-// present but unreadable (the record is then rejected, never half-filled).
-export type Parsed<T> = { ok: true; value: T | null } | { ok: false; reason: string };
+export type { Parsed } from './parsed.js';
 
 export const ok = <T>(value: T | null): Parsed<T> => ({ ok: true, value });
 export const bad = <T>(reason: string): Parsed<T> => ({ ok: false, reason });
