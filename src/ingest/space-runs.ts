@@ -17,6 +17,6 @@ export function spaceRunsSqueezed<T, A extends unknown[]>(
     if (typeof v !== 'string' || v.length > maxLength || !/\s\s/.test(v)) return read(v, ...rest);
     const squeezed = v.replace(SPACE_RUN, ' ');
     const parsed = read(squeezed, ...rest);
-    return parsed.ok ? parsed : { ok: false, reason: parsed.reason.replace(show(squeezed), show(v)) };
+    return parsed.ok ? parsed : { ok: false, reason: parsed.reason.replace(show(squeezed), () => show(v)) };
   };
 }

@@ -747,6 +747,10 @@ describe('an outside probe of stop 49', () => {
     expect(parseCount('3 \u00a0 pièces', 'rooms')).toEqual({ ok: true, value: 3 });
     expect(parsePrice('1850   €   dont  xyz')).toEqual({ ok: false, reason: 'price "1850   €   dont  xyz" is not a number' });
     expect(parseCount('3-4    Zimmer', 'rooms')).toEqual({ ok: false, reason: 'rooms "3-4    Zimmer" is not one count' });
+    // (Replacement patterns such as `$&` in the value are shown as given: an outside probe of stop 60.)
+    for (const text of ["1850   $& xyz", "1850   $' xyz", '1850  $$  dont  xyz']) {
+      expect(parsePrice(text)).toEqual({ ok: false, reason: `price ${JSON.stringify(text)} is not a number` });
+    }
     // Over the cap of 100 characters as given, a value is refused even if squeezed it would not be.
     expect(parsePrice('1850' + ' '.repeat(100) + '€').ok).toBe(false);
   });
