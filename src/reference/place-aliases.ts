@@ -3,7 +3,7 @@
 
 // Common ways of writing the capital and a few other names that the reference data lacks.
 export const EXTRA_COMMUNE_ALIASES: Record<string, string[]> = {
-  Luxembourg: ['Luxembourg-Ville', 'Luxembourg Ville', 'Ville de Luxembourg', 'Luxembourg City', 'Stad Lëtzebuerg', 'Luxemburg-Stadt', 'Luxemburg Stadt', 'Stadt Luxemburg', 'Lux-Ville', 'Lux', 'Luxbg'],
+  Luxembourg: ['Luxembourg-Ville', 'Luxembourg Ville', 'Ville de Luxembourg', 'Luxembourg City', 'Stad Lëtzebuerg', 'Lëtzebuerg-Stad', 'Lëtzebuerg Stad', 'Luxemburg-Stadt', 'Luxemburg Stadt', 'Stadt Luxemburg', 'Lux-Ville', 'Lux', 'Luxbg'],
   'Esch-sur-Alzette': ['Esch', 'Esch-Alzette'],
   'Redange/Attert': ['Redange', 'Redange-sur-Attert'],
   'Mondorf-les-Bains': ['Mondorf'],

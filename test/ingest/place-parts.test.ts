@@ -299,7 +299,7 @@ describe("the country's name before a place, and the City's other spellings", ()
     expect(place('Luxembourg-Howald')).toEqual(['Hesperange', 'Howald']);
     expect(place('Lux - Bertrange')).toEqual(['Bertrange', null]);
     expect(place('Luxembourg-Kirchberg')).toEqual(['Luxembourg', 'Kirchberg']);
-    for (const t of ['Stadt Luxemburg', 'Lux-Ville']) expect(place(t), t).toEqual(['Luxembourg', null]);
+    for (const t of ['Stadt Luxemburg', 'Lux-Ville', 'Lëtzebuerg-Stad', 'Lëtzebuerg Stad']) expect(place(t), t).toEqual(['Luxembourg', null]);
   });
 });
 
