@@ -23,8 +23,12 @@ export function megabytes(n: number): string {
 }
 
 function tooLarge(limit: number, size?: number): FeedTooLargeError {
-  const what = size === undefined ? `the input is larger than the limit of ${megabytes(limit)}` : `the file is ${megabytes(size)}, more than the limit of ${megabytes(limit)}`;
-  return new FeedTooLargeError(`${what} (--max-bytes); reading stopped there`, limit);
+  // A regular file is refused from its size, before a byte of it is read (an outside probe of
+  // stop 61 read "reading stopped there" as a file read in part).
+  const what = size === undefined
+    ? `the input is larger than the limit of ${megabytes(limit)} (--max-bytes); reading stopped there`
+    : `the file is ${megabytes(size)}, more than the limit of ${megabytes(limit)} (--max-bytes); nothing of it was read`;
+  return new FeedTooLargeError(what, limit);
 }
 
 // The bytes of the delivery, never more than maxBytes of them: reading stops with a

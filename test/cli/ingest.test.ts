@@ -161,7 +161,7 @@ describe('npm run ingest (the CLI)', { timeout: 120_000 }, () => {
     const before = await t.db('listings').count('* as n').first();
     const small = await ingest(['--source', 'capped', '--format', 'csv', fixture('moselle-immo.csv'), '--max-bytes', '500'], { DATABASE_URL: t.url });
     expect(small.code, small.stderr).toBe(5);
-    expect(small.stderr).toMatch(/more than the limit of 500 bytes \(--max-bytes\).*Nothing was changed/);
+    expect(small.stderr).toMatch(/more than the limit of 500 bytes \(--max-bytes\); nothing of it was read.*Nothing was changed/);
 
     const endless = await ingestEndlessStdin(['--source', 'capped', '--format', 'csv', '--max-bytes', '2MB'], { DATABASE_URL: t.url });
     expect(endless.code, endless.stderr).toBe(5);
