@@ -9,7 +9,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from '../src/lib/script-args.js';
 import pg from 'pg';
 import { createDb } from '../src/db/knex.js';
 import { mulberry32 } from '../src/demo/generate.js';
@@ -23,7 +23,7 @@ import { summariseProfile } from './profile.js';
 import { keyOf, scenarios, type Req } from './scenarios.js';
 import { freePort, scenarioPlaces, serverArgs, serverEnv, waitForReadModel } from './server.js';
 
-const { values: args } = parseArgs({
+const args = scriptArgs({
   options: {
     listings: { type: 'string', default: '1000000' },
     seconds: { type: 'string', default: '8' },
@@ -32,7 +32,7 @@ const { values: args } = parseArgs({
     kinds: { type: 'string' },
     profile: { type: 'boolean', default: false }, // the server under --cpu-prof: the measured windows' top frames
   },
-});
+}, "Usage: npm run bench:kinds -- [--listings 1000000] [--seconds 8] [--warmup 4] [--connections 20] [--kinds \"by id,geo\"] [--profile] (bench/README.md)");
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const bench = await ensureBenchDb({ baseUrl: PG, listings: Number(args.listings), rebuild: false, log: console.log });

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from '../src/lib/script-args.js';
 import autocannon from 'autocannon';
 import { load } from './load.js';
 import pg from 'pg';
@@ -24,7 +24,7 @@ import { freePort, scenarioPlaces, serverArgs, serverEnv, waitForReadModel } fro
 
 // npm run bench -- [--listings 10000|100000|1000000] [--duration 15] [--connections 50]
 //                  [--warmup 3] [--scenarios 1,2,3] [--rebuild] [--identity] [--generator sockets|autocannon]
-const { values: args } = parseArgs({
+const args = scriptArgs({
   options: {
     listings: { type: 'string', default: '10000' },
     duration: { type: 'string', default: '15' },
@@ -39,7 +39,7 @@ const { values: args } = parseArgs({
     // per core (src/cluster.ts); with --profile, one process (the profile is of one process).
     workers: { type: 'string' },
   },
-});
+}, "Usage: npm run bench -- [--listings 10000|100000|1000000] [--duration 15] [--connections 50] [--warmup 3] [--scenarios 1,2,3] [--rebuild] [--identity] [--generator sockets|autocannon] [--profile] [--workers N] (bench/README.md)");
 const positive = (name: string, v: string | undefined) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer`);

@@ -11,16 +11,16 @@
 import { writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from '../../src/lib/script-args.js';
 import knex, { type Knex } from 'knex';
 import { createDb, migrateLatest } from '../../src/db/knex.js';
 import { importFeed, refreshPriceOutliers, refreshStaleFlags, type ProgressEvent } from '../../src/ingest/index.js';
 import { loadGazetteer } from '../../src/reference/load.js';
 import { rng } from '../../test/ingest/dedup-set.js';
 
-const { values: args } = parseArgs({
+const args = scriptArgs({
   options: { keep: { type: 'boolean', default: false }, base: { type: 'boolean', default: false }, existing: { type: 'string', default: '1000000' }, records: { type: 'string', default: '100000' } },
-});
+}, "Usage: npm run bench:import -- [--keep] [--base] [--existing 1000000] [--records 100000] (bench/README.md)");
 const EXISTING = Number(args.existing);
 const RECORDS = Number(args.records);
 const BASE = (process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');

@@ -14,13 +14,13 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from '../../src/lib/script-args.js';
 import knex from 'knex';
 import { createDb, migrateLatest } from '../../src/db/knex.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { CSV_HEADER_LINE } from '../../test/ingest/helpers.js';
 
-const { values: args } = parseArgs({
+const args = scriptArgs({
   options: {
     mb: { type: 'string', default: '50' },
     formats: { type: 'string', default: 'csv,openimmo,json' },
@@ -34,7 +34,7 @@ const { values: args } = parseArgs({
     compiled: { type: 'boolean', default: false },
     'one-db': { type: 'boolean', default: false },
   },
-});
+}, "Usage: npm run bench:ingest-memory -- [--mb 50] [--formats csv,openimmo,json] [--endless-mb 1024] [--keep-files DIR] [--area] [--compiled] [--one-db] (bench/README.md)");
 const CLI = args.compiled ? ['dist/src/cli/ingest.js'] : ['--import', 'tsx', 'src/cli/ingest.ts'];
 const TARGET = Number(args.mb) * 1024 * 1024;
 const ENDLESS = Number(args['endless-mb']) * 1024 * 1024;

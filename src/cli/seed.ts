@@ -14,6 +14,11 @@ import { seedDemo } from '../demo/seed.js';
 const USAGE = 'Usage: npm run db:seed [-- --seed N] [--listings N] [--feeds-dir DIR]';
 
 function options() {
+  // --help or -h: the usage, exit 0 (an outside probe of stop 61: exit 2, "Unknown option").
+  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
   let values;
   try {
     ({ values } = parseArgs({

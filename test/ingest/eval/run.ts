@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from '../../../src/lib/script-args.js';
 import knex, { type Knex } from 'knex';
 import { createDb, migrateLatest } from '../../../src/db/knex.js';
 import { AGENCIES as FIRST_AGENCIES, generateSet } from '../dedup-set.js';
@@ -27,7 +27,7 @@ import { generateThirdSet } from './third-set.js';
 import { generateTenthSet } from './tenth-set.js';
 import { generateEleventhSet } from './eleventh-set.js';
 
-const { values: args } = parseArgs({
+const args = scriptArgs({
   options: {
     sets: { type: 'string', default: 'hand,second,third,tenth,eleventh,first,first-large' },
     properties: { type: 'string', default: '3300' },
@@ -39,7 +39,7 @@ const { values: args } = parseArgs({
     'no-api': { type: 'boolean', default: false },
     out: { type: 'string', default: 'test-output/dedup-eval' },
   },
-});
+}, "Usage: npm run eval:dedup -- [--sets hand,second,third,tenth,eleventh,first,first-large,dir:FOLDER] [--properties 3300] [--seed 13] [--first-large N] [--third-properties N] [--tenth-properties N] [--eleventh-properties N] [--no-api] [--out FILE] (test/ingest/eval/README.md)");
 
 const PG_BASE = (process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
 const admin = () => knex({ client: 'pg', connection: `${PG_BASE}/postgres`, pool: { min: 0, max: 1 } });
