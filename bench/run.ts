@@ -22,8 +22,6 @@ import { consoleTable, writeResults, type Row } from './report.js';
 import { keyOf, scenarios, selectScenarios, type Keys, type Req, type Scenario } from './scenarios.js';
 import { freePort, scenarioPlaces, serverArgs, serverEnv, waitForReadModel } from './server.js';
 
-// npm run bench -- [--listings 10000|100000|1000000] [--duration 15] [--connections 50]
-//                  [--warmup 3] [--scenarios 1,2,3] [--rebuild] [--identity] [--generator sockets|autocannon]
 const args = scriptArgs({
   options: {
     listings: { type: 'string', default: '10000' },

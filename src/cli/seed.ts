@@ -14,19 +14,19 @@ import { seedDemo } from '../demo/seed.js';
 const USAGE = 'Usage: npm run db:seed [-- --seed N] [--listings N] [--feeds-dir DIR]';
 
 function options() {
-  // --help or -h: the usage, exit 0 (an outside probe of stop 61: exit 2, "Unknown option").
-  if (process.argv.slice(2).some((a) => a === '--help' || a === '-h')) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
   let values;
   try {
     ({ values } = parseArgs({
-      options: { seed: { type: 'string' }, listings: { type: 'string' }, 'feeds-dir': { type: 'string' } },
+      options: { seed: { type: 'string' }, listings: { type: 'string' }, 'feeds-dir': { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
       strict: true,
     }));
   } catch (err) {
     throw new UsageError((err as Error).message);
+  }
+  // --help or -h: the usage, exit 0, as `npm run ingest` (an outside probe of stop 61: exit 2).
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
   }
   const control = controlCharacterInArguments(values, []);
   if (control) throw new UsageError(control);

@@ -14,7 +14,6 @@ const t = useTestContext();
 
 interface PlanNode {
   'Plan Rows': number;
-  'Total Cost': number;
 }
 
 // The plan of the statement readChanges sends, under the statistics as they stand.
