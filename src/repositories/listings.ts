@@ -136,33 +136,24 @@ export async function findActiveListingsByIds(db: Knex, ids: string[], includeFl
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-// The same reads with each listing's public fields from `source` to `updated_at` written as
-// JSON text by PostgreSQL (row_to_json), byte for byte what JSON.stringify writes for those
-// fields of presentListing's object (src/http/present.ts; test/api/listing-json.test.ts checks
-// every row against it). Parsing 18 columns per row into objects (dates, the images' JSON,
-// the flags' array) and writing them out again cost the request thread more than the rest of
-// a page. `fields` is null for a row whose values PostgreSQL writes otherwise than JavaScript:
-// a float that is not finite, is -0, or needs an exponent in either (below 1e-4 or from 1e15:
-// float8out writes 1e-05, JavaScript 0.00001), or a timestamp outside the years 1000-9999; the
-// caller presents such a row from its columns. `flags_json` is the flags as a JSON array, null
-// when there are none (a trigger keeps the stored flags sorted).
+// The same reads with each listing's public fields from `source` to `updated_at` as JSON text,
+// byte for byte what JSON.stringify writes for those fields of presentListing's object
+// (src/http/present.ts; test/api/listing-json.test.ts checks every row against it): written by
+// PostgreSQL when the row is written (the column public_json, kept by a trigger: migration
+// 20261202000100), not at each read. Parsing 18 columns per row into objects (dates, the images'
+// JSON, the flags' array) and writing them out again cost the request thread more than the rest
+// of a page, and writing them in this statement cost PostgreSQL about as much as finding the
+// rows. `fields` is null for a row whose values PostgreSQL writes otherwise than JavaScript (a
+// float that is -0 or needs an exponent in either, a timestamp outside the years 1000-9999: the
+// migration says which); the caller presents such a row from its columns. `flags_json` is the
+// flags as a JSON array, null when there are none (a trigger keeps the stored flags sorted).
 export interface ListingJsonRow {
   id: string;
   flags_json: string | null;
   fields: string | null;
 }
 
-const plainFloat = (c: string) => `(CASE WHEN l.${c} IS NULL THEN true WHEN l.${c} = 0 THEN l.${c}::text = '0' ELSE abs(l.${c}) >= 1e-4 AND abs(l.${c}) < 1e15 END)`;
-const plainTime = (c: string) => `(l.${c} >= '1000-01-01T00:00:00Z' AND l.${c} < '10000-01-01T00:00:00Z')`;
-const isoTime = (c: string) => `to_char(l.${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const PLAIN = [plainFloat('area_m2'), plainFloat('lat'), plainFloat('lng'), plainTime('created_at'), plainTime('updated_at'), `jsonb_typeof(l.images) = 'array'`].join(' AND ');
-// The images are an array of URL strings (src/ingest/normalize.ts); jsonb writes arrays with a
-// space after each comma, array_to_json without.
-const FIELDS = `SELECT l.source, l.external_id, l.title, l.price_eur, l.area_m2, l.rooms, l.commune, l.locality, l.lat, l.lng,
-  l.listing_type, l.accepts_students, array_to_json(ARRAY(SELECT jsonb_array_elements_text(l.images))) AS images, l.source_url,
-  ${isoTime('created_at')} AS created_at, ${isoTime('updated_at')} AS updated_at`;
-const BY_IDS_JSON = `SELECT l.id, CASE WHEN l.flagged THEN array_to_json(l.flags)::text END AS flags_json,
-  CASE WHEN ${PLAIN} THEN (SELECT row_to_json(f)::text FROM (${FIELDS}) f) END AS fields
+const BY_IDS_JSON = `SELECT l.id, CASE WHEN l.flagged THEN array_to_json(l.flags)::text END AS flags_json, l.public_json AS fields
   FROM listings l WHERE l.id = ANY(?::text[]) AND l.status = 'active'`;
 
 // The active listings among `ids` (flagged ones included), in no particular order.

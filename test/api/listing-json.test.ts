@@ -123,6 +123,42 @@ describe('a listing written as JSON text', () => {
     }
   });
 
+  // The JSON is written when the row is (a trigger, migration 20261202000100): every update of a
+  // public column, by any writer, writes it again; an update of another column leaves it as is.
+  it('writes the stored JSON again at every update of a public field, whoever updates it', async () => {
+    const { id } = await insertListing(t.db, { title: 'Before', images: ['https://img.example/1.jpg'] });
+    const updates: Array<[string, Array<string | number | Date>]> = [
+      [`title = ?`, ['After "quoted" \u2028']],
+      [`price_eur = ?`, [123_456]],
+      [`area_m2 = ?, rooms = ?`, [77.25, 3]],
+      [`area_m2 = NULL, rooms = NULL`, []],
+      [`lat = ?, lng = ?`, [49.5, 6.25]],
+      [`commune = ?, locality = ?`, ['Esch-sur-Alzette', 'Belval']],
+      [`locality = NULL`, []],
+      [`listing_type = 'SALE', accepts_students = true`, []],
+      [`images = ?::jsonb`, [JSON.stringify(['https://img.example/2.jpg', 'https://img.example/3 "x".jpg'])]],
+      [`images = '[]'::jsonb`, []],
+      [`source_url = ?`, ['https://b.example/listing?id=1&x=<y>']],
+      [`external_id = ?`, ['EXT-2']],
+      [`created_at = ?, updated_at = ?`, [new Date('2026-01-02T03:04:05.006Z'), new Date('2026-11-30T23:59:59.999Z')]],
+      [`area_m2 = ?`, [0.00001]], // written from the columns: PostgreSQL would write 1e-05
+      [`area_m2 = ?`, [12.5]],
+    ];
+    for (const [set, bindings] of updates) {
+      await t.db.raw(`UPDATE listings SET ${set} WHERE id = ?`, [...bindings, id]);
+      const [json] = await findActiveListingsJson(t.db, [id]);
+      const [listing] = await createListingRows().find(t.db, [id], true);
+      const want = await expected(id, opts[0]);
+      expect(writeListing(listing, opts[0]), set).toBe(want);
+      expect(json.fields === null, set).toBe(set === 'area_m2 = ?' && bindings[0] === 0.00001);
+    }
+    // Another column: the stored JSON is not written again (nor needs to be).
+    const before = (await t.db('listings').where({ id }).first('public_json')).public_json as string;
+    await t.db.raw(`UPDATE listings SET content_hash = 'x', status = 'active' WHERE id = ?`, [id]);
+    expect((await t.db('listings').where({ id }).first('public_json')).public_json).toBe(before);
+    expect(JSON.parse(before)).toMatchObject({ title: 'After "quoted" \u2028', price_eur: 123_456, area_m2: 12.5, listing_type: 'SALE', external_id: 'EXT-2' });
+  });
+
   it('leaves out flagged listings for the tiers that do not see them', async () => {
     const asked = [ids.get('one flag')!, ids.get('an area of 0')!, ids.get('a huge area')!, ids.get('many flags')!];
     const rows = createListingRows();
