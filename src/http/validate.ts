@@ -38,6 +38,14 @@ export function queryParamMeta(field: z.ZodType): QueryParamMeta | undefined {
   return (s.meta() as { queryParam?: QueryParamMeta } | undefined)?.queryParam;
 }
 
+// A decimal's value, its digits being plain: one too long for a double (about 310 digits) is
+// Infinity, which the bounds would call "not a finite number" (an outside probe of stop 63); the
+// largest double of its sign instead, which every bound judges as out of range.
+const finiteNumber = (s: string): number => {
+  const n = Number(s);
+  return Number.isFinite(n) ? n : s.startsWith('-') ? -Number.MAX_VALUE : Number.MAX_VALUE;
+};
+
 export function intParam(min: number, max: number, doc: ParamDoc = {}) {
   return documented(intParamSchema(min, max), { type: 'integer', minimum: min, maximum: max }, doc);
 }
@@ -49,7 +57,7 @@ function intParamSchema(min: number, max: number) {
     // `-0` is written with a sign as a negative number is, and refused as one (as `+5` is for its
     // sign; an outside probe of stop 51 found `min_rooms=-0` served).
     .refine((s) => min < 0 || !/^-0+$/.test(s), min === 0 ? 'must not be negative' : `must be between ${min} and ${max}`)
-    .transform(Number)
+    .transform(finiteNumber)
     .pipe(
       z
         .number()
@@ -74,7 +82,7 @@ function numberParamSchema(min: number, max: number, opts: { exclusiveMin?: bool
     // A decimal just beyond a bound reads as the bound once made a double (90.000000000000001 is
     // 90): judged on its digits (an outside probe: lat=90.000000000000001 was served).
     .refine((s) => !DECIMAL.test(s) || !(beyondAsDouble(s, max, 'max') || (!opts.exclusiveMin && beyondAsDouble(s, min, 'min'))), range)
-    .transform(Number)
+    .transform(finiteNumber)
     .pipe((opts.exclusiveMin ? n.gt(min, range) : n.min(min, range)).max(max, range));
 }
 
