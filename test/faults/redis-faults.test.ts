@@ -273,6 +273,66 @@ describe('Redis trouble never turns into a 5xx or a hung request', () => {
     expect(await redis.get(counted[0])).toBe('2');
   });
 
+  // An outside probe (stop 63): a Free key with 85 of 100 used, 20 connections of requests through
+  // a 3 s pause of Redis. When Redis resumed it applied the hang's increments, and the take-back
+  // DECR of each (sent at the increment's deadline, behind the increments sent meanwhile) after
+  // them: the first increments answered after the resume counted the hang's requests still
+  // unreturned, read 100 and over, and their requests were refused 429 until midnight (2,300
+  // answers in a second) while 15 of the key's 100 were left, and served after.
+  it('a key near its limit through a hang: no request is refused while the key has quota left, and the count is exact after', async () => {
+    const srv = await startRedis();
+    const { get, health, free, redis } = await setup(srv.url, { waitReady: true });
+    for (let i = 0; i < 8; i++) await Promise.all(Array.from({ length: 10 }, () => get()));
+    expect((await get()).headers['ratelimit-remaining']).toBe('19');
+    expect((await get()).headers['ratelimit-remaining']).toBe('18');
+    // Every answer in the order it came: 200s counted (with RateLimit-Remaining) or not, 429s.
+    const answers: { status: number; remaining?: string; started: number; ended: number }[] = [];
+    let stop = false;
+    let resumedAt = Infinity;
+    // Each connection its own phase, as clients have: the hang's requests are served at their
+    // deadlines one after another, not all at once.
+    const connection = async (phase: number) => {
+      await new Promise((r) => setTimeout(r, phase));
+      while (!stop) {
+        const started = performance.now();
+        const res = await get();
+        answers.push({ status: res.status, remaining: res.headers['ratelimit-remaining'], started, ended: performance.now() });
+        // Once refused after the resume, the quota is used up: this connection is done.
+        if (res.status === 429 && started > resumedAt) return;
+      }
+    };
+    srv.pause();
+    let running: Promise<void>[] = [];
+    try {
+      running = Array.from({ length: 20 }, (_, i) => connection((i * DEADLINE_MS) / 20));
+      await new Promise((r) => setTimeout(r, 3 * DEADLINE_MS + 500));
+    } finally {
+      srv.resume();
+      resumedAt = performance.now();
+    }
+    // Until every connection has been refused after the resume (the key's quota used up), or a
+    // bound far above what that takes.
+    const bound = setTimeout(() => void (stop = true), HANG_BOUND_MS);
+    await Promise.all(running);
+    clearTimeout(bound);
+    for (const a of answers) expect([200, 429]).toContain(a.status);
+    // No request is refused while a request started after that refusal's answer is counted.
+    const refusals = answers.filter((a) => a.status === 429);
+    expect(refusals.length).toBeGreaterThan(0);
+    const firstRefusal = Math.min(...refusals.map((a) => a.ended));
+    const countedAfter = answers.filter((a) => a.status === 200 && a.remaining !== undefined && a.started > firstRefusal);
+    expect(countedAfter, 'requests counted after a refusal').toEqual([]);
+    // Counted requests say what remains, down to 0: the key's 100, 18 left when the run began.
+    const counted = answers.filter((a) => a.status === 200 && a.remaining !== undefined).map((a) => Number(a.remaining));
+    expect(Math.min(...counted)).toBe(0);
+    // Settled: the count is exactly the requests that were limited (counted), the hang's taken back.
+    await vi.waitFor(() => expect(health.late).toBe(0), WAIT);
+    const keys = await redis.keys(`*quota*${free.id}*`);
+    expect(keys).toHaveLength(1);
+    await vi.waitFor(async () => expect(Number(await redis.get(keys[0]))).toBe(100), WAIT);
+    expect(counted).toHaveLength(18);
+  });
+
   it('Redis down at start-up: requests are served failing open at once; once redis-server starts, enforcement resumes by itself and the 101st counted request is 429', async () => {
     const port = await freePort();
     const { get, health, since, untilCounted, redis } = await setup(`redis://127.0.0.1:${port}`, { waitReady: false });
