@@ -55,12 +55,26 @@ export function createRedis(url: string, opts: { timeoutMs: number; logger: Logg
   let wrongDatabase = false;
   redis.on('error', (err) => {
     if (/DB index is out of range/.test(err.message)) return void (wrongDatabase = true);
+    if (AUTH_REFUSED.test(err.message)) authRefusals.set(redis, err.message);
     const suppressed = gate('error');
     if (suppressed !== null) opts.logger.error({ err: { message: err.message, code: (err as { code?: string }).code }, suppressed }, 'redis error');
   });
   redis.on('ready', () => !wrongDatabase && opts.logger.info('redis ready'));
   requestBounds.set(redis, opts.timeoutMs);
   return redis;
+}
+
+// Credentials the server refused: none given where it asks for a password (NOAUTH), or a wrong
+// user or password (WRONGPASS; older servers: "invalid password"). Waiting mends neither, and the
+// client keeps trying with them.
+const AUTH_REFUSED = /^(?:NOAUTH|WRONGPASS)\b|invalid password/i;
+const authRefusals = new WeakMap<Redis, string>();
+
+// Why the server refused the client's credentials (its error), or null: the start stops on it
+// (src/server.ts), as it does on a database the server does not have, rather than serving
+// without quotas for as long as it runs (an outside probe of stop 63).
+export function redisAuthRefusal(redis: Redis): string | null {
+  return authRefusals.get(redis) ?? null;
 }
 
 // Why the client is not on the database REDIS_URL asks for, or null. ioredis reports a SELECT

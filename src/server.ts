@@ -11,6 +11,7 @@ import { ListingReadModel } from './read-model/read-model.js';
 import { ReadModelThread } from './read-model/thread.js';
 import { KeyUsageTracker } from './auth/key-usage.js';
 import { loadConfig, type Config } from './config.js';
+import { cutText } from './lib/text.js';
 import { within } from './lib/within.js';
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
@@ -24,7 +25,7 @@ import { createHttpServer } from './http/http-server.js';
 import { requireHost, startingListener, stoppingListener } from './http/raw-responses.js';
 import { createLogger } from './logger.js';
 import { buildMetricsApp, shareWithClusterPrimary } from './metrics.js';
-import { createRedis, waitForRedis, wrongRedisDatabase } from './redis.js';
+import { createRedis, redisAuthRefusal, waitForRedis, wrongRedisDatabase } from './redis.js';
 import { loadGazetteer } from './reference/load.js';
 import { MarketSnapshotScheduler } from './services/market-snapshots.js';
 import { loggedPath } from './http/logged-path.js';
@@ -103,6 +104,11 @@ async function serve(config: Config, logger: Logger, started: number): Promise<v
   if (config.REDIS_URL) {
     redis = createRedis(config.REDIS_URL, { timeoutMs: config.REDIS_TIMEOUT_MS, logger });
     if (!(await waitForRedis(redis, 1500))) {
+      const refused = redisAuthRefusal(redis);
+      if (refused !== null) {
+        redis.disconnect();
+        throw new StartupError(`Redis refused the credentials of REDIS_URL (${cutText(refused.replace(/\s+/g, ' '), 200)}); set REDIS_URL`);
+      }
       logger.error('Redis is not reachable at start-up: serving without quota enforcement until it is back');
     } else {
       const wrong = await wrongRedisDatabase(redis);

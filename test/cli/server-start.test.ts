@@ -5,10 +5,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
 import os, { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
 import { useTestContext } from '../helpers/context.js';
 import { TEST_REDIS_URL } from '../helpers/factory.js';
+import { startRedisServer } from '../helpers/redis-server.js';
 
 // Issue 10, item 10: a taken PORT stops the start with one line and exit code 1 (it used to
 // print the demo keys while requests went to the other process); a taken METRICS_PORT is one
@@ -130,6 +132,39 @@ describe('a REDIS_URL naming a database the Redis does not have', () => {
     expect(out.stderr).toBe('REDIS_URL asks for Redis database 9999, which this Redis does not have (it answered on database 0); set REDIS_URL\n');
     // That one line: no "redis error" nor "redis ready" before it.
     expect(jsonLines(out.stdout).filter((l) => /redis/.test(l.msg))).toEqual([]);
+  }, 300_000);
+});
+
+// An outside probe of stop 63: against a Redis asking for a password, a REDIS_URL with none or a
+// wrong one logged "not reachable" and served every request without quotas for as long as it ran.
+describe('a REDIS_URL whose credentials the Redis refuses', () => {
+  it('exits 1 with one line naming REDIS_URL, for no password and for a wrong one', async () => {
+    const srv = await startRedisServer();
+    const admin = new Redis(srv.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      await admin.connect();
+      await admin.config('SET', 'requirepass', 'right-password');
+      const cases: Array<[string, RegExp]> = [
+        [srv.url, /^Redis refused the credentials of REDIS_URL \(NOAUTH [^)]*\); set REDIS_URL\n$/],
+        [`redis://:wrong-password@127.0.0.1:${srv.port}`, /^Redis refused the credentials of REDIS_URL \(WRONGPASS [^)]*\); set REDIS_URL\n$/],
+      ];
+      for (const [redisUrl, line] of cases) {
+        const { out, exited } = startServer({ DATABASE_URL: t.url, REDIS_URL: redisUrl, PORT: '0', METRICS_PORT: '-1', WEB_CONCURRENCY: '1' });
+        const [code] = await exited;
+        expect(code, JSON.stringify(out)).toBe(1);
+        expect(out.stderr).toMatch(line);
+        expect(out.stderr).not.toContain('wrong-password');
+      }
+      // The right password is served, quotas counted.
+      const { child, out, exited } = startServer({ DATABASE_URL: t.url, REDIS_URL: `redis://:right-password@127.0.0.1:${srv.port}`, PORT: '0', METRICS_PORT: '-1', WEB_CONCURRENCY: '1' });
+      await listeningLine(child, out);
+      expect(jsonLines(out.stdout).some((l) => l.msg === 'redis ready')).toBe(true);
+      child.kill('SIGTERM');
+      await exited;
+    } finally {
+      admin.disconnect();
+      await srv.stop();
+    }
   }, 300_000);
 });
 
