@@ -28,10 +28,10 @@ export class KeyUsageTracker {
     if (this.seen.size === 0) return;
     const batch = this.seen;
     this.seen = new Map();
-    // One timestamp per flush is precise enough for "last used" and keeps it one statement.
-    const latest = new Date(Math.max(...[...batch.values()].map((d) => d.getTime())));
+    // Each key its own last use (one time for the batch, the latest, dated a key revoked in the
+    // batch after its revocation when another key was used later: an outside probe of stop 63).
     try {
-      await touchApiKeys(this.db, [...batch.keys()], latest);
+      await touchApiKeys(this.db, batch);
     } catch (err) {
       // Kept for the next flush (a later use of a key wins): an outage loses no key's use.
       for (const [id, at] of batch) if (!this.seen.has(id)) this.seen.set(id, at);

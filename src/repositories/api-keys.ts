@@ -124,7 +124,13 @@ export async function setApiKeyTier(db: Knex | Knex.Transaction, id: string, tie
   return n > 0;
 }
 
-export async function touchApiKeys(db: Knex, ids: string[], at: Date): Promise<void> {
-  if (ids.length === 0) return;
-  await db('api_keys').whereIn('id', ids).update({ last_used_at: at });
+// Each key's last use, in one statement; never moved back (another process's flush may come
+// after a later one's).
+export async function touchApiKeys(db: Knex, uses: ReadonlyMap<string, Date>): Promise<void> {
+  if (uses.size === 0) return;
+  await db.raw(
+    `UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.at)
+       FROM unnest(?::text[], ?::timestamptz[]) AS u(id, at) WHERE k.id = u.id`,
+    [[...uses.keys()], [...uses.values()]],
+  );
 }

@@ -30,4 +30,25 @@ describe('key usage', () => {
       await slow.destroy();
     }
   });
+
+  // An outside probe of stop 63: a flush dated every key of its batch with the batch's latest use,
+  // so a key revoked right after its last request showed a use after its revocation.
+  it("each key gets its own latest use, and a flush never moves a key's last use back", async () => {
+    const [a, b] = [await createKey(t.db, 'free'), await createKey(t.db, 'starter')];
+    const tracker = new KeyUsageTracker(t.db, silentLogger, 3_600_000);
+    const lastUsed = async (id: string) => (await t.db('api_keys').where({ id }).first()).last_used_at as Date | null;
+    tracker.record(a.id, new Date('2026-11-28T10:00:05.073Z'));
+    tracker.record(b.id, new Date('2026-11-28T10:00:20.000Z'));
+    tracker.record(b.id, new Date('2026-11-28T10:00:25.542Z'));
+    await tracker.flush();
+    expect(await lastUsed(a.id)).toEqual(new Date('2026-11-28T10:00:05.073Z'));
+    expect(await lastUsed(b.id)).toEqual(new Date('2026-11-28T10:00:25.542Z'));
+    // Another process's flush of an earlier use comes after: the later use stays.
+    const other = new KeyUsageTracker(t.db, silentLogger, 3_600_000);
+    other.record(b.id, new Date('2026-11-28T10:00:21.000Z'));
+    other.record(a.id, new Date('2026-11-28T10:00:06.000Z'));
+    await other.flush();
+    expect(await lastUsed(b.id)).toEqual(new Date('2026-11-28T10:00:25.542Z'));
+    expect(await lastUsed(a.id)).toEqual(new Date('2026-11-28T10:00:06.000Z'));
+  });
 });
