@@ -95,8 +95,12 @@ export async function readChanges(db: Knex, opts: { from: ChangePosition | null;
 
 // The data version and the active listings visible to the key, streamed from one
 // REPEATABLE READ snapshot on a connection of its own (pg-query-stream, a server-side cursor
-// read in batches as the consumer asks: memory stays flat). `release` ends the transaction
+// read in batches as the consumer asks: memory stays flat). Each row an ExportRow. `release` ends the transaction
 // and returns the connection; call it once the stream is done or abandoned.
+// A row of the export: the listing's id, its public fields as stored JSON text and its flags as a
+// JSON array; where no JSON is stored (public_json null), its columns instead.
+export type ExportRow = PublicListingRow & { public_json: string | null; flags_json: string };
+
 export async function openListingsExport(
   db: Knex,
   opts: { includeFlagged: boolean; batchSize?: number },
@@ -109,8 +113,18 @@ export async function openListingsExport(
     await trx.raw(`SET LOCAL jit = off`);
     const { rows } = await trx.raw(`SELECT version FROM data_state`);
     const version = Number(rows[0].version);
+    // Each listing's JSON as stored (public_json, migration 20261202000100) with its flags as a
+    // JSON array; its columns only where none is stored (a row PostgreSQL writes otherwise than
+    // JavaScript): parsing 18 columns a row and writing them out again was most of the export's
+    // work in the server (ExportRow, src/http/routes/export.ts).
     const q = trx
-      .select(PUBLIC_COLUMNS)
+      .select(
+        trx.raw(
+          `id, public_json, array_to_json(flags)::text AS flags_json, ${PUBLIC_COLUMNS.filter((c) => c !== 'id')
+            .map((c) => `CASE WHEN public_json IS NULL THEN ${c} END AS ${c}`)
+            .join(', ')}`,
+        ),
+      )
       .from('listings')
       .where('status', 'active');
     if (!opts.includeFlagged) q.where('flagged', false);

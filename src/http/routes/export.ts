@@ -4,15 +4,14 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { SEES_FLAGGED } from '../../domain/tiers.js';
-import { openListingsExport } from '../../repositories/changes.js';
-import type { PublicListingRow } from '../../repositories/listings.js';
+import { openListingsExport, type ExportRow } from '../../repositories/changes.js';
 import type { LiveState } from '../../cache/live-state.js';
 import { listApiKeys } from '../../repositories/api-keys.js';
 import { invalidKey } from '../auth.js';
 import { encodeCursor } from '../changes-cursor.js';
 import { dataVersion } from '../data-version.js';
 import { ApiError, databaseUnavailable } from '../errors.js';
-import { presentListing } from '../present.js';
+import { presentListing, writeListing } from '../present.js';
 import { validateQuery } from '../validate.js';
 
 // GET /api/v1/listings/export: every listing visible to the key as NDJSON, from one snapshot.
@@ -111,9 +110,10 @@ async function streamExport(deps: ExportDeps, res: import('express').Response, k
   let lastProgress = Date.now();
   const lines = new Transform({
     writableObjectMode: true,
-    transform(row: PublicListingRow, _enc, done) {
+    transform(row: ExportRow, _enc, done) {
       lastProgress = Date.now();
-      chunk += JSON.stringify(presentListing(row, opts)) + '\n';
+      // The same bytes either way (test/api/listing-json.test.ts holds writeListing to presentListing).
+      chunk += (row.public_json !== null ? writeListing({ id: row.id, flags: row.flags_json, fields: row.public_json }, opts) : JSON.stringify(presentListing(row, opts))) + '\n';
       if (chunk.length < 65_536) return done();
       const out = chunk;
       chunk = '';
