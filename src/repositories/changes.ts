@@ -93,14 +93,14 @@ export async function readChanges(db: Knex, opts: { from: ChangePosition | null;
   return { rows: page, hasMore: found.length > limit, version, ...(floor !== undefined ? { floor } : {}) };
 }
 
+// A row of the export: the listing's id, its public fields as stored JSON text and its flags as a
+// JSON array (null: none); where no JSON is stored (public_json null), its columns instead.
+export type ExportRow = PublicListingRow & { public_json: string | null; flags_json: string | null };
+
 // The data version and the active listings visible to the key, streamed from one
 // REPEATABLE READ snapshot on a connection of its own (pg-query-stream, a server-side cursor
-// read in batches as the consumer asks: memory stays flat). Each row an ExportRow. `release` ends the transaction
-// and returns the connection; call it once the stream is done or abandoned.
-// A row of the export: the listing's id, its public fields as stored JSON text and its flags as a
-// JSON array; where no JSON is stored (public_json null), its columns instead.
-export type ExportRow = PublicListingRow & { public_json: string | null; flags_json: string };
-
+// read in batches as the consumer asks: memory stays flat), each row an ExportRow. `release`
+// ends the transaction and returns the connection; call it once the stream is done or abandoned.
 export async function openListingsExport(
   db: Knex,
   opts: { includeFlagged: boolean; batchSize?: number },
